@@ -1,0 +1,168 @@
+/*
+ * stencil.cuh - how pixels reach a stencil core on the GPU, shared by the
+ * kernels of every tool: border-aware single reads, 16-byte chunks of a
+ * row (into registers or a shared-memory tile), and 16-byte stores.
+ *
+ * A "chunk" is the 16 bytes of one row starting at a column x that is a
+ * multiple of VEC<T> (16 samples of 8 bit, 8 of 16 bit); device rows are
+ * pitched in multiples of 256 bytes, so chunks are 16-byte aligned.
+ */
+#ifndef GF_STENCIL_CUH
+#define GF_STENCIL_CUH
+
+#include <stdint.h>
+
+#include "border.h"
+#include "gpu.h"
+
+template <typename T> struct vec_width { static const int n = 16 / sizeof(T); };
+#define VEC(T) (vec_width<T>::n)
+
+template <typename T>
+__device__ __forceinline__ const T *
+gf_row(const gpu_image &im, int y)
+{
+	return (const T *)((const char *)im.px + (size_t)y * im.pitch);
+}
+
+template <typename T>
+__device__ __forceinline__ T *
+gf_row_out(const gpu_image &im, int y)
+{
+	return (T *)((char *)im.px + (size_t)y * im.pitch);
+}
+
+/* The sample at (x, y), any x and y, through the border rule. */
+template <typename T>
+__device__ __forceinline__ int
+gf_load_px(const gpu_image &im, int x, int y, int border)
+{
+	int xi = gf_border_index(x, im.width, border);
+	int yi = gf_border_index(y, im.height, border);
+	if (xi < 0 || yi < 0)
+		return 0;
+	return __ldg(gf_row<T>(im, yi) + xi);
+}
+
+/* Splits a 16-byte vector into its VEC(T) samples. */
+template <typename T>
+__device__ __forceinline__ void
+gf_unpack(uint4 q, int *v)
+{
+	const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+	for (int k = 0; k < VEC(T); k++) {
+		if (sizeof(T) == 1)
+			v[k] = (w[k / 4] >> (8 * (k % 4))) & 0xff;
+		else
+			v[k] = (w[k / 2] >> (16 * (k % 2))) & 0xffff;
+	}
+}
+
+template <typename T>
+__device__ __forceinline__ uint4
+gf_pack(const unsigned *v)
+{
+	uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+	for (int k = 0; k < VEC(T); k++) {
+		if (sizeof(T) == 1)
+			w[k / 4] |= (v[k] & 0xff) << (8 * (k % 4));
+		else
+			w[k / 2] |= (v[k] & 0xffff) << (16 * (k % 2));
+	}
+	return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/*
+ * Samples x0-R .. x0+VEC+R-1 of row yi (already mapped; -1 reads zeros)
+ * into v[0 .. VEC+2R-1]; x0 is a multiple of VEC.  Inside the image the
+ * middle comes as one 16-byte load and the R samples either side as
+ * single reads (L1 hits: the neighbouring threads load them too).
+ */
+template <typename T, int R>
+__device__ __forceinline__ void
+gf_load_window(const gpu_image &im, int yi, int x0, int border, int *v)
+{
+	const int N = VEC(T);
+	if (yi < 0) {
+#pragma unroll
+		for (int k = 0; k < N + 2 * R; k++)
+			v[k] = 0;
+		return;
+	}
+	const T *row = gf_row<T>(im, yi);
+	if (x0 >= R && x0 + N + R <= im.width) {
+		gf_unpack<T>(__ldg((const uint4 *)(row + x0)), v + R);
+#pragma unroll
+		for (int k = 0; k < R; k++) {
+			v[k] = __ldg(row + x0 - R + k);
+			v[N + R + k] = __ldg(row + x0 + N + k);
+		}
+	} else {
+#pragma unroll
+		for (int k = 0; k < N + 2 * R; k++) {
+			int xi = gf_border_index(x0 - R + k, im.width, border);
+			v[k] = xi < 0 ? 0 : __ldg(row + xi);
+		}
+	}
+}
+
+/*
+ * Copies the chunk at column x0 of row yi (mapped; -1 reads zeros) into
+ * dst (16-byte aligned shared memory), through the border rule where the
+ * chunk runs past the right edge.
+ */
+template <typename T>
+__device__ __forceinline__ void
+gf_load_chunk(const gpu_image &im, int yi, int x0, int border, T *dst)
+{
+	const int N = VEC(T);
+	if (yi < 0) {
+		*(uint4 *)dst = make_uint4(0, 0, 0, 0);
+		return;
+	}
+	const T *row = gf_row<T>(im, yi);
+	if (x0 + N <= im.width) {
+		*(uint4 *)dst = __ldg((const uint4 *)(row + x0));
+		return;
+	}
+#pragma unroll
+	for (int k = 0; k < N; k++) {
+		int xi = gf_border_index(x0 + k, im.width, border);
+		dst[k] = xi < 0 ? 0 : row[xi];
+	}
+}
+
+/* Samples src[-R .. VEC+R-1] of a shared-memory row; src is 16-byte aligned. */
+template <typename T, int R>
+__device__ __forceinline__ void
+gf_smem_window(const T *src, int *v)
+{
+	const int N = VEC(T);
+	gf_unpack<T>(*(const uint4 *)src, v + R);
+#pragma unroll
+	for (int k = 0; k < R; k++) {
+		v[k] = src[k - R];
+		v[N + R + k] = src[N + k];
+	}
+}
+
+/* Stores VEC(T) results at (x0, y): one 16-byte store inside the image. */
+template <typename T>
+__device__ __forceinline__ void
+gf_store_chunk(const gpu_image &im, int y, int x0, const unsigned *r)
+{
+	const int N = VEC(T);
+	T *row = gf_row_out<T>(im, y);
+	if (x0 + N <= im.width) {
+		*(uint4 *)(row + x0) = gf_pack<T>(r);
+		return;
+	}
+#pragma unroll
+	for (int k = 0; k < N; k++)
+		if (x0 + k < im.width)
+			row[x0 + k] = (T)r[k];
+}
+
+#endif

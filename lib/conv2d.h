@@ -1,0 +1,153 @@
+/*
+ * conv2d.h - a 2D filter given by its taps: parsing kernels (-k), the
+ * CPU reference, and the GPU dispatch over the strategy table.
+ * (Interface fixed by the lead; the conv2d work fills in lib/conv2d.c,
+ * lib/kspec.c and kernels/conv2d.cu, and adds the plan, the tool's
+ * filter and the kernels' launchers below the lead's declarations.)
+ */
+#ifndef GF_CONV2D_H
+#define GF_CONV2D_H
+
+#include "border.h"
+#include "conv2d_core.h"
+#include "gf.h"
+#include "gpu.h"
+#include "strategy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * A kernel: kh rows of kw taps, row-major, anchor at (kw/2, kh/2).
+ * integer: every tap is an integer (exact integer arithmetic).
+ * separable: taps[i][j] == col[i] * row[j] (exactly for integer taps,
+ * within 1e-6 of the largest |tap| for real ones).
+ * normalized: a named kernel meant to be divided by its tap sum (box:N),
+ * as if --normalize had been given.
+ */
+struct kspec {
+	int kw, kh;
+	int integer;
+	int separable;
+	int normalized;
+	double taps[CONV_MAX_K * CONV_MAX_K];
+	double col[CONV_MAX_K];
+	double row[CONV_MAX_K];
+};
+
+/* Largest |tap| accepted, so that integer sums always fit in int64. */
+#define KSPEC_MAX_TAP 1e9
+
+struct conv2d_params {
+	struct kspec k;
+	int normalize;          /* --normalize */
+	double divisor;         /* --divisor, 0 if not given */
+	double bias;            /* --bias */
+	enum gf_border border;
+	int allow_separable;    /* 0 with --no-separable */
+};
+
+/*
+ * Parses -k text: inline rows ("1 2 1; 2 4 2; 1 2 1", values split by
+ * spaces or commas, rows by ';' or newlines, '#' starts a comment),
+ * @file with the same text, or a named kernel (box:N, gauss:SIGMA[:SIZE],
+ * sharpen, laplace, emboss, sobelx, sobely, identity).  -1 with a
+ * message naming the bad row or value.
+ */
+int kspec_parse(const char *text, struct kspec *k, struct gf_err *e);
+
+/*
+ * The normalized Gaussian gauss:SIGMA[:SIZE] (size 0: 2*ceil(3*sigma)+1).
+ * Its 1D taps are computed in double and rounded to float once; the 2D
+ * taps are the float-rounded products of those, so every path uses the
+ * same float values.
+ */
+int kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e);
+
+/* Fills integer and separable (with col, row) from taps, kw and kh. */
+void kspec_classify(struct kspec *k);
+
+/* CPU reference: out gets in's size, channels and maxval. */
+int conv2d_cpu(const struct image *in, struct image *out,
+    const struct conv2d_params *p, struct gf_err *e);
+
+/*
+ * The GPU path, device to device, on one channel: the strategy s with the
+ * launch shape l (or the separable passes when p allows and the kernel is
+ * separable).  Used by conv2d and by edge's smoothing stage.
+ */
+int conv2d_gpu(struct gpu *g, const struct gpu_image *in,
+    struct gpu_image *out, const struct conv2d_params *p,
+    enum gf_strategy s, const struct gf_launch *l, struct gf_err *e);
+
+/*
+ * How a kernel runs on images of one maxval, decided once on the host
+ * and obeyed by the CPU reference and the GPU alike: the arithmetic
+ * mode, the divisor and bias, and whether the separable passes run.
+ * The separable path runs when allowed, the kernel is rank one, and
+ * (integer modes) every row sum fits the int32 intermediate.  A real
+ * separable kernel then gives the separable result on the CPU too.
+ */
+struct conv2d_plan {
+	struct conv2d_coef coef;
+	int separable;
+	struct conv2d_taps taps;
+};
+
+int conv2d_plan_make(const struct conv2d_params *p, unsigned maxval,
+    struct conv2d_plan *pl, struct gf_err *e);
+
+/* The GPU strategy conv2d runs for auto. */
+#define CONV2D_AUTO_STRATEGY GF_SHARED
+
+/* conv2d's tool filter (tool_filter_fn, see tool.h) and its context. */
+struct gf_times;
+
+struct conv2d_tool {
+	struct conv2d_params p;
+	enum gf_strategy strategy;
+	struct gf_launch launch;
+	int used_separable;     /* set by the filter, for -v */
+};
+
+int conv2d_filter(void *ctx, struct gpu *g, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e);
+
+/* ---- kernels/conv2d.cu: launchers (no allocation, no copies of images) */
+
+/* Resolved launch shape: threads per block and output rows per thread. */
+struct conv2d_shape {
+	int block_w, block_h, rows;
+};
+
+/* Dynamic shared memory of each tiled kernel, for shape checks and launches. */
+size_t conv2d_smem_tile(const struct conv2d_coef *c, const struct conv2d_shape *s);
+size_t conv2d_smem_rows(const struct conv2d_coef *c, const struct conv2d_shape *s);
+size_t conv2d_smem_cols(const struct conv2d_coef *c, const struct conv2d_shape *s);
+
+/* Copies the taps into constant memory, in stream order. */
+cudaError_t conv2d_set_taps(const struct conv2d_taps *t, cudaStream_t st);
+
+/* One 2D strategy (GF_GLOBAL..GF_SLIDING); tex is used by GF_TEXTURE only. */
+cudaError_t conv2d_launch_2d(int strategy, const struct gpu_image *in,
+    const struct gpu_image *out, cudaTextureObject_t tex,
+    const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st);
+
+/*
+ * The separable passes.  tmp holds in->height rows of in->width 4-byte
+ * values (int32 for integer modes, float for the real mode), tmp_pitch
+ * bytes apart.
+ */
+cudaError_t conv2d_launch_rows(const struct gpu_image *in, void *tmp,
+    size_t tmp_pitch, const struct conv2d_coef *c, const struct conv2d_shape *s,
+    cudaStream_t st);
+cudaError_t conv2d_launch_cols(const void *tmp, size_t tmp_pitch,
+    const struct gpu_image *out, const struct conv2d_coef *c,
+    const struct conv2d_shape *s, cudaStream_t st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

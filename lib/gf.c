@@ -1,0 +1,50 @@
+/*
+ * gf.c - the error record and image memory shared by every module.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gf.h"
+
+int
+gf_fail(struct gf_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+size_t
+img_bytes(const struct image *img)
+{
+	return (size_t)img->width * (size_t)img->height * (size_t)img->channels *
+	    (size_t)gf_sample_bytes(img->maxval);
+}
+
+int
+img_alloc(struct image *img, struct gf_err *e)
+{
+	if (img->width < 1 || img->height < 1 || img->width > GF_MAX_DIM ||
+	    img->height > GF_MAX_DIM)
+		return gf_fail(e, "an image of %d x %d pixels is not supported "
+		    "(each side must be 1 to %d)", img->width, img->height,
+		    GF_MAX_DIM);
+	img->px = malloc(img_bytes(img));
+	if (img->px == NULL)
+		return gf_fail(e, "out of memory for a %d x %d image (%zu bytes)",
+		    img->width, img->height, img_bytes(img));
+	return 0;
+}
+
+void
+img_free(struct image *img)
+{
+	free(img->px);
+	img->px = NULL;
+}

@@ -1,0 +1,74 @@
+/*
+ * gf.h - what every part of gpufilt shares: the error record that library
+ * functions fill instead of printing, the image in memory, and the marker
+ * for functions compiled for both the host (gcc) and the GPU (nvcc).
+ *
+ * This header is read by C11 and by CUDA C++; keep it to plain C.
+ */
+#ifndef GF_H
+#define GF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define GF_HD __host__ __device__ __forceinline__
+#else
+#define GF_HD static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Library functions return 0 on success and -1 on failure, after writing a
+ * full sentence with the offending values into an error record.  Only cmd/
+ * prints it (prefixed with the program name) and decides the exit status.
+ */
+struct gf_err {
+	char msg[512];
+};
+
+/* Formats a message into e (printf style) and returns -1, for "return gf_fail(...)". */
+int gf_fail(struct gf_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * An image in host memory.  Samples are stored row-major, channels
+ * interleaved, rows packed with no padding: sample (x, y, c) is at
+ * index (y * width + x) * channels + c.  The sample type is uint8_t when
+ * maxval <= 255 and uint16_t (host byte order) otherwise.
+ */
+struct image {
+	int width;
+	int height;
+	int channels;           /* 1 (gray) or 3 (RGB) */
+	unsigned maxval;        /* 1..65535 */
+	void *px;
+};
+
+/* Largest width or height accepted anywhere: keeps every index in int. */
+#define GF_MAX_DIM 262144
+
+/* Bytes per sample for a maxval: 1 or 2. */
+GF_HD int
+gf_sample_bytes(unsigned maxval)
+{
+	return maxval > 255 ? 2 : 1;
+}
+
+/* Bytes of the pixel buffer of img (checked against overflow when read). */
+size_t img_bytes(const struct image *img);
+
+/* Allocates img->px for the dimensions already set in img; -1 if too large. */
+int img_alloc(struct image *img, struct gf_err *e);
+
+/* Frees img->px and clears the pointer. */
+void img_free(struct image *img);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * gpu.c - the process's CUDA context: opening a device, buffers reused
+ * from image to image, transfers, the texture object, event timing, and
+ * checks of launch shapes against the device's limits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+
+/* Row pitch of device images: a multiple of 256 bytes (and of the texture alignment). */
+static size_t
+row_pitch(const struct gpu *g, size_t row_bytes)
+{
+	size_t a = g->tex_pitch_align > 256 ? g->tex_pitch_align : 256;
+	return (row_bytes + a - 1) / a * a;
+}
+
+int
+gpu_open(struct gpu *g, int dev, struct gf_err *e)
+{
+	struct cudaDeviceProp p;
+	int n = 0;
+	cudaError_t err;
+
+	memset(g, 0, sizeof(*g));
+	err = cudaGetDeviceCount(&n);
+	if (err != cudaSuccess || n == 0)
+		return gf_fail(e, "no usable GPU: %s", err != cudaSuccess ?
+		    cudaGetErrorString(err) : "no CUDA device found");
+	if (dev >= n)
+		return gf_fail(e, "there is no GPU number %d; this machine has %d "
+		    "(0 to %d)", dev, n, n - 1);
+	if (dev < 0)
+		GPU_TRY(e, cudaGetDevice(&dev));
+	GPU_TRY(e, cudaSetDevice(dev));
+	GPU_TRY(e, cudaGetDeviceProperties(&p, dev));
+	g->device = dev;
+	snprintf(g->name, sizeof(g->name), "%s", p.name);
+	g->sm_count = p.multiProcessorCount;
+	g->max_threads = p.maxThreadsPerBlock;
+	memcpy(g->max_block, p.maxThreadsDim, sizeof(g->max_block));
+	memcpy(g->max_grid, p.maxGridSize, sizeof(g->max_grid));
+	g->smem_block = p.sharedMemPerBlock;
+	g->smem_optin = p.sharedMemPerBlockOptin;
+	g->tex_pitch_align = p.texturePitchAlignment;
+	memcpy(g->tex2d_linear, p.maxTexture2DLinear, sizeof(g->tex2d_linear));
+	g->l2_bytes = (size_t)p.l2CacheSize;
+	GPU_TRY(e, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+	GPU_TRY(e, cudaEventCreate(&g->ev_start));
+	GPU_TRY(e, cudaEventCreate(&g->ev_stop));
+	return 0;
+}
+
+void
+gpu_close(struct gpu *g)
+{
+	if (g->tex)
+		cudaDestroyTextureObject(g->tex);
+	for (int i = 0; i < GPU_NBUFS; i++)
+		cudaFree(g->bufs[i].ptr);
+	if (g->ev_start)
+		cudaEventDestroy(g->ev_start);
+	if (g->ev_stop)
+		cudaEventDestroy(g->ev_stop);
+	if (g->stream)
+		cudaStreamDestroy(g->stream);
+	memset(g, 0, sizeof(*g));
+}
+
+int
+gpu_scratch(struct gpu *g, int slot, size_t bytes, void **p, struct gf_err *e)
+{
+	struct gpu_buf *b = &g->bufs[slot];
+	size_t free_b = 0, total_b = 0;
+
+	if (b->bytes < bytes) {
+		if (g->tex && g->tex_src.px == b->ptr) {
+			GPU_TRY(e, cudaDestroyTextureObject(g->tex));
+			g->tex = 0;
+		}
+		GPU_TRY(e, cudaStreamSynchronize(g->stream));
+		GPU_TRY(e, cudaFree(b->ptr));
+		b->ptr = NULL;
+		b->bytes = 0;
+		GPU_TRY(e, cudaMemGetInfo(&free_b, &total_b));
+		if (bytes > free_b)
+			return gf_fail(e, "the GPU has %zu bytes free; this image "
+			    "needs a buffer of %zu", free_b, bytes);
+		GPU_TRY(e, cudaMalloc(&b->ptr, bytes));
+		b->bytes = bytes;
+	}
+	*p = b->ptr;
+	return 0;
+}
+
+int
+gpu_image_get(struct gpu *g, int slot, int width, int height, unsigned maxval,
+    struct gpu_image *d, struct gf_err *e)
+{
+	size_t pitch = row_pitch(g, (size_t)width * gf_sample_bytes(maxval));
+
+	if (gpu_scratch(g, slot, pitch * height, &d->px, e) < 0)
+		return -1;
+	d->pitch = pitch;
+	d->width = width;
+	d->height = height;
+	d->maxval = maxval;
+	return 0;
+}
+
+/* Host staging for one channel of a colour image; NULL if out of memory. */
+static void *
+plane_alloc(const struct image *img)
+{
+	return malloc((size_t)img->width * img->height * gf_sample_bytes(img->maxval));
+}
+
+/* Copies channel c of img into plane (dir 0) or plane into channel c (dir 1). */
+static void
+plane_copy(struct image *img, int c, void *plane, int dir)
+{
+	size_t n = (size_t)img->width * img->height;
+	int ch = img->channels;
+
+	if (img->maxval > 255) {
+		uint16_t *s = img->px, *p = plane;
+		for (size_t i = 0; i < n; i++)
+			if (dir == 0)
+				p[i] = s[i * ch + c];
+			else
+				s[i * ch + c] = p[i];
+	} else {
+		uint8_t *s = img->px, *p = plane;
+		for (size_t i = 0; i < n; i++)
+			if (dir == 0)
+				p[i] = s[i * ch + c];
+			else
+				s[i * ch + c] = p[i];
+	}
+}
+
+int
+gpu_upload(struct gpu *g, const struct image *img, int c,
+    const struct gpu_image *d, struct gf_err *e)
+{
+	size_t row = (size_t)img->width * gf_sample_bytes(img->maxval);
+	void *src = img->px;
+
+	if (img->channels > 1) {
+		src = plane_alloc(img);
+		if (src == NULL)
+			return gf_fail(e, "out of memory");
+		plane_copy((struct image *)img, c, src, 0);
+	}
+	cudaError_t err = cudaMemcpy2DAsync(d->px, d->pitch, src, row, row,
+	    img->height, cudaMemcpyHostToDevice, g->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(g->stream);
+	if (src != img->px)
+		free(src);
+	GPU_TRY(e, err);
+	return 0;
+}
+
+int
+gpu_download(struct gpu *g, const struct gpu_image *d, struct image *img,
+    int c, struct gf_err *e)
+{
+	size_t row = (size_t)img->width * gf_sample_bytes(img->maxval);
+	void *dst = img->px;
+
+	if (img->channels > 1 && (dst = plane_alloc(img)) == NULL)
+		return gf_fail(e, "out of memory");
+	cudaError_t err = cudaMemcpy2DAsync(dst, row, d->px, d->pitch, row,
+	    img->height, cudaMemcpyDeviceToHost, g->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(g->stream);
+	if (dst != img->px) {
+		if (err == cudaSuccess)
+			plane_copy(img, c, dst, 1);
+		free(dst);
+	}
+	GPU_TRY(e, err);
+	return 0;
+}
+
+int
+gpu_texture(struct gpu *g, const struct gpu_image *d, cudaTextureObject_t *tex,
+    struct gf_err *e)
+{
+	struct cudaResourceDesc res;
+	struct cudaTextureDesc td;
+
+	if (g->tex && memcmp(&g->tex_src, d, sizeof(*d)) == 0) {
+		*tex = g->tex;
+		return 0;
+	}
+	if (d->width > g->tex2d_linear[0] || d->height > g->tex2d_linear[1])
+		return gf_fail(e, "a %d x %d image is larger than this GPU's "
+		    "largest pitched texture (%d x %d); use another strategy",
+		    d->width, d->height, g->tex2d_linear[0], g->tex2d_linear[1]);
+	if (g->tex) {
+		GPU_TRY(e, cudaStreamSynchronize(g->stream));
+		GPU_TRY(e, cudaDestroyTextureObject(g->tex));
+		g->tex = 0;
+	}
+	memset(&res, 0, sizeof(res));
+	res.resType = cudaResourceTypePitch2D;
+	res.res.pitch2D.devPtr = d->px;
+	res.res.pitch2D.desc = d->maxval > 255 ?
+	    cudaCreateChannelDesc(16, 0, 0, 0, cudaChannelFormatKindUnsigned) :
+	    cudaCreateChannelDesc(8, 0, 0, 0, cudaChannelFormatKindUnsigned);
+	res.res.pitch2D.width = (size_t)d->width;
+	res.res.pitch2D.height = (size_t)d->height;
+	res.res.pitch2D.pitchInBytes = d->pitch;
+	memset(&td, 0, sizeof(td));
+	td.addressMode[0] = cudaAddressModeClamp;
+	td.addressMode[1] = cudaAddressModeClamp;
+	td.filterMode = cudaFilterModePoint;
+	td.readMode = cudaReadModeElementType;
+	td.normalizedCoords = 0;
+	GPU_TRY(e, cudaCreateTextureObject(&g->tex, &res, &td, NULL));
+	g->tex_src = *d;
+	*tex = g->tex;
+	return 0;
+}
+
+int
+gpu_timer_start(struct gpu *g, struct gf_err *e)
+{
+	GPU_TRY(e, cudaEventRecord(g->ev_start, g->stream));
+	return 0;
+}
+
+int
+gpu_timer_stop(struct gpu *g, float *ms, struct gf_err *e)
+{
+	GPU_TRY(e, cudaEventRecord(g->ev_stop, g->stream));
+	GPU_TRY(e, cudaEventSynchronize(g->ev_stop));
+	GPU_TRY(e, cudaEventElapsedTime(ms, g->ev_start, g->ev_stop));
+	return 0;
+}
+
+int
+gpu_check_shape(const struct gpu *g, const char *strategy, int block_w,
+    int block_h, int tile_w, int tile_h, int width, int height, size_t smem,
+    struct gf_err *e)
+{
+	long gx = (width + tile_w - 1) / tile_w, gy = (height + tile_h - 1) / tile_h;
+
+	if (block_w * block_h > g->max_threads)
+		return gf_fail(e, "%s: a %dx%d block has %d threads; this GPU runs "
+		    "at most %d per block", strategy, block_w, block_h,
+		    block_w * block_h, g->max_threads);
+	if (block_w > g->max_block[0] || block_h > g->max_block[1])
+		return gf_fail(e, "%s: a %dx%d block exceeds this GPU's largest "
+		    "block sides %dx%d", strategy, block_w, block_h,
+		    g->max_block[0], g->max_block[1]);
+	if (gx > g->max_grid[0] || gy > g->max_grid[1])
+		return gf_fail(e, "%s: a %d x %d image needs %ldx%ld blocks of "
+		    "%dx%d pixels; this GPU launches at most %dx%d: use a larger "
+		    "--block or --rows", strategy, width, height, gx, gy, tile_w,
+		    tile_h, g->max_grid[0], g->max_grid[1]);
+	if (smem > g->smem_block)
+		return gf_fail(e, "%s: a %dx%d block with --rows needs %zu bytes "
+		    "of shared memory; this GPU gives a block at most %zu",
+		    strategy, block_w, block_h, smem, g->smem_block);
+	return 0;
+}

@@ -1,0 +1,140 @@
+/*
+ * gpu.h - the one CUDA context of a process and what it keeps between
+ * images: the device's limits, a stream, timing events, device buffers
+ * that grow but are never freed until the end, and a texture object over
+ * the current input.  Kernel launchers (kernels/ *.cu) receive device
+ * images and never allocate or copy; lib/ code moves the data.
+ */
+#ifndef GF_GPU_H
+#define GF_GPU_H
+
+#include <cuda_runtime_api.h>
+
+#include "gf.h"
+#include "strategy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * One channel of an image on the device.  Row y starts at
+ * (char *)px + y * pitch; samples are uint8_t when maxval <= 255, else
+ * uint16_t.  pitch is a multiple of 16 bytes, so a row may be read with
+ * 16-byte vectors.
+ */
+struct gpu_image {
+	void *px;
+	size_t pitch;
+	int width;
+	int height;
+	unsigned maxval;
+};
+
+/*
+ * Buffer slots, so that the stages of one tool never share memory by
+ * accident: the tool's input and output, conv2d's separable intermediate,
+ * and slots that a multi-stage tool (edge) keeps its intermediates in.
+ */
+enum {
+	GPU_SLOT_IN,
+	GPU_SLOT_OUT,
+	GPU_SLOT_CONV_TMP,      /* conv2d: float rows of the separable path */
+	GPU_SLOT_STAGE1,
+	GPU_SLOT_STAGE2,
+	GPU_SLOT_STAGE3,
+	GPU_SLOT_STAGE4,
+	GPU_SLOT_STAGE5,
+	GPU_NBUFS
+};
+
+struct gpu_buf {
+	void *ptr;
+	size_t bytes;
+};
+
+struct gpu {
+	int device;
+	char name[256];
+	int sm_count;
+	int max_threads;        /* per block */
+	int max_block[3];
+	int max_grid[3];
+	size_t smem_block;      /* shared memory a block gets without opting in */
+	size_t smem_optin;      /* the most it may opt in to */
+	size_t tex_pitch_align;
+	int tex2d_linear[3];    /* max width, height, pitch of a pitched 2D texture */
+	size_t l2_bytes;
+	cudaStream_t stream;
+	cudaEvent_t ev_start, ev_stop;
+	struct gpu_buf bufs[GPU_NBUFS];
+	cudaTextureObject_t tex;        /* over tex_src, or 0 */
+	struct gpu_image tex_src;
+};
+
+/*
+ * Checks a CUDA call in library code: on failure, records file, line, the
+ * expression and CUDA's reason in e and returns -1 from the caller.
+ */
+#define GPU_TRY(e, expr) do { \
+	cudaError_t gpu_try_err_ = (expr); \
+	if (gpu_try_err_ != cudaSuccess) \
+		return gf_fail((e), "CUDA error at %s:%d: %s: %s", __FILE__, \
+		    __LINE__, #expr, cudaGetErrorString(gpu_try_err_)); \
+} while (0)
+
+/*
+ * Opens device number dev (-1: the current default) and reads its limits.
+ * Returns -1 when no usable GPU is there, with the reason in e.
+ */
+int gpu_open(struct gpu *g, int dev, struct gf_err *e);
+
+/* Releases everything gpu_open and the buffers took. */
+void gpu_close(struct gpu *g);
+
+/*
+ * Gives a device image of width x height for maxval in buffer slot
+ * (0..GPU_NBUFS-1), reusing the slot's memory when it is large enough.
+ * Contents are undefined.
+ */
+int gpu_image_get(struct gpu *g, int slot, int width, int height,
+    unsigned maxval, struct gpu_image *d, struct gf_err *e);
+
+/* Gives slot's raw memory of at least bytes bytes (scratch, counters). */
+int gpu_scratch(struct gpu *g, int slot, size_t bytes, void **p,
+    struct gf_err *e);
+
+/*
+ * Copies channel c of img into d (which gpu_image_get made for img's size
+ * and maxval); channels of a colour image are de-interleaved on the way.
+ */
+int gpu_upload(struct gpu *g, const struct image *img, int c,
+    const struct gpu_image *d, struct gf_err *e);
+
+/* Copies d into channel c of img, the reverse of gpu_upload. */
+int gpu_download(struct gpu *g, const struct gpu_image *d, struct image *img,
+    int c, struct gf_err *e);
+
+/* A texture object over d, point sampled, clamped, unnormalized coordinates. */
+int gpu_texture(struct gpu *g, const struct gpu_image *d,
+    cudaTextureObject_t *tex, struct gf_err *e);
+
+/* Starts and stops the event timer around kernels; stop waits and gives ms. */
+int gpu_timer_start(struct gpu *g, struct gf_err *e);
+int gpu_timer_stop(struct gpu *g, float *ms, struct gf_err *e);
+
+/*
+ * Checks a block shape and rows per thread against the device before a
+ * launch: threads per block, block dimensions, grid dimensions for an
+ * output of width x height where a block covers tile_w x tile_h pixels,
+ * and smem bytes of shared memory.  The message names the values.
+ */
+int gpu_check_shape(const struct gpu *g, const char *strategy, int block_w,
+    int block_h, int tile_w, int tile_h, int width, int height, size_t smem,
+    struct gf_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

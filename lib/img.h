@@ -1,0 +1,61 @@
+/*
+ * img.h - reading and writing images: PNM (PBM, PGM, PPM, PAM) through
+ * libnetpbm, PNG/JPEG/BMP/TGA/GIF through stb_image, PNG out through
+ * stb_image_write.  A reader walks a stream of concatenated PNM images;
+ * a writer puts one or more images into one output.
+ */
+#ifndef GF_IMG_H
+#define GF_IMG_H
+
+#include <stdio.h>
+
+#include "gf.h"
+
+enum img_format {
+	IMG_FORMAT_AUTO,        /* by the output name's extension; PNM for stdout */
+	IMG_FORMAT_PNM,
+	IMG_FORMAT_PNG
+};
+
+/* Parses "pnm" or "png" (-f); -1 with a message otherwise. */
+int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
+
+/* The format for output path (NULL or "-" is standard output). */
+enum img_format img_format_for(const char *path, enum img_format asked);
+
+/* The file name extension for a format, without the dot. */
+const char *img_format_ext(enum img_format f, const struct image *img);
+
+struct img_reader;
+
+/*
+ * Opens a reader over f (not closed by the reader).  name is used in
+ * messages ("standard input" or the path).
+ */
+int img_reader_open(struct img_reader **r, FILE *f, const char *name,
+    struct gf_err *e);
+
+/*
+ * Reads the next image of the stream into img (freshly allocated; the
+ * caller frees it with img_free).  Returns 1 for an image, 0 at the clean
+ * end of the stream, -1 on a bad or truncated image.
+ */
+int img_read_next(struct img_reader *r, struct image *img, struct gf_err *e);
+
+void img_reader_close(struct img_reader *r);
+
+/*
+ * Appends img to f in format fmt (PNM: PGM or PPM with img's maxval; PNG:
+ * 8 bit only, anything else is refused before a byte is written).
+ */
+int img_write(FILE *f, const struct image *img, enum img_format fmt,
+    const char *name, struct gf_err *e);
+
+/* Reads the one image of a file (tests, tools); -1 if none or unreadable. */
+int img_load(const char *path, struct image *img, struct gf_err *e);
+
+/* Writes one image to path, atomically (temporary file, then rename). */
+int img_save(const char *path, const struct image *img, enum img_format fmt,
+    struct gf_err *e);
+
+#endif

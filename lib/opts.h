@@ -1,0 +1,66 @@
+/*
+ * opts.h - the options every tool shares (-m, --cpu, --border, -f, -o,
+ * --block, --rows, --device, -v, -q, -h, -V) and the parsers for option
+ * values, so that the three tools accept and refuse values alike.
+ */
+#ifndef GF_OPTS_H
+#define GF_OPTS_H
+
+#include <getopt.h>
+
+#include "border.h"
+#include "gf.h"
+#include "img.h"
+#include "strategy.h"
+
+struct gf_opts {
+	enum gf_strategy strategy;
+	enum gf_border border;
+	struct gf_launch launch;
+	int device;             /* -1: the default device */
+	enum img_format format;
+	const char *outdir;     /* -o DIR: batch mode */
+	int verbose;
+	int quiet;
+	int help;
+	int version;
+};
+
+/* Long-option codes of the shared options; a tool numbers its own from GF_OPT_TOOL. */
+enum {
+	GF_OPT_CPU = 256,
+	GF_OPT_BORDER,
+	GF_OPT_BLOCK,
+	GF_OPT_ROWS,
+	GF_OPT_DEVICE,
+	GF_OPT_TOOL = 300
+};
+
+#define GF_SHORTOPTS "m:f:o:vqhV"
+#define GF_LONGOPTS \
+	{"cpu", no_argument, NULL, GF_OPT_CPU}, \
+	{"border", required_argument, NULL, GF_OPT_BORDER}, \
+	{"block", required_argument, NULL, GF_OPT_BLOCK}, \
+	{"rows", required_argument, NULL, GF_OPT_ROWS}, \
+	{"device", required_argument, NULL, GF_OPT_DEVICE}, \
+	{"help", no_argument, NULL, 'h'}, \
+	{"version", no_argument, NULL, 'V'}
+
+/* Sets the defaults: auto strategy, replicate border, PNM/auto format. */
+void gf_opts_init(struct gf_opts *o);
+
+/*
+ * Handles option c (as getopt_long returned it) if it is a shared one:
+ * returns 1 if handled, 0 if it is not shared, -1 on a bad value (e).
+ */
+int gf_opts_common(struct gf_opts *o, int c, const char *arg,
+    struct gf_err *e);
+
+/* Value parsers: the whole string must be a number in [lo, hi]. */
+int gf_parse_int(const char *s, const char *what, long lo, long hi,
+    long *v, struct gf_err *e);
+int gf_parse_double(const char *s, const char *what, double lo, double hi,
+    double *v, struct gf_err *e);
+int gf_parse_border(const char *s, enum gf_border *b, struct gf_err *e);
+
+#endif

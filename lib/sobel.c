@@ -1,0 +1,186 @@
+/*
+ * sobel.c - the sobel operation on the host side: parameters, the CPU
+ * reference, GPU dispatch through the strategy table, and the tool's
+ * per-image filter (gray conversion, transfers, timing).
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "border.h"
+#include "sobel.h"
+#include "tool.h"
+
+/* What -m auto runs on a GPU: the fastest strategy in make bench. */
+#define SOBEL_AUTO GF_SLIDING
+
+struct sobel_params
+sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
+{
+	struct sobel_params p;
+
+	p.maxval = maxval;
+	p.thresh = 0;
+	if (!o->threshold && !o->threshold_auto) {
+		p.mode = o->l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
+		return p;
+	}
+	/* The largest value that does not pass "> t" (t <= 1e9 from the parser). */
+	p.mode = o->l1 ? SOBEL_THRESH_L1 : SOBEL_THRESH_L2;
+	p.thresh = (uint64_t)floor(o->l1 ? t : t * t);
+	return p;
+}
+
+/* Sample (x, y) of a one-channel image through the border rule. */
+static int
+px_at(const struct image *img, int x, int y, int border)
+{
+	int xi = gf_border_index(x, img->width, border);
+	int yi = gf_border_index(y, img->height, border);
+	size_t i;
+
+	if (xi < 0 || yi < 0)
+		return 0;
+	i = (size_t)yi * img->width + xi;
+	return img->maxval > 255 ? ((const uint16_t *)img->px)[i] :
+	    ((const uint8_t *)img->px)[i];
+}
+
+int
+sobel_cpu(const struct image *gray, struct image *out,
+    const struct sobel_params *p, int border, struct gf_err *e)
+{
+	out->width = gray->width;
+	out->height = gray->height;
+	out->channels = 1;
+	out->maxval = gray->maxval;
+	if (img_alloc(out, e) < 0)
+		return -1;
+	for (int y = 0; y < gray->height; y++) {
+		for (int x = 0; x < gray->width; x++) {
+			unsigned v = sobel_px(
+			    px_at(gray, x - 1, y - 1, border), px_at(gray, x, y - 1, border),
+			    px_at(gray, x + 1, y - 1, border), px_at(gray, x - 1, y, border),
+			    px_at(gray, x + 1, y, border), px_at(gray, x - 1, y + 1, border),
+			    px_at(gray, x, y + 1, border), px_at(gray, x + 1, y + 1, border), p);
+			size_t i = (size_t)y * gray->width + x;
+			if (out->maxval > 255)
+				((uint16_t *)out->px)[i] = (uint16_t)v;
+			else
+				((uint8_t *)out->px)[i] = (uint8_t)v;
+		}
+	}
+	return 0;
+}
+
+int
+sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
+    const struct sobel_params *p, int border, enum gf_strategy s,
+    const struct gf_launch *l, struct gf_err *e)
+{
+	struct gf_launch shape = *l;
+	cudaTextureObject_t tex = 0;
+	int tw, th;
+	size_t smem;
+
+	if (s == GF_AUTO)
+		s = SOBEL_AUTO;
+	sobel_shape(s, in->maxval, &shape, &tw, &th, &smem);
+	if (gpu_check_shape(g, gf_strategies[s].name, shape.block_w,
+	    shape.block_h, tw, th, in->width, in->height, smem, e) < 0)
+		return -1;
+	if (s == GF_TEXTURE && gpu_texture(g, in, &tex, e) < 0)
+		return -1;
+	GPU_TRY(e, sobel_launch(s, in, out, p, border, &shape, tex, g->stream));
+	return 0;
+}
+
+int
+img_to_gray(const struct image *in, struct image *gray, struct gf_err *e)
+{
+	size_t n = (size_t)in->width * in->height;
+
+	*gray = *in;
+	gray->channels = 1;
+	if (img_alloc(gray, e) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned r, g, b;
+		if (in->maxval > 255) {
+			const uint16_t *s = (const uint16_t *)in->px + 3 * i;
+			r = s[0], g = s[1], b = s[2];
+		} else {
+			const uint8_t *s = (const uint8_t *)in->px + 3 * i;
+			r = s[0], g = s[1], b = s[2];
+		}
+		unsigned y = (299 * r + 587 * g + 114 * b + 500) / 1000;
+		if (in->maxval > 255)
+			((uint16_t *)gray->px)[i] = (uint16_t)y;
+		else
+			((uint8_t *)gray->px)[i] = (uint8_t)y;
+	}
+	return 0;
+}
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Upload, kernel, download of one gray image; out is allocated already. */
+static int
+sobel_on_gpu(struct gpu *g, const struct sobel_opts *o, const struct image *gray,
+    struct image *out, const struct sobel_params *p, struct gf_times *t,
+    struct gf_err *e)
+{
+	struct gpu_image din, dout;
+	float ms;
+	double t0 = now_ms();
+
+	if (gpu_image_get(g, GPU_SLOT_IN, gray->width, gray->height, gray->maxval,
+	    &din, e) < 0 || gpu_image_get(g, GPU_SLOT_OUT, gray->width,
+	    gray->height, gray->maxval, &dout, e) < 0 ||
+	    gpu_upload(g, gray, 0, &din, e) < 0)
+		return -1;
+	t->upload = now_ms() - t0;
+	if (gpu_timer_start(g, e) < 0 ||
+	    sobel_gpu(g, &din, &dout, p, o->border, o->strategy, &o->launch, e) < 0 ||
+	    gpu_timer_stop(g, &ms, e) < 0)
+		return -1;
+	t->kernel = ms;
+	t->kernel_bytes = 2.0 * img_bytes(gray);
+	t0 = now_ms();
+	if (gpu_download(g, &dout, out, 0, e) < 0)
+		return -1;
+	t->download = now_ms() - t0;
+	return 0;
+}
+
+int
+sobel_filter(void *ctx, struct gpu *g, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e)
+{
+	const struct sobel_opts *o = ctx;
+	struct image gray = *in;
+	struct sobel_params p;
+	int ret;
+
+	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
+		return -1;
+	p = sobel_params_for(o, in->maxval, o->t);
+	if (g == NULL) {
+		ret = sobel_cpu(&gray, out, &p, o->border, e);
+	} else {
+		*out = gray;
+		ret = img_alloc(out, e);
+		if (ret == 0 && (ret = sobel_on_gpu(g, o, &gray, out, &p, t, e)) < 0)
+			img_free(out);
+	}
+	if (gray.px != in->px)
+		img_free(&gray);
+	return ret;
+}

@@ -1,0 +1,65 @@
+/*
+ * sobel.h - the sobel tool's operation: gradient magnitude or edge map of
+ * a gray image, on the CPU (the reference) or the GPU (any strategy).
+ */
+#ifndef GF_SOBEL_H
+#define GF_SOBEL_H
+
+#include "gf.h"
+#include "gpu.h"
+#include "sobel_core.h"
+#include "strategy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gf_times;
+
+/* What the command line asked for; the per-image parameters derive from it. */
+struct sobel_opts {
+	int l1;                 /* --norm l1 */
+	int threshold;          /* -t given */
+	int threshold_auto;     /* -t auto: Otsu's threshold per image */
+	double t;
+	int border;
+	enum gf_strategy strategy;
+	struct gf_launch launch;
+};
+
+/* The core's parameters for an image of maxval m and threshold t. */
+struct sobel_params sobel_params_for(const struct sobel_opts *o, unsigned m,
+    double t);
+
+/* CPU reference on a gray image; out gets the same size and maxval. */
+int sobel_cpu(const struct image *gray, struct image *out,
+    const struct sobel_params *p, int border, struct gf_err *e);
+
+/* GPU, device to device, with strategy s and launch shape l (0: defaults). */
+int sobel_gpu(struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, const struct sobel_params *p, int border,
+    enum gf_strategy s, const struct gf_launch *l, struct gf_err *e);
+
+/* The tool's filter (tool_filter_fn): ctx is a struct sobel_opts. */
+int sobel_filter(void *ctx, struct gpu *g, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e);
+
+/* Colour to gray: Y = (299 R + 587 G + 114 B + 500) / 1000; gray is copied. */
+int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);
+
+/*
+ * Kernels (kernels/sobel.cu).  sobel_shape fills the defaults into l and
+ * gives the pixels one block covers and its shared memory, for checks
+ * before sobel_launch.
+ */
+void sobel_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
+    int *tile_w, int *tile_h, size_t *smem);
+cudaError_t sobel_launch(enum gf_strategy s, const struct gpu_image *in,
+    const struct gpu_image *out, const struct sobel_params *p, int border,
+    const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * sobel_core.h - the one stencil core of sobel: from a 3x3 neighbourhood
+ * to an output sample.  The CPU reference and every GPU strategy call
+ * these functions; the strategies differ only in how the nine samples
+ * reach them, which is why every path agrees bit for bit.
+ *
+ * Neighbourhood naming, by row then column:
+ *     a b c
+ *     d e f
+ *     g h i
+ */
+#ifndef GF_SOBEL_CORE_H
+#define GF_SOBEL_CORE_H
+
+#include <math.h>
+
+#include "gf.h"
+
+enum sobel_mode {
+	SOBEL_MAG_L2,           /* min(maxval, round(sqrt(gx^2 + gy^2))) */
+	SOBEL_MAG_L1,           /* min(maxval, |gx| + |gy|) */
+	SOBEL_THRESH_L2,        /* maxval if gx^2 + gy^2 > t^2, else 0 */
+	SOBEL_THRESH_L1         /* maxval if |gx| + |gy| > t, else 0 */
+};
+
+/*
+ * What the core needs besides the pixels.  thresh is the largest value
+ * that does not pass: floor(t^2) for L2, floor(t) for L1, so the test
+ * "value > t" is done exactly in integers.
+ */
+struct sobel_params {
+	int mode;
+	unsigned maxval;
+	uint64_t thresh;
+};
+
+GF_HD int
+sobel_gx(int a, int c, int d, int f, int g, int i)
+{
+	return (c + 2 * f + i) - (a + 2 * d + g);
+}
+
+GF_HD int
+sobel_gy(int a, int b, int c, int g, int h, int i)
+{
+	return (g + 2 * h + i) - (a + 2 * b + c);
+}
+
+/*
+ * round(sqrt(s)) with halves rounded up, exactly: the float estimate is
+ * corrected in integers so that (r - 1/2)^2 <= s < (r + 1/2)^2, which for
+ * integer s reads r*r - r < s <= r*r + r.
+ */
+GF_HD uint32_t
+gf_isqrt_round(uint64_t s)
+{
+	uint64_t r = (uint64_t)sqrt((double)s + 0.25);
+	while (r > 0 && r * r - r >= s)
+		r--;
+	while (r * r + r < s)
+		r++;
+	return (uint32_t)r;
+}
+
+/* The same for s < 2^24 (8-bit images), in 32-bit arithmetic. */
+GF_HD uint32_t
+gf_isqrt_round32(uint32_t s)
+{
+	uint32_t r = (uint32_t)(sqrtf((float)s) + 0.5f);
+	if (r > 0 && r * r - r >= s)
+		r--;
+	else if (r * r + r < s)
+		r++;
+	return r;
+}
+
+/* One output sample from the gradients. */
+GF_HD unsigned
+sobel_value(int gx, int gy, const struct sobel_params *p)
+{
+	uint32_t ax = gx < 0 ? -gx : gx, ay = gy < 0 ? -gy : gy;
+	uint32_t l1 = ax + ay, m;
+	uint64_t s;
+
+	switch (p->mode) {
+	case SOBEL_MAG_L1:
+		return l1 < p->maxval ? l1 : p->maxval;
+	case SOBEL_THRESH_L1:
+		return l1 > p->thresh ? p->maxval : 0;
+	case SOBEL_THRESH_L2:
+		s = (uint64_t)ax * ax + (uint64_t)ay * ay;
+		return s > p->thresh ? p->maxval : 0;
+	default:
+		if (p->maxval <= 255)
+			m = gf_isqrt_round32(ax * ax + ay * ay);
+		else
+			m = gf_isqrt_round((uint64_t)ax * ax + (uint64_t)ay * ay);
+		return m < p->maxval ? m : p->maxval;
+	}
+}
+
+/* The core: one output sample from the neighbourhood a..i (e unused). */
+GF_HD unsigned
+sobel_px(int a, int b, int c, int d, int f, int g, int h, int i,
+    const struct sobel_params *p)
+{
+	return sobel_value(sobel_gx(a, c, d, f, g, i), sobel_gy(a, b, c, g, h, i), p);
+}
+
+#endif

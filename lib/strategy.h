@@ -1,0 +1,54 @@
+/*
+ * strategy.h - the ways a stencil can reach its pixels.  One table names
+ * them; dispatch, --help, the test matrix and the bench all read it, so a
+ * strategy is added in exactly one place (plus its launcher per tool).
+ */
+#ifndef GF_STRATEGY_H
+#define GF_STRATEGY_H
+
+#include "gf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum gf_strategy {
+	GF_AUTO,        /* fastest GPU strategy, or the CPU without a GPU */
+	GF_CPU,         /* the reference every GPU path must equal */
+	GF_GLOBAL,
+	GF_TEXTURE,
+	GF_SHARED,
+	GF_SLIDING,
+	GF_NSTRATEGIES
+};
+
+struct gf_strategy_info {
+	const char *name;
+	const char *summary;    /* one line, shown by --help */
+};
+
+extern const struct gf_strategy_info gf_strategies[GF_NSTRATEGIES];
+
+/* First and last GPU strategies, for loops over "every GPU path". */
+#define GF_FIRST_GPU GF_GLOBAL
+#define GF_LAST_GPU GF_SLIDING
+
+/* Looks s up by name; -1 with a message listing the names if unknown. */
+int gf_strategy_parse(const char *s, enum gf_strategy *out, struct gf_err *e);
+
+/*
+ * Launch shape asked for on the command line: threads per block in x and
+ * y, and output rows per thread (shared and sliding).  0 means the
+ * strategy's default.
+ */
+struct gf_launch {
+	int block_w;
+	int block_h;
+	int rows;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
