@@ -31,7 +31,8 @@ TOOLS    := $(basename $(notdir $(wildcard cmd/*.c)))
 BINS     := $(TOOLS:%=bin/%)
 LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(wildcard lib/*.c)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
-TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c))
+TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
+            build/tests/gpu_probe
 HEADERS  := $(wildcard lib/*.h)
 
 all: $(BINS)

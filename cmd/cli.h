@@ -8,6 +8,7 @@
 #define GF_CLI_H
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 #endif
 
 /* -v: one line per image on stderr. */
-static void
+static inline void
 cli_report(const char *input, int index, const struct image *out,
     const struct gf_times *t, void *arg)
 {
@@ -33,7 +34,7 @@ cli_report(const char *input, int index, const struct image *out,
 	    t->kernel, gbs, t->download, t->write);
 }
 
-static void
+static inline void
 cli_version(const char *prog)
 {
 	printf("%s (gpufilt) %s\n", prog, GF_VERSION);
@@ -44,7 +45,7 @@ cli_version(const char *prog)
  * status: 0 if every image was written, 1 if any run failed, 2 for a
  * usage error (too many operands, -o without a directory).
  */
-static int
+static inline int
 cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
     char **argv, void (*usage)(FILE *))
 {
@@ -102,8 +103,18 @@ cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
 	return status;
 }
 
+/* The message for what getopt_long refused (optstring starts with ':'). */
+static inline void
+cli_bad_option(const char *prog, int c, char **argv)
+{
+	if (c == ':')
+		fprintf(stderr, "%s: option %s needs a value\n", prog, argv[optind - 1]);
+	else
+		fprintf(stderr, "%s: unknown option %s\n", prog, argv[optind - 1]);
+}
+
 /* Prints the strategy table for --help. */
-static void
+static inline void
 cli_strategies(FILE *f)
 {
 	fprintf(f, "strategies (-m):\n");

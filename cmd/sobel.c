@@ -66,8 +66,10 @@ main(int argc, char **argv)
 	int c, r;
 
 	gf_opts_init(&o);
-	while ((c = getopt_long(argc, argv, GF_SHORTOPTS "t:", longopts, NULL)) != -1) {
-		if (c == 't')
+	while ((c = getopt_long(argc, argv, ":" GF_SHORTOPTS "t:", longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			r = (cli_bad_option("sobel", c, argv), 0);
+		else if (c == 't')
 			r = parse_threshold(optarg, &so, &e) < 0 ? -1 : 1;
 		else if (c == OPT_NORM && strcmp(optarg, "l1") != 0 &&
 		    strcmp(optarg, "l2") != 0)

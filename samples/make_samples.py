@@ -25,3 +25,8 @@ cv2.imwrite('px1x1.pgm', retina[700:701, 700:701])
 cv2.imwrite('px2x3.pgm', retina[600:603, 650:652])
 cv2.imwrite('px1x700.pgm', retina[350:1050, 705:706])
 cv2.imwrite('px700x1.pgm', retina[705:706, 350:1050])
+
+# A small JPEG (for the truncated-JPEG test and JPEG input).
+small = cv2.resize(cv2.imread(src + 'retina.jpg'), (160, 160),
+                   interpolation=cv2.INTER_AREA)
+cv2.imwrite('small.jpg', small, [cv2.IMWRITE_JPEG_QUALITY, 90])

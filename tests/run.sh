@@ -1,0 +1,72 @@
+#!/bin/sh
+# The test harness behind `make test`: runs the C unit tests
+# (build/tests/*_test) and sources every tests/t_*.sh, counting each case
+# as passed, failed or skipped.  GPU cases are skipped, and counted as
+# skipped, when build/tests/gpu_probe finds no usable GPU.  The last line
+# is "N passed, N failed, N skipped"; the exit status is 1 if any failed.
+#
+# Usage: sh tests/run.sh [-v] [t_NAME ...]    (-v: print passes too)
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+BIN=$ROOT/bin
+SAMPLES=$ROOT/samples
+GOLDEN=$ROOT/tests/golden
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpufilt-test.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+VERBOSE=
+[ "$1" = -v ] && { VERBOSE=1; shift; }
+
+npass=0 nfail=0 nskip=0
+pass() { npass=$((npass + 1)); [ -z "$VERBOSE" ] || echo "pass $1"; }
+fail() { nfail=$((nfail + 1)); echo "FAIL $1: $2"; }
+skip() { nskip=$((nskip + 1)); [ -z "$VERBOSE" ] || echo "skip $1: $2"; }
+
+if gpu_name=$(build/tests/gpu_probe 2>&1); then
+	GPU=1
+	echo "GPU: $gpu_name"
+else
+	GPU=0
+	echo "GPU: none ($gpu_name): GPU cases are skipped"
+fi
+have_gpu() { [ "$GPU" = 1 ]; }
+
+# Runs a command with a time limit where timeout(1) exists.
+limited() {
+	if command -v timeout >/dev/null 2>&1; then timeout 60 "$@"; else "$@"; fi
+}
+
+# The strategies, read from the table through --help (auto and cpu first).
+strategies() {
+	"$BIN/$1" --help | sed -n '/^strategies/,$p' | awk 'NR > 1 { print $1 }'
+}
+
+# A C unit test prints "pass NAME", "fail NAME: why" or "skip NAME: why".
+run_unit() {
+	name=$(basename "$1")
+	if ! "$1" >"$TMP/unit.out" 2>&1; then
+		grep -q '^fail ' "$TMP/unit.out" ||
+			fail "$name" "exited non-zero: $(tail -n 1 "$TMP/unit.out")"
+	fi
+	while read -r kind case rest; do
+		case $kind in
+		pass) pass "$name/$case" ;;
+		fail) fail "$name/${case%:}" "$rest" ;;
+		skip) skip "$name/${case%:}" "$rest" ;;
+		esac
+	done <"$TMP/unit.out"
+}
+
+if [ $# -eq 0 ]; then
+	for t in build/tests/*_test; do
+		[ -x "$t" ] && run_unit "$t"
+	done
+	set -- tests/t_*.sh
+else
+	for t in "$@"; do shift; set -- "$@" "tests/$t.sh"; done
+fi
+for t in "$@"; do
+	. "./$t"
+done
+
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" -eq 0 ]

@@ -1,0 +1,26 @@
+# Man pages: mandoc -T lint is clean for every page, and each tool's --help
+# synopsis names the same options as its man page's SYNOPSIS.
+for page in man/*.1; do
+	[ -f "$page" ] || continue
+	name=$(basename "$page" .1)
+	if ! command -v mandoc >/dev/null 2>&1; then
+		skip "man/$name/lint" "mandoc is not installed"
+		continue
+	fi
+	if mandoc -T lint -W warning "$page" >"$TMP/lint" 2>&1; then
+		pass "man/$name/lint"
+	else
+		fail "man/$name/lint" "$(head -n 3 "$TMP/lint")"
+	fi
+	# Every option letter or long option in the man SYNOPSIS is in --help.
+	mandoc -T utf8 "$page" 2>/dev/null | col -b 2>/dev/null |
+	    sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' |
+	    grep -o -- '--*[a-zA-Z][a-zA-Z-]*' | sort -u >"$TMP/syn-man"
+	"$BIN/$name" --help 2>/dev/null | sed -n '1,/^$/p' |
+	    grep -o -- '--*[a-zA-Z][a-zA-Z-]*' | sort -u >"$TMP/syn-help"
+	if [ -s "$TMP/syn-man" ] && cmp -s "$TMP/syn-man" "$TMP/syn-help"; then
+		pass "man/$name/synopsis"
+	else
+		fail "man/$name/synopsis" "man: $(tr '\n' ' ' <"$TMP/syn-man") help: $(tr '\n' ' ' <"$TMP/syn-help")"
+	fi
+done
