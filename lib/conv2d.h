@@ -98,6 +98,15 @@ struct conv2d_plan {
 int conv2d_plan_make(const struct conv2d_params *p, unsigned maxval,
     struct conv2d_plan *pl, struct gf_err *e);
 
+/*
+ * conv2d_gpu without the planning: launches pl's path with the taps that
+ * are already in constant memory (conv2d_set_taps(&pl->taps, ...)).  For
+ * timing kernels alone (make bench).
+ */
+int conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, const struct conv2d_plan *pl,
+    enum gf_strategy s, const struct gf_launch *l, struct gf_err *e);
+
 /* The GPU strategy conv2d runs for auto. */
 #define CONV2D_AUTO_STRATEGY GF_SHARED
 
@@ -108,7 +117,6 @@ struct conv2d_tool {
 	struct conv2d_params p;
 	enum gf_strategy strategy;
 	struct gf_launch launch;
-	int used_separable;     /* set by the filter, for -v */
 };
 
 int conv2d_filter(void *ctx, struct gpu *g, const struct image *in,

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "bench.h"
+#include "conv2d.h"
+#include "edge.h"
 #include "sobel.h"
 
 #define WARMUP 5
@@ -135,6 +137,173 @@ bench_sobel(struct bench *b, struct gf_err *e)
 	return 0;
 }
 
+struct edge_run {
+	struct bench *b;
+	struct edge_opts o;
+};
+
+/* The whole edge pipeline, device to device (its host syncs included). */
+static int
+run_edge(struct gpu *g, void *arg, struct gf_err *e)
+{
+	struct edge_run *r = arg;
+	struct edge_info info;
+
+	return edge_run_device(g, &r->b->in, &r->b->out, &r->o, &info, e);
+}
+
+/* Validates and times every strategy for one set of edge options. */
+static int
+bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
+    struct gf_err *e)
+{
+	struct image want;
+	struct edge_info info;
+	double ms;
+	char what[64];
+	int ret = 0;
+
+	if (edge_cpu(&b->host, &want, o, &info, e) < 0)
+		return -1;
+	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
+		struct edge_run r = {b, *o};
+		r.o.strategy = (enum gf_strategy)s;
+		ret = run_edge(&b->g, &r, e);
+		if (ret == 0)
+			ret = sobel_validate(b, &want, e);
+		if (ret == 0)
+			ret = bench_median(&b->g, run_edge, &r, WARMUP, RUNS, &ms, e);
+		if (ret == 0) {
+			snprintf(what, sizeof(what), "edge %s %s", name,
+			    gf_strategies[s].name);
+			row(b, what, ms, 2);
+		}
+	}
+	img_free(&want);
+	return ret;
+}
+
+/* Canny without smoothing (NPP's FilterCannyBorder's work), then the default. */
+static int
+bench_edge(struct bench *b, struct gf_err *e)
+{
+	struct edge_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.low = 40;
+	o.high = 100;
+	if (bench_edge_opts(b, "s0 40/100", &o, e) < 0)
+		return -1;
+	o.sigma = 1.4;
+	o.auto_thresh = 1;
+	return bench_edge_opts(b, "s1.4 auto", &o, e);
+}
+
+/* ---- conv2d: 2D kernels per strategy, and the separable path */
+
+struct conv2d_run {
+	const struct gpu_image *in, *out;
+	const struct conv2d_plan *pl;
+	enum gf_strategy s;
+};
+
+static int
+run_conv2d(struct gpu *g, void *arg, struct gf_err *e)
+{
+	struct conv2d_run *r = arg;
+	struct gf_launch l = {0, 0, 0};
+
+	return conv2d_gpu_run(g, r->in, r->out, r->pl, r->s, &l, e);
+}
+
+/*
+ * Checks strategy s (or the separable path) against the CPU reference
+ * want on the small image, in slots of their own so b->in stays.
+ */
+static int
+conv2d_validate(struct bench *b, const struct conv2d_params *p,
+    enum gf_strategy s, const struct image *small, const struct image *want,
+    struct gf_err *e)
+{
+	struct gf_launch l = {0, 0, 0};
+	struct gpu_image din, dout;
+	struct image got = *small;
+	int ret;
+
+	if (gpu_image_get(&b->g, GPU_SLOT_STAGE1, small->width, small->height,
+	    255, &din, e) < 0 || gpu_image_get(&b->g, GPU_SLOT_STAGE2,
+	    small->width, small->height, 255, &dout, e) < 0 ||
+	    gpu_upload(&b->g, small, 0, &din, e) < 0 ||
+	    conv2d_gpu(&b->g, &din, &dout, p, s, &l, e) < 0 || img_alloc(&got, e) < 0)
+		return -1;
+	ret = gpu_download(&b->g, &dout, &got, 0, e);
+	if (ret == 0 && memcmp(want->px, got.px, img_bytes(want)) != 0)
+		ret = gf_fail(e, "conv2d %s: GPU output differs from the CPU reference",
+		    gf_strategies[s].name);
+	img_free(&got);
+	return ret;
+}
+
+/* Validates, then times, one kernel on every path it has. */
+static int
+bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_params *p,
+    const struct image *small, struct conv2d_plan *pl, struct gf_err *e)
+{
+	struct image want;
+	char what[64];
+	double ms;
+
+	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU + 1; s++) {
+		struct conv2d_run r = {&b->in, &b->out, pl, (enum gf_strategy)
+		    (s > GF_LAST_GPU ? GF_AUTO : s)};
+		p->allow_separable = s > GF_LAST_GPU;
+		if (p->allow_separable && !p->k.separable)
+			break;
+		if (conv2d_cpu(small, &want, p, e) < 0)
+			return -1;
+		int ret = conv2d_validate(b, p, r.s, small, &want, e);
+		img_free(&want);
+		if (ret < 0 || conv2d_plan_make(p, 255, pl, e) < 0)
+			return -1;
+		GPU_TRY(e, conv2d_set_taps(&pl->taps, b->g.stream));
+		if (bench_median(&b->g, run_conv2d, &r, WARMUP, RUNS, &ms, e) < 0)
+			return -1;
+		snprintf(what, sizeof(what), "conv2d %s %s", name,
+		    p->allow_separable ? "separable" : gf_strategies[s].name);
+		row(b, what, ms, 2);
+	}
+	return 0;
+}
+
+/* 3x3, 5x5, 9x9 (integer, not separable) and gauss:4 (25x25, real). */
+static int
+bench_conv2d(struct bench *b, struct gf_err *e)
+{
+	static const struct { const char *name, *text; } kernels[] = {
+		{"3x3", "sharpen"},
+		{"5x5", "1 2 0 -1 3; 2 -4 1 0 1; 0 1 8 1 0; 1 0 1 -4 2; 3 -1 0 2 1"},
+		{"9x9", "@tests/kernels/nonsep9x9.txt"},
+		{"gauss:4", "gauss:4"},
+	};
+	static struct conv2d_params p;
+	static struct conv2d_plan pl;
+	struct image small = {1031, 517, 1, 255, NULL};
+	int ret = 0;
+
+	if (img_alloc(&small, e) < 0)
+		return -1;
+	fill(&small);
+	for (size_t k = 0; ret == 0 && k < sizeof(kernels) / sizeof(kernels[0]); k++) {
+		memset(&p, 0, sizeof(p));
+		p.border = GF_BORDER_REPLICATE;
+		ret = kspec_parse(kernels[k].text, &p.k, e);
+		if (ret == 0)
+			ret = bench_conv2d_kernel(b, kernels[k].name, &p, &small, &pl, e);
+	}
+	img_free(&small);
+	return ret;
+}
+
 static int
 bench_size(struct bench *b, int w, int h, struct gf_err *e)
 {
@@ -153,6 +322,10 @@ bench_size(struct bench *b, int w, int h, struct gf_err *e)
 	    "-----------", "---------", "--------");
 	row(b, "copy (16-byte vectors)", b->copy_ms, 2);
 	int ret = bench_sobel(b, e);
+	if (ret == 0 && w == 12288)
+		ret = bench_conv2d(b, e);
+	if (ret == 0)
+		ret = bench_edge(b, e);
 	img_free(&b->host);
 	return ret;
 }

@@ -1,0 +1,440 @@
+/*
+ * conv2d.cu - conv2d's GPU kernels: the four 2D strategies (global,
+ * texture, shared, sliding) and the separable row and column passes.
+ * The taps live in constant memory (every thread of a warp reads the same
+ * tap at the same time: a broadcast).  Every kernel accumulates through
+ * the core of lib/conv2d_core.h in row-major tap order, so the result is
+ * the CPU reference's bit for bit; they differ only in how samples arrive.
+ *
+ * Templates: T is the sample type (uint8_t, uint16_t), Acc the
+ * accumulator of the plan's mode (int32_t, int64_t, float).
+ */
+#include <cuda_runtime.h>
+
+#include "conv2d.h"
+
+__constant__ struct conv2d_taps c_taps;
+
+extern __shared__ __align__(16) unsigned char conv2d_smem[];
+
+/* The core's arithmetic for each accumulator type, with the taps it reads. */
+template <typename Acc> struct conv_ops;
+
+template <> struct conv_ops<int32_t> {
+	static __device__ int32_t tap(int k) { return c_taps.itaps[k]; }
+	static __device__ int32_t row(int j) { return c_taps.irow[j]; }
+	static __device__ int32_t col(int i) { return c_taps.icol[i]; }
+	static __device__ int32_t mac(int32_t a, int32_t t, int32_t v)
+	{ return conv2d_mac_i32(a, t, v); }
+	static __device__ unsigned finish(int32_t a, const conv2d_coef &c)
+	{ return conv2d_finish_i32(a, &c); }
+};
+
+template <> struct conv_ops<int64_t> {
+	static __device__ int32_t tap(int k) { return c_taps.itaps[k]; }
+	static __device__ int32_t row(int j) { return c_taps.irow[j]; }
+	static __device__ int32_t col(int i) { return c_taps.icol[i]; }
+	static __device__ int64_t mac(int64_t a, int32_t t, int64_t v)
+	{ return conv2d_mac_i64(a, t, v); }
+	static __device__ unsigned finish(int64_t a, const conv2d_coef &c)
+	{ return conv2d_finish_i64(a, &c); }
+};
+
+template <> struct conv_ops<float> {
+	static __device__ float tap(int k) { return c_taps.ftaps[k]; }
+	static __device__ float row(int j) { return c_taps.frow[j]; }
+	static __device__ float col(int i) { return c_taps.fcol[i]; }
+	static __device__ float mac(float a, float t, float v)
+	{ return conv2d_mac_f32(a, t, v); }
+	static __device__ unsigned finish(float a, const conv2d_coef &c)
+	{ return conv2d_finish_f32(a, &c); }
+};
+
+/* The accumulator of the separable row pass (and type of the intermediate). */
+template <typename Acc> struct row_acc { typedef int32_t type; };
+template <> struct row_acc<float> { typedef float type; };
+
+template <typename T>
+static __device__ __forceinline__ const T *
+row_ptr(const gpu_image &d, int y)
+{
+	return (const T *)((const char *)d.px + (size_t)y * d.pitch);
+}
+
+template <typename T>
+static __device__ __forceinline__ void
+store_px(const gpu_image &d, int x, int y, unsigned v)
+{
+	((T *)((char *)d.px + (size_t)y * d.pitch))[x] = (T)v;
+}
+
+/* Sample (x, y) of d with the border applied: 0 where the border says so. */
+template <typename T>
+static __device__ __forceinline__ int
+load_px(const gpu_image &d, int x, int y, int border)
+{
+	int bx = gf_border_index(x, d.width, border);
+	int by = gf_border_index(y, d.height, border);
+	return bx < 0 || by < 0 ? 0 : row_ptr<T>(d, by)[bx];
+}
+
+/* global: one thread per output pixel, every sample read from global memory. */
+template <typename T, typename Acc>
+__global__ void
+conv2d_global(gpu_image in, gpu_image out, conv2d_coef c)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	Acc acc = 0;
+
+	if (x >= in.width || y >= in.height)
+		return;
+	for (int i = 0; i < c.kh; i++)
+		for (int j = 0; j < c.kw; j++)
+			acc = conv_ops<Acc>::mac(acc, conv_ops<Acc>::tap(i * c.kw + j),
+			    load_px<T>(in, x + j - c.ax, y + i - c.ay, c.border));
+	store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
+}
+
+/* texture: as global, the samples fetched through the texture cache. */
+template <typename T, typename Acc>
+__global__ void
+conv2d_texture(cudaTextureObject_t tex, gpu_image out, conv2d_coef c)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	Acc acc = 0;
+
+	if (x >= out.width || y >= out.height)
+		return;
+	for (int i = 0; i < c.kh; i++) {
+		int by = gf_border_index(y + i - c.ay, out.height, c.border);
+		for (int j = 0; j < c.kw; j++) {
+			int bx = gf_border_index(x + j - c.ax, out.width, c.border);
+			int v = bx < 0 || by < 0 ? 0 :
+			    tex2D<T>(tex, bx + 0.5f, by + 0.5f);
+			acc = conv_ops<Acc>::mac(acc, conv_ops<Acc>::tap(i * c.kw + j), v);
+		}
+	}
+	store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
+}
+
+/*
+ * shared: a block of bw x bh threads makes a tile of bw x (bh * rows)
+ * outputs.  It first loads the tile plus its apron (kw - 1 columns, kh - 1
+ * rows, placed by the anchor) into shared memory, row by row with
+ * consecutive threads on consecutive columns (coalesced), synchronizes,
+ * then computes every output from shared memory.  Thread (tx, ty) makes
+ * rows ty, ty + bh, ... of the tile.
+ */
+template <typename T, typename Acc>
+__global__ void
+conv2d_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
+{
+	T *tile = (T *)conv2d_smem;
+	const int bw = blockDim.x, bh = blockDim.y;
+	const int sw = bw + c.kw - 1, sh = bh * rows + c.kh - 1;
+	const int x0 = blockIdx.x * bw, y0 = blockIdx.y * bh * rows;
+	const int x = x0 + threadIdx.x;
+
+	for (int sy = threadIdx.y; sy < sh; sy += bh)
+		for (int sx = threadIdx.x; sx < sw; sx += bw)
+			tile[sy * sw + sx] = load_px<T>(in, x0 + sx - c.ax,
+			    y0 + sy - c.ay, c.border);
+	__syncthreads();
+	for (int r = 0; r < rows; r++) {
+		int ty = threadIdx.y + r * bh, y = y0 + ty;
+		Acc acc = 0;
+		if (x >= in.width || y >= in.height)
+			continue;
+		for (int i = 0; i < c.kh; i++) {
+			const T *s = tile + (ty + i) * sw + threadIdx.x;
+			for (int j = 0; j < c.kw; j++)
+				acc = conv_ops<Acc>::mac(acc,
+				    conv_ops<Acc>::tap(i * c.kw + j), s[j]);
+		}
+		store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
+	}
+}
+
+/*
+ * sliding: each thread owns column x of a strip of `rows` output rows and
+ * walks down the strip's input rows once.  It keeps a window of kh
+ * accumulators in registers, one per output row still open: input row u
+ * adds tap row i to output row u - i.  An output opens at its first input
+ * row (i = 0) and is written after its last (i = kh - 1), so each output
+ * still sums tap rows in order, and each input row is read once per
+ * strip.  The loop over the window is unrolled by KH (the kernel height,
+ * a template parameter) so that the ring indices are constants and the
+ * accumulators stay in registers; KH == 0 handles any other height with
+ * the ring in local memory.
+ */
+template <typename T, typename Acc, int KH>
+__global__ void
+conv2d_sliding(gpu_image in, gpu_image out, conv2d_coef c, int rows)
+{
+	const int kh = KH > 0 ? KH : c.kh;
+	const int x = blockIdx.x * blockDim.x + threadIdx.x;
+	const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * rows;
+	Acc acc[KH > 0 ? KH : CONV_MAX_K];
+
+	if (x >= in.width || y0 >= in.height)
+		return;
+	const int nout = min(rows, in.height - y0), nin = nout + kh - 1;
+	for (int u0 = 0; u0 < nin; u0 += kh) {
+#pragma unroll
+		for (int du = 0; du < kh; du++) {
+			const int u = u0 + du;
+			if (u >= nin)
+				break;
+			acc[du] = 0;
+			for (int j = 0; j < c.kw; j++) {
+				int v = load_px<T>(in, x + j - c.ax, y0 + u - c.ay, c.border);
+#pragma unroll
+				for (int i = 0; i < kh; i++)
+					if (u - i >= 0 && u - i < nout)
+						acc[(du - i + kh) % kh] = conv_ops<Acc>::mac(
+						    acc[(du - i + kh) % kh],
+						    conv_ops<Acc>::tap(i * c.kw + j), v);
+			}
+			if (u - (kh - 1) >= 0 && u - (kh - 1) < nout)
+				store_px<T>(out, x, y0 + u - (kh - 1),
+				    conv_ops<Acc>::finish(acc[(du + 1) % kh], c));
+		}
+	}
+}
+
+/*
+ * Separable row pass: tmp(x, y) = sum over j of row[j] * p(x + j - ax, y),
+ * for the image's rows only (the column pass applies the border in y).
+ * A block loads its tile's rows plus the horizontal apron into shared
+ * memory (coalesced), synchronizes, and sums from there.
+ */
+template <typename T, typename R>
+__global__ void
+conv2d_rows(gpu_image in, R *tmp, size_t tpitch, conv2d_coef c, int rows)
+{
+	T *tile = (T *)conv2d_smem;
+	const int bw = blockDim.x, bh = blockDim.y, th = bh * rows;
+	const int sw = bw + c.kw - 1;
+	const int x0 = blockIdx.x * bw, y0 = blockIdx.y * th;
+	const int x = x0 + threadIdx.x;
+
+	for (int sy = threadIdx.y; sy < th && y0 + sy < in.height; sy += bh)
+		for (int sx = threadIdx.x; sx < sw; sx += bw)
+			tile[sy * sw + sx] = load_px<T>(in, x0 + sx - c.ax, y0 + sy,
+			    c.border);
+	__syncthreads();
+	for (int r = 0; r < rows; r++) {
+		int ty = threadIdx.y + r * bh, y = y0 + ty;
+		R acc = 0;
+		if (x >= in.width || y >= in.height)
+			continue;
+		for (int j = 0; j < c.kw; j++)
+			acc = conv_ops<R>::mac(acc, conv_ops<R>::row(j),
+			    tile[ty * sw + threadIdx.x + j]);
+		((R *)((char *)tmp + (size_t)y * tpitch))[x] = acc;
+	}
+}
+
+/*
+ * Separable column pass: out(x, y) = finish(sum over i of
+ * col[i] * tmp(x, y + i - ay)), the border applied to rows of tmp.  A
+ * block loads its tile's columns plus the vertical apron (coalesced),
+ * synchronizes, and sums from shared memory.
+ */
+template <typename R, typename Acc, typename T>
+__global__ void
+conv2d_cols(const R *tmp, size_t tpitch, gpu_image out, conv2d_coef c,
+    int rows)
+{
+	R *tile = (R *)conv2d_smem;
+	const int bw = blockDim.x, bh = blockDim.y;
+	const int sh = bh * rows + c.kh - 1;
+	const int x0 = blockIdx.x * bw, y0 = blockIdx.y * bh * rows;
+	const int x = x0 + threadIdx.x;
+
+	for (int sy = threadIdx.y; sy < sh; sy += bh) {
+		int by = gf_border_index(y0 + sy - c.ay, out.height, c.border);
+		R v = 0;
+		if (by >= 0 && x < out.width)
+			v = ((const R *)((const char *)tmp + (size_t)by * tpitch))[x];
+		tile[sy * bw + threadIdx.x] = v;
+	}
+	__syncthreads();
+	for (int r = 0; r < rows; r++) {
+		int ty = threadIdx.y + r * bh, y = y0 + ty;
+		Acc acc = 0;
+		if (x >= out.width || y >= out.height)
+			continue;
+		for (int i = 0; i < c.kh; i++)
+			acc = conv_ops<Acc>::mac(acc, conv_ops<Acc>::col(i),
+			    tile[(ty + i) * bw + threadIdx.x]);
+		store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
+	}
+}
+
+/* ---- launchers */
+
+extern "C" size_t
+conv2d_smem_tile(const struct conv2d_coef *c, const struct conv2d_shape *s)
+{
+	return (size_t)(s->block_w + c->kw - 1) *
+	    ((size_t)s->block_h * s->rows + c->kh - 1) * gf_sample_bytes(c->maxval);
+}
+
+extern "C" size_t
+conv2d_smem_rows(const struct conv2d_coef *c, const struct conv2d_shape *s)
+{
+	return (size_t)(s->block_w + c->kw - 1) * s->block_h * s->rows *
+	    gf_sample_bytes(c->maxval);
+}
+
+extern "C" size_t
+conv2d_smem_cols(const struct conv2d_coef *c, const struct conv2d_shape *s)
+{
+	return (size_t)s->block_w * ((size_t)s->block_h * s->rows + c->kh - 1) * 4;
+}
+
+extern "C" cudaError_t
+conv2d_set_taps(const struct conv2d_taps *t, cudaStream_t st)
+{
+	return cudaMemcpyToSymbolAsync(c_taps, t, sizeof(*t), 0,
+	    cudaMemcpyHostToDevice, st);
+}
+
+/* Blocks covering a width x height output, each making a tile of bw x (bh * rows). */
+static dim3
+conv2d_grid(int width, int height, const struct conv2d_shape *s)
+{
+	int th = s->block_h * s->rows;
+	return dim3((width + s->block_w - 1) / s->block_w, (height + th - 1) / th);
+}
+
+template <typename T, typename Acc>
+static void
+launch_sliding(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
+    const conv2d_shape *s, cudaStream_t st)
+{
+	dim3 grid = conv2d_grid(in.width, in.height, s);
+	dim3 block(s->block_w, s->block_h);
+
+	switch (c.kh) {
+	case 3: conv2d_sliding<T, Acc, 3><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
+	case 5: conv2d_sliding<T, Acc, 5><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
+	case 7: conv2d_sliding<T, Acc, 7><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
+	case 9: conv2d_sliding<T, Acc, 9><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
+	default: conv2d_sliding<T, Acc, 0><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
+	}
+}
+
+template <typename T, typename Acc>
+static cudaError_t
+launch_2d(int strategy, const gpu_image &in, const gpu_image &out,
+    cudaTextureObject_t tex, const conv2d_coef &c, const conv2d_shape *s,
+    cudaStream_t st)
+{
+	dim3 grid = conv2d_grid(in.width, in.height, s);
+	dim3 block(s->block_w, s->block_h);
+
+	switch (strategy) {
+	case GF_GLOBAL:
+		conv2d_global<T, Acc><<<grid, block, 0, st>>>(in, out, c);
+		break;
+	case GF_TEXTURE:
+		conv2d_texture<T, Acc><<<grid, block, 0, st>>>(tex, out, c);
+		break;
+	case GF_SHARED:
+		conv2d_shared<T, Acc><<<grid, block, conv2d_smem_tile(&c, s), st>>>(
+		    in, out, c, s->rows);
+		break;
+	case GF_SLIDING:
+		launch_sliding<T, Acc>(in, out, c, s, st);
+		break;
+	default:
+		return cudaErrorInvalidValue;
+	}
+	return cudaGetLastError();
+}
+
+template <typename T>
+static cudaError_t
+launch_2d_mode(int strategy, const gpu_image &in, const gpu_image &out,
+    cudaTextureObject_t tex, const conv2d_coef &c, const conv2d_shape *s,
+    cudaStream_t st)
+{
+	switch (c.mode) {
+	case CONV2D_I32: return launch_2d<T, int32_t>(strategy, in, out, tex, c, s, st);
+	case CONV2D_I64: return launch_2d<T, int64_t>(strategy, in, out, tex, c, s, st);
+	default: return launch_2d<T, float>(strategy, in, out, tex, c, s, st);
+	}
+}
+
+extern "C" cudaError_t
+conv2d_launch_2d(int strategy, const struct gpu_image *in,
+    const struct gpu_image *out, cudaTextureObject_t tex,
+    const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st)
+{
+	if (in->maxval > 255)
+		return launch_2d_mode<uint16_t>(strategy, *in, *out, tex, *c, s, st);
+	return launch_2d_mode<uint8_t>(strategy, *in, *out, tex, *c, s, st);
+}
+
+template <typename T, typename R>
+static cudaError_t
+launch_rows(const gpu_image &in, void *tmp, size_t tpitch, const conv2d_coef &c,
+    const conv2d_shape *s, cudaStream_t st)
+{
+	conv2d_rows<T, R><<<conv2d_grid(in.width, in.height, s),
+	    dim3(s->block_w, s->block_h), conv2d_smem_rows(&c, s), st>>>(
+	    in, (R *)tmp, tpitch, c, s->rows);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+conv2d_launch_rows(const struct gpu_image *in, void *tmp, size_t tmp_pitch,
+    const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st)
+{
+	int f = c->mode == CONV2D_F32;
+
+	if (in->maxval > 255)
+		return f ? launch_rows<uint16_t, float>(*in, tmp, tmp_pitch, *c, s, st) :
+		    launch_rows<uint16_t, int32_t>(*in, tmp, tmp_pitch, *c, s, st);
+	return f ? launch_rows<uint8_t, float>(*in, tmp, tmp_pitch, *c, s, st) :
+	    launch_rows<uint8_t, int32_t>(*in, tmp, tmp_pitch, *c, s, st);
+}
+
+template <typename Acc, typename T>
+static cudaError_t
+launch_cols(const void *tmp, size_t tpitch, const gpu_image &out,
+    const conv2d_coef &c, const conv2d_shape *s, cudaStream_t st)
+{
+	typedef typename row_acc<Acc>::type R;
+
+	conv2d_cols<R, Acc, T><<<conv2d_grid(out.width, out.height, s),
+	    dim3(s->block_w, s->block_h), conv2d_smem_cols(&c, s), st>>>(
+	    (const R *)tmp, tpitch, out, c, s->rows);
+	return cudaGetLastError();
+}
+
+template <typename T>
+static cudaError_t
+launch_cols_mode(const void *tmp, size_t tpitch, const gpu_image &out,
+    const conv2d_coef &c, const conv2d_shape *s, cudaStream_t st)
+{
+	switch (c.mode) {
+	case CONV2D_I32: return launch_cols<int32_t, T>(tmp, tpitch, out, c, s, st);
+	case CONV2D_I64: return launch_cols<int64_t, T>(tmp, tpitch, out, c, s, st);
+	default: return launch_cols<float, T>(tmp, tpitch, out, c, s, st);
+	}
+}
+
+extern "C" cudaError_t
+conv2d_launch_cols(const void *tmp, size_t tmp_pitch,
+    const struct gpu_image *out, const struct conv2d_coef *c,
+    const struct conv2d_shape *s, cudaStream_t st)
+{
+	if (out->maxval > 255)
+		return launch_cols_mode<uint16_t>(tmp, tmp_pitch, *out, *c, s, st);
+	return launch_cols_mode<uint8_t>(tmp, tmp_pitch, *out, *c, s, st);
+}

@@ -1,0 +1,515 @@
+/*
+ * conv2d.c - conv2d on the host: the plan (arithmetic mode, divisor,
+ * separable or not) that the CPU and the GPU both obey, the CPU
+ * reference, the GPU dispatch over the strategy table, and the tool's
+ * per-image filter.  The arithmetic itself is in conv2d_core.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conv2d.h"
+#include "tool.h"
+
+/* The divisor before sign folding: --divisor, else the tap sum when normalizing, else 1. */
+static double
+plan_divisor(const struct conv2d_params *p)
+{
+	const struct kspec *k = &p->k;
+	double sum = 0;
+
+	if (p->divisor != 0)
+		return p->divisor;
+	if (!p->normalize && !k->normalized)
+		return 1;
+	for (int i = 0; i < k->kw * k->kh; i++)
+		sum += k->taps[i];
+	return sum != 0 ? sum : 1;
+}
+
+/* Integer modes: exact int32 or int64 taps, divisor d >= 1, bias. */
+static void
+plan_integer(const struct conv2d_params *p, int sign, double d,
+    struct conv2d_plan *pl)
+{
+	const struct kspec *k = &p->k;
+	struct conv2d_coef *c = &pl->coef;
+	int64_t sumabs = 0, rowabs = 0, bound, rowbound;
+
+	for (int i = 0; i < k->kw * k->kh; i++) {
+		pl->taps.itaps[i] = sign * (int32_t)k->taps[i];
+		sumabs += (int64_t)fabs(k->taps[i]);
+	}
+	for (int j = 0; j < k->kw; j++) {
+		pl->taps.irow[j] = sign * (int32_t)k->row[j];
+		rowabs += (int64_t)fabs(k->row[j]);
+	}
+	for (int i = 0; i < k->kh; i++)
+		pl->taps.icol[i] = (int32_t)k->col[i];
+	c->div = (int64_t)d;
+	c->bias = (int64_t)p->bias;
+	bound = sumabs * (int64_t)c->maxval;
+	rowbound = rowabs * (int64_t)c->maxval;
+	c->mode = 2 * bound + 2 * c->div + llabs(c->bias) <= INT32_MAX ?
+	    CONV2D_I32 : CONV2D_I64;
+	pl->separable = p->allow_separable && k->separable &&
+	    rowbound <= INT32_MAX;
+}
+
+/* The real mode: float taps, divisor and bias, rounded once from double. */
+static int
+plan_real(const struct conv2d_params *p, int sign, double d,
+    struct conv2d_plan *pl, struct gf_err *e)
+{
+	const struct kspec *k = &p->k;
+	struct conv2d_coef *c = &pl->coef;
+
+	for (int i = 0; i < k->kw * k->kh; i++)
+		pl->taps.ftaps[i] = (float)(sign * k->taps[i]);
+	for (int j = 0; j < k->kw; j++)
+		pl->taps.frow[j] = (float)(sign * k->row[j]);
+	for (int i = 0; i < k->kh; i++)
+		pl->taps.fcol[i] = (float)k->col[i];
+	c->mode = CONV2D_F32;
+	c->fdiv = (float)d;
+	c->fbias = (float)p->bias;
+	if (!(c->fdiv > 0) || isinf(c->fdiv))
+		return gf_fail(e, "divisor %g is out of range for float arithmetic",
+		    d * sign);
+	pl->separable = p->allow_separable && k->separable;
+	return 0;
+}
+
+int
+conv2d_plan_make(const struct conv2d_params *p, unsigned maxval,
+    struct conv2d_plan *pl, struct gf_err *e)
+{
+	const struct kspec *k = &p->k;
+	double d = plan_divisor(p);
+	int sign = d < 0 ? -1 : 1;
+
+	if (k->kw < 1 || k->kh < 1 || k->kw > CONV_MAX_K || k->kh > CONV_MAX_K)
+		return gf_fail(e, "a %d x %d kernel is not supported (each side "
+		    "must be 1 to %d)", k->kw, k->kh, CONV_MAX_K);
+	if (fabs(p->bias) > KSPEC_MAX_TAP || fabs(d) > 1e13)
+		return gf_fail(e, "bias %g or divisor %g is too large", p->bias, d);
+	if (maxval < 1 || maxval > 65535)
+		return gf_fail(e, "maxval %u is not 1 to 65535", maxval);
+	memset(pl, 0, sizeof(*pl));
+	pl->coef.kw = k->kw;
+	pl->coef.kh = k->kh;
+	pl->coef.ax = k->kw / 2;
+	pl->coef.ay = k->kh / 2;
+	pl->coef.border = p->border;
+	pl->coef.maxval = maxval;
+	d = fabs(d);
+	if (k->integer && d == floor(d) && p->bias == floor(p->bias)) {
+		plan_integer(p, sign, d, pl);
+		return 0;
+	}
+	return plan_real(p, sign, d, pl, e);
+}
+
+/* ---- CPU reference */
+
+/*
+ * One channel being filtered on the CPU.  plane holds its w*h samples
+ * row-major; xmap[x + j] is the column read for output column x and tap
+ * column j (x + j - ax mapped by the border), or -1 for a zero; ymap the
+ * same for rows.  tmp is the separable intermediate, w*h values.
+ */
+struct cpu_chan {
+	const struct conv2d_plan *pl;
+	int w, h;
+	int32_t *plane;
+	int *xmap, *ymap;
+	int32_t *itmp;
+	float *ftmp;
+};
+
+static void
+chan_free(struct cpu_chan *ch)
+{
+	free(ch->plane);
+	free(ch->xmap);
+	free(ch->ymap);
+	free(ch->itmp);
+	free(ch->ftmp);
+}
+
+static int
+chan_alloc(struct cpu_chan *ch, const struct conv2d_plan *pl, int w, int h,
+    struct gf_err *e)
+{
+	const struct conv2d_coef *c = &pl->coef;
+	size_t n = (size_t)w * h;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->pl = pl;
+	ch->w = w;
+	ch->h = h;
+	ch->plane = malloc(n * sizeof(int32_t));
+	ch->xmap = malloc((size_t)(w + c->kw - 1) * sizeof(int));
+	ch->ymap = malloc((size_t)(h + c->kh - 1) * sizeof(int));
+	if (pl->separable && c->mode == CONV2D_F32)
+		ch->ftmp = malloc(n * sizeof(float));
+	else if (pl->separable)
+		ch->itmp = malloc(n * sizeof(int32_t));
+	if (!ch->plane || !ch->xmap || !ch->ymap ||
+	    (pl->separable && !ch->ftmp && !ch->itmp)) {
+		chan_free(ch);
+		return gf_fail(e, "out of memory for a %d x %d image", w, h);
+	}
+	for (int x = 0; x < w + c->kw - 1; x++)
+		ch->xmap[x] = gf_border_index(x - c->ax, w, c->border);
+	for (int y = 0; y < h + c->kh - 1; y++)
+		ch->ymap[y] = gf_border_index(y - c->ay, h, c->border);
+	return 0;
+}
+
+/* Copies channel c of img into ch->plane. */
+static void
+chan_load(struct cpu_chan *ch, const struct image *img, int c)
+{
+	size_t n = (size_t)ch->w * ch->h;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t s = i * img->channels + c;
+		ch->plane[i] = img->maxval > 255 ? ((const uint16_t *)img->px)[s] :
+		    ((const uint8_t *)img->px)[s];
+	}
+}
+
+/* Sample p(x + j - ax, y + i - ay) of output (x, y): 0 where the border says so. */
+static inline int32_t
+chan_px(const struct cpu_chan *ch, int x, int y, int i, int j)
+{
+	int xx = ch->xmap[x + j], yy = ch->ymap[y + i];
+	return xx < 0 || yy < 0 ? 0 : ch->plane[(size_t)yy * ch->w + xx];
+}
+
+/* The 2D path of each mode: row-major tap order, as every GPU strategy. */
+static unsigned
+cpu_2d_i32(const struct cpu_chan *ch, int x, int y)
+{
+	const struct conv2d_coef *c = &ch->pl->coef;
+	const int32_t *t = ch->pl->taps.itaps;
+	int32_t acc = 0;
+
+	for (int i = 0; i < c->kh; i++)
+		for (int j = 0; j < c->kw; j++)
+			acc = conv2d_mac_i32(acc, t[i * c->kw + j], chan_px(ch, x, y, i, j));
+	return conv2d_finish_i32(acc, c);
+}
+
+static unsigned
+cpu_2d_i64(const struct cpu_chan *ch, int x, int y)
+{
+	const struct conv2d_coef *c = &ch->pl->coef;
+	const int32_t *t = ch->pl->taps.itaps;
+	int64_t acc = 0;
+
+	for (int i = 0; i < c->kh; i++)
+		for (int j = 0; j < c->kw; j++)
+			acc = conv2d_mac_i64(acc, t[i * c->kw + j], chan_px(ch, x, y, i, j));
+	return conv2d_finish_i64(acc, c);
+}
+
+static unsigned
+cpu_2d_f32(const struct cpu_chan *ch, int x, int y)
+{
+	const struct conv2d_coef *c = &ch->pl->coef;
+	const float *t = ch->pl->taps.ftaps;
+	float acc = 0;
+
+	for (int i = 0; i < c->kh; i++)
+		for (int j = 0; j < c->kw; j++)
+			acc = conv2d_mac_f32(acc, t[i * c->kw + j],
+			    (float)chan_px(ch, x, y, i, j));
+	return conv2d_finish_f32(acc, c);
+}
+
+/* Separable row pass: tmp(x, y) = sum over j of row[j] * p(x + j - ax, y). */
+static void
+cpu_rows(struct cpu_chan *ch)
+{
+	const struct conv2d_coef *c = &ch->pl->coef;
+	const struct conv2d_taps *t = &ch->pl->taps;
+
+	for (int y = 0; y < ch->h; y++) {
+		for (int x = 0; x < ch->w; x++) {
+			int32_t iacc = 0;
+			float facc = 0;
+			for (int j = 0; j < c->kw; j++) {
+				int32_t v = chan_px(ch, x, y + c->ay, 0, j);
+				if (ch->ftmp)
+					facc = conv2d_mac_f32(facc, t->frow[j], (float)v);
+				else
+					iacc = conv2d_mac_i32(iacc, t->irow[j], v);
+			}
+			if (ch->ftmp)
+				ch->ftmp[(size_t)y * ch->w + x] = facc;
+			else
+				ch->itmp[(size_t)y * ch->w + x] = iacc;
+		}
+	}
+}
+
+/* Separable column pass for output (x, y): sum over i of col[i] * tmp(x, y + i - ay). */
+static unsigned
+cpu_col_px(const struct cpu_chan *ch, int x, int y)
+{
+	const struct conv2d_coef *c = &ch->pl->coef;
+	const struct conv2d_taps *t = &ch->pl->taps;
+	int32_t a32 = 0;
+	int64_t a64 = 0;
+	float af = 0;
+
+	for (int i = 0; i < c->kh; i++) {
+		int yy = ch->ymap[y + i];
+		size_t s = (size_t)yy * ch->w + x;
+		if (c->mode == CONV2D_F32)
+			af = conv2d_mac_f32(af, t->fcol[i], yy < 0 ? 0.0f : ch->ftmp[s]);
+		else if (c->mode == CONV2D_I64)
+			a64 = conv2d_mac_i64(a64, t->icol[i], yy < 0 ? 0 : ch->itmp[s]);
+		else
+			a32 = conv2d_mac_i32(a32, t->icol[i], yy < 0 ? 0 : ch->itmp[s]);
+	}
+	if (c->mode == CONV2D_F32)
+		return conv2d_finish_f32(af, c);
+	if (c->mode == CONV2D_I64)
+		return conv2d_finish_i64(a64, c);
+	return conv2d_finish_i32(a32, c);
+}
+
+/* Filters channel c of in into channel c of out. */
+static void
+cpu_channel(struct cpu_chan *ch, const struct image *in, struct image *out,
+    int c)
+{
+	const struct conv2d_coef *co = &ch->pl->coef;
+
+	chan_load(ch, in, c);
+	if (ch->pl->separable)
+		cpu_rows(ch);
+	for (int y = 0; y < ch->h; y++) {
+		for (int x = 0; x < ch->w; x++) {
+			size_t s = ((size_t)y * ch->w + x) * out->channels + c;
+			unsigned v = ch->pl->separable ? cpu_col_px(ch, x, y) :
+			    co->mode == CONV2D_F32 ? cpu_2d_f32(ch, x, y) :
+			    co->mode == CONV2D_I64 ? cpu_2d_i64(ch, x, y) :
+			    cpu_2d_i32(ch, x, y);
+			if (out->maxval > 255)
+				((uint16_t *)out->px)[s] = (uint16_t)v;
+			else
+				((uint8_t *)out->px)[s] = (uint8_t)v;
+		}
+	}
+}
+
+int
+conv2d_cpu(const struct image *in, struct image *out,
+    const struct conv2d_params *p, struct gf_err *e)
+{
+	struct conv2d_plan *pl = malloc(sizeof(*pl));
+	struct cpu_chan ch;
+
+	*out = *in;
+	out->px = NULL;
+	if (pl == NULL)
+		return gf_fail(e, "out of memory");
+	if (conv2d_plan_make(p, in->maxval, pl, e) < 0 || img_alloc(out, e) < 0 ||
+	    chan_alloc(&ch, pl, in->width, in->height, e) < 0) {
+		free(pl);
+		img_free(out);
+		return -1;
+	}
+	for (int c = 0; c < in->channels; c++)
+		cpu_channel(&ch, in, out, c);
+	chan_free(&ch);
+	free(pl);
+	return 0;
+}
+
+/* ---- GPU dispatch */
+
+/* The launch shape of strategy s (GF_AUTO: the separable passes), defaults filled in. */
+static void
+shape_resolve(enum gf_strategy s, const struct gf_launch *l,
+    struct conv2d_shape *sh)
+{
+	sh->block_w = 32;
+	sh->block_h = 8;
+	sh->rows = 1;
+	if (s == GF_SHARED || s == GF_AUTO)
+		sh->rows = 4;
+	if (s == GF_SLIDING) {
+		sh->block_w = 128;
+		sh->block_h = 1;
+		sh->rows = 32;
+	}
+	if (l != NULL && l->block_w > 0) {
+		sh->block_w = l->block_w;
+		sh->block_h = l->block_h;
+	}
+	if (l != NULL && l->rows > 0 && s != GF_GLOBAL && s != GF_TEXTURE)
+		sh->rows = l->rows;
+}
+
+/* Checks the shape of one launch against the device, for a w x h output. */
+static int
+shape_check(const struct gpu *g, const char *name, const struct conv2d_shape *sh,
+    int w, int h, size_t smem, struct gf_err *e)
+{
+	return gpu_check_shape(g, name, sh->block_w, sh->block_h, sh->block_w,
+	    sh->block_h * sh->rows, w, h, smem, e);
+}
+
+/* The row pass into GPU_SLOT_CONV_TMP, then the column pass into out. */
+static int
+gpu_separable(struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, const struct conv2d_plan *pl,
+    const struct gf_launch *l, struct gf_err *e)
+{
+	struct conv2d_shape sh;
+	size_t pitch = ((size_t)in->width * 4 + 255) / 256 * 256;
+	void *tmp;
+
+	shape_resolve(GF_AUTO, l, &sh);
+	if (shape_check(g, "separable row pass", &sh, in->width, in->height,
+	    conv2d_smem_rows(&pl->coef, &sh), e) < 0 ||
+	    shape_check(g, "separable column pass", &sh, in->width, in->height,
+	    conv2d_smem_cols(&pl->coef, &sh), e) < 0)
+		return -1;
+	if (gpu_scratch(g, GPU_SLOT_CONV_TMP, pitch * in->height, &tmp, e) < 0)
+		return -1;
+	GPU_TRY(e, conv2d_launch_rows(in, tmp, pitch, &pl->coef, &sh, g->stream));
+	GPU_TRY(e, conv2d_launch_cols(tmp, pitch, out, &pl->coef, &sh, g->stream));
+	return 0;
+}
+
+/* One 2D strategy. */
+static int
+gpu_2d(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
+    const struct conv2d_plan *pl, enum gf_strategy s, const struct gf_launch *l,
+    struct gf_err *e)
+{
+	struct conv2d_shape sh;
+	cudaTextureObject_t tex = 0;
+	size_t smem = 0;
+
+	if (s == GF_AUTO)
+		s = CONV2D_AUTO_STRATEGY;
+	if (s < GF_FIRST_GPU || s > GF_LAST_GPU)
+		return gf_fail(e, "conv2d_gpu: '%s' is not a GPU strategy",
+		    gf_strategies[s].name);
+	shape_resolve(s, l, &sh);
+	if (s == GF_SHARED)
+		smem = conv2d_smem_tile(&pl->coef, &sh);
+	if (shape_check(g, gf_strategies[s].name, &sh, in->width, in->height,
+	    smem, e) < 0)
+		return -1;
+	if (s == GF_TEXTURE && gpu_texture(g, in, &tex, e) < 0)
+		return -1;
+	GPU_TRY(e, conv2d_launch_2d(s, in, out, tex, &pl->coef, &sh, g->stream));
+	return 0;
+}
+
+int
+conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, const struct conv2d_plan *pl,
+    enum gf_strategy s, const struct gf_launch *l, struct gf_err *e)
+{
+	if (out->width != in->width || out->height != in->height ||
+	    out->maxval != in->maxval || pl->coef.maxval != in->maxval)
+		return gf_fail(e, "conv2d: the output is %d x %d (maxval %u), the "
+		    "input %d x %d (maxval %u), the plan is for maxval %u",
+		    out->width, out->height, out->maxval, in->width, in->height,
+		    in->maxval, pl->coef.maxval);
+	if (pl->separable)
+		return gpu_separable(g, in, out, pl, l, e);
+	return gpu_2d(g, in, out, pl, s, l, e);
+}
+
+int
+conv2d_gpu(struct gpu *g, const struct gpu_image *in, struct gpu_image *out,
+    const struct conv2d_params *p, enum gf_strategy s, const struct gf_launch *l,
+    struct gf_err *e)
+{
+	struct conv2d_plan *pl = malloc(sizeof(*pl));
+	cudaError_t err;
+	int rc = -1;
+
+	if (pl == NULL)
+		return gf_fail(e, "out of memory");
+	if (conv2d_plan_make(p, in->maxval, pl, e) == 0) {
+		if ((err = conv2d_set_taps(&pl->taps, g->stream)) != cudaSuccess)
+			gf_fail(e, "CUDA error at %s:%d: conv2d_set_taps: %s",
+			    __FILE__, __LINE__, cudaGetErrorString(err));
+		else
+			rc = conv2d_gpu_run(g, in, out, pl, s, l, e);
+	}
+	free(pl);
+	return rc;
+}
+
+/* ---- the tool's filter */
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Filters channel c of in into channel c of out on the GPU, adding to t. */
+static int
+filter_channel(struct conv2d_tool *ct, struct gpu *g, const struct image *in,
+    struct image *out, int c, struct gf_times *t, struct gf_err *e)
+{
+	struct gpu_image din, dout;
+	double t0 = now_ms();
+	float ms;
+
+	if (gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval,
+	    &din, e) < 0 || gpu_image_get(g, GPU_SLOT_OUT, in->width,
+	    in->height, in->maxval, &dout, e) < 0 ||
+	    gpu_upload(g, in, c, &din, e) < 0)
+		return -1;
+	t->upload += now_ms() - t0;
+	if (gpu_timer_start(g, e) < 0 ||
+	    conv2d_gpu(g, &din, &dout, &ct->p, ct->strategy, &ct->launch, e) < 0 ||
+	    gpu_timer_stop(g, &ms, e) < 0)
+		return -1;
+	t->kernel += ms;
+	t->kernel_bytes += 2.0 * in->width * in->height * gf_sample_bytes(in->maxval);
+	t0 = now_ms();
+	if (gpu_download(g, &dout, out, c, e) < 0)
+		return -1;
+	t->download += now_ms() - t0;
+	return 0;
+}
+
+int
+conv2d_filter(void *ctx, struct gpu *g, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e)
+{
+	struct conv2d_tool *ct = ctx;
+
+	if (g == NULL)
+		return conv2d_cpu(in, out, &ct->p, e);
+	*out = *in;
+	out->px = NULL;
+	if (img_alloc(out, e) < 0)
+		return -1;
+	for (int c = 0; c < in->channels; c++) {
+		if (filter_channel(ct, g, in, out, c, t, e) < 0) {
+			img_free(out);
+			return -1;
+		}
+	}
+	return 0;
+}

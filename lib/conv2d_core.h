@@ -1,0 +1,153 @@
+/*
+ * conv2d_core.h - the one arithmetic core of conv2d, shared by the CPU
+ * reference (lib/conv2d.c) and every GPU path (kernels/conv2d.cu).
+ *
+ * A conv2d output sample is
+ *     v = sum over i (rows), then j (columns) of tap[i][j] * p(x+j-ax, y+i-ay)
+ * accumulated with conv2d_mac_*() starting from 0 in that row-major
+ * order, then turned into a sample by conv2d_finish_*(): divided by the
+ * divisor, rounded half up, bias added, clamped to [0, maxval].  Paths
+ * differ only in how the samples p reach the accumulator, so they agree
+ * bit for bit: integer modes are exact, and the real mode does the same
+ * float32 operations (explicit fmaf, no contraction) in the same order.
+ *
+ * The separable path accumulates each row with the row factors into an
+ * intermediate (int32 for integer modes, exact; float for the real mode)
+ * and then each column of intermediates with the column factors.
+ *
+ * This header is read by C11 and by CUDA C++; keep it to plain C.
+ */
+#ifndef GF_CONV2D_CORE_H
+#define GF_CONV2D_CORE_H
+
+#include <math.h>
+
+#include "gf.h"
+
+#define CONV_MAX_K 63
+
+/*
+ * Arithmetic modes, chosen once per kernel and maxval on the host:
+ * integer taps, divisor and bias use int32 when every intermediate value
+ * provably fits (2 * sum|taps| * maxval + 2 * div + |bias| <= INT32_MAX),
+ * else int64; anything real uses float32.
+ */
+enum conv2d_mode {
+	CONV2D_I32,
+	CONV2D_I64,
+	CONV2D_F32
+};
+
+/* What the core needs besides the taps (passed to kernels by value). */
+struct conv2d_coef {
+	int mode;               /* enum conv2d_mode */
+	int kw, kh;             /* taps per row, rows */
+	int ax, ay;             /* anchor: kw / 2, kh / 2 */
+	int border;             /* enum gf_border */
+	unsigned maxval;
+	int64_t div;            /* integer modes: >= 1 */
+	int64_t bias;           /* integer modes */
+	float fdiv;             /* real mode: > 0 */
+	float fbias;            /* real mode */
+};
+
+/*
+ * The taps as the arithmetic uses them (the GPU keeps this struct in
+ * constant memory).  Row-major kh x kw in itaps/ftaps; the separable
+ * factors in row (kw) and col (kh).  A negative divisor has already been
+ * folded into the signs of taps and row factors, so div > 0.
+ */
+struct conv2d_taps {
+	int32_t itaps[CONV_MAX_K * CONV_MAX_K];
+	float ftaps[CONV_MAX_K * CONV_MAX_K];
+	int32_t irow[CONV_MAX_K];
+	int32_t icol[CONV_MAX_K];
+	float frow[CONV_MAX_K];
+	float fcol[CONV_MAX_K];
+};
+
+/* One multiply-accumulate step of each mode. */
+GF_HD int32_t
+conv2d_mac_i32(int32_t acc, int32_t tap, int32_t v)
+{
+	return acc + tap * v;
+}
+
+GF_HD int64_t
+conv2d_mac_i64(int64_t acc, int32_t tap, int64_t v)
+{
+	return acc + (int64_t)tap * v;
+}
+
+GF_HD float
+conv2d_mac_f32(float acc, float tap, float v)
+{
+	return fmaf(tap, v, acc);
+}
+
+/* floor(a / d) for d > 0. */
+GF_HD int64_t
+conv2d_floor_div64(int64_t a, int64_t d)
+{
+	int64_t q = a / d;
+	return (a % d != 0 && a < 0) ? q - 1 : q;
+}
+
+GF_HD int32_t
+conv2d_floor_div32(int32_t a, int32_t d)
+{
+	int32_t q = a / d;
+	return (a % d != 0 && a < 0) ? q - 1 : q;
+}
+
+/* Clamps q to [0, maxval]. */
+GF_HD unsigned
+conv2d_clamp64(int64_t q, unsigned maxval)
+{
+	return q < 0 ? 0 : q > (int64_t)maxval ? maxval : (unsigned)q;
+}
+
+/*
+ * floor(v / div + 1/2) + bias, clamped: (2v + div) / (2 div) rounded
+ * down is exactly v / div rounded half up.  The caller's mode choice
+ * guarantees that nothing overflows.
+ */
+GF_HD unsigned
+conv2d_finish_i32(int32_t v, const struct conv2d_coef *c)
+{
+	int32_t d = (int32_t)c->div;
+	int32_t q = d == 1 ? v : conv2d_floor_div32(2 * v + d, 2 * d);
+	return conv2d_clamp64((int64_t)q + c->bias, c->maxval);
+}
+
+GF_HD unsigned
+conv2d_finish_i64(int64_t v, const struct conv2d_coef *c)
+{
+	int64_t d = c->div;
+	int64_t q = d == 1 ? v : conv2d_floor_div64(2 * v + d, 2 * d);
+	return conv2d_clamp64(q + c->bias, c->maxval);
+}
+
+/*
+ * v / fdiv + fbias in float32 (IEEE division and addition, the same on
+ * both sides), then rounded half up exactly: v - floorf(v) is exact.
+ */
+GF_HD unsigned
+conv2d_finish_f32(float v, const struct conv2d_coef *c)
+{
+	float r;
+
+	if (c->fdiv != 1.0f)
+		v = v / c->fdiv;
+	v = v + c->fbias;
+	r = floorf(v);
+	if (v - r >= 0.5f)
+		r = r + 1.0f;
+	if (!(r > 0.0f))        /* also NaN, which finite taps never make */
+		return 0;
+	if (r >= (float)c->maxval)
+		return c->maxval;
+	return (unsigned)r;
+}
+
+#endif

@@ -1,0 +1,635 @@
+/*
+ * conv2d_test - conv2d's kernel parsing and CPU reference against cases
+ * computed by hand (the derivations are in the comments), then every GPU
+ * path against the CPU reference on synthetic images (skipped without a
+ * GPU).  Prints "pass NAME", "fail NAME: why" or "skip NAME: why".
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv2d.h"
+
+static int nfail;
+
+static void
+result(const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s", ok ? "pass" : "fail", name);
+	if (!ok) {
+		nfail++;
+		printf(": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+}
+
+/* An image of w x h x ch samples from vals (NULL: zeros). */
+static struct image
+image_of(int w, int h, int ch, unsigned maxval, const int *vals)
+{
+	struct image img = {w, h, ch, maxval, NULL};
+	size_t n = (size_t)w * h * ch;
+
+	if (img_alloc(&img, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		int v = vals ? vals[i] : 0;
+		if (maxval > 255)
+			((uint16_t *)img.px)[i] = (uint16_t)v;
+		else
+			((uint8_t *)img.px)[i] = (uint8_t)v;
+	}
+	return img;
+}
+
+static int
+sample(const struct image *img, size_t i)
+{
+	return img->maxval > 255 ? ((uint16_t *)img->px)[i] : ((uint8_t *)img->px)[i];
+}
+
+/* conv2d parameters for kernel text with the given options. */
+static int
+params(struct conv2d_params *p, const char *ktext, int border, double div,
+    double bias, struct gf_err *e)
+{
+	memset(p, 0, sizeof(*p));
+	p->border = border;
+	p->divisor = div;
+	p->bias = bias;
+	p->allow_separable = 1;
+	return kspec_parse(ktext, &p->k, e);
+}
+
+/* Runs the CPU reference and compares samples with want (n of them). */
+static void
+check_cpu(const char *name, const struct image *in,
+    const struct conv2d_params *p, const int *want, size_t n)
+{
+	struct image out;
+	struct gf_err e = {{0}};
+
+	if (conv2d_cpu(in, &out, p, &e) < 0) {
+		result(name, 0, "%s", e.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (sample(&out, i) != want[i]) {
+			result(name, 0, "sample %zu is %d, expected %d", i,
+			    sample(&out, i), want[i]);
+			img_free(&out);
+			return;
+		}
+	}
+	result(name, 1, NULL);
+	img_free(&out);
+}
+
+static const char *border_names[] = {"replicate", "zero", "reflect", "wrap"};
+
+/*
+ * A 5x5 kernel wider than the image, three taps: k[0][1] = 1 reads
+ * p(x-1, y-2), k[4][3] = 100 reads p(x+1, y+2), k[2][2] = 10000 reads
+ * p(x, y).  16-bit, so nothing clamps.
+ */
+#define K5 "0 1 0 0 0; 0 0 0 0 0; 0 0 10000 0 0; 0 0 0 0 0; 0 0 0 100 0"
+
+/*
+ * 2x3 image p(x, y) = 1 + x + 2y.  Column maps (n = 2) of x-1, x+1:
+ * replicate -1->0, 2->1; reflect and wrap -1->1, 2->0.  Row maps (n = 3)
+ * of y-2, y+2: replicate -2,-1->0, 3,4->2; reflect -2->2, -1->1, 3->1,
+ * 4->0; wrap -2->1, -1->2, 3->0, 4->1.  E.g. reflect at (0,0):
+ * p(1,2) + 100 p(1,2) + 10000 p(0,0) = 6 + 600 + 10000 = 10606; zero at
+ * (1,2): p(0,0) + 0 + 60000 = 60001.
+ */
+static void
+test_border_2x3(void)
+{
+	static const int px[] = {1, 2, 3, 4, 5, 6};
+	static const int want[4][6] = {
+		{10601, 20601, 30601, 40601, 50601, 60601},
+		{10600, 20000, 30000, 40000, 50000, 60001},
+		{10606, 20505, 30404, 40303, 50202, 60101},
+		{10604, 20503, 30206, 40105, 50402, 60301},
+	};
+	struct image in = image_of(2, 3, 1, 65535, px);
+	struct conv2d_params p;
+	char name[64];
+
+	for (int b = 0; b < 4; b++) {
+		snprintf(name, sizeof(name), "border_5x5_on_2x3_%s", border_names[b]);
+		if (params(&p, K5, b, 0, 0, NULL) == 0)
+			check_cpu(name, &in, &p, want[b], 6);
+	}
+	img_free(&in);
+}
+
+/* 1x1 image 5: every read is 5 (10101 * 5 = 50505) except with zero (50000). */
+static void
+test_border_1x1(void)
+{
+	static const int px[] = {5}, want[4] = {50505, 50000, 50505, 50505};
+	struct image in = image_of(1, 1, 1, 65535, px);
+	struct conv2d_params p;
+	char name[64];
+
+	for (int b = 0; b < 4; b++) {
+		snprintf(name, sizeof(name), "border_5x5_on_1x1_%s", border_names[b]);
+		if (params(&p, K5, b, 0, 0, NULL) == 0)
+			check_cpu(name, &in, &p, &want[b], 1);
+	}
+	img_free(&in);
+}
+
+/*
+ * 1x700 image p(y) = 1 + y % 5; columns x-1, x+1 map to 0 except with
+ * zero (0).  Rows 0, 1, 350, 699, e.g. wrap at 0: p(698) + 100 p(2) +
+ * 10000 p(0) = 4 + 300 + 10000; reflect at 699: p(697) + 100 p(697) +
+ * 10000 p(699) = 3 + 300 + 50000.
+ */
+static void
+test_border_1x700(void)
+{
+	static const int want[4][4] = {
+		{10301, 20401, 10304, 50503},
+		{10000, 20000, 10000, 50000},
+		{10303, 20402, 10304, 50303},
+		{10304, 20405, 10304, 50203},
+	};
+	static const int rows[4] = {0, 1, 350, 699};
+	int px[700];
+	struct conv2d_params p;
+	struct image in, out;
+	char name[64];
+
+	for (int y = 0; y < 700; y++)
+		px[y] = 1 + y % 5;
+	in = image_of(1, 700, 1, 65535, px);
+	for (int b = 0; b < 4; b++) {
+		int bad = -1;
+		snprintf(name, sizeof(name), "border_5x5_on_1x700_%s", border_names[b]);
+		if (params(&p, K5, b, 0, 0, NULL) < 0 || conv2d_cpu(&in, &out, &p, NULL) < 0) {
+			result(name, 0, "failed");
+			continue;
+		}
+		for (int r = 0; r < 4; r++)
+			if (sample(&out, rows[r]) != want[b][r])
+				bad = r;
+		result(name, bad < 0, "row %d is %d, expected %d", bad < 0 ? 0 : rows[bad],
+		    bad < 0 ? 0 : sample(&out, rows[bad]), bad < 0 ? 0 : want[b][bad]);
+		img_free(&out);
+	}
+	img_free(&in);
+}
+
+/*
+ * Even kernels.  "1 2; 3 4" has its anchor at (1, 1): v = p(x-1,y-1) +
+ * 2 p(x,y-1) + 3 p(x-1,y) + 4 p(x,y); on 1 2 3 / 4 5 6 (replicate) at
+ * (1,1): 1 + 4 + 12 + 20 = 37.  "1 2 3 4" has ax = 2: v = p(x-2) +
+ * 2 p(x-1) + 3 p(x) + 4 p(x+1); on 10 20 30 40 50 (zero) / 10 at x = 4:
+ * (30 + 80 + 150 + 0) / 10 = 26.
+ */
+static void
+test_even(void)
+{
+	static const int px[] = {1, 2, 3, 4, 5, 6}, want[] = {10, 16, 26, 31, 37, 47};
+	static const int px4[] = {10, 20, 30, 40, 50}, want4[] = {11, 20, 30, 40, 26};
+	struct conv2d_params p;
+	struct image in = image_of(3, 2, 1, 255, px), in4 = image_of(5, 1, 1, 255, px4);
+
+	if (params(&p, "1 2; 3 4", GF_BORDER_REPLICATE, 0, 0, NULL) == 0)
+		check_cpu("even_2x2", &in, &p, want, 6);
+	if (params(&p, "1 2 3 4", GF_BORDER_ZERO, 10, 0, NULL) == 0)
+		check_cpu("even_4x1_divisor", &in4, &p, want4, 5);
+	img_free(&in);
+	img_free(&in4);
+}
+
+/*
+ * Negative taps and clamping: 8 at the centre, -1 around, bias 128, on a
+ * 3x3 image that is 0 but 100 at the centre (replicate): the centre is
+ * 800 + 128 -> 255 (clamped), every other pixel sees the centre once:
+ * -100 + 128 = 28; without the bias they clamp to 0.
+ */
+static void
+test_negative(void)
+{
+	static const int px[] = {0, 0, 0, 0, 100, 0, 0, 0, 0};
+	static const int want[] = {28, 28, 28, 28, 255, 28, 28, 28, 28};
+	static const int want0[] = {0, 0, 0, 0, 255, 0, 0, 0, 0};
+	struct conv2d_params p;
+	struct image in = image_of(3, 3, 1, 255, px);
+	const char *k = "-1 -1 -1; -1 8 -1; -1 -1 -1";
+
+	if (params(&p, k, GF_BORDER_REPLICATE, 0, 128, NULL) == 0)
+		check_cpu("negative_taps_bias_clamp", &in, &p, want, 9);
+	if (params(&p, k, GF_BORDER_REPLICATE, 0, 0, NULL) == 0)
+		check_cpu("negative_taps_clamp_to_0", &in, &p, want0, 9);
+	img_free(&in);
+}
+
+/*
+ * Divisor, bias and rounding half up.  "1 1" (ax = 1): v = p(x-1) + p(x)
+ * on 0 1 2 3 (replicate) is 0 1 3 5.  /2: 0, 0.5 -> 1, 1.5 -> 2,
+ * 2.5 -> 3.  /-2 + 10: 10, floor(-0.5 + 0.5) + 10 = 10, floor(-1) + 10 =
+ * 9, floor(-2) + 10 = 8.  Real taps 0.5 0.5 give 0 0.5 1.5 2.5: the same
+ * 0 1 2 3.  Divisor 2.5: 0, 0.4, 1.2, 2 -> 0 0 1 2.  --normalize
+ * divides by the tap sum 2, as /2.
+ */
+static void
+test_divisor_bias(void)
+{
+	static const int px[] = {0, 1, 2, 3};
+	static const int half[] = {0, 1, 2, 3}, neg[] = {10, 10, 9, 8}, r25[] = {0, 0, 1, 2};
+	struct conv2d_params p;
+	struct image in = image_of(4, 1, 1, 255, px);
+
+	if (params(&p, "1 1", GF_BORDER_REPLICATE, 2, 0, NULL) == 0)
+		check_cpu("divisor_half_up", &in, &p, half, 4);
+	if (params(&p, "1 1", GF_BORDER_REPLICATE, -2, 10, NULL) == 0)
+		check_cpu("negative_divisor_bias", &in, &p, neg, 4);
+	if (params(&p, "0.5 0.5", GF_BORDER_REPLICATE, 0, 0, NULL) == 0)
+		check_cpu("real_taps_half_up", &in, &p, half, 4);
+	if (params(&p, "1 1", GF_BORDER_REPLICATE, 2.5, 0, NULL) == 0)
+		check_cpu("real_divisor", &in, &p, r25, 4);
+	if (params(&p, "1 1", GF_BORDER_REPLICATE, 0, 0, NULL) == 0) {
+		p.normalize = 1;
+		check_cpu("normalize", &in, &p, half, 4);
+	}
+	img_free(&in);
+}
+
+/*
+ * Colour, channel by channel: "1 2 1" normalized on two RGB pixels
+ * (10,100,200) (20,50,0), replicate.  R: (10+20+20)/4 = 12.5 -> 13,
+ * (10+40+20)/4 = 17.5 -> 18; G: 350/4 -> 88, 250/4 -> 63; B: 600/4 =
+ * 150, 200/4 = 50.
+ */
+static void
+test_colour(void)
+{
+	static const int px[] = {10, 100, 200, 20, 50, 0};
+	static const int want[] = {13, 88, 150, 18, 63, 50};
+	struct conv2d_params p;
+	struct image in = image_of(2, 1, 3, 255, px);
+
+	if (params(&p, "1 2 1", GF_BORDER_REPLICATE, 0, 0, NULL) == 0) {
+		p.normalize = 1;
+		check_cpu("colour_per_channel", &in, &p, want, 6);
+	}
+	img_free(&in);
+}
+
+/*
+ * 16 bit and int64: a 63x63 kernel of 1000s on a 65535 image sums to
+ * 3969000 * 65535, far beyond int32; divided by 3969000 it is 65535.
+ * A 5x5 kernel of 1000s on 16 bit (2 * 25000 * 65535 > 2^31) also needs
+ * int64: normalized, a uniform 40000 stays 40000.
+ */
+static void
+test_int64(void)
+{
+	static struct conv2d_params p;
+	struct conv2d_plan *pl = malloc(sizeof(*pl));
+	struct image in = image_of(3, 2, 1, 65535, (int[]){65535, 65535, 65535,
+	    65535, 65535, 65535});
+	struct image in5 = image_of(2, 2, 1, 65535, (int[]){40000, 40000, 40000, 40000});
+	int want[6] = {65535, 65535, 65535, 65535, 65535, 65535};
+	int want5[4] = {40000, 40000, 40000, 40000};
+
+	memset(&p, 0, sizeof(p));
+	p.k.kw = p.k.kh = 63;
+	for (int i = 0; i < 63 * 63; i++)
+		p.k.taps[i] = 1000;
+	kspec_classify(&p.k);
+	p.divisor = 3969000;
+	result("plan_int64_63x63", pl && conv2d_plan_make(&p, 65535, pl, NULL) == 0 &&
+	    pl->coef.mode == CONV2D_I64 && pl->separable == 0, "expected int64, 2D");
+	check_cpu("int64_63x63_16bit", &in, &p, want, 6);
+	params(&p, "1000 1000 1000 1000 1000;1000 1000 1000 1000 1000;1000 1000 "
+	    "1000 1000 1000;1000 1000 1000 1000 1000;1000 1000 1000 1000 1000",
+	    GF_BORDER_REFLECT, 0, 0, NULL);
+	p.normalize = 1;
+	result("plan_int64_5x5_16bit", pl && conv2d_plan_make(&p, 65535, pl, NULL) == 0 &&
+	    pl->coef.mode == CONV2D_I64, "expected int64");
+	result("plan_int32_5x5_8bit", pl && conv2d_plan_make(&p, 255, pl, NULL) == 0 &&
+	    pl->coef.mode == CONV2D_I32, "expected int32");
+	check_cpu("int64_5x5_16bit", &in5, &p, want5, 4);
+	free(pl);
+	img_free(&in);
+	img_free(&in5);
+}
+
+/* A pseudo-random image, reproducible. */
+static struct image
+noise(int w, int h, int ch, unsigned maxval, uint32_t seed)
+{
+	struct image img = image_of(w, h, ch, maxval, NULL);
+	size_t n = (size_t)w * h * ch;
+
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		unsigned v = (seed >> 8) % (maxval + 1);
+		if (maxval > 255)
+			((uint16_t *)img.px)[i] = (uint16_t)v;
+		else
+			((uint8_t *)img.px)[i] = (uint8_t)v;
+	}
+	return img;
+}
+
+/* Counts samples of a and b that differ, and the largest difference. */
+static size_t
+differ(const struct image *a, const struct image *b, int *maxdiff)
+{
+	size_t n = (size_t)a->width * a->height * a->channels, d = 0;
+
+	*maxdiff = 0;
+	for (size_t i = 0; i < n; i++) {
+		int x = abs(sample(a, i) - sample(b, i));
+		d += x != 0;
+		if (x > *maxdiff)
+			*maxdiff = x;
+	}
+	return d;
+}
+
+/*
+ * The separable path of integer kernels equals the 2D path exactly; for
+ * real ones (float intermediate) it may differ by rounding, at most one
+ * level.  Every border, 8 and 16 bit, odd sizes.
+ */
+static void
+test_separable_cpu(void)
+{
+	static const char *kernels[] = {"box:5", "1 2 1; 2 4 2; 1 2 1", "sobelx",
+	    "2 4; 3 6", "gauss:1.5", "gauss:0.8:9"};
+	static struct conv2d_params p;
+	char name[96];
+
+	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
+		size_t diffs = 0;
+		int worst = 0, md, bad = 0;
+		for (int b = 0; b < 4; b++) {
+			for (int bits = 8; bits <= 16; bits += 8) {
+				struct image in = noise(37, 23, 1, bits == 8 ? 255 : 65535, 7 + b);
+				struct image o1, o2;
+				params(&p, kernels[k], b, 0, bits == 8 ? 0 : 3, NULL);
+				p.allow_separable = 1;
+				bad |= !p.k.separable || conv2d_cpu(&in, &o1, &p, NULL) < 0;
+				p.allow_separable = 0;
+				bad |= conv2d_cpu(&in, &o2, &p, NULL) < 0;
+				diffs += differ(&o1, &o2, &md);
+				worst = md > worst ? md : worst;
+				img_free(&in);
+				img_free(&o1);
+				img_free(&o2);
+			}
+		}
+		snprintf(name, sizeof(name), "separable_vs_2d_%s", kernels[k]);
+		for (char *c = name; *c; c++)
+			if (*c == ' ' || *c == ';' || *c == ':')
+				*c = '_';
+		printf("# %s: %zu samples differ, by at most %d\n", name, diffs, worst);
+		result(name, !bad && (p.k.integer ? diffs == 0 : worst <= 1),
+		    "%zu samples differ, by at most %d", diffs, worst);
+	}
+}
+
+/* ---- kernel parsing */
+
+static void
+expect_kernel(const char *name, const char *text, int kw, int kh,
+    const double *taps, int integer, int separable)
+{
+	static struct kspec k;
+	struct gf_err e = {{0}};
+
+	if (kspec_parse(text, &k, &e) < 0) {
+		result(name, 0, "%s", e.msg);
+		return;
+	}
+	int ok = k.kw == kw && k.kh == kh && k.integer == integer &&
+	    k.separable == separable;
+	for (int i = 0; ok && taps && i < kw * kh; i++)
+		ok = k.taps[i] == taps[i];
+	for (int i = 0; ok && separable && i < kh; i++)
+		for (int j = 0; ok && j < kw; j++)
+			ok = k.integer ? k.col[i] * k.row[j] == k.taps[i * kw + j] :
+			    fabs(k.col[i] * k.row[j] - k.taps[i * kw + j]) < 1e-6;
+	result(name, ok, "got %dx%d integer %d separable %d", k.kw, k.kh,
+	    k.integer, k.separable);
+}
+
+static void
+expect_error(const char *name, const char *text, const char *needle)
+{
+	static struct kspec k;
+	struct gf_err e = {{0}};
+
+	if (kspec_parse(text, &k, &e) == 0)
+		result(name, 0, "'%s' was accepted", text);
+	else
+		result(name, strstr(e.msg, needle) != NULL,
+		    "message '%s' lacks '%s'", e.msg, needle);
+}
+
+static void
+test_kspec(void)
+{
+	static const double blur[] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
+	static const double sharpen[] = {0, -1, 0, -1, 5, -1, 0, -1, 0};
+	static const double emboss[] = {-2, -1, 0, -1, 1, 1, 0, 1, 2};
+	static const double sobely[] = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
+	static const double odd[] = {1, 2, 3, 4, 5, 6};
+	const char *path = "/tmp/conv2d_test_kernel.txt";
+	FILE *f;
+
+	expect_kernel("kspec_inline", "1 2 1; 2 4 2; 1 2 1", 3, 3, blur, 1, 1);
+	expect_kernel("kspec_commas", "1,2,1;2,4,2;1,2,1;", 3, 3, blur, 1, 1);
+	expect_kernel("kspec_sharpen", "sharpen", 3, 3, sharpen, 1, 0);
+	expect_kernel("kspec_emboss", "emboss", 3, 3, emboss, 1, 0);
+	expect_kernel("kspec_sobely", "sobely", 3, 3, sobely, 1, 1);
+	expect_kernel("kspec_laplace", "laplace", 3, 3, NULL, 1, 0);
+	expect_kernel("kspec_identity", "identity", 3, 3, NULL, 1, 1);
+	expect_kernel("kspec_box", "box:4", 4, 4, NULL, 1, 1);
+	expect_kernel("kspec_gauss_size", "gauss:1.4", 11, 11, NULL, 0, 1);
+	expect_kernel("kspec_gauss4_25", "gauss:4", 25, 25, NULL, 0, 1);
+	expect_kernel("kspec_gauss_given_size", "gauss:2:5", 5, 5, NULL, 0, 1);
+	expect_kernel("kspec_2x3", "1 2 3; 4 5 6", 3, 2, odd, 1, 0);
+	expect_kernel("kspec_rank1_int", "2 4; 3 6", 2, 2, NULL, 1, 1);
+	expect_kernel("kspec_rank1_neg", "0 0 0; -2 0 2; -1 0 1", 3, 3, NULL, 1, 1);
+	expect_kernel("kspec_zero_not_sep", "0 0; 0 0", 2, 2, NULL, 1, 0);
+	expect_kernel("kspec_rank1_real", "0.1 0.2; 0.2 0.4", 2, 2, NULL, 0, 1);
+	expect_kernel("kspec_rank2_real", "0.1 0.2; 0.2 0.401", 2, 2, NULL, 0, 0);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("# a blur\n1 2 1   # first row\n\n2 4 2\n1,2,1\n", f);
+		fclose(f);
+	}
+	expect_kernel("kspec_file", "@/tmp/conv2d_test_kernel.txt", 3, 3, blur, 1, 1);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("# bad\n1 2 1\n2 x 2\n", f);
+		fclose(f);
+	}
+	expect_error("kspec_file_bad", "@/tmp/conv2d_test_kernel.txt", "line 3: kernel row 2, value 2");
+	remove(path);
+	expect_error("kspec_file_missing", "@/nonexistent/k.txt", "cannot open");
+	expect_error("kspec_file_dir", "@/tmp", "kernel file");
+	expect_error("kspec_ragged", "1 2 1; 2 4", "row 2 has 2 values; row 1 has 3");
+	expect_error("kspec_ragged_long", "1 2; 2 4 5", "row 2 has more values");
+	expect_error("kspec_nan_value", "1 2; 3 abc", "row 2, value 2: 'abc'");
+	expect_error("kspec_inf", "1 inf", "row 1, value 2");
+	expect_error("kspec_empty", "", "empty");
+	expect_error("kspec_blank", " ; ", "row 1 is empty");
+	expect_error("kspec_empty_row", "1 2;;3 4", "row 2 is empty");
+	expect_error("kspec_huge_tap", "1 1e12", "too large");
+	expect_error("kspec_unknown_name", "blur", "not a kernel");
+	expect_error("kspec_box0", "box:0", "box size");
+	expect_error("kspec_box64", "box:64", "box size");
+	expect_error("kspec_gauss0", "gauss:0", "gauss sigma");
+	expect_error("kspec_gauss_big", "gauss:11", "more than 63");
+	expect_error("kspec_gauss_even", "gauss:1:4", "odd");
+	expect_error("kspec_gauss_bad", "gauss:x", "gauss sigma");
+	expect_error("kspec_at_nothing", "@", "names no file");
+	{
+		char big[64 * 4 + 1] = "";
+		for (int i = 0; i < 64; i++)
+			strcat(big, "1 ");
+		expect_error("kspec_64_columns", big, "more than 63 values");
+		memset(big, 0, sizeof(big));
+		for (int i = 0; i < 64; i++)
+			strcat(big, "1;");
+		expect_error("kspec_64_rows", big, "more than 63 rows");
+	}
+}
+
+/* ---- GPU against the CPU reference */
+
+struct gpu_case {
+	const char *name, *kernel;
+	double div, bias;
+	int allow_separable;
+};
+
+/* Compares every GPU strategy with the CPU on one kernel, all borders and sizes. */
+static void
+gpu_compare(struct gpu *g, const struct gpu_case *gc, enum gf_strategy s,
+    const struct gf_launch *l, const char *lname)
+{
+	static const int sizes[][2] = {{1, 1}, {2, 3}, {1, 700}, {700, 1}, {37, 29},
+	    {130, 67}, {67, 130}};
+	static struct conv2d_params p;
+	struct gf_err e = {{0}};
+	size_t diffs = 0, total = 0;
+	int worst = 0, md, ok = 1;
+	char name[128];
+
+	snprintf(name, sizeof(name), "gpu_%s_%s%s", gc->name,
+	    gc->allow_separable ? "separable" : gf_strategies[s].name, lname);
+	for (size_t z = 0; ok && z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		for (int b = 0; ok && b < 4; b++) {
+			for (int bits = 8; ok && bits <= 16; bits += 8) {
+				unsigned mv = bits == 8 ? 255 : 65535;
+				struct image in = noise(sizes[z][0], sizes[z][1], 1, mv, 99 + z);
+				struct image want, got = in;
+				struct gpu_image din, dout;
+				ok = params(&p, gc->kernel, b, gc->div, gc->bias, &e) == 0;
+				p.allow_separable = gc->allow_separable;
+				ok = ok && conv2d_cpu(&in, &want, &p, &e) == 0 &&
+				    img_alloc(&got, &e) == 0 &&
+				    gpu_image_get(g, GPU_SLOT_IN, in.width, in.height, mv, &din, &e) == 0 &&
+				    gpu_image_get(g, GPU_SLOT_OUT, in.width, in.height, mv, &dout, &e) == 0 &&
+				    gpu_upload(g, &in, 0, &din, &e) == 0 &&
+				    conv2d_gpu(g, &din, &dout, &p, s, l, &e) == 0 &&
+				    gpu_download(g, &dout, &got, 0, &e) == 0;
+				if (ok) {
+					diffs += differ(&want, &got, &md);
+					worst = md > worst ? md : worst;
+					total += (size_t)in.width * in.height;
+					img_free(&want);
+				}
+				img_free(&got);
+				img_free(&in);
+			}
+		}
+	}
+	if (!ok) {
+		result(name, 0, "%s", e.msg);
+		return;
+	}
+	printf("# %s: %zu of %zu samples differ from the CPU, by at most %d\n",
+	    name, diffs, total, worst);
+	result(name, diffs == 0, "%zu of %zu samples differ, by at most %d",
+	    diffs, total, worst);
+}
+
+static void
+test_gpu(void)
+{
+	static const struct gpu_case cases[] = {
+		{"sharpen", "sharpen", 0, 0, 0},
+		{"even_4x2", "1 -2 3 -4; 5 6 -7 8", 3, 7, 0},
+		{"int_9x9", "@tests/kernels/nonsep9x9.txt", 0, 128, 0},
+		{"real_5x5", "0.1 0.2 -0.3 0.05 0.01; 0.5 0.25 0.125 -0.2 0.3; 0 1 "
+		    "0.7 0 0.1; 0.2 0.2 0.2 -0.1 0; 0.01 0.02 0.03 0.04 0.05", 1.7, 2.5, 0},
+		{"int64_7x7", "@tests/kernels/wide7x7.txt", 1e6, 0, 0},
+		{"gauss4_2d", "gauss:4", 0, 0, 0},
+		{"box5", "box:5", 0, 0, 1},
+		{"sobelx", "sobelx", -1, 100, 1},
+		{"gauss1.5", "gauss:1.5", 0, 0, 1},
+		{"gauss4", "gauss:4", 0, 0, 1},
+		{"even_sep_4x2", "2 4 6 8; -3 -6 -9 -12", 5, 200, 1},
+		{"real_sep_1x7", "0.1 0.2 0.3 0.4 0.3 0.2 0.1", 0, 0.5, 1},
+	};
+	static const struct { struct gf_launch l; const char *name; } shapes[] = {
+		{{0, 0, 0}, ""}, {{13, 7, 3}, "_13x7r3"}, {{64, 1, 1}, "_64x1r1"},
+	};
+	struct gpu g;
+	struct gf_err e = {{0}};
+	int have = gpu_open(&g, -1, &e) == 0;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (size_t l = 0; l < sizeof(shapes) / sizeof(shapes[0]); l++) {
+			for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU; s++) {
+				if (cases[c].allow_separable && s != GF_FIRST_GPU)
+					break;
+				if (!have) {
+					printf("skip gpu_%s_%s%s: no GPU (%s)\n", cases[c].name,
+					    cases[c].allow_separable ? "separable" :
+					    gf_strategies[s].name, shapes[l].name, e.msg);
+					continue;
+				}
+				gpu_compare(&g, &cases[c], (enum gf_strategy)s, &shapes[l].l,
+				    shapes[l].name);
+			}
+		}
+	}
+	if (have)
+		gpu_close(&g);
+}
+
+int
+main(void)
+{
+	test_kspec();
+	test_border_1x1();
+	test_border_2x3();
+	test_border_1x700();
+	test_even();
+	test_negative();
+	test_divisor_bias();
+	test_colour();
+	test_int64();
+	test_separable_cpu();
+	test_gpu();
+	return nfail ? 1 : 0;
+}

@@ -1,0 +1,231 @@
+# conv2d: golden images for every strategy and the separable path, launch
+# shapes, streams, a pipeline, batches, malformed kernels and the bad
+# inputs of the sobel issue.  Sourced by tests/run.sh.
+
+. ./tests/cases_conv2d.sh
+
+c2_base() { n=${1##*/}; echo "${n%.*}"; }
+c2_ext() { case $1 in chelsea*) echo ppm ;; *) echo pgm ;; esac; }
+
+# Runs strategy m over every sample, one batch per configuration, and
+# compares each output with its golden file byte for byte.  Separable
+# configurations take the separable passes whatever -m says; gauss14-2d
+# and the 2D kernels exercise the strategy itself.
+conv2d_golden() {
+	m=$1
+	conv2d_configs | while IFS='|' read -r cfg opts; do
+		d=$TMP/conv2d-$m-$cfg
+		mkdir -p "$d"
+		# shellcheck disable=SC2086
+		limited "$BIN/conv2d" -q -m "$m" $opts -o "$d" \
+		    $(for s in $CONV2D_SAMPLES; do echo "$SAMPLES/$s"; done) \
+		    2>"$d.err" || echo "run $cfg: $(head -c 300 "$d.err")"
+		for s in $CONV2D_SAMPLES; do
+			n=$(c2_base "$s") e=$(c2_ext "$s")
+			if cmp -s "$d/$n.$e" "$GOLDEN/conv2d/$n.$cfg.$e"; then
+				echo "ok $n.$cfg"
+			else
+				echo "bad $n.$cfg"
+			fi
+		done
+	done >"$TMP/c2golden-$m.log"
+	while read -r what rest; do
+		case $what in
+		ok) pass "conv2d/golden/$m/$rest" ;;
+		bad) fail "conv2d/golden/$m/$rest" "differs from $GOLDEN/conv2d" ;;
+		run) fail "conv2d/golden/$m/run" "$rest" ;;
+		esac
+	done <"$TMP/c2golden-$m.log"
+}
+
+for m in $(strategies conv2d); do
+	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then
+		conv2d_golden "$m"
+	else
+		skip "conv2d/golden/$m" "no GPU"
+	fi
+done
+
+# Launch shapes that do not divide the images, 2D and separable.
+conv2d_shapes() {
+	cat <<'END'
+global|--block 13x7|k9wrap
+texture|--block 5x3|k9wrap
+shared|--block 8x2 --rows 3|k9wrap
+shared|--block 32x32 --rows 1|gauss14-2d
+sliding|--block 7x3 --rows 5|k9wrap
+sliding|--block 64x1 --rows 1|gauss14-2d
+sliding|--block 2x2 --rows 700|sharpen
+global|--block 16x4 --rows 9|gauss14
+shared|--block 1x1 --rows 1|gauss4reflect
+END
+}
+conv2d_shapes | while IFS='|' read -r m shape cfg; do
+	opts=$(conv2d_configs | sed -n "s/^$cfg|//p")
+	for s in retina1023x517 px1x700 px700x1 px2x3; do
+		if ! have_gpu; then echo "skip $m:$shape:$cfg:$s"; continue; fi
+		# shellcheck disable=SC2086
+		if limited "$BIN/conv2d" -q -m "$m" $shape $opts "$SAMPLES/$s.pgm" \
+		    "$TMP/c2shape.pgm" && cmp -s "$TMP/c2shape.pgm" "$GOLDEN/conv2d/$s.$cfg.pgm"; then
+			echo "ok $m:$shape:$cfg:$s"
+		else
+			echo "bad $m:$shape:$cfg:$s"
+		fi
+	done
+done >"$TMP/c2shapes.log" 2>&1
+while read -r what rest; do
+	case $what in
+	ok) pass "conv2d/shape/$rest" ;;
+	skip) skip "conv2d/shape/$rest" "no GPU" ;;
+	*) fail "conv2d/shape/$rest" "differs from golden or failed" ;;
+	esac
+done <"$TMP/c2shapes.log"
+
+# A shape the device cannot run is refused with a message, exit 1.
+if have_gpu; then
+	if ! "$BIN/conv2d" -k gauss:4 --no-separable -m shared --block 32x32 --rows 64 \
+	    "$SAMPLES/coins.pgm" "$TMP/x.pgm" 2>"$TMP/err" && grep -q 'shared memory' "$TMP/err"; then
+		pass conv2d/shape/too-much-shared-memory
+	else
+		fail conv2d/shape/too-much-shared-memory "$(cat "$TMP/err")"
+	fi
+else
+	skip conv2d/shape/refused "no GPU"
+fi
+
+# Streams: three images through standard input and output, in order.
+cat "$SAMPLES/coins.pgm" "$SAMPLES/px2x3.pgm" "$SAMPLES/astro16.pgm" >"$TMP/c2stream.pnm"
+cat "$GOLDEN/conv2d/coins.gauss14.pgm" "$GOLDEN/conv2d/px2x3.gauss14.pgm" \
+    "$GOLDEN/conv2d/astro16.gauss14.pgm" >"$TMP/c2stream.want"
+for m in $(strategies conv2d); do
+	[ "$m" = auto ] && continue
+	if [ "$m" != cpu ] && ! have_gpu; then skip "conv2d/stream/$m" "no GPU"; continue; fi
+	if limited "$BIN/conv2d" -q -m "$m" -k gauss:1.4 <"$TMP/c2stream.pnm" \
+	    >"$TMP/c2stream.got" && cmp -s "$TMP/c2stream.got" "$TMP/c2stream.want"; then
+		pass "conv2d/stream/$m"
+	else
+		fail "conv2d/stream/$m" "three-image stream differs from the goldens"
+	fi
+done
+
+# A pipeline: a blur before sobel equals the same two steps through files.
+"$BIN/conv2d" -q -k gauss:1.4 "$SAMPLES/coins.pgm" "$TMP/c2p1.pgm" &&
+    "$BIN/sobel" -q -t 60 "$TMP/c2p1.pgm" "$TMP/c2p2.pgm"
+if "$BIN/conv2d" -q -k gauss:1.4 <"$SAMPLES/coins.pgm" | "$BIN/sobel" -q -t 60 \
+    >"$TMP/c2p3.pgm" && cmp -s "$TMP/c2p2.pgm" "$TMP/c2p3.pgm"; then
+	pass conv2d/pipe
+else
+	fail conv2d/pipe "pipeline output differs from the file-to-file result"
+fi
+
+# Batch: -o DIR, colour kept as PPM.
+mkdir -p "$TMP/c2batch"
+if "$BIN/conv2d" -q -k sharpen -o "$TMP/c2batch" "$SAMPLES/coins.pgm" "$SAMPLES/chelsea.png" &&
+    cmp -s "$TMP/c2batch/coins.pgm" "$GOLDEN/conv2d/coins.sharpen.pgm" &&
+    cmp -s "$TMP/c2batch/chelsea.ppm" "$GOLDEN/conv2d/chelsea.sharpen.ppm"; then
+	pass conv2d/batch
+else
+	fail conv2d/batch "outputs missing or different"
+fi
+
+# The named kernels run, and inline text equals the same kernel from a file.
+printf '# blur\n1 2 1\n2 4 2   # middle\n1 2 1\n' >"$TMP/blur.k"
+if "$BIN/conv2d" -q --cpu -k @"$TMP/blur.k" --normalize "$SAMPLES/coins.pgm" "$TMP/c2f.pgm" &&
+    cmp -s "$TMP/c2f.pgm" "$GOLDEN/conv2d/coins.blur3.pgm"; then
+	pass conv2d/kernel-file
+else
+	fail conv2d/kernel-file "@file kernel differs from the inline one"
+fi
+for k in box:3 gauss:2 gauss:1:3 sharpen laplace emboss sobelx sobely identity; do
+	if "$BIN/conv2d" -q --cpu -k "$k" "$SAMPLES/px2x3.pgm" "$TMP/c2n.pgm"; then
+		pass "conv2d/named/$k"
+	else
+		fail "conv2d/named/$k" "failed"
+	fi
+done
+if "$BIN/conv2d" -q --cpu -k identity "$SAMPLES/coins.pgm" "$TMP/c2i.pgm" &&
+    cmp -s "$TMP/c2i.pgm" "$SAMPLES/coins.pgm"; then
+	pass conv2d/identity
+else
+	fail conv2d/identity "identity changed the image"
+fi
+
+# Without a GPU: an explicit GPU strategy is an error that names --cpu.
+if ! have_gpu; then
+	"$BIN/conv2d" -k box:3 -m shared "$SAMPLES/px2x3.pgm" "$TMP/x.pgm" 2>"$TMP/err"
+	if [ $? -eq 1 ] && grep -q -- '--cpu' "$TMP/err"; then
+		pass conv2d/nogpu/explicit
+	else
+		fail conv2d/nogpu/explicit "expected exit 1 naming --cpu: $(cat "$TMP/err")"
+	fi
+fi
+
+# Bad input: a "conv2d:" message, the expected exit status, the existing
+# output untouched and nothing left beside it; a message naming the spot.
+conv2d_bad() {
+	name=$1 want=$2 needle=$3
+	shift 3
+	mkdir -p "$TMP/c2bad"
+	rm -f "$TMP/c2bad/"* "$TMP/c2bad/".out*
+	printf 'precious\n' >"$TMP/c2bad/out.pgm"
+	limited "$@" >"$TMP/c2bad.stdout" 2>"$TMP/c2bad.err" </dev/null
+	st=$?
+	if [ "$st" -ne "$want" ]; then
+		fail "conv2d/bad/$name" "exit $st, expected $want: $(head -c 200 "$TMP/c2bad.err")"
+	elif ! grep -q '^conv2d: ' "$TMP/c2bad.err"; then
+		fail "conv2d/bad/$name" "no 'conv2d:' message: $(head -c 200 "$TMP/c2bad.err")"
+	elif [ -n "$needle" ] && ! grep -q -- "$needle" "$TMP/c2bad.err"; then
+		fail "conv2d/bad/$name" "message lacks '$needle': $(head -c 200 "$TMP/c2bad.err")"
+	elif [ "$(cat "$TMP/c2bad/out.pgm")" != precious ]; then
+		fail "conv2d/bad/$name" "the existing output was clobbered"
+	elif [ "$(ls -A "$TMP/c2bad" | wc -l)" -ne 1 ]; then
+		fail "conv2d/bad/$name" "left files behind: $(ls -A "$TMP/c2bad")"
+	else
+		pass "conv2d/bad/$name"
+	fi
+}
+
+B=$TMP/c2badin
+mkdir -p "$B/dir.pgm"
+: >"$B/empty.pgm"
+printf 'P5\n12' >"$B/trunc-header.pgm"
+printf 'P5\n4 4\n255\nabc' >"$B/trunc-pixels.pgm"
+printf 'P5\n0 5\n255\n' >"$B/width0.pgm"
+printf 'P5\n200000 200000\n255\n' >"$B/toobig.pgm"
+printf 'P5\n2 2\n0\n\0\0\0\0' >"$B/maxval0.pgm"
+printf '\003\177\201\377\020\042\333\300\001\017\200\100\377\376\375\374' >"$B/random.bin"
+head -c 1000 "$SAMPLES/chelsea.png" >"$B/trunc.png"
+for f in empty.pgm trunc-header.pgm trunc-pixels.pgm width0.pgm toobig.pgm \
+    maxval0.pgm random.bin trunc.png dir.pgm; do
+	conv2d_bad "$f" 1 "" "$BIN/conv2d" --cpu -k box:3 "$B/$f" "$TMP/c2bad/out.pgm"
+done
+O=$TMP/c2bad/out.pgm
+C=$SAMPLES/coins.pgm
+conv2d_bad missing-file 1 "" "$BIN/conv2d" --cpu -k box:3 "$B/none.pgm" "$O"
+conv2d_bad unwritable 1 "" "$BIN/conv2d" --cpu -k box:3 "$C" "$B/no/such/dir/out.pgm"
+conv2d_bad png-16bit 1 "" "$BIN/conv2d" --cpu -k box:3 "$SAMPLES/astro16.pgm" "$TMP/c2bad/out.png"
+conv2d_bad no-kernel 2 "no kernel" "$BIN/conv2d" "$C" "$O"
+conv2d_bad ragged 2 "row 2 has 2 values; row 1 has 3" "$BIN/conv2d" -k "1 2 1; 2 4" "$C" "$O"
+conv2d_bad not-a-number 2 "row 1, value 2: 'x'" "$BIN/conv2d" -k "1 x 1" "$C" "$O"
+conv2d_bad empty-kernel 2 "empty" "$BIN/conv2d" -k "" "$C" "$O"
+conv2d_bad empty-row 2 "row 2 is empty" "$BIN/conv2d" -k "1 2;;3 4" "$C" "$O"
+conv2d_bad too-big 2 "1 to 63" "$BIN/conv2d" -k box:64 "$C" "$O"
+conv2d_bad gauss-too-big 2 "more than 63" "$BIN/conv2d" -k gauss:12 "$C" "$O"
+conv2d_bad unknown-kernel 2 "not a kernel" "$BIN/conv2d" -k blur "$C" "$O"
+conv2d_bad kernel-file-missing 2 "cannot open" "$BIN/conv2d" -k @"$B/none.k" "$C" "$O"
+printf '1 2\n3 oops\n' >"$B/bad.k"
+conv2d_bad kernel-file-bad 2 "line 2: kernel row 2, value 2" "$BIN/conv2d" -k @"$B/bad.k" "$C" "$O"
+conv2d_bad divisor-zero 2 "divisor" "$BIN/conv2d" -k box:3 --divisor 0 "$C" "$O"
+conv2d_bad divisor-abc 2 "divisor" "$BIN/conv2d" -k box:3 --divisor abc "$C" "$O"
+conv2d_bad bias-abc 2 "bias" "$BIN/conv2d" -k box:3 --bias abc "$C" "$O"
+conv2d_bad normalize-and-divisor 2 "exclude" "$BIN/conv2d" -k box:3 --normalize --divisor 3 "$C" "$O"
+conv2d_bad m-bogus 2 "" "$BIN/conv2d" -k box:3 -m bogus "$C" "$O"
+conv2d_bad border-bogus 2 "" "$BIN/conv2d" -k box:3 --border bogus "$C" "$O"
+conv2d_bad unknown-option 2 "" "$BIN/conv2d" -k box:3 --frobnicate "$C" "$O"
+conv2d_bad too-many-operands 2 "" "$BIN/conv2d" -k box:3 "$C" "$O" "$TMP/c2bad/x"
+
+if "$BIN/conv2d" --help >/dev/null && "$BIN/conv2d" -V | grep -q gpufilt; then
+	pass conv2d/help-version
+else
+	fail conv2d/help-version "--help or -V failed"
+fi
