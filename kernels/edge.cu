@@ -1,0 +1,698 @@
+/*
+ * edge.cu - the Canny stages on the GPU.  Every kernel hands pixels to the
+ * cores of lib/edge_core.h and lib/otsu.h, so every path equals the CPU
+ * reference (lib/edge.c) bit for bit.
+ *
+ * Suppression and double threshold ("nms"), one stencil of radius 2 (a
+ * magnitude needs a 3x3 neighbourhood, the suppression the magnitudes
+ * around a pixel), four ways:
+ *
+ *   global   one thread per pixel, reads through the border rule; the two
+ *            neighbour magnitudes are computed only when the pixel passes
+ *            the low threshold
+ *   texture  the same, reads through the texture cache
+ *   shared   a block copies its tile and two-pixel apron into shared
+ *            memory with 16-byte loads, then each thread slides down a
+ *            16-byte-wide strip of it
+ *   sliding  each thread owns a 16-byte-wide column strip and slides a
+ *            window of input rows and of magnitude rows down it in
+ *            registers, loading each input row once per strip
+ *
+ * Histogram (--auto): per-block bins in shared memory, merged into the
+ * global bins with atomics.  Otsu: one block, a scan of the bins' counts
+ * and sums, then an argmax reduction (sequential addressing, first step
+ * during the load, the last warp by shuffles).
+ *
+ * Hysteresis: sweeps over 32x32 tiles; a block grows edges inside its
+ * tile (plus a read-only apron) in shared memory until stable, and the
+ * host repeats sweeps until one changes nothing.  Only tiles next to a
+ * change are worked on after the first sweep.
+ */
+#include "edge.h"
+#include "otsu.h"
+#include "stencil.cuh"
+
+/* Magnitudes fit 32 bits for 8-bit images (at most 2 * 1020^2). */
+template <typename T> struct mag_type { typedef uint64_t t; };
+template <> struct mag_type<uint8_t> { typedef uint32_t t; };
+
+__device__ __forceinline__ struct edge_params
+thresholds(const struct edge_params &p, const struct edge_params *dp)
+{
+	return dp != NULL ? *dp : p;
+}
+
+/* ---- one thread per pixel: global and texture ---- */
+
+template <typename T>
+struct px_global {
+	gpu_image im;
+	int border;
+	__device__ __forceinline__ int at(int x, int y) const
+	{
+		return gf_load_px<T>(im, x, y, border);
+	}
+};
+
+template <typename T>
+struct px_texture {
+	cudaTextureObject_t tex;
+	int w, h, border;
+	__device__ __forceinline__ int at(int x, int y) const
+	{
+		int xi = gf_border_index(x, w, border);
+		int yi = gf_border_index(y, h, border);
+		if (xi < 0 || yi < 0)
+			return 0;
+		return tex2D<T>(tex, xi + 0.5f, yi + 0.5f);
+	}
+};
+
+template <typename P>
+__device__ __forceinline__ void
+grad_at(const P &src, int x, int y, int *gx, int *gy)
+{
+	int a = src.at(x - 1, y - 1), b = src.at(x, y - 1), c = src.at(x + 1, y - 1);
+	int d = src.at(x - 1, y), f = src.at(x + 1, y);
+	int g = src.at(x - 1, y + 1), h = src.at(x, y + 1), i = src.at(x + 1, y + 1);
+	*gx = sobel_gx(a, c, d, f, g, i);
+	*gy = sobel_gy(a, b, c, g, h, i);
+}
+
+template <typename P>
+__device__ __forceinline__ uint64_t
+mag_at(const P &src, int x, int y, int l1)
+{
+	int gx, gy;
+	grad_at(src, x, y, &gx, &gy);
+	return edge_mag(gx, gy, l1);
+}
+
+template <typename P>
+__global__ void
+edge_nms_pixel(P src, gpu_image lab, struct edge_params p0,
+    const struct edge_params *dp)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= lab.width || y >= lab.height)
+		return;
+	uint8_t *out = gf_row_out<uint8_t>(lab, y) + x;
+	if (edge_in_frame(x, y, lab.width, lab.height)) {
+		*out = EDGE_NONE;
+		return;
+	}
+	struct edge_params p = thresholds(p0, dp);
+	int gx, gy, dx, dy;
+	grad_at(src, x, y, &gx, &gy);
+	uint64_t m = edge_mag(gx, gy, p.l1);
+	if (m <= p.low) {
+		*out = EDGE_NONE;
+		return;
+	}
+	int s = edge_sector(gx, gy);
+	edge_sector_offset(s, &dx, &dy);
+	uint64_t before = mag_at(src, x + dx, y + dy, p.l1);
+	uint64_t after = mag_at(src, x - dx, y - dy, p.l1);
+	*out = (uint8_t)edge_classify(m, before, after, s, &p);
+}
+
+/* ---- a strip of VEC(T) columns: shared and sliding ---- */
+
+/*
+ * The registers of one thread's strip: input rows r-2, r-1, r (columns
+ * x0-2 .. x0+N+1), magnitude rows (columns x0-1 .. x0+N) and the sectors
+ * of two gradient rows, two bits per column.
+ */
+template <typename T>
+struct strip {
+	enum { N = VEC(T) };
+	typedef typename mag_type<T>::t M;
+	int in0[N + 4], in1[N + 4], in2[N + 4];
+	M m0[N + 2], m1[N + 2], m2[N + 2];
+	uint32_t sec_prev, sec_cur;
+
+	/* After loading input row r into in2: gradient row r-1 into m2, sec_cur. */
+	__device__ __forceinline__ void grad_row(int l1)
+	{
+		sec_prev = sec_cur;
+		sec_cur = 0;
+#pragma unroll
+		for (int k = 0; k < N + 2; k++) {
+			int gx = sobel_gx(in0[k], in0[k + 2], in1[k], in1[k + 2],
+			    in2[k], in2[k + 2]);
+			int gy = sobel_gy(in0[k], in0[k + 1], in0[k + 2], in2[k],
+			    in2[k + 1], in2[k + 2]);
+			m0[k] = m1[k];
+			m1[k] = m2[k];
+			m2[k] = (M)edge_mag(gx, gy, l1);
+			if (k >= 1 && k <= N)
+				sec_cur |= (uint32_t)edge_sector(gx, gy) << (2 * (k - 1));
+		}
+	}
+
+	/* Classes of the middle magnitude row (columns x0 .. x0+N-1). */
+	__device__ __forceinline__ void classify(const struct edge_params &p,
+	    unsigned *res)
+	{
+#pragma unroll
+		for (int j = 0; j < N; j++) {
+			int s = (sec_prev >> (2 * j)) & 3;
+			uint64_t b, a;
+			if (s == EDGE_SECTOR_0) {
+				b = m1[j]; a = m1[j + 2];
+			} else if (s == EDGE_SECTOR_90) {
+				b = m0[j + 1]; a = m2[j + 1];
+			} else if (s == EDGE_SECTOR_45) {
+				b = m0[j]; a = m2[j + 2];
+			} else {
+				b = m0[j + 2]; a = m2[j];
+			}
+			res[j] = edge_classify(m1[j + 1], b, a, s, &p);
+		}
+	}
+
+	__device__ __forceinline__ void shift_input()
+	{
+#pragma unroll
+		for (int k = 0; k < N + 4; k++) {
+			in0[k] = in1[k];
+			in1[k] = in2[k];
+		}
+	}
+};
+
+/* Stores the N classes of row y from column x0 (8 or 16 bytes inside the image). */
+template <int N>
+__device__ __forceinline__ void
+store_classes(const gpu_image &lab, int y, int x0, unsigned *res)
+{
+	uint8_t *row = gf_row_out<uint8_t>(lab, y);
+
+	if (x0 >= 1 && x0 + N <= lab.width - 1) {
+		if (N == 16) {
+			gf_store_chunk<uint8_t>(lab, y, x0, res);
+		} else {
+			uint32_t w[2] = {0, 0};
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				w[k / 4] |= (res[k] & 0xff) << (8 * (k % 4));
+			*(uint2 *)(row + x0) = make_uint2(w[0], w[1]);
+		}
+		return;
+	}
+#pragma unroll
+	for (int k = 0; k < N; k++)
+		if (x0 + k < lab.width)
+			row[x0 + k] = edge_in_frame(x0 + k, y, lab.width, lab.height) ?
+			    EDGE_NONE : (uint8_t)res[k];
+}
+
+/*
+ * Walks one strip: output rows ys .. ye-1 of columns x0 .. x0+N-1, with
+ * load(r, v) giving input row r's samples x0-2 .. x0+N+1 in v.
+ */
+template <typename T, typename L>
+__device__ __forceinline__ void
+walk_strip(const L &load, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p)
+{
+	strip<T> st;
+	unsigned res[VEC(T)];
+
+	st.sec_cur = 0;
+	load(ys - 2, st.in1);
+	load(ys - 1, st.in2);
+	for (int r = ys; r <= ye + 1; r++) {
+		st.shift_input();
+		load(r, st.in2);
+		st.grad_row(p.l1);
+		if (r < ys + 2)
+			continue;
+		int y = r - 2;
+		st.classify(p, res);
+		if (y == 0 || y == lab.height - 1) {
+#pragma unroll
+			for (int k = 0; k < VEC(T); k++)
+				res[k] = EDGE_NONE;
+		}
+		store_classes<VEC(T)>(lab, y, x0, res);
+	}
+}
+
+template <typename T>
+struct rows_global {
+	gpu_image im;
+	int x0, border;
+	__device__ __forceinline__ void operator()(int r, int *v) const
+	{
+		int yi = gf_border_index(r, im.height, border);
+		gf_load_window<T, 2>(im, yi, x0, border, v);
+	}
+};
+
+/* Rows of a shared tile whose row 0 is image row y0 - 2; src is the strip's column. */
+template <typename T>
+struct rows_shared {
+	const T *src;
+	int stride, y0;
+	__device__ __forceinline__ void operator()(int r, int *v) const
+	{
+		gf_smem_window<T, 2>(src + (r - y0 + 2) * stride, v);
+	}
+};
+
+template <typename T>
+__global__ void
+edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
+    const struct edge_params *dp, int border, int rows)
+{
+	const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * VEC(T);
+	const int ys = (blockIdx.y * blockDim.y + threadIdx.y) * rows;
+	if (x0 >= in.width || ys >= in.height)
+		return;
+	struct edge_params p = thresholds(p0, dp);
+	rows_global<T> load = {in, x0, border};
+	walk_strip<T>(load, lab, x0, ys, min(ys + rows, in.height), p);
+}
+
+/*
+ * Shared tile layout: (tile rows + 4) rows of stride (block_w + 2) * VEC
+ * samples; row r holds image row y0 - 2 + r, column VEC + j image column
+ * x0 + j, so the two left apron samples sit at VEC - 2, VEC - 1 and the
+ * right ones at VEC + tile width and one more.
+ */
+template <typename T>
+__device__ __forceinline__ void
+load_tile(const gpu_image &in, int border, T *tile, int x0, int y0, int tw,
+    int th)
+{
+	const int N = VEC(T), stride = tw + 2 * N;
+	const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+	const int nthreads = blockDim.x * blockDim.y;
+
+	for (int i = tid; i < (th + 4) * (int)blockDim.x; i += nthreads) {
+		int r = i / blockDim.x, cx = i % blockDim.x;
+		int yi = gf_border_index(y0 - 2 + r, in.height, border);
+		gf_load_chunk<T>(in, yi, x0 + cx * N, border, tile + r * stride + N + cx * N);
+	}
+	for (int i = tid; i < (th + 4) * 4; i += nthreads) {
+		int r = i >> 2, k = i & 3;
+		int x = k < 2 ? x0 - 2 + k : x0 + tw + k - 2;
+		int yi = gf_border_index(y0 - 2 + r, in.height, border);
+		int xi = gf_border_index(x, in.width, border);
+		tile[r * stride + N + x - x0] = yi < 0 || xi < 0 ? 0 : gf_row<T>(in, yi)[xi];
+	}
+}
+
+template <typename T>
+__global__ void
+edge_nms_shared(gpu_image in, gpu_image lab, struct edge_params p0,
+    const struct edge_params *dp, int border, int rows)
+{
+	extern __shared__ uint4 smem[];
+	T *tile = (T *)smem;
+	const int N = VEC(T), tw = blockDim.x * N, th = blockDim.y * rows;
+	const int x0 = blockIdx.x * tw, y0 = blockIdx.y * th;
+
+	load_tile<T>(in, border, tile, x0, y0, tw, th);
+	__syncthreads();
+
+	const int x = x0 + threadIdx.x * N, ys = y0 + threadIdx.y * rows;
+	if (x >= in.width || ys >= in.height)
+		return;
+	struct edge_params p = thresholds(p0, dp);
+	rows_shared<T> load = {tile + N + threadIdx.x * N, tw + 2 * N, y0};
+	walk_strip<T>(load, lab, x, ys, min(ys + rows, in.height), p);
+}
+
+/* Default launch shapes (make bench tunes them). */
+static const struct gf_launch edge_defaults[GF_NSTRATEGIES] = {
+	{0, 0, 0}, {0, 0, 0},
+	{32, 8, 1},     /* global */
+	{32, 8, 1},     /* texture */
+	{32, 8, 4},     /* shared */
+	{32, 4, 32},    /* sliding */
+};
+
+extern "C" void
+edge_nms_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
+    int *tile_w, int *tile_h, size_t *smem)
+{
+	int n = maxval > 255 ? 8 : 16;
+	const struct gf_launch *d = &edge_defaults[s];
+
+	if (l->block_w == 0 || l->block_h == 0) {
+		l->block_w = d->block_w;
+		l->block_h = d->block_h;
+	}
+	if (l->rows == 0 || s == GF_GLOBAL || s == GF_TEXTURE)
+		l->rows = d->rows;
+	*smem = 0;
+	if (s == GF_GLOBAL || s == GF_TEXTURE) {
+		*tile_w = l->block_w;
+		*tile_h = l->block_h;
+		return;
+	}
+	*tile_w = l->block_w * n;
+	*tile_h = l->block_h * l->rows;
+	if (s == GF_SHARED)
+		*smem = (size_t)(*tile_h + 4) * (l->block_w + 2) * 16;
+}
+
+template <typename T>
+static void
+launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
+    const struct edge_params &p, const struct edge_params *dp, int border,
+    const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t st)
+{
+	int tw, th;
+	size_t smem;
+	struct gf_launch sh = *l;
+	edge_nms_shape(s, in.maxval, &sh, &tw, &th, &smem);
+	dim3 block(sh.block_w, sh.block_h);
+	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+
+	switch (s) {
+	case GF_GLOBAL: {
+		px_global<T> src = {in, border};
+		edge_nms_pixel<<<grid, block, 0, st>>>(src, lab, p, dp);
+		break;
+	}
+	case GF_TEXTURE: {
+		px_texture<T> src = {tex, in.width, in.height, border};
+		edge_nms_pixel<<<grid, block, 0, st>>>(src, lab, p, dp);
+		break;
+	}
+	case GF_SHARED:
+		edge_nms_shared<T><<<grid, block, smem, st>>>(in, lab, p, dp, border, sh.rows);
+		break;
+	default:
+		edge_nms_sliding<T><<<grid, block, 0, st>>>(in, lab, p, dp, border, sh.rows);
+		break;
+	}
+}
+
+extern "C" cudaError_t
+edge_launch_nms(enum gf_strategy s, const struct gpu_image *in,
+    const struct gpu_image *lab, const struct edge_params *p,
+    const struct edge_params *dp, int border, const struct gf_launch *l,
+    cudaTextureObject_t tex, cudaStream_t stream)
+{
+	if (in->maxval > 255)
+		launch_nms<uint16_t>(s, *in, *lab, *p, dp, border, l, tex, stream);
+	else
+		launch_nms<uint8_t>(s, *in, *lab, *p, dp, border, l, tex, stream);
+	return cudaGetLastError();
+}
+
+/* ---- histogram and Otsu ---- */
+
+#define HIST_THREADS 256
+
+template <typename T>
+__global__ void
+edge_hist(gpu_image in, int border, int l1, uint32_t *bins, int priv)
+{
+	extern __shared__ uint32_t sbins[];
+	const int nbins = (int)in.maxval + 1;
+	const size_t n = (size_t)in.width * in.height;
+	px_global<T> src = {in, border};
+
+	if (priv)
+		for (int i = threadIdx.x; i < nbins; i += blockDim.x)
+			sbins[i] = 0;
+	__syncthreads();
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	    i += (size_t)gridDim.x * blockDim.x) {
+		int x = (int)(i % in.width), y = (int)(i / in.width), gx, gy;
+		grad_at(src, x, y, &gx, &gy);
+		uint32_t v = edge_hist_value(gx, gy, l1, in.maxval);
+		atomicAdd(priv ? &sbins[v] : &bins[v], 1u);
+	}
+	if (!priv)
+		return;
+	__syncthreads();
+	for (int i = threadIdx.x; i < nbins; i += blockDim.x)
+		if (sbins[i] != 0)
+			atomicAdd(&bins[i], sbins[i]);
+}
+
+extern "C" cudaError_t
+edge_launch_hist(const struct gpu_image *in, int border, int l1,
+    uint32_t *bins, int nblocks, int priv, cudaStream_t stream)
+{
+	size_t smem = priv ? ((size_t)in->maxval + 1) * sizeof(uint32_t) : 0;
+
+	if (in->maxval > 255)
+		edge_hist<uint16_t><<<nblocks, HIST_THREADS, smem, stream>>>(*in,
+		    border, l1, bins, priv);
+	else
+		edge_hist<uint8_t><<<nblocks, HIST_THREADS, smem, stream>>>(*in,
+		    border, l1, bins, priv);
+	return cudaGetLastError();
+}
+
+#define OTSU_THREADS 1024
+
+/* (score a, bin ia) beats (b, ib): higher score, or equal and first. */
+__device__ __forceinline__ bool
+otsu_better(double a, int ia, double b, int ib)
+{
+	return a > b || (a == b && ia < ib);
+}
+
+/*
+ * Inclusive scan of (count, sum) over the block (Hillis-Steele: read,
+ * barrier, add, barrier).  Every thread calls it.
+ */
+__device__ void
+otsu_scan(unsigned long long *sn, unsigned long long *ss)
+{
+	const int tid = threadIdx.x;
+
+	for (int off = 1; off < OTSU_THREADS; off <<= 1) {
+		unsigned long long a = tid >= off ? sn[tid - off] : 0;
+		unsigned long long b = tid >= off ? ss[tid - off] : 0;
+		__syncthreads();
+		sn[tid] += a;
+		ss[tid] += b;
+		__syncthreads();
+	}
+}
+
+/* Argmax of (sbest, sidx) over the block into lane 0 of warp 0's registers. */
+__device__ void
+otsu_argmax(double *sbest, int *sidx, double *best, int *bi)
+{
+	const int tid = threadIdx.x;
+
+	for (int s = OTSU_THREADS / 2; s >= 32; s >>= 1) {
+		if (tid < s && otsu_better(sbest[tid + s], sidx[tid + s], sbest[tid],
+		    sidx[tid])) {
+			sbest[tid] = sbest[tid + s];
+			sidx[tid] = sidx[tid + s];
+		}
+		__syncthreads();
+	}
+	if (tid >= 32)
+		return;
+	*best = sbest[tid];
+	*bi = sidx[tid];
+	for (int off = 16; off > 0; off >>= 1) {
+		double ob = __shfl_down_sync(0xffffffffu, *best, off);
+		int oi = __shfl_down_sync(0xffffffffu, *bi, off);
+		if (otsu_better(ob, oi, *best, *bi)) {
+			*best = ob;
+			*bi = oi;
+		}
+	}
+}
+
+/*
+ * One block.  Each thread owns a run of consecutive bins: it sums them
+ * while loading (the first reduction step), the block scans those sums
+ * for the prefix counts, each thread scores its bins with otsu_score()
+ * in order keeping the first best, and the block reduces to the first
+ * best overall: the CPU's answer.
+ */
+__global__ void
+__launch_bounds__(OTSU_THREADS)
+edge_otsu(const uint32_t *bins, int nbins, int l1, uint32_t *dt,
+    struct edge_params *dp)
+{
+	__shared__ unsigned long long sn[OTSU_THREADS], ss[OTSU_THREADS];
+	__shared__ double sbest[OTSU_THREADS];
+	__shared__ int sidx[OTSU_THREADS];
+	const int tid = threadIdx.x, run = (nbins + OTSU_THREADS - 1) / OTSU_THREADS;
+	const int lo = min(tid * run, nbins), hi = min(lo + run, nbins);
+	unsigned long long n = 0, s = 0;
+
+	for (int i = lo; i < hi; i++) {
+		n += bins[i];
+		s += (unsigned long long)i * bins[i];
+	}
+	sn[tid] = n;
+	ss[tid] = s;
+	__syncthreads();
+	otsu_scan(sn, ss);
+	unsigned long long total_n = sn[OTSU_THREADS - 1], total_s = ss[OTSU_THREADS - 1];
+	unsigned long long n0 = sn[tid] - n, s0 = ss[tid] - s;
+	double best = -2.0;
+	int bi = nbins;
+	for (int i = lo; i < hi; i++) {
+		n0 += bins[i];
+		s0 += (unsigned long long)i * bins[i];
+		double score = otsu_score(n0, s0, total_n, total_s);
+		if (score > best) {
+			best = score;
+			bi = i;
+		}
+	}
+	sbest[tid] = best;
+	sidx[tid] = bi;
+	__syncthreads();
+	otsu_argmax(sbest, sidx, &best, &bi);
+	if (tid == 0) {
+		*dt = (uint32_t)bi;
+		edge_auto_params((uint32_t)bi, l1, dp);
+	}
+}
+
+extern "C" cudaError_t
+edge_launch_otsu(const uint32_t *bins, int nbins, int l1, uint32_t *dt,
+    struct edge_params *dp, cudaStream_t stream)
+{
+	edge_otsu<<<1, OTSU_THREADS, 0, stream>>>(bins, nbins, l1, dt, dp);
+	return cudaGetLastError();
+}
+
+/* ---- hysteresis ---- */
+
+#define HT EDGE_HYST_TILE
+#define HYST_BH 8               /* block 32 x 8: each thread owns 4 rows of the tile */
+#define HYST_ROWS (HT / HYST_BH)
+
+/* True when tile (tx, ty) or one of its 8 neighbours changed last sweep. */
+__device__ __forceinline__ bool
+tile_active(const uint8_t *act, int tx, int ty)
+{
+	for (int v = max(ty - 1, 0); v <= min(ty + 1, (int)gridDim.y - 1); v++)
+		for (int u = max(tx - 1, 0); u <= min(tx + 1, (int)gridDim.x - 1); u++)
+			if (act[(size_t)v * gridDim.x + u])
+				return true;
+	return false;
+}
+
+/* True when a pixel of the 3x3 around s[r][c] is an edge. */
+__device__ __forceinline__ bool
+touches_edge(const uint8_t (*s)[HT + 4], int r, int c)
+{
+	return s[r - 1][c - 1] == EDGE_STRONG || s[r - 1][c] == EDGE_STRONG ||
+	    s[r - 1][c + 1] == EDGE_STRONG || s[r][c - 1] == EDGE_STRONG ||
+	    s[r][c + 1] == EDGE_STRONG || s[r + 1][c - 1] == EDGE_STRONG ||
+	    s[r + 1][c] == EDGE_STRONG || s[r + 1][c + 1] == EDGE_STRONG;
+}
+
+/*
+ * Grows edges inside the tile held in s (rows and columns 1..HT, apron
+ * 0 and HT+1 read only) until nothing changes; each step reads, meets at
+ * a barrier, then writes, so no thread reads a cell while it is written.
+ * Returns whether anything grew (the same in every thread).
+ */
+__device__ bool
+grow_tile(uint8_t (*s)[HT + 4])
+{
+	const int c = threadIdx.x + 1;
+	bool any = false;
+
+	for (;;) {
+		uint8_t nv[HYST_ROWS];
+		int grew = 0;
+#pragma unroll
+		for (int k = 0; k < HYST_ROWS; k++) {
+			int r = threadIdx.y + k * HYST_BH + 1;
+			nv[k] = s[r][c];
+			if (nv[k] == EDGE_WEAK && touches_edge(s, r, c)) {
+				nv[k] = EDGE_STRONG;
+				grew = 1;
+			}
+		}
+		if (!__syncthreads_or(grew))
+			return any;
+		any = true;
+#pragma unroll
+		for (int k = 0; k < HYST_ROWS; k++)
+			s[threadIdx.y + k * HYST_BH + 1][c] = nv[k];
+		__syncthreads();
+	}
+}
+
+/*
+ * One sweep.  Labels of other tiles (the apron) may be written by their
+ * blocks while this one reads them; classes only ever go from weak to
+ * edge, so an early or a late value is correct, and a change read late
+ * is caught by the next sweep (the neighbour's flag activates this
+ * tile).  Plain loads, not __ldg, as the labels change during the kernel.
+ */
+template <typename T>
+__global__ void
+__launch_bounds__(HT * HYST_BH)
+edge_hyst(gpu_image lab, gpu_image out, const uint8_t *act_prev,
+    uint8_t *act_next, int first, int *changed)
+{
+	__shared__ uint8_t s[HT + 2][HT + 4];
+	const int x0 = blockIdx.x * HT, y0 = blockIdx.y * HT;
+	const int tid = threadIdx.y * HT + threadIdx.x;
+	const size_t tile = (size_t)blockIdx.y * gridDim.x + blockIdx.x;
+
+	if (!first && !tile_active(act_prev, blockIdx.x, blockIdx.y)) {
+		if (tid == 0)
+			act_next[tile] = 0;
+		return;
+	}
+	for (int i = tid; i < (HT + 2) * (HT + 2); i += HT * HYST_BH) {
+		int r = i / (HT + 2), c = i % (HT + 2), x = x0 - 1 + c, y = y0 - 1 + r;
+		bool in = x >= 0 && y >= 0 && x < lab.width && y < lab.height;
+		s[r][c] = in ? gf_row_out<uint8_t>(lab, y)[x] : (uint8_t)EDGE_NONE;
+	}
+	__syncthreads();
+	uint8_t orig[HYST_ROWS];
+#pragma unroll
+	for (int k = 0; k < HYST_ROWS; k++)
+		orig[k] = s[threadIdx.y + k * HYST_BH + 1][threadIdx.x + 1];
+	bool any = grow_tile(s);
+	const int x = x0 + threadIdx.x;
+#pragma unroll
+	for (int k = 0; k < HYST_ROWS; k++) {
+		int y = y0 + threadIdx.y + k * HYST_BH;
+		uint8_t v = s[threadIdx.y + k * HYST_BH + 1][threadIdx.x + 1];
+		if (x >= lab.width || y >= lab.height)
+			continue;
+		if (v != orig[k])
+			gf_row_out<uint8_t>(lab, y)[x] = v;
+		gf_row_out<T>(out, y)[x] = v == EDGE_STRONG ? (T)out.maxval : (T)0;
+	}
+	if (tid == 0) {
+		act_next[tile] = any;
+		if (any)
+			atomicExch(changed, 1);
+	}
+}
+
+extern "C" cudaError_t
+edge_launch_hyst(const struct gpu_image *lab, const struct gpu_image *out,
+    const uint8_t *act_prev, uint8_t *act_next, int first, int *changed,
+    cudaStream_t stream)
+{
+	dim3 block(HT, HYST_BH);
+	dim3 grid((lab->width + HT - 1) / HT, (lab->height + HT - 1) / HT);
+
+	if (out->maxval > 255)
+		edge_hyst<uint16_t><<<grid, block, 0, stream>>>(*lab, *out, act_prev,
+		    act_next, first, changed);
+	else
+		edge_hyst<uint8_t><<<grid, block, 0, stream>>>(*lab, *out, act_prev,
+		    act_next, first, changed);
+	return cudaGetLastError();
+}

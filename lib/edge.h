@@ -1,0 +1,138 @@
+/*
+ * edge.h - the edge tool's operation, a Canny edge detector: optional
+ * Gaussian smoothing (conv2d's gauss:S), sobel's gradients, non-maximum
+ * suppression in four sectors, a double threshold (given, or Otsu's on
+ * the magnitude histogram), and hysteresis.  The CPU reference and the
+ * GPU pipeline (kernels/edge.cu) give the same image bit for bit; on the
+ * GPU the intermediates stay on the device.
+ *
+ * The magnitude histogram and Otsu's threshold are also what sobel -t
+ * auto uses (edge_otsu_cpu, edge_otsu_gpu).
+ */
+#ifndef GF_EDGE_H
+#define GF_EDGE_H
+
+#include "edge_core.h"
+#include "gf.h"
+#include "gpu.h"
+#include "strategy.h"
+#include "tool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the command line asked for. */
+struct edge_opts {
+	double sigma;           /* --sigma: Gaussian smoothing, 0 for none */
+	int l1;                 /* --l1: |gx| + |gy| instead of the L2 magnitude */
+	int auto_thresh;        /* --auto: high = Otsu's threshold, low = high / 2 */
+	double low, high;       /* --low, --high, magnitude units, low <= high */
+	int border;             /* enum gf_border, for smoothing and gradients */
+	enum gf_strategy strategy;
+	struct gf_launch launch;
+};
+
+/* What the last image used, for -v. */
+struct edge_info {
+	double low, high;       /* the thresholds, in magnitude units */
+	int sweeps;             /* GPU hysteresis: propagation launches, 0 on the CPU */
+};
+
+/* The tool's context (tool_filter_fn's ctx). */
+struct edge_tool {
+	struct edge_opts opts;
+	struct edge_info info;
+};
+
+/* The tool's filter: ctx is a struct edge_tool; colour is made gray first. */
+int edge_filter(void *ctx, struct gpu *g, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e);
+
+/* CPU reference on a gray image; out gets its size and maxval. */
+int edge_cpu(const struct image *gray, struct image *out,
+    const struct edge_opts *o, struct edge_info *info, struct gf_err *e);
+
+/*
+ * GPU pipeline on a gray image: one upload, the stages on the device,
+ * one download.  Fills t's upload, kernel and download times.
+ */
+int edge_gpu(struct gpu *g, const struct image *gray, struct image *out,
+    const struct edge_opts *o, struct edge_info *info, struct gf_times *t,
+    struct gf_err *e);
+
+/*
+ * The stages after the upload, device to device: in (gray) to out (its
+ * size and maxval), intermediates in slots GPU_SLOT_STAGE1..4.  Used by
+ * edge_gpu and by the bench.
+ */
+int edge_run_device(struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, const struct edge_opts *o,
+    struct edge_info *info, struct gf_err *e);
+
+/*
+ * Histogram of sobel's gradient magnitude of gray (every pixel, border
+ * rule border): hist[v] for v = 0..gray->maxval counts the pixels whose
+ * magnitude, min(maxval, round(sqrt(gx^2 + gy^2))) or min(maxval,
+ * |gx| + |gy|) with l1, is v.  hist has gray->maxval + 1 entries.
+ */
+int edge_histogram_cpu(const struct image *gray, int border, int l1,
+    uint32_t *hist, struct gf_err *e);
+
+/*
+ * Otsu's threshold of that histogram (lib/otsu.h): sobel -t auto uses
+ * -t *t; edge --auto uses high = *t, low = *t / 2.  The GPU version
+ * works on a device image and gives the same *t as the CPU one.
+ */
+int edge_otsu_cpu(const struct image *gray, int border, int l1, uint32_t *t,
+    struct gf_err *e);
+int edge_otsu_gpu(struct gpu *g, const struct gpu_image *in, int border,
+    int l1, uint32_t *t, struct gf_err *e);
+
+/* The thresholds of o for an image (not --auto). */
+struct edge_params edge_params_for(const struct edge_opts *o);
+
+/*
+ * Kernels (kernels/edge.cu).  edge_nms_shape fills the defaults into l and
+ * gives the pixels one block covers and its shared memory, for checks
+ * before edge_launch_nms, which writes the classes (enum edge_class) of
+ * every pixel of the gray image in into lab (8 bit, in's size).  The
+ * thresholds are *dp (device memory) when dp is not NULL, else *p.
+ */
+void edge_nms_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
+    int *tile_w, int *tile_h, size_t *smem);
+cudaError_t edge_launch_nms(enum gf_strategy s, const struct gpu_image *in,
+    const struct gpu_image *lab, const struct edge_params *p,
+    const struct edge_params *dp, int border, const struct gf_launch *l,
+    cudaTextureObject_t tex, cudaStream_t stream);
+
+/*
+ * Adds the magnitude histogram of in to bins[0..in->maxval] (zeroed by
+ * the caller) with nblocks blocks; privatized in shared memory when priv
+ * (needs (maxval + 1) * 4 bytes of it), else with global atomics.
+ */
+cudaError_t edge_launch_hist(const struct gpu_image *in, int border, int l1,
+    uint32_t *bins, int nblocks, int priv, cudaStream_t stream);
+
+/* Otsu's threshold of bins[0..nbins-1] into *dt, and edge_auto_params(*dt) into *dp. */
+cudaError_t edge_launch_otsu(const uint32_t *bins, int nbins, int l1,
+    uint32_t *dt, struct edge_params *dp, cudaStream_t stream);
+
+/*
+ * One hysteresis sweep over tiles of EDGE_HYST_TILE x EDGE_HYST_TILE
+ * pixels: in each active tile, weak pixels 8-connected to an edge become
+ * edges until the tile is stable; the tile's output samples (maxval on
+ * edges, else 0) are written.  A tile is active on the first sweep, or
+ * when it or a neighbour tile changed in the previous one (act_prev);
+ * act_next records this sweep's changes and *changed becomes 1 if any.
+ */
+#define EDGE_HYST_TILE 32
+cudaError_t edge_launch_hyst(const struct gpu_image *lab,
+    const struct gpu_image *out, const uint8_t *act_prev, uint8_t *act_next,
+    int first, int *changed, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * edge_core.h - the cores of edge (Canny), shared by the CPU reference
+ * (lib/edge.c) and every GPU strategy (kernels/edge.cu): the gradient
+ * magnitude, its direction quantized to four sectors, the non-maximum
+ * suppression test with the double threshold, and the automatic
+ * thresholds.  The paths differ only in how pixels and magnitudes reach
+ * these functions, so they agree bit for bit.
+ *
+ * Everything is integer.  The L2 magnitude is kept squared
+ * (gx^2 + gy^2) and compared with squared thresholds, as OpenCV's Canny
+ * does with L2gradient=true; --l1 uses |gx| + |gy|.
+ *
+ * This header is read by C11 and by CUDA C++; keep it to plain C.
+ */
+#ifndef GF_EDGE_CORE_H
+#define GF_EDGE_CORE_H
+
+#include "gf.h"
+#include "sobel_core.h"
+
+/* Pixel classes after suppression and thresholding, then after hysteresis. */
+enum edge_class {
+	EDGE_NONE = 0,          /* not an edge */
+	EDGE_WEAK = 1,          /* a local maximum above low, not above high */
+	EDGE_STRONG = 2         /* above high, or a weak pixel joined to one: an edge */
+};
+
+/*
+ * Gradient direction sectors.  The two neighbours compared across the
+ * edge are "before" at (x + dx, y + dy) and "after" at (x - dx, y - dy)
+ * with (dx, dy) from edge_sector_offset().  y grows downwards.
+ */
+enum edge_sector {
+	EDGE_SECTOR_0,          /* gradient near horizontal: left, right */
+	EDGE_SECTOR_45,         /* gx, gy of one sign: up-left, down-right */
+	EDGE_SECTOR_90,         /* gradient near vertical: up, down */
+	EDGE_SECTOR_135         /* gx, gy of opposite signs: up-right, down-left */
+};
+
+/*
+ * Thresholds in magnitude units, each stored as the largest magnitude
+ * that does not pass it: floor(t^2) for L2 (compared with gx^2 + gy^2),
+ * floor(t) for L1, as sobel's -t.  A pixel is weak when its magnitude
+ * is > low, strong when > high.
+ */
+struct edge_params {
+	int l1;
+	uint64_t low;
+	uint64_t high;
+};
+
+/* The magnitude the thresholds are compared with: gx^2 + gy^2, or |gx| + |gy|. */
+GF_HD uint64_t
+edge_mag(int gx, int gy, int l1)
+{
+	int64_t ax = gx < 0 ? -(int64_t)gx : gx, ay = gy < 0 ? -(int64_t)gy : gy;
+
+	if (l1)
+		return (uint64_t)(ax + ay);
+	return (uint64_t)(ax * ax + ay * ay);
+}
+
+/*
+ * The sector of the gradient direction, with OpenCV's fixed-point test:
+ * tan(22.5 deg) = 13573 / 2^15 and tan(67.5 deg) = (13573 + 2^16) / 2^15.
+ * |gy| < |gx| tan 22.5 is sector 0, |gy| > |gx| tan 67.5 sector 90, and in
+ * between a diagonal chosen by the signs.  64-bit: 16-bit images give
+ * |gx| up to 262140.
+ */
+GF_HD int
+edge_sector(int gx, int gy)
+{
+	int64_t ax = gx < 0 ? -(int64_t)gx : gx;
+	int64_t ay = (gy < 0 ? -(int64_t)gy : gy) * 32768;
+	int64_t tg22 = ax * 13573;
+
+	if (ay < tg22)
+		return EDGE_SECTOR_0;
+	if (ay > tg22 + ax * 65536)
+		return EDGE_SECTOR_90;
+	return (gx < 0) == (gy < 0) ? EDGE_SECTOR_45 : EDGE_SECTOR_135;
+}
+
+/* Offset (dx, dy) of the "before" neighbour of sector s; "after" is the opposite. */
+GF_HD void
+edge_sector_offset(int s, int *dx, int *dy)
+{
+	*dx = s == EDGE_SECTOR_0 || s == EDGE_SECTOR_45 ? -1 :
+	    s == EDGE_SECTOR_135 ? 1 : 0;
+	*dy = s == EDGE_SECTOR_0 ? 0 : -1;
+}
+
+/*
+ * Non-maximum suppression and the double threshold for an interior pixel
+ * of magnitude m in sector s, whose neighbours across the edge have
+ * magnitudes before and after.  The tie rule is OpenCV's: in sectors 0
+ * and 90 the pixel must be greater than the neighbour before it (left,
+ * up) and not smaller than the one after it (right, down); in the
+ * diagonal sectors greater than both.  So a survivor is never smaller
+ * than either neighbour, and a plateau two pixels wide keeps one pixel.
+ */
+GF_HD int
+edge_classify(uint64_t m, uint64_t before, uint64_t after, int s,
+    const struct edge_params *p)
+{
+	int keep;
+
+	if (m <= p->low)
+		return EDGE_NONE;
+	if (s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135)
+		keep = m > before && m > after;
+	else
+		keep = m > before && m >= after;
+	if (!keep)
+		return EDGE_NONE;
+	return m > p->high ? EDGE_STRONG : EDGE_WEAK;
+}
+
+/* True when (x, y) is in the outer one-pixel frame, which is never an edge. */
+GF_HD int
+edge_in_frame(int x, int y, int width, int height)
+{
+	return x < 1 || y < 1 || x > width - 2 || y > height - 2;
+}
+
+/*
+ * The histogram value of a gradient for --auto: the magnitude in sobel's
+ * units, min(maxval, round(sqrt(gx^2 + gy^2))) or min(maxval, |gx| + |gy|).
+ */
+GF_HD uint32_t
+edge_hist_value(int gx, int gy, int l1, unsigned maxval)
+{
+	struct sobel_params sp;
+
+	sp.mode = l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
+	sp.maxval = maxval;
+	sp.thresh = 0;
+	return sobel_value(gx, gy, &sp);
+}
+
+/* Stored form of threshold t (t >= 0): floor(t^2) for L2, floor(t) for L1. */
+GF_HD uint64_t
+edge_thresh_store(double t, int l1)
+{
+	return (uint64_t)(l1 ? t : t * t);
+}
+
+/*
+ * --auto: high is Otsu's threshold t of the magnitude histogram, low is
+ * t / 2, both exact in integers: floor((t/2)^2) = floor(t^2 / 4).
+ */
+GF_HD void
+edge_auto_params(uint32_t t, int l1, struct edge_params *p)
+{
+	uint64_t t2 = (uint64_t)t * t;
+
+	p->l1 = l1;
+	p->high = l1 ? t : t2;
+	p->low = l1 ? t / 2 : t2 / 4;
+}
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * otsu.h - Otsu's threshold on a histogram: the value t that splits the
+ * bins into [0, t] and [t+1, nbins-1] with the largest between-class
+ * variance.  Used by edge --auto and sobel -t auto.  The score is a
+ * GF_HD function so that the GPU search (kernels/edge.cu) computes the
+ * very same doubles from the very same integer prefix sums, and the CPU
+ * and GPU thresholds are equal.
+ *
+ * This header is read by C11 and by CUDA C++; keep it to plain C.
+ */
+#ifndef GF_OTSU_H
+#define GF_OTSU_H
+
+#include "gf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest number of bins: one per value of a 16-bit sample. */
+#define OTSU_MAX_BINS 65536
+
+/*
+ * The score of splitting after bin t, where n0 pixels with value sum s0
+ * lie in [0, t] and n pixels with value sum s in all bins:
+ *   -1 when [0, t] is empty (t below the smallest value),
+ *    0 when [t+1, ..] is empty (t at or above the largest value),
+ *   else n0 n1 (mu0 - mu1)^2 > 0, the between-class variance times n^2.
+ * Taking the first t with the largest score therefore gives the best
+ * split, or, with a single occupied value v, t = v (nothing above t),
+ * or 0 for an empty histogram.  Sums are exact integers; the doubles
+ * are computed in one fixed order without contraction on every path.
+ */
+GF_HD double
+otsu_score(uint64_t n0, uint64_t s0, uint64_t n, uint64_t s)
+{
+	uint64_t n1 = n - n0, s1 = s - s0;
+	double mu0, mu1, d;
+
+	if (n0 == 0)
+		return -1.0;
+	if (n1 == 0)
+		return 0.0;
+	mu0 = (double)s0 / (double)n0;
+	mu1 = (double)s1 / (double)n1;
+	d = mu0 - mu1;
+	return (double)n0 * (double)n1 * (d * d);
+}
+
+/*
+ * Otsu's threshold of hist[0..nbins-1] (1 <= nbins <= OTSU_MAX_BINS;
+ * bin i counts the pixels of value i): the t in [0, nbins-1] of
+ * otsu_score's rule.  Pixels "above the threshold" are those with value
+ * > t, which is how sobel -t and edge --high read it.
+ */
+uint32_t otsu_threshold(const uint32_t *hist, int nbins);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

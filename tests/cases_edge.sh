@@ -1,0 +1,18 @@
+# The golden cases of edge: samples and option sets, shared by
+# tests/t_edge.sh and tests/golden/edge/make.sh.
+
+EDGE_SAMPLES="coins.pgm chelsea.png astro16.pgm retina1023x517.pgm px1x1.pgm
+px2x3.pgm px1x700.pgm px700x1.pgm"
+
+# name|options for 8-bit samples|options for the 16-bit sample
+edge_configs() {
+	cat <<'END'
+default||
+s0|--sigma 0 --low 40 --high 100|--sigma 0 --low 10280 --high 25700
+s0auto|--sigma 0 --auto|--sigma 0 --auto
+l1|--l1 --sigma 1 --low 50 --high 120|--l1 --sigma 1 --low 12850 --high 30840
+high|--sigma 2.5 --high 30|--sigma 2.5 --high 7710
+reflect|--border reflect --sigma 0 --low 30 --high 90|--border reflect --sigma 0 --low 7710 --high 23130
+zero|--border zero --sigma 1 --low 30 --high 90|--border zero --sigma 1 --low 7710 --high 23130
+END
+}
