@@ -28,10 +28,13 @@ cli_report(const char *input, int index, const struct image *out,
 	const char *prog = arg;
 	double gbs = t->kernel > 0 ? t->kernel_bytes / (t->kernel * 1e6) : 0;
 
-	fprintf(stderr, "%s: %s image %d: %dx%d, read %.2f ms, upload %.2f ms, "
-	    "kernel %.3f ms (%.1f GB/s), download %.2f ms, write %.2f ms\n",
-	    prog, input, index, out->width, out->height, t->read, t->upload,
-	    t->kernel, gbs, t->download, t->write);
+	fprintf(stderr, "%s: %s image %d: %dx%d, ", prog, input, index,
+	    out->width, out->height);
+	if (t->auto_threshold)
+		fprintf(stderr, "threshold %g (Otsu), ", t->threshold);
+	fprintf(stderr, "read %.2f ms, upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
+	    "download %.2f ms, write %.2f ms\n", t->read, t->upload, t->kernel,
+	    gbs, t->download, t->write);
 }
 
 static inline void
@@ -78,8 +81,12 @@ cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
 		fprintf(stderr, "%s: running on the CPU (%s)\n", prog, e.msg);
 	t->gpu = on_gpu ? &g : NULL;
 	t->format = o->format;
-	t->report = o->verbose ? cli_report : NULL;
-	t->report_arg = (void *)prog;
+	if (!o->verbose)
+		t->report = NULL;
+	else if (t->report == NULL)
+		t->report = cli_report;
+	if (t->report == cli_report)
+		t->report_arg = (void *)prog;
 	if (o->outdir == NULL) {
 		if (tool_run(t, argc > 0 ? argv[0] : NULL, argc > 1 ? argv[1] : NULL,
 		    NULL, &e) < 0) {

@@ -269,3 +269,17 @@ gpu_check_shape(const struct gpu *g, const char *strategy, int block_w,
 		    strategy, block_w, block_h, smem, g->smem_block);
 	return 0;
 }
+
+int
+gpu_check_launch(cudaError_t err, const char *strategy, int block_w,
+    int block_h, struct gf_err *e)
+{
+	if (err == cudaSuccess)
+		return 0;
+	if (err == cudaErrorLaunchOutOfResources)
+		return gf_fail(e, "%s: a %dx%d block (%d threads) needs more "
+		    "registers than this GPU gives one block; use a smaller --block",
+		    strategy, block_w, block_h, block_w * block_h);
+	return gf_fail(e, "CUDA error launching the %s kernel with a %dx%d "
+	    "block: %s", strategy, block_w, block_h, cudaGetErrorString(err));
+}

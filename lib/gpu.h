@@ -133,6 +133,14 @@ int gpu_check_shape(const struct gpu *g, const char *strategy, int block_w,
     int block_h, int tile_w, int tile_h, int width, int height, size_t smem,
     struct gf_err *e);
 
+/*
+ * Checks the status of a kernel launch of the given block shape; a block
+ * that needs more registers than the device gives one is refused with a
+ * message saying so, anything else as GPU_TRY would.
+ */
+int gpu_check_launch(cudaError_t err, const char *strategy, int block_w,
+    int block_h, struct gf_err *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "border.h"
+#include "edge.h"
 #include "sobel.h"
 #include "tool.h"
 
@@ -91,8 +92,8 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
 		return -1;
 	if (s == GF_TEXTURE && gpu_texture(g, in, &tex, e) < 0)
 		return -1;
-	GPU_TRY(e, sobel_launch(s, in, out, p, border, &shape, tex, g->stream));
-	return 0;
+	return gpu_check_launch(sobel_launch(s, in, out, p, border, &shape, tex,
+	    g->stream), gf_strategies[s].name, shape.block_w, shape.block_h, e);
 }
 
 int
@@ -134,7 +135,7 @@ now_ms(void)
 /* Upload, kernel, download of one gray image; out is allocated already. */
 static int
 sobel_on_gpu(struct gpu *g, const struct sobel_opts *o, const struct image *gray,
-    struct image *out, const struct sobel_params *p, struct gf_times *t,
+    struct image *out, struct sobel_params *p, struct gf_times *t,
     struct gf_err *e)
 {
 	struct gpu_image din, dout;
@@ -147,6 +148,14 @@ sobel_on_gpu(struct gpu *g, const struct sobel_opts *o, const struct image *gray
 	    gpu_upload(g, gray, 0, &din, e) < 0)
 		return -1;
 	t->upload = now_ms() - t0;
+	if (o->threshold_auto) {
+		uint32_t otsu;
+		if (edge_otsu_gpu(g, &din, o->border, o->l1, &otsu, e) < 0)
+			return -1;
+		*p = sobel_params_for(o, gray->maxval, otsu);
+		t->auto_threshold = 1;
+		t->threshold = otsu;
+	}
 	if (gpu_timer_start(g, e) < 0 ||
 	    sobel_gpu(g, &din, &dout, p, o->border, o->strategy, &o->launch, e) < 0 ||
 	    gpu_timer_stop(g, &ms, e) < 0)
@@ -173,7 +182,16 @@ sobel_filter(void *ctx, struct gpu *g, const struct image *in,
 		return -1;
 	p = sobel_params_for(o, in->maxval, o->t);
 	if (g == NULL) {
-		ret = sobel_cpu(&gray, out, &p, o->border, e);
+		uint32_t otsu;
+		ret = 0;
+		if (o->threshold_auto &&
+		    (ret = edge_otsu_cpu(&gray, o->border, o->l1, &otsu, e)) == 0) {
+			p = sobel_params_for(o, in->maxval, otsu);
+			t->auto_threshold = 1;
+			t->threshold = otsu;
+		}
+		if (ret == 0)
+			ret = sobel_cpu(&gray, out, &p, o->border, e);
 	} else {
 		*out = gray;
 		ret = img_alloc(out, e);

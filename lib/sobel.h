@@ -44,7 +44,7 @@ int sobel_gpu(struct gpu *g, const struct gpu_image *in,
 int sobel_filter(void *ctx, struct gpu *g, const struct image *in,
     struct image *out, struct gf_times *t, struct gf_err *e);
 
-/* Colour to gray: Y = (299 R + 587 G + 114 B + 500) / 1000; gray is copied. */
+/* Colour (3 channels) to gray: Y = (299 R + 587 G + 114 B + 500) / 1000. */
 int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);
 
 /*

@@ -17,6 +17,8 @@
 struct gf_times {
 	double read, upload, kernel, download, write;
 	double kernel_bytes;    /* for GB/s: bytes read + written by the kernels */
+	int auto_threshold;     /* a threshold was chosen for this image: */
+	double threshold;       /* this one */
 };
 
 /*

@@ -15,6 +15,8 @@ l1thr|--norm l1 -t 120|--norm l1 -t 30840
 zero|--border zero|--border zero
 reflect|--border reflect|--border reflect
 wrap|--border wrap|--border wrap
+auto|-t auto|-t auto
+l1auto|--norm l1 -t auto --border reflect|--norm l1 -t auto --border reflect
 END
 }
 

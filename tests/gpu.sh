@@ -40,19 +40,34 @@ END
 		[ -x "bin/$tool" ] || continue
 		case " ${SAN_TOOLS:-sobel conv2d edge} " in *" $tool "*) ;; *) continue ;; esac
 		for m in global texture shared sliding; do
-			for img in samples/retina1023x517.pgm samples/astro16.pgm samples/px2x3.pgm; do
-				for t in memcheck racecheck; do
-					eval "set -- $args"
-					if compute-sanitizer --tool $t --error-exitcode 9 \
-					    "bin/$tool" -q -m $m "$@" "$img" /tmp/san.pnm \
-					    >/tmp/san.log 2>&1; then
-						echo "clean $t $tool $m $args $img"
-					else
-						echo "DIRTY $t $tool $m $args $img"
-						tail -n 20 /tmp/san.log
-					fi
-				done
+			# memcheck on odd, 16-bit and 8-bit images; racecheck on one.
+			for run in "memcheck samples/retina1023x517.pgm" \
+			    "memcheck samples/px2x3.pgm" "memcheck samples/astro16.pgm" \
+			    "racecheck samples/retina1023x517.pgm"; do
+				set -- $run
+				t=$1 img=$2
+				eval "set -- $args"
+				if compute-sanitizer --tool $t --error-exitcode 9 \
+				    "bin/$tool" -q -m $m "$@" "$img" /tmp/san.pnm \
+				    >/tmp/san.log 2>&1; then
+					echo "clean $t $tool $m $args $img"
+				else
+					echo "DIRTY $t $tool $m $args $img"
+					tail -n 20 /tmp/san.log
+				fi
 			done
+		done
+	done >>"$OUT/sanitize.log" 2>&1
+	# The unit tests run every strategy over many shapes and sizes.
+	for u in build/tests/*_test; do
+		for t in memcheck racecheck; do
+			if compute-sanitizer --tool $t --error-exitcode 9 "$u" \
+			    >/tmp/san.log 2>&1; then
+				echo "clean $t $u"
+			else
+				echo "DIRTY $t $u"
+				tail -n 20 /tmp/san.log
+			fi
 		done
 	done >>"$OUT/sanitize.log" 2>&1
 	echo "sanitizer: $(grep -c '^clean' "$OUT/sanitize.log") clean," \

@@ -50,7 +50,7 @@ texture|--block 1x64
 texture|--block 5x3
 shared|--block 8x2 --rows 3
 shared|--block 3x1 --rows 1
-shared|--block 32x32 --rows 1
+shared|--block 32x16 --rows 1
 sliding|--block 7x3 --rows 5
 sliding|--block 64x1 --rows 1
 sliding|--block 2x2 --rows 700
@@ -83,6 +83,12 @@ if have_gpu; then
 		pass sobel/shape/too-much-shared-memory
 	else
 		fail sobel/shape/too-much-shared-memory "$(cat "$TMP/err")"
+	fi
+	if ! "$BIN/sobel" -m sliding --block 32x32 "$SAMPLES/coins.pgm" \
+	    "$TMP/x.pgm" 2>"$TMP/err" && grep -q 'registers' "$TMP/err"; then
+		pass sobel/shape/too-many-registers
+	else
+		fail sobel/shape/too-many-registers "$(cat "$TMP/err")"
 	fi
 	if ! "$BIN/sobel" -m global --block 64x32 "$SAMPLES/coins.pgm" \
 	    "$TMP/x.pgm" 2>"$TMP/err" && grep -q '2048 threads' "$TMP/err"; then

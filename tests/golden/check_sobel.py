@@ -19,18 +19,36 @@ def gray(path):
         im = (299 * r + 587 * g + 114 * b + 500) // 1000
     return im
 
-def pad(im, cfg):
+def pad(im, opts):
     """Pads by one pixel; numpy's modes are the issue's definitions."""
-    mode = {'zero': 'constant', 'reflect': 'reflect', 'wrap': 'wrap'}.get(cfg, 'edge')
+    b = opts.split('--border ')[1].split()[0] if '--border ' in opts else 'replicate'
+    mode = {'zero': 'constant', 'reflect': 'reflect', 'wrap': 'wrap'}.get(b, 'edge')
     return np.pad(im, 1, mode=mode)
 
+def otsu(mag, maxval):
+    """Otsu's threshold of the magnitudes: the t (pass: value > t) that
+    maximizes the between-class variance, the first such t on ties."""
+    h = np.bincount(mag.ravel(), minlength=maxval + 1).astype(np.float64)
+    v = np.arange(maxval + 1, dtype=np.float64)
+    w0 = np.cumsum(h); s0 = np.cumsum(h * v)
+    n, s = w0[-1], s0[-1]
+    w1 = n - w0
+    with np.errstate(divide='ignore', invalid='ignore'):
+        score = np.where((w0 > 0) & (w1 > 0),
+                         (s0 * n - s * w0) ** 2 / (w0 * w1), -1)
+    return int(np.argmax(score))
+
 def expected(im, cfg, opts, maxval):
-    p = pad(im, cfg).astype(np.float64)
+    p = pad(im, opts).astype(np.float64)
     gx = cv2.Sobel(p, cv2.CV_64F, 1, 0, ksize=3, borderType=cv2.BORDER_REPLICATE)[1:-1, 1:-1]
     gy = cv2.Sobel(p, cv2.CV_64F, 0, 1, ksize=3, borderType=cv2.BORDER_REPLICATE)[1:-1, 1:-1]
     gx, gy = gx.astype(np.int64), gy.astype(np.int64)
     l1 = '--norm l1' in opts
-    t = float(opts.split('-t ')[1]) if '-t ' in opts else None
+    t = opts.split('-t ')[1].split()[0] if '-t ' in opts else None
+    if t == 'auto':
+        t = otsu(expected(im, cfg, opts.replace('-t auto', ''), maxval), maxval)
+    elif t is not None:
+        t = float(t)
     if l1:
         v = np.abs(gx) + np.abs(gy)
         return np.where(v > t, maxval, 0) if t is not None else np.minimum(v, maxval)
