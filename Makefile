@@ -72,7 +72,7 @@ deps:
 	@sh tests/deps.sh
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all build/tests/gpu_probe
 	@sh tests/demo.sh
 
 test: deps

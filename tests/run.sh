@@ -37,7 +37,7 @@ limited() {
 
 # The strategies, read from the table through --help (auto and cpu first).
 strategies() {
-	"$BIN/$1" --help | sed -n '/^strategies/,$p' | awk 'NR > 1 { print $1 }'
+	"$BIN/$1" --help | sed -n '/^strategies/,/^$/p' | awk 'NR > 1 && NF { print $1 }'
 }
 
 # A C unit test prints "pass NAME", "fail NAME: why" or "skip NAME: why".
