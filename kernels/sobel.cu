@@ -92,6 +92,170 @@ sobel_chunk(const int *up, const int *mid, const int *down,
 		    down[k], down[k + 1], down[k + 2], q);
 }
 
+/*
+ * The 8-bit path of shared and sliding.  A thread computes 16 outputs of a
+ * row at a time.  Samples become offset floats 2^23 + p with one byte
+ * permute each, so differences of them are exact small integers; gx comes
+ * from each row's horizontal differences p(x+1) - p(x-1), computed once
+ * per row and used by the three output rows that need it, and gy from the
+ * vertical differences of the rows above and below.  The arithmetic stays
+ * on the float pipe (sobel_value_f), and results are packed back to bytes
+ * by permutes as well.
+ */
+
+/* Samples x0-1 .. x0+16 of a row as loaded, before unpacking. */
+struct row8 {
+	uint4 q;                /* x0 .. x0+15 */
+	uint32_t l, r;          /* x0-1 and x0+16 */
+};
+
+#define OFF8 0x4B000000u        /* the bits of 2^23 as a float */
+
+/* Row yi (mapped; -1 reads zeros) of the image, at column x0. */
+struct global_rows8 {
+	gpu_image in;
+	int x0, border;
+
+	__device__ __forceinline__ row8 operator()(int y) const
+	{
+		int yi = gf_border_index(y, in.height, border);
+		row8 w;
+		if (yi >= 0 && x0 >= 1 && x0 + 17 <= in.width) {
+			const uint8_t *row = gf_row<uint8_t>(in, yi);
+			w.q = __ldg((const uint4 *)(row + x0));
+			w.l = __ldg(row + x0 - 1);
+			w.r = __ldg(row + x0 + 16);
+			return w;
+		}
+		int v[18];
+		unsigned mid[16];
+		gf_load_window<uint8_t, 1>(in, yi, x0, border, v);
+#pragma unroll
+		for (int k = 0; k < 16; k++)
+			mid[k] = v[k + 1];
+		w.q = gf_pack<uint8_t>(mid);
+		w.l = v[0];
+		w.r = v[17];
+		return w;
+	}
+};
+
+/* Image row y from a shared tile whose row 0 holds image row y_top - 1. */
+struct smem_rows8 {
+	const uint8_t *col;     /* column x0 of tile row 0, 16-byte aligned */
+	int stride, y_top;
+
+	__device__ __forceinline__ row8 operator()(int y) const
+	{
+		const uint8_t *src = col + (y - y_top + 1) * stride;
+		row8 w;
+		w.q = *(const uint4 *)src;
+		w.l = src[-1];
+		w.r = src[16];
+		return w;
+	}
+};
+
+__device__ __forceinline__ void
+unpack8(const row8 &w, float *f)
+{
+	const uint32_t q[4] = {w.q.x, w.q.y, w.q.z, w.q.w};
+	f[0] = __uint_as_float(OFF8 | w.l);
+#pragma unroll
+	for (int k = 0; k < 16; k++)
+		f[k + 1] = __uint_as_float(__byte_perm(q[k / 4], OFF8, 0x7440 | (k % 4)));
+	f[17] = __uint_as_float(OFF8 | w.r);
+}
+
+/* p(x+1) - p(x-1) for the 16 columns of a row. */
+__device__ __forceinline__ void
+hdiff8(const float *f, float *hd)
+{
+#pragma unroll
+	for (int k = 0; k < 16; k++)
+		hd[k] = f[k + 2] - f[k];
+}
+
+/* 16 output bytes of a row from the rows above and below and three rows' hd. */
+template <int M>
+__device__ __forceinline__ uint4
+chunk8(const float *f_up, const float *f_down, const float *hd_up,
+    const float *hd_mid, const float *hd_down, const struct sobel_params *q)
+{
+	float cd[18];
+	uint32_t u[16], w[4];
+#pragma unroll
+	for (int j = 0; j < 18; j++)
+		cd[j] = f_down[j] - f_up[j];
+#pragma unroll
+	for (int k = 0; k < 16; k++) {
+		float gx = fmaf(2.0f, hd_mid[k], hd_up[k]) + hd_down[k];
+		float gy = fmaf(2.0f, cd[k + 1], cd[k]) + cd[k + 2];
+		u[k] = __float_as_uint(sobel_value_f(gx, gy, q) + 8388608.0f);
+	}
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+		w[i] = __byte_perm(__byte_perm(u[4 * i], u[4 * i + 1], 0x0040),
+		    __byte_perm(u[4 * i + 2], u[4 * i + 3], 0x0040), 0x5410);
+	return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+__device__ __forceinline__ void
+store8(const gpu_image &out, int y, int x0, uint4 v)
+{
+	uint8_t *row = gf_row_out<uint8_t>(out, y);
+	if (x0 + 16 <= out.width) {
+		*(uint4 *)(row + x0) = v;
+		return;
+	}
+	const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+	for (int k = 0; k < 16 && x0 + k < out.width; k++)
+		row[x0 + k] = (uint8_t)(w[k / 4] >> (8 * (k % 4)));
+}
+
+/*
+ * Output row y: the row below arrives (prefetched last step), the one after
+ * it is fetched, and the result is stored.  u/m/d name the rows above, at
+ * and below y; the caller rotates the three buffers instead of copying.
+ */
+template <int M, class Rows>
+__device__ __forceinline__ void
+step8(const Rows &rows, int y, int yend, row8 &next, const float *f_up,
+    float *f_down, const float *hd_up, const float *hd_mid, float *hd_down,
+    const gpu_image &out, int x0, const struct sobel_params *q)
+{
+	unpack8(next, f_down);
+	if (y + 1 < yend)
+		next = rows(y + 2);
+	hdiff8(f_down, hd_down);
+	store8(out, y, x0, chunk8<M>(f_up, f_down, hd_up, hd_mid, hd_down, q));
+}
+
+/* Output rows ybeg .. yend-1 of the 16 columns at x0. */
+template <int M, class Rows>
+__device__ __forceinline__ void
+walk8(const Rows &rows, int ybeg, int yend, const gpu_image &out, int x0,
+    const struct sobel_params *q)
+{
+	float fa[18], fb[18], fc[18], ha[16], hb[16], hc[16];
+	row8 next;
+
+	unpack8(rows(ybeg - 1), fa);
+	hdiff8(fa, ha);
+	unpack8(rows(ybeg), fb);
+	hdiff8(fb, hb);
+	next = rows(ybeg + 1);
+	for (int y = ybeg; y < yend; y += 3) {
+		step8<M>(rows, y, yend, next, fa, fc, ha, hb, hc, out, x0, q);
+		if (y + 1 >= yend)
+			break;
+		step8<M>(rows, y + 1, yend, next, fb, fa, hb, hc, ha, out, x0, q);
+		if (y + 2 >= yend)
+			break;
+		step8<M>(rows, y + 2, yend, next, fc, fb, hc, ha, hb, out, x0, q);
+	}
+}
+
 /* Moves the three-row window down by one row. */
 template <typename T>
 __device__ __forceinline__ void
@@ -124,6 +288,7 @@ sobel_shared(gpu_image in, gpu_image out, struct sobel_params p, int border,
 	const int tid = threadIdx.y * blockDim.x + threadIdx.x;
 	const int nthreads = blockDim.x * blockDim.y;
 
+#pragma unroll 4
 	for (int i = tid; i < (th + 2) * (int)blockDim.x; i += nthreads) {
 		int r = i / blockDim.x, cx = i % blockDim.x;
 		int yi = gf_border_index(y0 - 1 + r, in.height, border);
@@ -143,8 +308,14 @@ sobel_shared(gpu_image in, gpu_image out, struct sobel_params p, int border,
 	const T *src = tile + ty * stride + N + threadIdx.x * N;
 	int up[VEC(T) + 2], mid[VEC(T) + 2], down[VEC(T) + 2];
 	unsigned res[VEC(T)];
-	if (x >= out.width)
+	if (x >= out.width || y0 + ty >= out.height)
 		return;
+	if (sizeof(T) == 1) {
+		smem_rows8 rows8 = {(const uint8_t *)tile + N + threadIdx.x * N,
+		    stride, y0};
+		walk8<M>(rows8, y0 + ty, min(y0 + ty + rows, out.height), out, x, &q);
+		return;
+	}
 	gf_smem_window<T, 1>(src, up);
 	gf_smem_window<T, 1>(src + stride, mid);
 	for (int k = 0; k < rows && y0 + ty + k < out.height; k++) {
@@ -156,7 +327,7 @@ sobel_shared(gpu_image in, gpu_image out, struct sobel_params p, int border,
 }
 
 template <typename T, int M>
-__global__ void
+__global__ void __launch_bounds__(256, 2)
 sobel_sliding(gpu_image in, gpu_image out, struct sobel_params p, int border,
     int rows)
 {
@@ -169,6 +340,11 @@ sobel_sliding(gpu_image in, gpu_image out, struct sobel_params p, int border,
 	int up[VEC(T) + 2], mid[VEC(T) + 2], down[VEC(T) + 2];
 	unsigned res[VEC(T)];
 	const int yend = min(y0 + rows, in.height);
+
+	if (sizeof(T) == 1) {
+		walk8<M>(global_rows8{in, x, border}, y0, yend, out, x, &q);
+		return;
+	}
 
 	gf_load_window<T, 1>(in, gf_border_index(y0 - 1, in.height, border), x, border, up);
 	gf_load_window<T, 1>(in, gf_border_index(y0, in.height, border), x, border, mid);
@@ -217,7 +393,7 @@ sobel_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
 }
 
 template <typename T, int M>
-static void
+static cudaError_t
 launch_mode(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
     const struct sobel_params &p, int border, const struct gf_launch *l,
     cudaTextureObject_t tex, cudaStream_t st)
@@ -229,6 +405,15 @@ launch_mode(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
 	dim3 block(shape.block_w, shape.block_h);
 	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
 
+	const void *kernels[GF_NSTRATEGIES] = {NULL, NULL,
+	    (const void *)sobel_global<T, M>, (const void *)sobel_texture<T, M>,
+	    (const void *)sobel_shared<T, M>, (const void *)sobel_sliding<T, M>};
+	struct cudaFuncAttributes a;
+	cudaError_t err = cudaFuncGetAttributes(&a, kernels[s]);
+	if (err != cudaSuccess)
+		return err;
+	if (shape.block_w * shape.block_h > a.maxThreadsPerBlock)
+		return cudaErrorLaunchOutOfResources;
 	switch (s) {
 	case GF_GLOBAL:
 		sobel_global<T, M><<<grid, block, 0, st>>>(in, out, p, border);
@@ -243,27 +428,24 @@ launch_mode(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
 		sobel_sliding<T, M><<<grid, block, 0, st>>>(in, out, p, border, shape.rows);
 		break;
 	}
+	return cudaGetLastError();
 }
 
 template <typename T>
-static void
+static cudaError_t
 launch_type(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
     const struct sobel_params &p, int border, const struct gf_launch *l,
     cudaTextureObject_t tex, cudaStream_t st)
 {
 	switch (p.mode) {
 	case SOBEL_MAG_L1:
-		launch_mode<T, SOBEL_MAG_L1>(s, in, out, p, border, l, tex, st);
-		break;
+		return launch_mode<T, SOBEL_MAG_L1>(s, in, out, p, border, l, tex, st);
 	case SOBEL_THRESH_L2:
-		launch_mode<T, SOBEL_THRESH_L2>(s, in, out, p, border, l, tex, st);
-		break;
+		return launch_mode<T, SOBEL_THRESH_L2>(s, in, out, p, border, l, tex, st);
 	case SOBEL_THRESH_L1:
-		launch_mode<T, SOBEL_THRESH_L1>(s, in, out, p, border, l, tex, st);
-		break;
+		return launch_mode<T, SOBEL_THRESH_L1>(s, in, out, p, border, l, tex, st);
 	default:
-		launch_mode<T, SOBEL_MAG_L2>(s, in, out, p, border, l, tex, st);
-		break;
+		return launch_mode<T, SOBEL_MAG_L2>(s, in, out, p, border, l, tex, st);
 	}
 }
 
@@ -273,8 +455,6 @@ sobel_launch(enum gf_strategy s, const struct gpu_image *in,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream)
 {
 	if (in->maxval > 255)
-		launch_type<uint16_t>(s, *in, *out, *p, border, l, tex, stream);
-	else
-		launch_type<uint8_t>(s, *in, *out, *p, border, l, tex, stream);
-	return cudaGetLastError();
+		return launch_type<uint16_t>(s, *in, *out, *p, border, l, tex, stream);
+	return launch_type<uint8_t>(s, *in, *out, *p, border, l, tex, stream);
 }

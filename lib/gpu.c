@@ -277,9 +277,10 @@ gpu_check_launch(cudaError_t err, const char *strategy, int block_w,
 	if (err == cudaSuccess)
 		return 0;
 	if (err == cudaErrorLaunchOutOfResources)
-		return gf_fail(e, "%s: a %dx%d block (%d threads) needs more "
-		    "registers than this GPU gives one block; use a smaller --block",
-		    strategy, block_w, block_h, block_w * block_h);
+		return gf_fail(e, "%s: a %dx%d block (%d threads) is more than "
+		    "this kernel can run in one block on this GPU (its registers "
+		    "or launch bounds); use a smaller --block", strategy, block_w,
+		    block_h, block_w * block_h);
 	return gf_fail(e, "CUDA error launching the %s kernel with a %dx%d "
 	    "block: %s", strategy, block_w, block_h, cudaGetErrorString(err));
 }

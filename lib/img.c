@@ -168,42 +168,66 @@ put_sample(struct image *img, size_t i, unsigned v)
 		((uint8_t *)img->px)[i] = (uint8_t)v;
 }
 
-/* Reads a raw raster (P5, P6, P7) as bytes: big-endian, alpha dropped. */
+/* Checks that no sample exceeds maxval (raw rasters are not checked by libnetpbm). */
+static int
+check_samples(const struct img_reader *r, const struct image *img,
+    struct gf_err *e)
+{
+	size_t n = (size_t)img->width * img->height * img->channels;
+
+	if (img->maxval == 255 || img->maxval == 65535)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = img->maxval > 255 ? ((const uint16_t *)img->px)[i] :
+		    ((const uint8_t *)img->px)[i];
+		if (v > img->maxval) {
+			size_t px = i / img->channels;
+			return gf_fail(e, "%s: sample value %u in column %zu of row %zu "
+			    "exceeds maxval %u", r->name, v, px % img->width + 1,
+			    px / img->width + 1, img->maxval);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reads a raw raster (P5, P6, P7) as bytes, big-endian samples, alpha
+ * dropped.  Without alpha the bytes go straight into the image.
+ */
 static int
 pnm_raw_raster(struct img_reader *r, const struct pam *pam,
     struct image *img, struct gf_err *e)
 {
 	int bps = gf_sample_bytes(img->maxval), depth = pam->depth;
 	size_t rowbytes = (size_t)pam->width * depth * bps;
-	uint8_t *row = malloc(rowbytes);
+	uint8_t *row = depth == img->channels ? img->px : malloc(rowbytes);
 
 	if (row == NULL)
 		return gf_fail(e, "out of memory");
 	for (int y = 0; y < img->height; y++) {
-		size_t got = fread(row, 1, rowbytes, r->f);
-		if (got != rowbytes) {
-			free(row);
+		uint8_t *dst = (uint8_t *)img->px + (size_t)y * img->width *
+		    img->channels * bps;
+		if (depth == img->channels)
+			row = dst;
+		if (fread(row, 1, rowbytes, r->f) != rowbytes) {
+			if (depth != img->channels)
+				free(row);
 			return gf_fail(e, "%s: image %d is truncated: its pixel data "
 			    "ends in row %d of %d", r->name, r->nread + 1, y + 1,
 			    img->height);
 		}
-		for (int x = 0; x < img->width; x++) {
-			for (int c = 0; c < img->channels; c++) {
-				size_t k = ((size_t)x * depth + c) * bps;
-				unsigned v = bps == 1 ? row[k] : (row[k] << 8 | row[k + 1]);
-				if (v > img->maxval) {
-					free(row);
-					return gf_fail(e, "%s: sample value %u at column %d, "
-					    "row %d exceeds maxval %u", r->name, v, x, y,
-					    img->maxval);
-				}
-				put_sample(img, ((size_t)y * img->width + x) *
-				    img->channels + c, v);
-			}
-		}
+		for (int x = 0; depth != img->channels && x < img->width; x++)
+			memcpy(dst + (size_t)x * img->channels * bps,
+			    row + (size_t)x * depth * bps, (size_t)img->channels * bps);
 	}
-	free(row);
-	return 0;
+	if (depth != img->channels)
+		free(row);
+	if (bps == 2) {
+		uint8_t *b = img->px;
+		for (size_t i = 0; i < img_bytes(img) / 2; i++)
+			((uint16_t *)img->px)[i] = (uint16_t)(b[2 * i] << 8 | b[2 * i + 1]);
+	}
+	return check_samples(r, img, e);
 }
 
 /* Reads a plain or PBM raster through libnetpbm's tuple rows, guarded. */

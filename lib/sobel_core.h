@@ -47,9 +47,9 @@ sobel_gy(int a, int b, int c, int g, int h, int i)
 }
 
 /*
- * round(sqrt(s)) with halves rounded up, exactly: the float estimate is
- * corrected in integers so that (r - 1/2)^2 <= s < (r + 1/2)^2, which for
- * integer s reads r*r - r < s <= r*r + r.
+ * round(sqrt(s)) with halves rounded up, exactly, for s < 2^62: the
+ * float estimate is corrected in integers so that (r - 1/2)^2 <= s <
+ * (r + 1/2)^2, which for integer s reads r*r - r < s <= r*r + r.
  */
 GF_HD uint32_t
 gf_isqrt_round(uint64_t s)
@@ -99,12 +99,63 @@ sobel_value(int gx, int gy, const struct sobel_params *p)
 	}
 }
 
+/*
+ * round(sqrt(s)) with halves rounded up, for integer-valued 0 <= s < 2^22
+ * in float, from an integer guess r within 1 of the answer: the answer is
+ * the r with r*r - r < s <= r*r + r (0 for s = 0), all exact in float.
+ */
+GF_HD float
+gf_round_sqrt_f(float s, float r)
+{
+	if (s > fmaf(r, r, r))
+		r += 1.0f;
+	else if (r > 0.0f && s <= fmaf(r, r, -r))
+		r -= 1.0f;
+	return r;
+}
+
+/*
+ * The same for 8-bit images (|gx|, |gy| <= 1020), in float32: every value
+ * is an integer below 2^24, so every operation is exact and the result
+ * equals sobel_value's (tests/sobel_test.c checks all gx, gy).  It keeps
+ * the work on the GPU's float pipe, which issues twice as fast as its
+ * integer one.  The result is an integer-valued float.
+ */
+GF_HD float
+sobel_value_f(float gx, float gy, const struct sobel_params *p)
+{
+	float m = (float)p->maxval, l1 = fabsf(gx) + fabsf(gy), s, r;
+	/* Above 2^24 no s can pass; below, the float is exact. */
+	float t = p->thresh > (1u << 24) ? (float)(1u << 24) : (float)p->thresh;
+
+	switch (p->mode) {
+	case SOBEL_MAG_L1:
+		return fminf(l1, m);
+	case SOBEL_THRESH_L1:
+		return l1 > t ? m : 0.0f;
+	}
+	s = fmaf(gx, gx, gy * gy);
+	if (p->mode == SOBEL_THRESH_L2)
+		return s > t ? m : 0.0f;
+#ifdef __CUDA_ARCH__
+	r = rintf(s * rsqrtf(fmaxf(s, 1.0f)));  /* within 1 of the answer */
+#else
+	r = rintf(sqrtf(s));
+#endif
+	r = gf_round_sqrt_f(s, r);
+	return fminf(r, m);
+}
+
 /* The core: one output sample from the neighbourhood a..i (e unused). */
 GF_HD unsigned
 sobel_px(int a, int b, int c, int d, int f, int g, int h, int i,
     const struct sobel_params *p)
 {
-	return sobel_value(sobel_gx(a, c, d, f, g, i), sobel_gy(a, b, c, g, h, i), p);
+	int gx = sobel_gx(a, c, d, f, g, i), gy = sobel_gy(a, b, c, g, h, i);
+
+	if (p->maxval <= 255)
+		return (unsigned)sobel_value_f((float)gx, (float)gy, p);
+	return sobel_value(gx, gy, p);
 }
 
 #endif

@@ -68,15 +68,15 @@ struct sobel_run {
 	struct bench *b;
 	struct sobel_params p;
 	enum gf_strategy s;
+	struct gf_launch l;     /* 0: the defaults */
 };
 
 static int
 run_sobel(struct gpu *g, void *arg, struct gf_err *e)
 {
 	struct sobel_run *r = arg;
-	struct gf_launch l = {0, 0, 0};
 
-	return sobel_gpu(g, &r->b->in, &r->b->out, &r->p, 0, r->s, &l, e);
+	return sobel_gpu(g, &r->b->in, &r->b->out, &r->p, 0, r->s, &r->l, e);
 }
 
 /* Checks the GPU output of the last run against the CPU reference want. */
@@ -107,7 +107,7 @@ bench_sobel_mode(struct bench *b, const char *name, const struct sobel_params *p
 	if (sobel_cpu(&b->host, &want, p, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
-		struct sobel_run r = {b, *p, (enum gf_strategy)s};
+		struct sobel_run r = {b, *p, (enum gf_strategy)s, {0, 0, 0}};
 		ret = run_sobel(&b->g, &r, e);
 		if (ret == 0)
 			ret = sobel_validate(b, &want, e);
@@ -123,6 +123,30 @@ bench_sobel_mode(struct bench *b, const char *name, const struct sobel_params *p
 	return ret;
 }
 
+/* Launch shapes of shared and sliding besides the defaults, for tuning them. */
+static int
+bench_sobel_shapes(struct bench *b, const struct sobel_params *p, struct gf_err *e)
+{
+	static const struct { enum gf_strategy s; struct gf_launch l; } shapes[] = {
+		{GF_SHARED, {32, 4, 8}}, {GF_SHARED, {32, 8, 8}}, {GF_SHARED, {64, 4, 4}},
+		{GF_SHARED, {16, 16, 2}}, {GF_SLIDING, {32, 8, 16}},
+		{GF_SLIDING, {32, 2, 32}}, {GF_SLIDING, {64, 4, 8}},
+		{GF_SLIDING, {32, 4, 32}}, {GF_SLIDING, {128, 2, 16}},
+	};
+	char what[64];
+	double ms;
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct sobel_run r = {b, *p, shapes[i].s, shapes[i].l};
+		if (bench_median(&b->g, run_sobel, &r, WARMUP, RUNS, &ms, e) < 0)
+			return -1;
+		snprintf(what, sizeof(what), "sobel magnitude %s %dx%d rows %d",
+		    gf_strategies[r.s].name, r.l.block_w, r.l.block_h, r.l.rows);
+		row(b, what, ms, 2);
+	}
+	return 0;
+}
+
 static int
 bench_sobel(struct bench *b, struct gf_err *e)
 {
@@ -132,7 +156,8 @@ bench_sobel(struct bench *b, struct gf_err *e)
 	o.threshold = 1;
 	struct sobel_params thr = sobel_params_for(&o, 255, 100);
 	if (bench_sobel_mode(b, "magnitude", &mag, e) < 0 ||
-	    bench_sobel_mode(b, "threshold", &thr, e) < 0)
+	    bench_sobel_mode(b, "threshold", &thr, e) < 0 ||
+	    (b->in.width > 4096 && bench_sobel_shapes(b, &mag, e) < 0))
 		return -1;
 	return 0;
 }

@@ -43,7 +43,7 @@ strategies() {
 # A C unit test prints "pass NAME", "fail NAME: why" or "skip NAME: why".
 run_unit() {
 	name=$(basename "$1")
-	if ! "$1" >"$TMP/unit.out" 2>&1; then
+	if ! limited "$1" >"$TMP/unit.out" 2>&1; then
 		grep -q '^fail ' "$TMP/unit.out" ||
 			fail "$name" "exited non-zero: $(tail -n 1 "$TMP/unit.out")"
 	fi

@@ -1,0 +1,577 @@
+/*
+ * io_test - lib/img.h and lib/outfile.h: round trips of every format we
+ * write through temporary files, the PNM variants we only read, streams
+ * of several images, and each way an input can be bad (-1 and a message
+ * naming the problem).  Run from the project root (samples/).  Prints
+ * "pass NAME", "fail NAME: why" or "skip NAME: why".
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "img.h"
+#include "outfile.h"
+
+static int nfail;
+
+static void
+result(const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s", ok ? "pass" : "fail", name);
+	if (!ok) {
+		nfail++;
+		printf(": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+}
+
+/* An image of w x h x ch samples from vals. */
+static struct image
+image_of(int w, int h, int ch, unsigned maxval, const unsigned *vals)
+{
+	struct image img = {w, h, ch, maxval, NULL};
+	size_t n = (size_t)w * h * ch;
+
+	if (img_alloc(&img, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		if (maxval > 255)
+			((uint16_t *)img.px)[i] = (uint16_t)vals[i];
+		else
+			((uint8_t *)img.px)[i] = (uint8_t)vals[i];
+	}
+	return img;
+}
+
+static unsigned
+sample(const struct image *img, size_t i)
+{
+	return img->maxval > 255 ? ((uint16_t *)img->px)[i] : ((uint8_t *)img->px)[i];
+}
+
+/*
+ * Whether img has the given shape and samples; why gets the first
+ * difference.
+ */
+static int
+same(const struct image *img, int w, int h, int ch, unsigned maxval,
+    const unsigned *want, char *why, size_t whylen)
+{
+	size_t n = (size_t)w * h * ch;
+
+	if (img->width != w || img->height != h || img->channels != ch ||
+	    img->maxval != maxval) {
+		snprintf(why, whylen, "got %dx%d, %d channels, maxval %u; expected "
+		    "%dx%d, %d, %u", img->width, img->height, img->channels,
+		    img->maxval, w, h, ch, maxval);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (sample(img, i) != want[i]) {
+			snprintf(why, whylen, "sample %zu is %u, expected %u", i,
+			    sample(img, i), want[i]);
+			return 0;
+		}
+	return 1;
+}
+
+/* A fresh temporary file under /tmp, open for reading and writing. */
+static FILE *
+scratch(char *path)
+{
+	int fd;
+
+	strcpy(path, "/tmp/io_test.XXXXXX");
+	fd = mkstemp(path);
+	return fd < 0 ? NULL : fdopen(fd, "w+b");
+}
+
+/*
+ * Reads the images of bytes (len of them) in turn, as a stream; returns
+ * img_read_next's value for image k (0-based) with the image in img
+ * (images before k are freed).
+ */
+static int
+read_nth(const void *bytes, size_t len, int k, struct image *img,
+    struct gf_err *e)
+{
+	char path[32];
+	FILE *f = scratch(path);
+	struct img_reader *r;
+	int ret = -1;
+
+	if (f == NULL || fwrite(bytes, 1, len, f) != len || fseek(f, 0, SEEK_SET)) {
+		if (f)
+			fclose(f), remove(path);
+		snprintf(e->msg, sizeof(e->msg), "cannot make a temporary file");
+		return -2;
+	}
+	if (img_reader_open(&r, f, "input", e) == 0) {
+		for (int i = 0; i <= k; i++) {
+			ret = img_read_next(r, img, e);
+			if (ret <= 0 || i == k)
+				break;
+			img_free(img);
+		}
+		img_reader_close(r);
+	}
+	fclose(f);
+	remove(path);
+	return ret;
+}
+
+/* Reads the first image of bytes and compares it with the expectation. */
+static void
+expect_read(const char *name, const void *bytes, size_t len, int w, int h,
+    int ch, unsigned maxval, const unsigned *want)
+{
+	struct image img = {0};
+	struct gf_err e = {{0}};
+	char why[600];
+
+	if (read_nth(bytes, len, 0, &img, &e) != 1) {
+		result(name, 0, "not read: %s", e.msg);
+		return;
+	}
+	result(name, same(&img, w, h, ch, maxval, want, why, sizeof(why)), "%s", why);
+	img_free(&img);
+}
+
+/* Image k of bytes must fail with a message containing needle. */
+static void
+expect_error_at(const char *name, const void *bytes, size_t len, int k,
+    const char *needle)
+{
+	struct image img = {0};
+	struct gf_err e = {{0}};
+	int ret = read_nth(bytes, len, k, &img, &e);
+
+	printf("# %s: %s\n", name, e.msg);
+	if (ret >= 0) {
+		result(name, 0, "img_read_next gave %d, not -1", ret);
+		if (ret > 0)
+			img_free(&img);
+		return;
+	}
+	result(name, ret == -1 && e.msg[0] && strstr(e.msg, needle),
+	    "message '%s' lacks '%s'", e.msg, needle);
+}
+
+static void
+expect_error(const char *name, const void *bytes, size_t len, const char *needle)
+{
+	expect_error_at(name, bytes, len, 0, needle);
+}
+
+/* Same, for a NUL-terminated text. */
+static void
+expect_error_s(const char *name, const char *text, const char *needle)
+{
+	expect_error(name, text, strlen(text), needle);
+}
+
+/* ---- round trips */
+
+/*
+ * Writes img in format fmt to a temporary file and reads it back (into
+ * back); -1 with e on failure.  The file's bytes go to head (up to
+ * headlen) for checks of the layout.
+ */
+static int
+round_trip(const struct image *img, enum img_format fmt, struct image *back,
+    unsigned char *head, size_t headlen, struct gf_err *e)
+{
+	char path[32];
+	FILE *f = scratch(path);
+	int ret;
+
+	if (f == NULL)
+		return gf_fail(e, "cannot make a temporary file");
+	ret = img_write(f, img, fmt, path, e);
+	if (ret == 0 && head) {
+		memset(head, 0, headlen);
+		if (fseek(f, 0, SEEK_SET) == 0 && fread(head, 1, headlen, f) == 0)
+			head[0] = '\0';
+	}
+	fclose(f);
+	if (ret == 0)
+		ret = img_load(path, back, e);
+	remove(path);
+	return ret;
+}
+
+static void
+check_round_trip(const char *name, const struct image *img, enum img_format fmt,
+    const unsigned *want)
+{
+	struct image back = {0};
+	struct gf_err e = {{0}};
+	char why[600];
+	const unsigned *w = want;
+
+	if (w == NULL) {
+		static unsigned vals[64];
+		for (size_t i = 0; i < (size_t)img->width * img->height * img->channels; i++)
+			vals[i] = sample(img, i);
+		w = vals;
+	}
+	if (round_trip(img, fmt, &back, NULL, 0, &e) < 0) {
+		result(name, 0, "%s", e.msg);
+		return;
+	}
+	result(name, same(&back, img->width, img->height, img->channels,
+	    fmt == IMG_FORMAT_PNG ? 255 : img->maxval, w, why, sizeof(why)),
+	    "%s", why);
+	img_free(&back);
+}
+
+/*
+ * PGM and PPM, 8 and 16 bit (values above 255 survive), maxval 7 kept;
+ * PNG gray and RGB.  The 16-bit PGM's raster is big-endian: 0x1234 is
+ * written as the bytes 0x12 0x34 after the header "P5\n3 2\n65535\n".
+ */
+static void
+test_round_trips(void)
+{
+	static const unsigned g8[] = {0, 1, 127, 128, 254, 255};
+	static const unsigned g16[] = {0x1234, 256, 65535, 300, 1, 0};
+	static const unsigned c8[] = {255, 0, 0, 0, 255, 0, 0, 0, 255, 1, 2, 3};
+	static const unsigned c16[] = {65535, 0, 1000, 256, 255, 257, 40000, 2, 3,
+	    4, 5, 65534};
+	static const unsigned g7[] = {0, 1, 2, 3, 4, 5, 6, 7};
+	struct image a = image_of(3, 2, 1, 255, g8), b = image_of(3, 2, 1, 65535, g16);
+	struct image c = image_of(2, 2, 3, 255, c8), d = image_of(2, 2, 3, 65535, c16);
+	struct image g = image_of(4, 2, 1, 7, g7), back = {0};
+	unsigned char head[20];
+	struct gf_err e = {{0}};
+	int ok;
+
+	check_round_trip("pgm_8bit", &a, IMG_FORMAT_PNM, NULL);
+	check_round_trip("pgm_16bit", &b, IMG_FORMAT_PNM, NULL);
+	check_round_trip("ppm_8bit", &c, IMG_FORMAT_PNM, NULL);
+	check_round_trip("ppm_16bit", &d, IMG_FORMAT_PNM, NULL);
+	check_round_trip("pgm_maxval_7", &g, IMG_FORMAT_PNM, NULL);
+	check_round_trip("png_gray", &a, IMG_FORMAT_PNG, NULL);
+	check_round_trip("png_rgb", &c, IMG_FORMAT_PNG, NULL);
+	ok = round_trip(&b, IMG_FORMAT_PNM, &back, head, sizeof(head), &e) == 0;
+	result("pgm_16bit_big_endian", ok && memcmp(head, "P5\n3 2\n65535\n\x12\x34", 15)
+	    == 0, "file starts '%.13s' %02x %02x %s", head, head[13], head[14], e.msg);
+	if (ok)
+		img_free(&back);
+	img_free(&a);
+	img_free(&b);
+	img_free(&c);
+	img_free(&d);
+	img_free(&g);
+}
+
+/*
+ * PNG is 8 bit: maxval 15 is scaled by (v * 255 + 7) / 15 = 17 v, so
+ * 0 1 7 8 14 15 -> 0 17 119 136 238 255.  maxval 100 shows the rounding:
+ * (v * 255 + 50) / 100: 1 -> 305/100 = 3 (2.55), 2 -> 560/100 = 5 (5.1),
+ * 50 -> 12800/100 = 128 (127.5, half up), 99 -> 25295/100 = 252 (252.45),
+ * 100 -> 255, 0 -> 0.
+ */
+static void
+test_png_scaled(void)
+{
+	static const unsigned v15[] = {0, 1, 7, 8, 14, 15}, w15[] = {0, 17, 119, 136,
+	    238, 255};
+	static const unsigned v100[] = {0, 1, 2, 50, 99, 100}, w100[] = {0, 3, 5, 128,
+	    252, 255};
+	struct image a = image_of(3, 2, 1, 15, v15), b = image_of(6, 1, 1, 100, v100);
+
+	check_round_trip("png_maxval_15_scaled", &a, IMG_FORMAT_PNG, w15);
+	check_round_trip("png_maxval_100_rounded", &b, IMG_FORMAT_PNG, w100);
+	img_free(&a);
+	img_free(&b);
+}
+
+/* 16-bit PNG output is refused before a byte is written. */
+static void
+test_png_16bit(void)
+{
+	static const unsigned v[] = {1000, 2000};
+	struct image a = image_of(2, 1, 1, 65535, v);
+	struct gf_err e = {{0}};
+	char path[32];
+	FILE *f = scratch(path);
+	int ret = f ? img_write(f, &a, IMG_FORMAT_PNG, "out.png", &e) : 0;
+	long size = f ? (fflush(f), ftell(f)) : -1;
+
+	result("png_16bit_refused", ret == -1 && size == 0 && strstr(e.msg, "16 bit"),
+	    "returned %d, wrote %ld bytes, message '%s'", ret, size, e.msg);
+	if (f)
+		fclose(f), remove(path);
+	img_free(&a);
+}
+
+/* ---- streams */
+
+/*
+ * Three PGMs of different sizes and maxvals written one after another
+ * into one file come back in order, then 0 (and 0 again).
+ */
+static void
+test_stream(void)
+{
+	static const unsigned v1[] = {1, 2, 3, 4}, v2[] = {999, 0, 500},
+	    v3[] = {7, 6, 5, 4, 3, 2};
+	struct image in[3] = {image_of(2, 2, 1, 255, v1), image_of(3, 1, 1, 1000, v2),
+	    image_of(1, 6, 1, 7, v3)};
+	const unsigned *want[3] = {v1, v2, v3};
+	struct gf_err e = {{0}};
+	struct img_reader *r = NULL;
+	struct image img = {0};
+	char path[32], why[600] = "";
+	FILE *f = scratch(path);
+	int ok = f != NULL, ret = 0, k;
+
+	for (k = 0; ok && k < 3; k++)
+		ok = img_write(f, &in[k], IMG_FORMAT_PNM, path, &e) == 0;
+	ok = ok && fseek(f, 0, SEEK_SET) == 0 && img_reader_open(&r, f, path, &e) == 0;
+	for (k = 0; ok && k < 3; k++) {
+		ok = (ret = img_read_next(r, &img, &e)) == 1 &&
+		    same(&img, in[k].width, in[k].height, 1, in[k].maxval, want[k],
+		    why, sizeof(why));
+		if (ret == 1)
+			img_free(&img);
+	}
+	if (ok && (ret = img_read_next(r, &img, &e)) != 0)
+		ok = 0, snprintf(why, sizeof(why), "after 3 images got %d", ret);
+	if (ok && (ret = img_read_next(r, &img, &e)) != 0)
+		ok = 0, snprintf(why, sizeof(why), "after the end got %d", ret);
+	result("stream_3_pgms", ok, "image %d: %s %s", k, why, e.msg);
+	if (r)
+		img_reader_close(r);
+	if (f)
+		fclose(f), remove(path);
+	for (k = 0; k < 3; k++)
+		img_free(&in[k]);
+}
+
+/* ---- PNM variants that are only read */
+
+/*
+ * PBM: 1 is black in the file; libnetpbm's pam reader returns
+ * PAM_PBM_BLACK = 0 for black and PAM_PBM_WHITE = 1 for white, maxval 1.
+ * Rows "1 0 1" / "0 1 0" therefore read 0 1 0 / 1 0 1.  P4 packs them
+ * into bits, high bit first, rows padded to a byte: 0xA0 0x40.  P2
+ * (plain PGM) maxval 300 is 16 bit.  PAM alpha channels are dropped.
+ */
+static void
+test_pnm_variants(void)
+{
+	static const unsigned pbm[] = {0, 1, 0, 1, 0, 1};
+	static const unsigned p2[] = {0, 150, 300, 1, 2, 3};
+	static const unsigned ga[] = {10, 20}, rgba[] = {1, 2, 3, 4, 5, 6};
+	static const unsigned rgba16[] = {0x0102, 3, 65535};
+	static const char p1[] = "P1\n# comment\n3 2\n1 0 1\n0 1 0\n";
+	static const char p4[] = "P4\n3 2\n\xa0\x40";
+	static const char p2t[] = "P2\n3 2\n300\n0 150 300\n1 2 3\n";
+	static const char p7ga[] = "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 2\nMAXVAL 255\n"
+	    "TUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n\x0a\xff\x14\x00";
+	static const char p7rgba[] = "P7\nWIDTH 2\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\n"
+	    "TUPLTYPE RGB_ALPHA\nENDHDR\n\x01\x02\x03\xff\x04\x05\x06\x00";
+	static const char p7rgba16[] = "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 4\nMAXVAL 65535\n"
+	    "TUPLTYPE RGB_ALPHA\nENDHDR\n\x01\x02\x00\x03\xff\xff\x12\x34";
+
+	expect_read("pbm_plain_p1", p1, sizeof(p1) - 1, 3, 2, 1, 1, pbm);
+	expect_read("pbm_raw_p4", p4, sizeof(p4) - 1, 3, 2, 1, 1, pbm);
+	expect_read("pgm_plain_p2_16bit", p2t, sizeof(p2t) - 1, 3, 2, 1, 300, p2);
+	expect_read("pam_gray_alpha", p7ga, sizeof(p7ga) - 1, 2, 1, 1, 255, ga);
+	expect_read("pam_rgb_alpha", p7rgba, sizeof(p7rgba) - 1, 2, 1, 3, 255, rgba);
+	expect_read("pam_rgb_alpha_16bit", p7rgba16, sizeof(p7rgba16) - 1, 1, 1, 3,
+	    65535, rgba16);
+}
+
+/* ---- bad inputs */
+
+/* The first n bytes of a file into buf (malloc'd); 0 if it is shorter. */
+static size_t
+file_head(const char *path, size_t n, unsigned char **buf)
+{
+	FILE *f = fopen(path, "rb");
+	size_t got = 0;
+
+	*buf = malloc(n);
+	if (f && *buf)
+		got = fread(*buf, 1, n, f);
+	if (f)
+		fclose(f);
+	return got == n ? n : 0;
+}
+
+static void
+test_bad_header(void)
+{
+	expect_error("empty_file", "", 0, "empty");
+	expect_error_s("truncated_header", "P5\n3 ", "header");
+	expect_error_s("truncated_maxval", "P5\n3 2\n", "header");
+	expect_error_s("width_0", "P5\n0 2\n255\n", "Width is zero");
+	expect_error_s("height_0", "P5\n2 0\n255\n", "Height is zero");
+	expect_error_s("negative_width", "P5\n-3 2\n255\n", "header");
+	expect_error_s("dimensions_overflow", "P5\n4294967296 4294967296\n255\n", "header");
+	expect_error_s("side_too_large", "P5\n262145 1\n255\n", "262144");
+	expect_error_s("maxval_0", "P5\n2 2\n0\n", "maxval");
+	expect_error_s("maxval_70000", "P5\n2 2\n70000\n", "maxval");
+	expect_error_s("pam_depth_5", "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\n"
+	    "ENDHDR\n12345", "depth 5");
+}
+
+/*
+ * 262144 x 262144 x 3 x 2 bytes = 412 GB: more than the machine has,
+ * refused before any allocation (skipped on a machine with more).
+ */
+static void
+test_too_big(void)
+{
+	double mem = (double)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+
+	if (mem >= 412e9) {
+		printf("skip dimensions_exceed_memory: this machine has %.0f bytes\n", mem);
+		return;
+	}
+	expect_error_s("dimensions_exceed_memory", "P6\n262144 262144\n65535\n",
+	    "memory");
+}
+
+static void
+test_bad_data(void)
+{
+	static const char trunc[] = "P5\n3 2\n255\n\x01\x02\x03\x04";
+	static const char trunc16[] = "P5\n2 1\n65535\n\x01\x02\x03";
+	static const char above[] = "P5\n2 1\n100\n\x32\xc8";
+	static const char above16[] = "P5\n1 1\n1000\n\x03\xe9";
+	static const char plain_above[] = "P2\n2 1\n100\n50 101\n";
+	static const char plain_trunc[] = "P2\n2 2\n100\n50 10 3\n";
+	static const char garbage[] = "P5\n1 1\n255\n\x07xyz";
+	static const char garbage_p[] = "P5\n1 1\n255\n\x07Pxyz";
+	static const char second_bad[] = "P5\n1 1\n255\n\x07P5\n1 1\n255\n";
+	static const unsigned char noise[] = {0x17, 0x9c, 0x03, 0xfe, 0x42, 0x00,
+	    0x88, 0x31, 0xd4, 0x5a, 0x66, 0x0b, 0xc1, 0x2f, 0x90, 0x7e};
+	unsigned char *png = NULL, *jpg = NULL;
+	size_t npng = file_head("samples/chelsea.png", 1000, &png);
+	size_t njpg = file_head("samples/small.jpg", 600, &jpg);
+
+	expect_error("truncated_pixels", trunc, sizeof(trunc) - 1, "truncated");
+	expect_error("truncated_pixels_16bit", trunc16, sizeof(trunc16) - 1, "truncated");
+	expect_error("sample_above_maxval", above, sizeof(above) - 1, "exceeds maxval");
+	expect_error("sample_above_maxval_16bit", above16, sizeof(above16) - 1,
+	    "exceeds maxval");
+	expect_error("plain_sample_above_maxval", plain_above, sizeof(plain_above) - 1,
+	    "row 1");
+	expect_error("plain_truncated", plain_trunc, sizeof(plain_trunc) - 1, "row 2");
+	expect_error("random_bytes", noise, sizeof(noise), "not an image");
+	expect_error_at("garbage_after_image", garbage, sizeof(garbage) - 1, 1,
+	    "image 2 is not PNM");
+	expect_error_at("garbage_p_after_image", garbage_p, sizeof(garbage_p) - 1, 1,
+	    "bad PNM header in image 2");
+	expect_error_at("truncated_second_image", second_bad, sizeof(second_bad) - 1, 1,
+	    "image 2 is truncated");
+	if (npng)
+		expect_error("truncated_png", png, npng, "decode");
+	else
+		result("truncated_png", 0, "cannot read 1000 bytes of samples/chelsea.png");
+	if (njpg)
+		expect_error("truncated_jpeg", jpg, njpg, "decode");
+	else
+		result("truncated_jpeg", 0, "cannot read 600 bytes of samples/small.jpg");
+	free(png);
+	free(jpg);
+}
+
+/* ---- outfile */
+
+/* Number of entries in dir besides . and .. */
+static int
+dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)) != NULL)
+		n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	if (d)
+		closedir(d);
+	return d ? n : -1;
+}
+
+/* The first line of path, or "" */
+static void
+file_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f && fgets(buf, (int)len, f) == NULL)
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static void
+test_outfile(void)
+{
+	char dir[] = "/tmp/io_test_dir.XXXXXX", target[64], text[32];
+	struct outfile o;
+	struct gf_err e = {{0}};
+	FILE *f;
+	int ok;
+
+	if (mkdtemp(dir) == NULL) {
+		result("outfile_abort", 0, "cannot make a temporary directory");
+		return;
+	}
+	snprintf(target, sizeof(target), "%s/out.pgm", dir);
+	f = fopen(target, "w");
+	if (f)
+		fputs("old\n", f), fclose(f);
+	ok = outfile_open(&o, target, &e) == 0;
+	if (ok) {
+		fputs("new\n", o.f);
+		outfile_abort(&o);
+	}
+	file_text(target, text, sizeof(text));
+	result("outfile_abort", ok && strcmp(text, "old\n") == 0 && dir_entries(dir) == 1,
+	    "target reads '%s', %d entries in the directory %s", text,
+	    dir_entries(dir), e.msg);
+	ok = outfile_open(&o, target, &e) == 0;
+	ok = ok && fputs("new\n", o.f) >= 0 && outfile_commit(&o, &e) == 0;
+	file_text(target, text, sizeof(text));
+	result("outfile_commit", ok && strcmp(text, "new\n") == 0 && dir_entries(dir) == 1,
+	    "target reads '%s', %d entries in the directory %s", text,
+	    dir_entries(dir), e.msg);
+	remove(target);
+	rmdir(dir);
+	snprintf(target, sizeof(target), "%s/no/such/dir/out.pgm", dir);
+	e.msg[0] = '\0';
+	ok = outfile_open(&o, target, &e);
+	result("outfile_missing_dir", ok == -1 && strstr(e.msg, "cannot create") &&
+	    strstr(e.msg, target), "returned %d, message '%s'", ok, e.msg);
+}
+
+int
+main(void)
+{
+	test_round_trips();
+	test_png_scaled();
+	test_png_16bit();
+	test_stream();
+	test_pnm_variants();
+	test_bad_header();
+	test_too_big();
+	test_bad_data();
+	test_outfile();
+	return nfail ? 1 : 0;
+}
