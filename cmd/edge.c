@@ -6,17 +6,10 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "cli.h"
 #include "edge.h"
-#include "opts.h"
-#include "tool.h"
-
-#ifndef GF_VERSION
-#define GF_VERSION "0.1"
-#endif
 
 static const char *progname = "edge";
 
@@ -42,9 +35,8 @@ static void
 help(void)
 {
 	usage(stdout);
-	printf("\nstrategies (-m):\n");
-	for (int i = 0; i < GF_NSTRATEGIES; i++)
-		printf("  %-8s %s\n", gf_strategies[i].name, gf_strategies[i].summary);
+	printf("\n");
+	cli_strategies(stdout);
 	printf("\nSee edge(1).\n");
 }
 
@@ -119,7 +111,6 @@ parse_args(struct cmd *c, int argc, char **argv, struct gf_err *e)
 		{"l1", no_argument, NULL, OPT_L1},
 		{NULL, 0, NULL, 0}
 	};
-	struct stat st;
 	int opt, r;
 
 	opterr = 0;
@@ -136,14 +127,6 @@ parse_args(struct cmd *c, int argc, char **argv, struct gf_err *e)
 		return optind;
 	if (check_thresholds(c, e) < 0)
 		return -1;
-	if (c->o.outdir == NULL && argc - optind > 2)
-		return gf_fail(e, "too many operands: give an input and an output, "
-		    "or -o DIR and inputs");
-	if (c->o.outdir != NULL && argc - optind < 1)
-		return gf_fail(e, "-o %s needs input files", c->o.outdir);
-	if (c->o.outdir != NULL && (stat(c->o.outdir, &st) != 0 ||
-	    !S_ISDIR(st.st_mode)))
-		return gf_fail(e, "-o %s: not a directory", c->o.outdir);
 	return optind;
 }
 
@@ -166,46 +149,6 @@ report(const char *input, int index, const struct image *out,
 	    t->write);
 }
 
-/* Opens the GPU or settles for the CPU; -1 if an explicit GPU strategy cannot run. */
-static int
-open_engine(struct cmd *c, struct gpu *g, struct tool *t)
-{
-	struct gf_err e = {{0}};
-	int fallback, r = tool_open_engine(g, &c->o, &fallback, &e);
-
-	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", progname, e.msg);
-		return -1;
-	}
-	if (fallback && !c->o.quiet)
-		fprintf(stderr, "%s: %s; running the CPU reference\n", progname, e.msg);
-	t->gpu = r == 1 ? g : NULL;
-	return 0;
-}
-
-/* input [output], or -o DIR input...: 1 if any failed, after trying all. */
-static int
-run_operands(const struct cmd *c, const struct tool *t, int argc, char **argv)
-{
-	struct gf_err e = {{0}};
-	int status = 0;
-
-	if (c->o.outdir == NULL) {
-		if (tool_run(t, argc > 0 ? argv[0] : NULL, argc > 1 ? argv[1] : NULL,
-		    NULL, &e) == 0)
-			return 0;
-		fprintf(stderr, "%s: %s\n", progname, e.msg);
-		return 1;
-	}
-	for (int i = 0; i < argc; i++) {
-		if (tool_run(t, argv[i], NULL, c->o.outdir, &e) < 0) {
-			fprintf(stderr, "%s: %s\n", progname, e.msg);
-			status = 1;
-		}
-	}
-	return status;
-}
-
 static void
 init(struct cmd *c)
 {
@@ -219,9 +162,8 @@ main(int argc, char **argv)
 {
 	static struct cmd c;
 	struct gf_err e = {{0}};
-	struct gpu g;
 	struct tool t = {0};
-	int first, status;
+	int first;
 
 	init(&c);
 	if ((first = parse_args(&c, argc, argv, &e)) < 0) {
@@ -233,7 +175,7 @@ main(int argc, char **argv)
 		if (c.o.help)
 			help();
 		else
-			printf("edge (gpufilt) %s\n", GF_VERSION);
+			cli_version(progname);
 		return fclose(stdout) == 0 ? 0 : 1;
 	}
 	argc -= first;
@@ -244,17 +186,7 @@ main(int argc, char **argv)
 	t.name = progname;
 	t.filter = edge_filter;
 	t.ctx = &c.et;
-	t.format = c.o.format;
-	t.report = c.o.verbose ? report : NULL;
+	t.report = report;
 	t.report_arg = &c;
-	if (open_engine(&c, &g, &t) < 0)
-		return 1;
-	status = run_operands(&c, &t, argc, argv);
-	if (t.gpu != NULL)
-		gpu_close(&g);
-	if (fclose(stdout) != 0 && status == 0) {
-		fprintf(stderr, "%s: cannot write standard output\n", progname);
-		status = 1;
-	}
-	return status;
+	return cli_run(progname, &t, &c.o, argc, argv, usage);
 }
