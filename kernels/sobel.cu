@@ -371,25 +371,7 @@ extern "C" void
 sobel_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
     int *tile_w, int *tile_h, size_t *smem)
 {
-	int n = maxval > 255 ? 8 : 16;
-	const struct gf_launch *d = &sobel_defaults[s];
-
-	if (l->block_w == 0 || l->block_h == 0) {
-		l->block_w = d->block_w;
-		l->block_h = d->block_h;
-	}
-	if (l->rows == 0 || s == GF_GLOBAL || s == GF_TEXTURE)
-		l->rows = d->rows;
-	*smem = 0;
-	if (s == GF_GLOBAL || s == GF_TEXTURE) {
-		*tile_w = l->block_w;
-		*tile_h = l->block_h;
-		return;
-	}
-	*tile_w = l->block_w * n;
-	*tile_h = l->block_h * l->rows;
-	if (s == GF_SHARED)
-		*smem = (size_t)(*tile_h + 2) * (l->block_w + 2) * 16;
+	gf_launch_shape(s, sobel_defaults, maxval, 1, l, tile_w, tile_h, smem);
 }
 
 template <typename T, int M>

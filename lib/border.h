@@ -45,4 +45,22 @@ gf_border_index(int i, int n, int border)
 	}
 }
 
+/*
+ * Sample (x, y) of a one-channel host image through the border rule: the
+ * CPU references read their neighbourhoods through it.
+ */
+static inline int
+img_sample(const struct image *img, int x, int y, int border)
+{
+	int xi = gf_border_index(x, img->width, border);
+	int yi = gf_border_index(y, img->height, border);
+	size_t i;
+
+	if (xi < 0 || yi < 0)
+		return 0;
+	i = (size_t)yi * img->width + xi;
+	return img->maxval > 255 ? ((const uint16_t *)img->px)[i] :
+	    ((const uint8_t *)img->px)[i];
+}
+
 #endif

@@ -15,34 +15,19 @@
 
 /* ---- CPU reference ---- */
 
-/* Sample (x, y) of a one-channel image through the border rule. */
-static int
-sample_at(const struct image *im, int x, int y, int border)
-{
-	int xi = gf_border_index(x, im->width, border);
-	int yi = gf_border_index(y, im->height, border);
-	size_t i;
-
-	if (xi < 0 || yi < 0)
-		return 0;
-	i = (size_t)yi * im->width + xi;
-	return im->maxval > 255 ? ((const uint16_t *)im->px)[i] :
-	    ((const uint8_t *)im->px)[i];
-}
-
 /* Sobel's gx and gy of every pixel of row y. */
 static void
 grad_row(const struct image *im, int y, int border, int *gx, int *gy)
 {
 	for (int x = 0; x < im->width; x++) {
-		int a = sample_at(im, x - 1, y - 1, border);
-		int b = sample_at(im, x, y - 1, border);
-		int c = sample_at(im, x + 1, y - 1, border);
-		int d = sample_at(im, x - 1, y, border);
-		int f = sample_at(im, x + 1, y, border);
-		int g = sample_at(im, x - 1, y + 1, border);
-		int h = sample_at(im, x, y + 1, border);
-		int i = sample_at(im, x + 1, y + 1, border);
+		int a = img_sample(im, x - 1, y - 1, border);
+		int b = img_sample(im, x, y - 1, border);
+		int c = img_sample(im, x + 1, y - 1, border);
+		int d = img_sample(im, x - 1, y, border);
+		int f = img_sample(im, x + 1, y, border);
+		int g = img_sample(im, x - 1, y + 1, border);
+		int h = img_sample(im, x, y + 1, border);
+		int i = img_sample(im, x + 1, y + 1, border);
 		gx[x] = sobel_gx(a, c, d, f, g, i);
 		gy[x] = sobel_gy(a, b, c, g, h, i);
 	}

@@ -32,21 +32,6 @@ sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 	return p;
 }
 
-/* Sample (x, y) of a one-channel image through the border rule. */
-static int
-px_at(const struct image *img, int x, int y, int border)
-{
-	int xi = gf_border_index(x, img->width, border);
-	int yi = gf_border_index(y, img->height, border);
-	size_t i;
-
-	if (xi < 0 || yi < 0)
-		return 0;
-	i = (size_t)yi * img->width + xi;
-	return img->maxval > 255 ? ((const uint16_t *)img->px)[i] :
-	    ((const uint8_t *)img->px)[i];
-}
-
 int
 sobel_cpu(const struct image *gray, struct image *out,
     const struct sobel_params *p, int border, struct gf_err *e)
@@ -60,10 +45,10 @@ sobel_cpu(const struct image *gray, struct image *out,
 	for (int y = 0; y < gray->height; y++) {
 		for (int x = 0; x < gray->width; x++) {
 			unsigned v = sobel_px(
-			    px_at(gray, x - 1, y - 1, border), px_at(gray, x, y - 1, border),
-			    px_at(gray, x + 1, y - 1, border), px_at(gray, x - 1, y, border),
-			    px_at(gray, x + 1, y, border), px_at(gray, x - 1, y + 1, border),
-			    px_at(gray, x, y + 1, border), px_at(gray, x + 1, y + 1, border), p);
+			    img_sample(gray, x - 1, y - 1, border), img_sample(gray, x, y - 1, border),
+			    img_sample(gray, x + 1, y - 1, border), img_sample(gray, x - 1, y, border),
+			    img_sample(gray, x + 1, y, border), img_sample(gray, x - 1, y + 1, border),
+			    img_sample(gray, x, y + 1, border), img_sample(gray, x + 1, y + 1, border), p);
 			size_t i = (size_t)y * gray->width + x;
 			if (out->maxval > 255)
 				((uint16_t *)out->px)[i] = (uint16_t)v;

@@ -26,3 +26,29 @@ gf_strategy_parse(const char *s, enum gf_strategy *out, struct gf_err *e)
 	return gf_fail(e, "'%s' is not a strategy; choose auto, cpu, global, "
 	    "texture, shared or sliding", s);
 }
+
+void
+gf_launch_shape(enum gf_strategy s, const struct gf_launch *defaults,
+    unsigned maxval, int apron, struct gf_launch *l, int *tile_w,
+    int *tile_h, size_t *smem)
+{
+	int n = 16 / gf_sample_bytes(maxval);
+	const struct gf_launch *d = &defaults[s];
+
+	if (l->block_w == 0 || l->block_h == 0) {
+		l->block_w = d->block_w;
+		l->block_h = d->block_h;
+	}
+	if (l->rows == 0 || s == GF_GLOBAL || s == GF_TEXTURE)
+		l->rows = d->rows;
+	*smem = 0;
+	if (s == GF_GLOBAL || s == GF_TEXTURE) {
+		*tile_w = l->block_w;
+		*tile_h = l->block_h;
+		return;
+	}
+	*tile_w = l->block_w * n;
+	*tile_h = l->block_h * l->rows;
+	if (s == GF_SHARED)
+		*smem = (size_t)(*tile_h + 2 * apron) * (l->block_w + 2) * 16;
+}

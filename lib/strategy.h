@@ -47,6 +47,18 @@ struct gf_launch {
 	int rows;
 };
 
+/*
+ * Completes l from the strategy's defaults (a table indexed by strategy)
+ * and gives the pixels one block covers and its shared memory: one pixel
+ * per thread for global and texture; for shared and sliding, 16-byte
+ * chunks (16 / bytes-per-sample pixels) of l->rows rows per thread, and
+ * for shared a tile of those rows plus apron rows above and below, rows
+ * of (block_w + 2) chunks.
+ */
+void gf_launch_shape(enum gf_strategy s, const struct gf_launch *defaults,
+    unsigned maxval, int apron, struct gf_launch *l, int *tile_w,
+    int *tile_h, size_t *smem);
+
 #ifdef __cplusplus
 }
 #endif
