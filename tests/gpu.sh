@@ -9,9 +9,9 @@
 #   . .deps/env.sh; sh tests/gpu.sh [test|sanitize|bench ...]
 OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
-steps=${*:-test sanitize bench}
+steps=${*:-test sanitize bench stream}
 nproc=$(nproc 2>/dev/null || echo 4)
-make -j"$nproc" all build/bench build/tests/gpu_probe \
+make -j"$nproc" all build/bench build/tests/gpu_probe build/tests/framegen build/tests/pnmcopy \
     $(ls tests/*_test.c | sed 's#tests/\(.*\)\.c#build/tests/\1#') \
     >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
 status=0
@@ -24,56 +24,53 @@ test)
 	tail -n 1 "$OUT/test.log"
 	;;
 sanitize)
-	# tool|arguments: every strategy of each is run under both tools.
-	: >"$OUT/sanitize.log"
-	cat <<'END' | while IFS='|' read -r tool args; do
+	# Every kernel path of every tool under memcheck (odd, 16-bit and 8-bit
+	# images) and racecheck, plus the unit tests, which run every strategy
+	# over many shapes and sizes; eight sanitizer processes at a time.
+	mkdir -p /tmp/san
+	rm -f /tmp/san/*
+	{
+		cat <<'END' | while IFS='|' read -r tool args; do
 sobel|
 sobel|-t 60 --border zero
 sobel|--norm l1 --border reflect
 conv2d|-k gauss:1.4
 conv2d|-k gauss:1.4 --no-separable --border wrap
-conv2d|-k "1 2 1; 2 4 2; 1 2 1" --border zero
+conv2d|-k '1 2 1; 2 4 2; 1 2 1' --border zero
 conv2d|-k box:5 --no-separable
 edge|
 edge|--auto --sigma 0
 END
-		[ -x "bin/$tool" ] || continue
-		case " ${SAN_TOOLS:-sobel conv2d edge} " in *" $tool "*) ;; *) continue ;; esac
-		for m in global texture shared sliding; do
-			# memcheck on odd, 16-bit and 8-bit images; racecheck on one.
-			for run in "memcheck samples/retina1023x517.pgm" \
-			    "memcheck samples/px2x3.pgm" "memcheck samples/astro16.pgm" \
-			    "racecheck samples/retina1023x517.pgm"; do
-				set -- $run
-				t=$1 img=$2
-				eval "set -- $args"
-				if compute-sanitizer --tool $t --error-exitcode 9 \
-				    "bin/$tool" -q -m $m "$@" "$img" /tmp/san.pnm \
-				    >/tmp/san.log 2>&1; then
-					echo "clean $t $tool $m $args $img"
-				else
-					echo "DIRTY $t $tool $m $args $img"
-					tail -n 20 /tmp/san.log
-				fi
+			[ -x "bin/$tool" ] || continue
+			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" $tool "*) ;; *) continue ;; esac
+			for m in global texture shared sliding; do
+				for img in retina1023x517 px2x3 astro16; do
+					echo "memcheck bin/$tool -q -m $m $args samples/$img.pgm /tmp/san/out"
+				done
+				echo "racecheck bin/$tool -q -m $m $args samples/retina1023x517.pgm /tmp/san/out"
 			done
 		done
-	done >>"$OUT/sanitize.log" 2>&1
-	# The unit tests run every strategy over many shapes and sizes.
-	for u in build/tests/*_test; do
-		for t in memcheck racecheck; do
-			if compute-sanitizer --tool $t --error-exitcode 9 "$u" \
-			    >/tmp/san.log 2>&1; then
-				echo "clean $t $u"
-			else
-				echo "DIRTY $t $u"
-				tail -n 20 /tmp/san.log
-			fi
+		for u in build/tests/*_test; do
+			echo "memcheck $u"
+			echo "racecheck $u"
 		done
-	done >>"$OUT/sanitize.log" 2>&1
+	} | awk '{ printf "%d %s\n", NR, $0 }' >/tmp/san/jobs
+	# A job line: its number, the sanitizer tool, the command (shell words;
+	# "out" is made unique per job).  xargs -d passes lines untouched.
+	xargs -d '\n' -P 8 -n 1 sh -c 'set -f; set -- $1; n=$1 t=$2; shift 2
+		cmd=$(echo "$*" | sed "s#/tmp/san/out#/tmp/san/$n.out#")
+		if eval "compute-sanitizer --tool $t --error-exitcode 9 $cmd" \
+		    >/tmp/san/$n.log 2>&1; then echo "clean $t $*"
+		else echo "DIRTY $t $*"; tail -n 20 /tmp/san/$n.log; fi' sh \
+	    </tmp/san/jobs >"$OUT/sanitize.log" 2>&1
 	echo "sanitizer: $(grep -c '^clean' "$OUT/sanitize.log") clean," \
 	    "$(grep -c '^DIRTY' "$OUT/sanitize.log") dirty"
 	grep -A5 '^DIRTY' "$OUT/sanitize.log" | head -n 40
 	grep -q '^DIRTY' "$OUT/sanitize.log" && status=1
+	;;
+stream)
+	sh tests/stream_bench.sh 1000 >"$OUT/stream.log" 2>&1 || status=1
+	cat "$OUT/stream.log"
 	;;
 bench)
 	build/bench >"$OUT/bench.log" 2>&1 || status=1
