@@ -274,11 +274,482 @@ conv2d_cols(const R *tmp, size_t tpitch, gpu_image out, conv2d_coef c,
 	}
 }
 
+/* ---- the 8-bit fast paths
+ *
+ * For 8-bit images whose plan accumulates in float (the real mode, or an
+ * integer mode with coef.fexact), shared, sliding and the separable path
+ * run kernels with the kernel size K fixed at compile time, so that every
+ * loop over taps unrolls, every tap is a constant-memory operand read
+ * uniformly by the warp, and the window stays in registers.  A thread
+ * makes 16 consecutive outputs of a row (one 16-byte chunk).
+ *
+ * Exactness.  Each output still sums tap * sample with fmaf starting from
+ * 0.0f, tap rows i in increasing order and, within a row, tap columns j in
+ * increasing order, as the CPU reference does; in the real mode that is
+ * the reference's own sequence of float operations, so the results are
+ * equal bit for bit.  In an integer mode, fexact means sum|taps| * maxval
+ * < 2^24 (for the separable passes also sum|row| * sum|col| * maxval <
+ * 2^24): every product and every partial sum is then an integer of
+ * magnitude below 2^24, which float32 represents exactly, so every fmaf
+ * is exact, the accumulator ends holding the exact integer sum (in any
+ * order), and (int32_t) of it equals the int32 sum of the reference; it
+ * then goes through the same conv2d_finish_i32.  Samples become floats
+ * exactly: 2^23 + p built by a byte permute, minus 2^23.
+ */
+
+#define FAST_THREADS 256        /* __launch_bounds__ of the fast kernels */
+#define FAST_SMEM 49152         /* shared memory every device gives a block */
+#define SEP_R 8                 /* output rows per item of the column pass */
+
+/* The bytes of image columns x0 - 16 .. x0 + 31 of one row. */
+struct raw48 {
+	uint4 a, b, c;
+};
+
+#define OFF8 0x4B000000u        /* the bits of 2^23 as a float */
+
+/*
+ * Row yi of im (mapped; -1 reads zeros) around the chunk at x0 (a
+ * multiple of 16): only the bytes of columns x0 - K/2 .. x0 + 16 + (K - 1
+ * - K/2) - 1 are used (K <= 33).  Inside the image, three aligned 16-byte
+ * loads (the outer two are the neighbours' chunks, L1 hits); near the
+ * left and right edges each column goes through the border rule.
+ */
+template <int K>
+static __device__ __forceinline__ raw48
+fetch8(const gpu_image &im, int yi, int x0, int border)
+{
+	const int A = K / 2, HI = K - 1 - A;
+	raw48 r;
+
+	r.a = r.b = r.c = make_uint4(0, 0, 0, 0);
+	if (yi < 0)
+		return r;
+	const uint8_t *row = row_ptr<uint8_t>(im, yi);
+	if (x0 >= 16 && x0 + 32 <= im.width) {
+		r.a = __ldg((const uint4 *)(row + x0 - 16));
+		r.b = __ldg((const uint4 *)(row + x0));
+		r.c = __ldg((const uint4 *)(row + x0 + 16));
+		return r;
+	}
+	uint32_t w[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+	for (int b = 16 - A; b < 32 + HI; b++) {
+		int xi = gf_border_index(x0 - 16 + b, im.width, border);
+		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
+		w[b / 4] |= v << (8 * (b % 4));
+	}
+	r.a = make_uint4(w[0], w[1], w[2], w[3]);
+	r.b = make_uint4(w[4], w[5], w[6], w[7]);
+	r.c = make_uint4(w[8], w[9], w[10], w[11]);
+	return r;
+}
+
+/* f[k] = sample of column x0 - K/2 + k, k < 16 + K - 1, as an exact float. */
+template <int K>
+static __device__ __forceinline__ void
+unpack8(const raw48 &r, float *f)
+{
+	const uint32_t w[12] = {r.a.x, r.a.y, r.a.z, r.a.w, r.b.x, r.b.y,
+	    r.b.z, r.b.w, r.c.x, r.c.y, r.c.z, r.c.w};
+#pragma unroll
+	for (int k = 0; k < 16 + K - 1; k++) {
+		const int b = 16 - K / 2 + k;
+		f[k] = __uint_as_float(__byte_perm(w[b / 4], OFF8,
+		    0x7440 | (b % 4))) - 8388608.0f;
+	}
+}
+
+/* The core's finish for the float accumulator of mode M. */
+template <int M>
+static __device__ __forceinline__ unsigned
+finish8(float a, const conv2d_coef &c)
+{
+	if (M == CONV2D_F32)
+		return conv2d_finish_f32(a, &c);
+	return conv2d_finish_i32((int32_t)a, &c);      /* exact: see above */
+}
+
+/* Four results (each <= 255) as the bytes of one word. */
+static __device__ __forceinline__ uint32_t
+pack4(unsigned a, unsigned b, unsigned c, unsigned d)
+{
+	return __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040),
+	    0x5410);
+}
+
+/* Finishes 16 accumulators and stores them at (x0, y), clipped at the width. */
+template <int M>
+static __device__ __forceinline__ void
+store16(const gpu_image &out, int y, int x0, const float *a,
+    const conv2d_coef &c)
+{
+	unsigned r[16];
+#pragma unroll
+	for (int k = 0; k < 16; k++)
+		r[k] = finish8<M>(a[k], c);
+	uint8_t *row = (uint8_t *)out.px + (size_t)y * out.pitch;
+	if (x0 + 16 <= out.width) {
+		*(uint4 *)(row + x0) = make_uint4(pack4(r[0], r[1], r[2], r[3]),
+		    pack4(r[4], r[5], r[6], r[7]), pack4(r[8], r[9], r[10], r[11]),
+		    pack4(r[12], r[13], r[14], r[15]));
+		return;
+	}
+#pragma unroll
+	for (int k = 0; k < 16; k++)
+		if (x0 + k < out.width)
+			row[x0 + k] = (uint8_t)r[k];
+}
+
+/* Rows from global memory (sliding): image row y, border applied. */
+template <int K>
+struct global_rows8 {
+	gpu_image in;
+	int x0, border;
+
+	__device__ __forceinline__ raw48 operator()(int y) const
+	{
+		return fetch8<K>(in, gf_border_index(y, in.height, border), x0,
+		    border);
+	}
+};
+
+/*
+ * Rows from a shared tile (shared): image row y is tile row y - y_top;
+ * chunk points at the thread's chunk in tile row 0, whose neighbours
+ * 16 bytes either side are in the tile too.
+ */
+struct smem_rows8 {
+	const uint8_t *chunk;
+	int stride, y_top;
+
+	__device__ __forceinline__ raw48 operator()(int y) const
+	{
+		const uint8_t *p = chunk + (y - y_top) * stride;
+		raw48 r;
+		r.a = *(const uint4 *)(p - 16);
+		r.b = *(const uint4 *)p;
+		r.c = *(const uint4 *)(p + 16);
+		return r;
+	}
+};
+
+/*
+ * One input row u (image row ybeg - K/2 + u) of a walk: adds tap row i to
+ * the open output o = u - i (0 <= o < nout) for every i, then, once
+ * output u - (K - 1) has all K rows, stores it.  The accumulators of the
+ * K open outputs are a ring indexed by o mod K (SHIFT false: the caller
+ * unrolls K steps, du = u mod K, so the indices are constants) or a shift
+ * register whose slot K - 1 - i holds output u - i (SHIFT true: moved down
+ * one slot per row; less code for large K).
+ */
+template <int K, int M, bool SHIFT, class Rows>
+static __device__ __forceinline__ void
+walk_step(const Rows &rows, int u, int du, int nin, int nout, int ybeg,
+    raw48 &next, float (*acc)[16], const gpu_image &out, int x0,
+    const conv2d_coef &c)
+{
+	float f[16 + K - 1];
+
+	unpack8<K>(next, f);
+	if (u + 1 < nin)
+		next = rows(ybeg - K / 2 + u + 1);
+#pragma unroll
+	for (int i = 0; i < K; i++) {
+		const int o = u - i;
+		const int s = SHIFT ? K - 1 - i : (du - i + K) % K;
+		if (o < 0 || o >= nout)
+			continue;
+#pragma unroll
+		for (int k = 0; k < 16; k++) {
+			float a = i == 0 ? 0.0f : acc[s][k];
+#pragma unroll
+			for (int j = 0; j < K; j++)
+				a = fmaf(c_taps.ftaps[i * K + j], f[k + j], a);
+			acc[s][k] = a;
+		}
+	}
+	if (u >= K - 1)
+		store16<M>(out, ybeg + u - (K - 1), x0, acc[SHIFT ? 0 : (du + 1) % K], c);
+	if (SHIFT) {
+#pragma unroll
+		for (int s = 0; s < K - 1; s++)
+#pragma unroll
+			for (int k = 0; k < 16; k++)
+				acc[s][k] = acc[s + 1][k];
+	}
+}
+
+/*
+ * Output rows ybeg .. yend - 1 (yend > ybeg) of the 16 columns at x0:
+ * walks down the nout + K - 1 input rows once, each read, unpacked and
+ * used by the K outputs that need it; the next row is fetched before the
+ * current one is used.
+ */
+template <int K, int M, bool SHIFT, class Rows>
+static __device__ __forceinline__ void
+walk8(const Rows &rows, int ybeg, int yend, const gpu_image &out, int x0,
+    const conv2d_coef &c)
+{
+	const int nout = yend - ybeg, nin = nout + K - 1;
+	float acc[K][16];
+	raw48 next = rows(ybeg - K / 2);
+
+#pragma unroll
+	for (int s = 0; s < K; s++)
+#pragma unroll
+		for (int k = 0; k < 16; k++)
+			acc[s][k] = 0.0f;
+	if constexpr (SHIFT) {
+		for (int u = 0; u < nin; u++)
+			walk_step<K, M, SHIFT>(rows, u, 0, nin, nout, ybeg, next, acc,
+			    out, x0, c);
+	} else {
+		for (int u0 = 0; u0 < nin; u0 += K) {
+#pragma unroll
+			for (int du = 0; du < K; du++) {
+				if (u0 + du >= nin)
+					break;
+				walk_step<K, M, SHIFT>(rows, u0 + du, du, nin, nout, ybeg,
+				    next, acc, out, x0, c);
+			}
+		}
+	}
+}
+
+/*
+ * sliding, 8 bit: thread (tx, ty) of block (bx, by) owns the chunk at
+ * column 16 * (bx * bw + tx) and output rows (by * bh + ty) * rows, ...,
+ * reading the image through L1.
+ */
+template <int K, int M>
+__global__ void __launch_bounds__(FAST_THREADS)
+conv8_sliding(gpu_image in, gpu_image out, conv2d_coef c, int rows)
+{
+	const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
+	const int ybeg = (blockIdx.y * blockDim.y + threadIdx.y) * rows;
+
+	if (x0 >= in.width || ybeg >= in.height)
+		return;
+	const global_rows8<K> g = {in, x0, c.border};
+	walk8<K, M, (K > 5)>(g, ybeg, min(ybeg + rows, in.height), out, x0, c);
+}
+
+/*
+ * shared, 8 bit: a block of bw x bh threads makes a tile of 16 * bw
+ * columns and bh * rows rows.  It copies the tile's input rows (bh * rows
+ * + K - 1, from K/2 above) into shared memory, each row as bw + 2 aligned
+ * 16-byte chunks (one more either side, for the horizontal apron;
+ * stride 16 * bw + 32 bytes), synchronizes, and then each thread walks its
+ * chunk down its rows (ty * rows, ...) from the tile.
+ */
+template <int K, int M>
+__global__ void __launch_bounds__(FAST_THREADS)
+conv8_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
+{
+	uint8_t *tile = (uint8_t *)conv2d_smem;
+	const int bw = blockDim.x, bh = blockDim.y;
+	const int th = bh * rows, stride = 16 * bw + 32, nrows = th + K - 1;
+	const int bx0 = blockIdx.x * 16 * bw, by0 = blockIdx.y * th;
+	const int nchunks = bw + 2, nt = bw * bh;
+	const int tid = threadIdx.y * bw + threadIdx.x;
+
+	for (int i = tid; i < nrows * nchunks; i += nt) {
+		const int r = i / nchunks, cx = i % nchunks;
+		const int yi = gf_border_index(by0 - K / 2 + r, in.height, c.border);
+		const int x = bx0 - 16 + 16 * cx;
+		uint4 v = make_uint4(0, 0, 0, 0);
+		if (yi >= 0) {
+			const uint8_t *row = row_ptr<uint8_t>(in, yi);
+			if (x >= 0 && x + 16 <= in.width) {
+				v = __ldg((const uint4 *)(row + x));
+			} else {
+				uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+				for (int b = 0; b < 16; b++) {
+					int xi = gf_border_index(x + b, in.width, c.border);
+					uint32_t s = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
+					w[b / 4] |= s << (8 * (b % 4));
+				}
+				v = make_uint4(w[0], w[1], w[2], w[3]);
+			}
+		}
+		*(uint4 *)(tile + r * stride + 16 * cx) = v;
+	}
+	__syncthreads();
+	const int x0 = bx0 + 16 * threadIdx.x, ybeg = by0 + threadIdx.y * rows;
+	if (x0 >= in.width || ybeg >= in.height)
+		return;
+	const smem_rows8 sr = {tile + 16 + 16 * threadIdx.x, stride, by0 - K / 2};
+	walk8<K, M, (K > 5)>(sr, ybeg, min(ybeg + rows, in.height), out, x0, c);
+}
+
+/*
+ * The separable path, 8 bit, both passes in one kernel.  A block of
+ * bw x bh threads makes a tile of 16 * bw columns and th = bh * rows rows.
+ * Row pass: for the tile's th' + K - 1 input rows (th' = th rounded up to
+ * SEP_R; row r is image row by0 - K/2 + r, border applied, 0.0f where
+ * the border gives zeros, as the reference reads them) and each chunk, a
+ * thread sums the row factors over its 16 + K - 1 window into 16 floats,
+ * kept in shared memory (stride 16 * bw floats).  Synchronize.  Column
+ * pass: an item is 4 columns and SEP_R output rows; it streams the
+ * SEP_R + K - 1 tile rows it needs through registers (16-byte reads) and
+ * adds column factor i = t - r of tile row ty + t to output row ty + r.
+ */
+template <int K, int M>
+__global__ void __launch_bounds__(FAST_THREADS)
+conv8_sep(gpu_image in, gpu_image out, conv2d_coef c, int rows)
+{
+	float *tmp = (float *)conv2d_smem;
+	const int bw = blockDim.x, bh = blockDim.y, nt = bw * bh;
+	const int tid = threadIdx.y * bw + threadIdx.x;
+	const int tw = 16 * bw, th = bh * rows;
+	const int thp = (th + SEP_R - 1) / SEP_R * SEP_R, nrows = thp + K - 1;
+	const int bx0 = blockIdx.x * tw, by0 = blockIdx.y * th;
+
+	for (int i = tid; i < nrows * bw; i += nt) {
+		const int r = i / bw, cx = i % bw;
+		const int yi = gf_border_index(by0 - K / 2 + r, in.height, c.border);
+		float h[16];
+#pragma unroll
+		for (int k = 0; k < 16; k++)
+			h[k] = 0.0f;
+		if (yi >= 0) {
+			float f[16 + K - 1];
+			unpack8<K>(fetch8<K>(in, yi, bx0 + 16 * cx, c.border), f);
+#pragma unroll
+			for (int k = 0; k < 16; k++) {
+				float a = 0.0f;
+#pragma unroll
+				for (int j = 0; j < K; j++)
+					a = fmaf(c_taps.frow[j], f[k + j], a);
+				h[k] = a;
+			}
+		}
+		float4 *dst = (float4 *)(tmp + r * tw + 16 * cx);
+#pragma unroll
+		for (int q = 0; q < 4; q++)
+			dst[q] = make_float4(h[4 * q], h[4 * q + 1], h[4 * q + 2],
+			    h[4 * q + 3]);
+	}
+	__syncthreads();
+	const int ncg = tw / 4, nitems = ncg * (thp / SEP_R);
+	for (int it = tid; it < nitems; it += nt) {
+		const int cg = it % ncg, ty = it / ncg * SEP_R;
+		const int x = bx0 + 4 * cg;
+		if (x >= out.width || by0 + ty >= out.height)
+			continue;
+		float a[SEP_R][4];
+#pragma unroll
+		for (int r = 0; r < SEP_R; r++)
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				a[r][q] = 0.0f;
+#pragma unroll
+		for (int t = 0; t < SEP_R + K - 1; t++) {
+			const float4 v4 = *(const float4 *)(tmp + (ty + t) * tw + 4 * cg);
+			const float v[4] = {v4.x, v4.y, v4.z, v4.w};
+#pragma unroll
+			for (int r = 0; r < SEP_R; r++) {
+				const int i = t - r;
+				if (i < 0 || i >= K)
+					continue;
+#pragma unroll
+				for (int q = 0; q < 4; q++)
+					a[r][q] = fmaf(c_taps.fcol[i], v[q],
+					    i == 0 ? 0.0f : a[r][q]);
+			}
+		}
+#pragma unroll
+		for (int r = 0; r < SEP_R; r++) {
+			const int y = by0 + ty + r;
+			if (ty + r >= th || y >= out.height)
+				break;
+			unsigned res[4];
+#pragma unroll
+			for (int q = 0; q < 4; q++)
+				res[q] = finish8<M>(a[r][q], c);
+			uint8_t *row = (uint8_t *)out.px + (size_t)y * out.pitch;
+			if (x + 4 <= out.width) {
+				*(uint32_t *)(row + x) = pack4(res[0], res[1], res[2], res[3]);
+			} else {
+#pragma unroll
+				for (int q = 0; q < 4; q++)
+					if (x + q < out.width)
+						row[x + q] = (uint8_t)res[q];
+			}
+		}
+	}
+}
+
+/* ---- choosing the fast paths (host) */
+
+/*
+ * K when strategy (GF_SHARED, GF_SLIDING, or GF_AUTO for the separable
+ * path) has an 8-bit fast kernel for c, else 0.
+ */
+static int
+fast_k(const conv2d_coef &c, int strategy)
+{
+	if (c.maxval > 255 || c.kw != c.kh ||
+	    !(c.mode == CONV2D_F32 || (c.mode == CONV2D_I32 && c.fexact)))
+		return 0;
+	if (strategy == GF_AUTO)
+		return c.kw >= 3 && c.kw <= 25 && c.kw % 2 == 1 ? c.kw : 0;
+	if (strategy == GF_SHARED || strategy == GF_SLIDING)
+		return c.kw == 3 || c.kw == 5 || c.kw == 7 || c.kw == 9 ? c.kw : 0;
+	return 0;
+}
+
+/* Shared memory of the fast kernel of strategy for shape s. */
+static size_t
+fast_smem(const conv2d_coef &c, int strategy, const conv2d_shape *s)
+{
+	size_t th = (size_t)s->block_h * s->rows;
+
+	if (strategy == GF_SHARED)
+		return (th + c.kw - 1) * (16 * (size_t)s->block_w + 32);
+	if (strategy == GF_AUTO)
+		return ((th + SEP_R - 1) / SEP_R * SEP_R + c.kw - 1) *
+		    16 * (size_t)s->block_w * 4;
+	return 0;
+}
+
+/* Whether the fast kernel runs for this shape (else the generic one does). */
+static bool
+fast_runs(const conv2d_coef &c, int strategy, const conv2d_shape *s)
+{
+	return fast_k(c, strategy) != 0 && s->block_w >= 1 && s->block_h >= 1 &&
+	    s->rows >= 1 && (long)s->block_w * s->block_h <= FAST_THREADS &&
+	    fast_smem(c, strategy, s) <= FAST_SMEM;
+}
+
+extern "C" int
+conv2d_fast8(const struct conv2d_coef *c, int strategy)
+{
+	return fast_k(*c, strategy) != 0;
+}
+
+extern "C" int
+conv2d_tile_w(const struct conv2d_coef *c, int strategy,
+    const struct conv2d_shape *s)
+{
+	return fast_runs(*c, strategy, s) ? 16 * s->block_w : s->block_w;
+}
+
+extern "C" size_t
+conv2d_smem_sep(const struct conv2d_coef *c, const struct conv2d_shape *s)
+{
+	return fast_runs(*c, GF_AUTO, s) ? fast_smem(*c, GF_AUTO, s) : 0;
+}
+
 /* ---- launchers */
 
 extern "C" size_t
 conv2d_smem_tile(const struct conv2d_coef *c, const struct conv2d_shape *s)
 {
+	if (fast_runs(*c, GF_SHARED, s))
+		return fast_smem(*c, GF_SHARED, s);
 	return (size_t)(s->block_w + c->kw - 1) *
 	    ((size_t)s->block_h * s->rows + c->kh - 1) * gf_sample_bytes(c->maxval);
 }
@@ -325,6 +796,36 @@ launch_sliding(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
 	case 7: conv2d_sliding<T, Acc, 7><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
 	case 9: conv2d_sliding<T, Acc, 9><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
 	default: conv2d_sliding<T, Acc, 0><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
+	}
+}
+
+/* The fast 2D kernel of strategy (shared or sliding) for size K and mode M. */
+template <int K, int M>
+static void
+launch_fast2d_km(int strategy, const gpu_image &in, const gpu_image &out,
+    const conv2d_coef &c, const conv2d_shape *s, cudaStream_t st)
+{
+	int th = s->block_h * s->rows, tw = 16 * s->block_w;
+	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+	dim3 block(s->block_w, s->block_h);
+
+	if (strategy == GF_SHARED)
+		conv8_shared<K, M><<<grid, block, fast_smem(c, GF_SHARED, s), st>>>(
+		    in, out, c, s->rows);
+	else
+		conv8_sliding<K, M><<<grid, block, 0, st>>>(in, out, c, s->rows);
+}
+
+template <int M>
+static void
+launch_fast2d_m(int strategy, const gpu_image &in, const gpu_image &out,
+    const conv2d_coef &c, const conv2d_shape *s, cudaStream_t st)
+{
+	switch (c.kw) {
+	case 3: launch_fast2d_km<3, M>(strategy, in, out, c, s, st); break;
+	case 5: launch_fast2d_km<5, M>(strategy, in, out, c, s, st); break;
+	case 7: launch_fast2d_km<7, M>(strategy, in, out, c, s, st); break;
+	default: launch_fast2d_km<9, M>(strategy, in, out, c, s, st); break;
 	}
 }
 
@@ -375,6 +876,13 @@ conv2d_launch_2d(int strategy, const struct gpu_image *in,
     const struct gpu_image *out, cudaTextureObject_t tex,
     const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st)
 {
+	if (in->maxval <= 255 && fast_runs(*c, strategy, s)) {
+		if (c->mode == CONV2D_F32)
+			launch_fast2d_m<CONV2D_F32>(strategy, *in, *out, *c, s, st);
+		else
+			launch_fast2d_m<CONV2D_I32>(strategy, *in, *out, *c, s, st);
+		return cudaGetLastError();
+	}
 	if (in->maxval > 255)
 		return launch_2d_mode<uint16_t>(strategy, *in, *out, tex, *c, s, st);
 	return launch_2d_mode<uint8_t>(strategy, *in, *out, tex, *c, s, st);
@@ -437,4 +945,52 @@ conv2d_launch_cols(const void *tmp, size_t tmp_pitch,
 	if (out->maxval > 255)
 		return launch_cols_mode<uint16_t>(tmp, tmp_pitch, *out, *c, s, st);
 	return launch_cols_mode<uint8_t>(tmp, tmp_pitch, *out, *c, s, st);
+}
+
+/* ---- the fused 8-bit separable path */
+
+template <int K, int M>
+static void
+launch_sep_km(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
+    const conv2d_shape *s, cudaStream_t st)
+{
+	int th = s->block_h * s->rows, tw = 16 * s->block_w;
+	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+
+	conv8_sep<K, M><<<grid, dim3(s->block_w, s->block_h),
+	    fast_smem(c, GF_AUTO, s), st>>>(in, out, c, s->rows);
+}
+
+template <int M>
+static void
+launch_sep_m(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
+    const conv2d_shape *s, cudaStream_t st)
+{
+	switch (c.kw) {
+	case 3: launch_sep_km<3, M>(in, out, c, s, st); break;
+	case 5: launch_sep_km<5, M>(in, out, c, s, st); break;
+	case 7: launch_sep_km<7, M>(in, out, c, s, st); break;
+	case 9: launch_sep_km<9, M>(in, out, c, s, st); break;
+	case 11: launch_sep_km<11, M>(in, out, c, s, st); break;
+	case 13: launch_sep_km<13, M>(in, out, c, s, st); break;
+	case 15: launch_sep_km<15, M>(in, out, c, s, st); break;
+	case 17: launch_sep_km<17, M>(in, out, c, s, st); break;
+	case 19: launch_sep_km<19, M>(in, out, c, s, st); break;
+	case 21: launch_sep_km<21, M>(in, out, c, s, st); break;
+	case 23: launch_sep_km<23, M>(in, out, c, s, st); break;
+	default: launch_sep_km<25, M>(in, out, c, s, st); break;
+	}
+}
+
+extern "C" cudaError_t
+conv2d_launch_sep(const struct gpu_image *in, const struct gpu_image *out,
+    const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st)
+{
+	if (in->maxval > 255 || !fast_runs(*c, GF_AUTO, s))
+		return cudaErrorInvalidValue;
+	if (c->mode == CONV2D_F32)
+		launch_sep_m<CONV2D_F32>(*in, *out, *c, s, st);
+	else
+		launch_sep_m<CONV2D_I32>(*in, *out, *c, s, st);
+	return cudaGetLastError();
 }

@@ -35,7 +35,7 @@ plan_integer(const struct conv2d_params *p, int sign, double d,
 {
 	const struct kspec *k = &p->k;
 	struct conv2d_coef *c = &pl->coef;
-	int64_t sumabs = 0, rowabs = 0, bound, rowbound;
+	int64_t sumabs = 0, rowabs = 0, colabs = 0, bound, rowbound;
 
 	for (int i = 0; i < k->kw * k->kh; i++) {
 		pl->taps.itaps[i] = sign * (int32_t)k->taps[i];
@@ -45,8 +45,17 @@ plan_integer(const struct conv2d_params *p, int sign, double d,
 		pl->taps.irow[j] = sign * (int32_t)k->row[j];
 		rowabs += (int64_t)fabs(k->row[j]);
 	}
-	for (int i = 0; i < k->kh; i++)
+	for (int i = 0; i < k->kh; i++) {
 		pl->taps.icol[i] = (int32_t)k->col[i];
+		colabs += (int64_t)fabs(k->col[i]);
+	}
+	/* Float copies for the GPU's float accumulators (used when fexact). */
+	for (int i = 0; i < k->kw * k->kh; i++)
+		pl->taps.ftaps[i] = (float)pl->taps.itaps[i];
+	for (int j = 0; j < k->kw; j++)
+		pl->taps.frow[j] = (float)pl->taps.irow[j];
+	for (int i = 0; i < k->kh; i++)
+		pl->taps.fcol[i] = (float)pl->taps.icol[i];
 	c->div = (int64_t)d;
 	c->bias = (int64_t)p->bias;
 	bound = sumabs * (int64_t)c->maxval;
@@ -55,6 +64,9 @@ plan_integer(const struct conv2d_params *p, int sign, double d,
 	    CONV2D_I32 : CONV2D_I64;
 	pl->separable = p->allow_separable && k->separable &&
 	    rowbound <= INT32_MAX;
+	c->fexact = c->mode == CONV2D_I32 && (double)bound < 16777216.0 &&
+	    (!pl->separable ||
+	    (double)rowabs * (double)colabs * c->maxval < 16777216.0);
 }
 
 /* The real mode: float taps, divisor and bias, rounded once from double. */
@@ -334,9 +346,13 @@ conv2d_cpu(const struct image *in, struct image *out,
 
 /* ---- GPU dispatch */
 
-/* The launch shape of strategy s (GF_AUTO: the separable passes), defaults filled in. */
+/*
+ * The launch shape of strategy s (GF_AUTO: the separable path), defaults
+ * filled in; fast: the 8-bit fast kernels run for this plan (their
+ * threads make 16 columns each, so their blocks are narrower).
+ */
 static void
-shape_resolve(enum gf_strategy s, const struct gf_launch *l,
+shape_resolve(enum gf_strategy s, int fast, const struct gf_launch *l,
     struct conv2d_shape *sh)
 {
 	sh->block_w = 32;
@@ -349,6 +365,21 @@ shape_resolve(enum gf_strategy s, const struct gf_launch *l,
 		sh->block_h = 1;
 		sh->rows = 32;
 	}
+	if (fast && s == GF_SLIDING) {
+		sh->block_w = 32;
+		sh->block_h = 4;
+		sh->rows = 32;
+	}
+	if (fast && s == GF_SHARED) {
+		sh->block_w = 32;
+		sh->block_h = 4;
+		sh->rows = 8;
+	}
+	if (fast && s == GF_AUTO) {
+		sh->block_w = 8;
+		sh->block_h = 16;
+		sh->rows = 4;
+	}
 	if (l != NULL && l->block_w > 0) {
 		sh->block_w = l->block_w;
 		sh->block_h = l->block_h;
@@ -357,35 +388,50 @@ shape_resolve(enum gf_strategy s, const struct gf_launch *l,
 		sh->rows = l->rows;
 }
 
-/* Checks the shape of one launch against the device, for a w x h output. */
+/*
+ * Checks the shape of one launch against the device, for a w x h output
+ * where a block covers tile_w columns.
+ */
 static int
 shape_check(const struct gpu *g, const char *name, const struct conv2d_shape *sh,
-    int w, int h, size_t smem, struct gf_err *e)
+    int tile_w, int w, int h, size_t smem, struct gf_err *e)
 {
-	return gpu_check_shape(g, name, sh->block_w, sh->block_h, sh->block_w,
+	return gpu_check_shape(g, name, sh->block_w, sh->block_h, tile_w,
 	    sh->block_h * sh->rows, w, h, smem, e);
 }
 
-/* The row pass into GPU_SLOT_CONV_TMP, then the column pass into out. */
+/*
+ * The separable path: for 8-bit plans with a fast kernel, both passes in
+ * one kernel; else the row pass into GPU_SLOT_CONV_TMP, then the column
+ * pass into out.
+ */
 static int
 gpu_separable(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, const struct conv2d_plan *pl,
     const struct gf_launch *l, struct gf_err *e)
 {
+	const struct conv2d_coef *c = &pl->coef;
 	struct conv2d_shape sh;
-	size_t pitch = ((size_t)in->width * 4 + 255) / 256 * 256;
+	size_t pitch = ((size_t)in->width * 4 + 255) / 256 * 256, smem;
 	void *tmp;
 
-	shape_resolve(GF_AUTO, l, &sh);
-	if (shape_check(g, "separable row pass", &sh, in->width, in->height,
-	    conv2d_smem_rows(&pl->coef, &sh), e) < 0 ||
-	    shape_check(g, "separable column pass", &sh, in->width, in->height,
-	    conv2d_smem_cols(&pl->coef, &sh), e) < 0)
+	shape_resolve(GF_AUTO, conv2d_fast8(c, GF_AUTO), l, &sh);
+	if ((smem = conv2d_smem_sep(c, &sh)) > 0) {
+		if (shape_check(g, "separable", &sh, 16 * sh.block_w, in->width,
+		    in->height, smem, e) < 0)
+			return -1;
+		return gpu_check_launch(conv2d_launch_sep(in, out, c, &sh,
+		    g->stream), "separable", sh.block_w, sh.block_h, e);
+	}
+	if (shape_check(g, "separable row pass", &sh, sh.block_w, in->width,
+	    in->height, conv2d_smem_rows(c, &sh), e) < 0 ||
+	    shape_check(g, "separable column pass", &sh, sh.block_w, in->width,
+	    in->height, conv2d_smem_cols(c, &sh), e) < 0)
 		return -1;
 	if (gpu_scratch(g, GPU_SLOT_CONV_TMP, pitch * in->height, &tmp, e) < 0)
 		return -1;
-	GPU_TRY(e, conv2d_launch_rows(in, tmp, pitch, &pl->coef, &sh, g->stream));
-	GPU_TRY(e, conv2d_launch_cols(tmp, pitch, out, &pl->coef, &sh, g->stream));
+	GPU_TRY(e, conv2d_launch_rows(in, tmp, pitch, c, &sh, g->stream));
+	GPU_TRY(e, conv2d_launch_cols(tmp, pitch, out, c, &sh, g->stream));
 	return 0;
 }
 
@@ -395,6 +441,7 @@ gpu_2d(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
     const struct conv2d_plan *pl, enum gf_strategy s, const struct gf_launch *l,
     struct gf_err *e)
 {
+	const struct conv2d_coef *c = &pl->coef;
 	struct conv2d_shape sh;
 	cudaTextureObject_t tex = 0;
 	size_t smem = 0;
@@ -404,16 +451,16 @@ gpu_2d(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
 	if (s < GF_FIRST_GPU || s > GF_LAST_GPU)
 		return gf_fail(e, "conv2d_gpu: '%s' is not a GPU strategy",
 		    gf_strategies[s].name);
-	shape_resolve(s, l, &sh);
+	shape_resolve(s, conv2d_fast8(c, s), l, &sh);
 	if (s == GF_SHARED)
-		smem = conv2d_smem_tile(&pl->coef, &sh);
-	if (shape_check(g, gf_strategies[s].name, &sh, in->width, in->height,
-	    smem, e) < 0)
+		smem = conv2d_smem_tile(c, &sh);
+	if (shape_check(g, gf_strategies[s].name, &sh, conv2d_tile_w(c, s, &sh),
+	    in->width, in->height, smem, e) < 0)
 		return -1;
 	if (s == GF_TEXTURE && gpu_texture(g, in, &tex, e) < 0)
 		return -1;
-	GPU_TRY(e, conv2d_launch_2d(s, in, out, tex, &pl->coef, &sh, g->stream));
-	return 0;
+	return gpu_check_launch(conv2d_launch_2d(s, in, out, tex, c, &sh,
+	    g->stream), gf_strategies[s].name, sh.block_w, sh.block_h, e);
 }
 
 int

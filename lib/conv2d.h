@@ -134,6 +134,24 @@ size_t conv2d_smem_tile(const struct conv2d_coef *c, const struct conv2d_shape *
 size_t conv2d_smem_rows(const struct conv2d_coef *c, const struct conv2d_shape *s);
 size_t conv2d_smem_cols(const struct conv2d_coef *c, const struct conv2d_shape *s);
 
+/*
+ * The 8-bit fast kernels (kernels/conv2d.cu): whether strategy (GF_SHARED,
+ * GF_SLIDING, or GF_AUTO for the separable path) has one for c at all
+ * (for choosing default shapes); the columns one block covers with shape
+ * s (16 per thread when the fast kernel runs, else 1); the shared memory
+ * of the fused separable kernel for s, 0 when it does not run (then the
+ * row and column passes do).
+ */
+int conv2d_fast8(const struct conv2d_coef *c, int strategy);
+int conv2d_tile_w(const struct conv2d_coef *c, int strategy,
+    const struct conv2d_shape *s);
+size_t conv2d_smem_sep(const struct conv2d_coef *c, const struct conv2d_shape *s);
+
+/* Both separable passes in one kernel; only when conv2d_smem_sep() > 0. */
+cudaError_t conv2d_launch_sep(const struct gpu_image *in,
+    const struct gpu_image *out, const struct conv2d_coef *c,
+    const struct conv2d_shape *s, cudaStream_t st);
+
 /* Copies the taps into constant memory, in stream order. */
 cudaError_t conv2d_set_taps(const struct conv2d_taps *t, cudaStream_t st);
 

@@ -41,6 +41,16 @@ enum conv2d_mode {
 /* What the core needs besides the taps (passed to kernels by value). */
 struct conv2d_coef {
 	int mode;               /* enum conv2d_mode */
+	/*
+	 * CONV2D_I32 only: every partial sum of products tap * sample (2D,
+	 * and both separable passes) is an integer below 2^24 in magnitude
+	 * (sum|taps| * maxval < 2^24, and sum|row| * sum|col| * maxval <
+	 * 2^24), so a float32 accumulator holds each one exactly: the GPU may
+	 * accumulate in float (fmaf) and convert the exact integer back to
+	 * int32 before conv2d_finish_i32.  The taps are then also in the float
+	 * arrays of struct conv2d_taps (exact: |tap| < 2^24).
+	 */
+	int fexact;
 	int kw, kh;             /* taps per row, rows */
 	int ax, ay;             /* anchor: kw / 2, kh / 2 */
 	int border;             /* enum gf_border */
@@ -117,7 +127,9 @@ conv2d_finish_i32(int32_t v, const struct conv2d_coef *c)
 {
 	int32_t d = (int32_t)c->div;
 	int32_t q = d == 1 ? v : conv2d_floor_div32(2 * v + d, 2 * d);
-	return conv2d_clamp64((int64_t)q + c->bias, c->maxval);
+	/* |q| <= |v| + 1 and the mode's bound keep q + bias inside int32. */
+	int32_t r = q + (int32_t)c->bias;
+	return r < 0 ? 0 : r > (int32_t)c->maxval ? c->maxval : (unsigned)r;
 }
 
 GF_HD unsigned
