@@ -143,8 +143,7 @@ report(const char *input, int index, const struct image *out,
 	    out->height, in->low, in->high, c->et.opts.auto_thresh ? " (Otsu)" :
 	    "", t->read, t->upload, t->kernel);
 	if (t->kernel > 0)
-		fprintf(stderr, " (%.1f GB/s, %d hysteresis sweeps)",
-		    t->kernel_bytes / (t->kernel * 1e6), in->sweeps);
+		fprintf(stderr, " (%.1f GB/s)", t->kernel_bytes / (t->kernel * 1e6));
 	fprintf(stderr, ", download %.3f ms, write %.3f ms\n", t->download,
 	    t->write);
 }

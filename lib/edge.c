@@ -280,7 +280,6 @@ edge_cpu(const struct image *gray, struct image *out,
 	uint8_t *lab = NULL;
 	int ret = -1;
 
-	info->sweeps = 0;
 	if (o->sigma > 0) {
 		struct conv2d_params cp;
 		if (smooth_params(o, &cp, e) < 0 || conv2d_cpu(gray, &sm, &cp, e) < 0)
@@ -396,33 +395,27 @@ nms_device(struct gpu *g, const struct gpu_image *src,
 }
 
 /*
- * Hysteresis on the device: sweeps until one changes nothing, each
- * followed by a 4-byte read of the change flag.  Writes out.
+ * Hysteresis on the device: one connected-component labelling of the
+ * classes (kernels/edge.cu), queued without waiting.  Writes out.
  */
 static int
 hysteresis_device(struct gpu *g, const struct gpu_image *lab,
-    const struct gpu_image *out, int *sweeps, struct gf_err *e)
+    const struct gpu_image *out, struct gf_err *e)
 {
-	int tx = (lab->width + EDGE_HYST_TILE - 1) / EDGE_HYST_TILE;
-	int ty = (lab->height + EDGE_HYST_TILE - 1) / EDGE_HYST_TILE;
-	size_t ntiles = (size_t)tx * ty;
-	uint8_t *act;
-	int *changed, h_changed = 1;
+	size_t tx = ((size_t)lab->width + EDGE_HYST_TILE - 1) / EDGE_HYST_TILE;
+	size_t ty = ((size_t)lab->height + EDGE_HYST_TILE - 1) / EDGE_HYST_TILE;
+	size_t nodes = tx * ty * EDGE_HYST_CAP;
+	void *scratch;
 
-	if (gpu_scratch(g, GPU_SLOT_STAGE4, 16 + 2 * ntiles, (void **)&changed,
-	    e) < 0)
+	if (nodes > UINT32_MAX || tx > (size_t)g->max_grid[0] ||
+	    ty > (size_t)g->max_grid[1] ||
+	    (nodes + 255) / 256 > (size_t)g->max_grid[0])
+		return gf_fail(e, "a %d x %d image is too large for the GPU "
+		    "hysteresis", lab->width, lab->height);
+	if (gpu_scratch(g, GPU_SLOT_STAGE4, edge_hyst_scratch(lab->width,
+	    lab->height), &scratch, e) < 0)
 		return -1;
-	act = (uint8_t *)changed + 16;
-	for (*sweeps = 0; h_changed; (*sweeps)++) {
-		uint8_t *prev = act + (*sweeps % 2) * ntiles;
-		uint8_t *next = act + (1 - *sweeps % 2) * ntiles;
-		GPU_TRY(e, cudaMemsetAsync(changed, 0, sizeof(int), g->stream));
-		GPU_TRY(e, edge_launch_hyst(lab, out, prev, next, *sweeps == 0,
-		    changed, g->stream));
-		GPU_TRY(e, cudaMemcpyAsync(&h_changed, changed, sizeof(int),
-		    cudaMemcpyDeviceToHost, g->stream));
-		GPU_TRY(e, cudaStreamSynchronize(g->stream));
-	}
+	GPU_TRY(e, edge_launch_hyst(lab, out, scratch, g->stream));
 	return 0;
 }
 
@@ -465,12 +458,13 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 	if (gpu_image_get(g, GPU_SLOT_STAGE2, in->width, in->height, 255, &lab,
 	    e) < 0 || nms_device(g, src, &lab, &p, as.p, o, e) < 0)
 		return -1;
-	if (o->auto_thresh)
+	if (hysteresis_device(g, &lab, out, e) < 0)
+		return -1;
+	if (o->auto_thresh) {
 		GPU_TRY(e, cudaMemcpyAsync(&t, as.t, sizeof(t),
 		    cudaMemcpyDeviceToHost, g->stream));
-	/* The sweeps end with a synchronization, so t has arrived after them. */
-	if (hysteresis_device(g, &lab, out, &info->sweeps, e) < 0)
-		return -1;
+		GPU_TRY(e, cudaStreamSynchronize(g->stream));
+	}
 	info->low = o->auto_thresh ? t / 2.0 : o->low;
 	info->high = o->auto_thresh ? t : o->high;
 	return 0;

@@ -36,7 +36,6 @@ struct edge_opts {
 /* What the last image used, for -v. */
 struct edge_info {
 	double low, high;       /* the thresholds, in magnitude units */
-	int sweeps;             /* GPU hysteresis: propagation launches, 0 on the CPU */
 };
 
 /* The tool's context (tool_filter_fn's ctx). */
@@ -119,17 +118,19 @@ cudaError_t edge_launch_otsu(const uint32_t *bins, int nbins, int l1,
     uint32_t *dt, struct edge_params *dp, cudaStream_t stream);
 
 /*
- * One hysteresis sweep over tiles of EDGE_HYST_TILE x EDGE_HYST_TILE
- * pixels: in each active tile, weak pixels 8-connected to an edge become
- * edges until the tile is stable; the tile's output samples (maxval on
- * edges, else 0) are written.  A tile is active on the first sweep, or
- * when it or a neighbour tile changed in the previous one (act_prev);
- * act_next records this sweep's changes and *changed becomes 1 if any.
+ * Hysteresis as connected-component labelling, a fixed number of
+ * launches without waiting (see kernels/edge.cu): lab holds the classes
+ * (it is overwritten with working codes), out gets maxval on the edges
+ * and 0 elsewhere.  scratch is edge_hyst_scratch(width, height) bytes of
+ * device memory, 256-byte aligned.  Tiles are EDGE_HYST_TILE pixels
+ * square; the union-find has EDGE_HYST_CAP nodes per tile, so the number
+ * of tiles times EDGE_HYST_CAP must fit 32 bits.
  */
 #define EDGE_HYST_TILE 32
+#define EDGE_HYST_CAP 64
+size_t edge_hyst_scratch(int width, int height);
 cudaError_t edge_launch_hyst(const struct gpu_image *lab,
-    const struct gpu_image *out, const uint8_t *act_prev, uint8_t *act_next,
-    int first, int *changed, cudaStream_t stream);
+    const struct gpu_image *out, void *scratch, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

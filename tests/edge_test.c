@@ -348,7 +348,7 @@ photo_like16(int x, int y)
 /*
  * A serpentine of faint lines (value 40) spanning the image, with one
  * bright block at its start: the weak chain crosses many hysteresis
- * tiles, so the sweeps must carry it from tile to tile.
+ * tiles, so the labelling must join it across tile borders.
  */
 static unsigned
 serpentine(int x, int y)
