@@ -12,8 +12,12 @@
 #include "sobel.h"
 #include "tool.h"
 
-/* What -m auto runs on a GPU: the fastest strategy in make bench. */
-#define SOBEL_AUTO GF_SLIDING
+/*
+ * What -m auto runs on a GPU: the fastest strategy in make bench on an
+ * H100 (shared: 0.23 ms thresholded, 0.38 ms magnitude at 12288x12288,
+ * and twice as fast as sliding at 3840x2160).
+ */
+#define SOBEL_AUTO GF_SHARED
 
 struct sobel_params
 sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
