@@ -54,13 +54,9 @@ img_sample(const struct image *img, int x, int y, int border)
 {
 	int xi = gf_border_index(x, img->width, border);
 	int yi = gf_border_index(y, img->height, border);
-	size_t i;
-
 	if (xi < 0 || yi < 0)
 		return 0;
-	i = (size_t)yi * img->width + xi;
-	return img->maxval > 255 ? ((const uint16_t *)img->px)[i] :
-	    ((const uint8_t *)img->px)[i];
+	return (int)img_get(img, (size_t)yi * img->width + xi);
 }
 
 #endif

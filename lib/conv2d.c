@@ -186,11 +186,8 @@ chan_load(struct cpu_chan *ch, const struct image *img, int c)
 {
 	size_t n = (size_t)ch->w * ch->h;
 
-	for (size_t i = 0; i < n; i++) {
-		size_t s = i * img->channels + c;
-		ch->plane[i] = img->maxval > 255 ? ((const uint16_t *)img->px)[s] :
-		    ((const uint8_t *)img->px)[s];
-	}
+	for (size_t i = 0; i < n; i++)
+		ch->plane[i] = img_get(img, i * img->channels + c);
 }
 
 /* Sample p(x + j - ax, y + i - ay) of output (x, y): 0 where the border says so. */
@@ -312,10 +309,7 @@ cpu_channel(struct cpu_chan *ch, const struct image *in, struct image *out,
 			    co->mode == CONV2D_F32 ? cpu_2d_f32(ch, x, y) :
 			    co->mode == CONV2D_I64 ? cpu_2d_i64(ch, x, y) :
 			    cpu_2d_i32(ch, x, y);
-			if (out->maxval > 255)
-				((uint16_t *)out->px)[s] = (uint16_t)v;
-			else
-				((uint8_t *)out->px)[s] = (uint8_t)v;
+			img_set(out, s, v);
 		}
 	}
 }

@@ -229,11 +229,7 @@ labels_to_image(const uint8_t *lab, const struct image *gray,
 	if (img_alloc(out, e) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		unsigned v = lab[i] == EDGE_STRONG ? out->maxval : 0;
-		if (out->maxval > 255)
-			((uint16_t *)out->px)[i] = (uint16_t)v;
-		else
-			((uint8_t *)out->px)[i] = (uint8_t)v;
+		img_set(out, i, lab[i] == EDGE_STRONG ? out->maxval : 0);
 	}
 	return 0;
 }

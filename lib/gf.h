@@ -58,6 +58,23 @@ gf_sample_bytes(unsigned maxval)
 	return maxval > 255 ? 2 : 1;
 }
 
+/* Sample i (an index into px) of a host image, and storing one. */
+static inline unsigned
+img_get(const struct image *img, size_t i)
+{
+	return img->maxval > 255 ? ((const uint16_t *)img->px)[i] :
+	    ((const uint8_t *)img->px)[i];
+}
+
+static inline void
+img_set(struct image *img, size_t i, unsigned v)
+{
+	if (img->maxval > 255)
+		((uint16_t *)img->px)[i] = (uint16_t)v;
+	else
+		((uint8_t *)img->px)[i] = (uint8_t)v;
+}
+
 /* Bytes of the pixel buffer of img (checked against overflow when read). */
 size_t img_bytes(const struct image *img);
 

@@ -158,16 +158,6 @@ pnm_header(struct img_reader *r, struct pam *pam, struct gf_err *e)
 	return 0;
 }
 
-/* Stores sample v of (x, y, c) in img. */
-static inline void
-put_sample(struct image *img, size_t i, unsigned v)
-{
-	if (img->maxval > 255)
-		((uint16_t *)img->px)[i] = (uint16_t)v;
-	else
-		((uint8_t *)img->px)[i] = (uint8_t)v;
-}
-
 /* Checks that no sample exceeds maxval (raw rasters are not checked by libnetpbm). */
 static int
 check_samples(const struct img_reader *r, const struct image *img,
@@ -178,8 +168,7 @@ check_samples(const struct img_reader *r, const struct image *img,
 	if (img->maxval == 255 || img->maxval == 65535)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		unsigned v = img->maxval > 255 ? ((const uint16_t *)img->px)[i] :
-		    ((const uint8_t *)img->px)[i];
+		unsigned v = img_get(img, i);
 		if (v > img->maxval) {
 			size_t px = i / img->channels;
 			return gf_fail(e, "%s: sample value %u in column %zu of row %zu "
@@ -252,7 +241,7 @@ pnm_tuple_raster(struct img_reader *r, struct pam *pam, struct image *img,
 		pnm_readpamrow(pam, row);
 		for (int x = 0; x < img->width; x++)
 			for (int c = 0; c < img->channels; c++)
-				put_sample(img, ((size_t)y * img->width + x) *
+				img_set(img, ((size_t)y * img->width + x) *
 				    img->channels + c, (unsigned)row[x][c]);
 	}
 	pnm_freepamrow(row);
@@ -352,7 +341,7 @@ from_stb(struct image *img, const void *px, int n)
 	for (size_t i = 0; i < npx; i++)
 		for (int c = 0; c < img->channels; c++) {
 			size_t k = i * n + c;
-			put_sample(img, i * img->channels + c, img->maxval > 255 ?
+			img_set(img, i * img->channels + c, img->maxval > 255 ?
 			    ((const uint16_t *)px)[k] : ((const uint8_t *)px)[k]);
 		}
 }

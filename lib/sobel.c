@@ -53,11 +53,7 @@ sobel_cpu(const struct image *gray, struct image *out,
 			    img_sample(gray, x + 1, y - 1, border), img_sample(gray, x - 1, y, border),
 			    img_sample(gray, x + 1, y, border), img_sample(gray, x - 1, y + 1, border),
 			    img_sample(gray, x, y + 1, border), img_sample(gray, x + 1, y + 1, border), p);
-			size_t i = (size_t)y * gray->width + x;
-			if (out->maxval > 255)
-				((uint16_t *)out->px)[i] = (uint16_t)v;
-			else
-				((uint8_t *)out->px)[i] = (uint8_t)v;
+			img_set(out, (size_t)y * gray->width + x, v);
 		}
 	}
 	return 0;
@@ -95,19 +91,9 @@ img_to_gray(const struct image *in, struct image *gray, struct gf_err *e)
 	if (img_alloc(gray, e) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		unsigned r, g, b;
-		if (in->maxval > 255) {
-			const uint16_t *s = (const uint16_t *)in->px + 3 * i;
-			r = s[0], g = s[1], b = s[2];
-		} else {
-			const uint8_t *s = (const uint8_t *)in->px + 3 * i;
-			r = s[0], g = s[1], b = s[2];
-		}
-		unsigned y = (299 * r + 587 * g + 114 * b + 500) / 1000;
-		if (in->maxval > 255)
-			((uint16_t *)gray->px)[i] = (uint16_t)y;
-		else
-			((uint8_t *)gray->px)[i] = (uint8_t)y;
+		unsigned r = img_get(in, 3 * i), g = img_get(in, 3 * i + 1),
+		    b = img_get(in, 3 * i + 2);
+		img_set(gray, i, (299 * r + 587 * g + 114 * b + 500) / 1000);
 	}
 	return 0;
 }

@@ -11,24 +11,7 @@
 #include <string.h>
 
 #include "conv2d.h"
-
-static int nfail;
-
-static void
-result(const char *name, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s", ok ? "pass" : "fail", name);
-	if (!ok) {
-		nfail++;
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
-}
+#include "unit.h"
 
 /* An image of w x h x ch samples from vals (NULL: zeros). */
 static struct image

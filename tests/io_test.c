@@ -15,24 +15,7 @@
 
 #include "img.h"
 #include "outfile.h"
-
-static int nfail;
-
-static void
-result(const char *name, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s", ok ? "pass" : "fail", name);
-	if (!ok) {
-		nfail++;
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
-}
+#include "unit.h"
 
 /* An image of w x h x ch samples from vals. */
 static struct image

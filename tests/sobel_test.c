@@ -21,24 +21,7 @@
 
 #include "border.h"
 #include "sobel.h"
-
-static int nfail;
-
-static void
-result(const char *name, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %s", ok ? "pass" : "fail", name);
-	if (!ok) {
-		nfail++;
-		printf(": ");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-	}
-	printf("\n");
-}
+#include "unit.h"
 
 static const char *border_names[] = {"replicate", "zero", "reflect", "wrap"};
 static const char *mode_names[] = {"l2", "l1", "thresh_l2", "thresh_l1"};
