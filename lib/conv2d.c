@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "conv2d.h"
 #include "tool.h"
@@ -321,11 +320,11 @@ conv2d_cpu(const struct image *in, struct image *out,
 	struct conv2d_plan *pl = malloc(sizeof(*pl));
 	struct cpu_chan ch;
 
-	*out = *in;
 	out->px = NULL;
 	if (pl == NULL)
 		return gf_fail(e, "out of memory");
-	if (conv2d_plan_make(p, in->maxval, pl, e) < 0 || img_alloc(out, e) < 0 ||
+	if (conv2d_plan_make(p, in->maxval, pl, e) < 0 ||
+	    img_alloc_like(out, in, in->channels, e) < 0 ||
 	    chan_alloc(&ch, pl, in->width, in->height, e) < 0) {
 		free(pl);
 		img_free(out);
@@ -497,22 +496,13 @@ conv2d_gpu(struct gpu *g, const struct gpu_image *in, struct gpu_image *out,
 
 /* ---- the tool's filter */
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Filters channel c of in into channel c of out on the GPU, adding to t. */
 static int
 filter_channel(struct conv2d_tool *ct, struct gpu *g, const struct image *in,
     struct image *out, int c, struct gf_times *t, struct gf_err *e)
 {
 	struct gpu_image din, dout;
-	double t0 = now_ms();
+	double t0 = gf_now_ms();
 	float ms;
 
 	if (gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval,
@@ -520,17 +510,17 @@ filter_channel(struct conv2d_tool *ct, struct gpu *g, const struct image *in,
 	    in->height, in->maxval, &dout, e) < 0 ||
 	    gpu_upload(g, in, c, &din, e) < 0)
 		return -1;
-	t->upload += now_ms() - t0;
+	t->upload += gf_now_ms() - t0;
 	if (gpu_timer_start(g, e) < 0 ||
 	    conv2d_gpu(g, &din, &dout, &ct->p, ct->strategy, &ct->launch, e) < 0 ||
 	    gpu_timer_stop(g, &ms, e) < 0)
 		return -1;
 	t->kernel += ms;
 	t->kernel_bytes += 2.0 * in->width * in->height * gf_sample_bytes(in->maxval);
-	t0 = now_ms();
+	t0 = gf_now_ms();
 	if (gpu_download(g, &dout, out, c, e) < 0)
 		return -1;
-	t->download += now_ms() - t0;
+	t->download += gf_now_ms() - t0;
 	return 0;
 }
 
@@ -542,9 +532,7 @@ conv2d_filter(void *ctx, struct gpu *g, const struct image *in,
 
 	if (g == NULL)
 		return conv2d_cpu(in, out, &ct->p, e);
-	*out = *in;
-	out->px = NULL;
-	if (img_alloc(out, e) < 0)
+	if (img_alloc_like(out, in, in->channels, e) < 0)
 		return -1;
 	for (int c = 0; c < in->channels; c++) {
 		if (filter_channel(ct, g, in, out, c, t, e) < 0) {

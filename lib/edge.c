@@ -6,7 +6,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "conv2d.h"
 #include "edge.h"
@@ -222,11 +221,7 @@ labels_to_image(const uint8_t *lab, const struct image *gray,
 {
 	size_t n = (size_t)gray->width * gray->height;
 
-	out->width = gray->width;
-	out->height = gray->height;
-	out->channels = 1;
-	out->maxval = gray->maxval;
-	if (img_alloc(out, e) < 0)
+	if (img_alloc_like(out, gray, 1, e) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		img_set(out, i, lab[i] == EDGE_STRONG ? out->maxval : 0);
@@ -300,15 +295,6 @@ done:
 }
 
 /* ---- GPU pipeline ---- */
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* Device scratch of --auto: the bins, then the threshold and the parameters. */
 struct auto_scratch {
@@ -475,19 +461,15 @@ edge_gpu(struct gpu *g, const struct image *gray, struct image *out,
 	float ms;
 	double t0;
 
-	out->width = gray->width;
-	out->height = gray->height;
-	out->channels = 1;
-	out->maxval = gray->maxval;
-	if (img_alloc(out, e) < 0)
+	if (img_alloc_like(out, gray, 1, e) < 0)
 		return -1;
-	t0 = now_ms();
+	t0 = gf_now_ms();
 	if (gpu_image_get(g, GPU_SLOT_IN, gray->width, gray->height,
 	    gray->maxval, &in, e) < 0 || gpu_upload(g, gray, 0, &in, e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_OUT, gray->width, gray->height,
 	    gray->maxval, &dout, e) < 0)
 		goto fail;
-	t->upload = now_ms() - t0;
+	t->upload = gf_now_ms() - t0;
 	if (gpu_timer_start(g, e) < 0 ||
 	    edge_run_device(g, &in, &dout, o, info, e) < 0 ||
 	    gpu_timer_stop(g, &ms, e) < 0)
@@ -495,10 +477,10 @@ edge_gpu(struct gpu *g, const struct image *gray, struct image *out,
 	t->kernel = ms;
 	t->kernel_bytes = 2.0 * gray->width * gray->height *
 	    gf_sample_bytes(gray->maxval);
-	t0 = now_ms();
+	t0 = gf_now_ms();
 	if (gpu_download(g, &dout, out, 0, e) < 0)
 		goto fail;
-	t->download = now_ms() - t0;
+	t->download = gf_now_ms() - t0;
 	return 0;
 fail:
 	img_free(out);

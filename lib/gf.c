@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "gf.h"
 
@@ -30,6 +31,7 @@ img_bytes(const struct image *img)
 int
 img_alloc(struct image *img, struct gf_err *e)
 {
+	img->px = NULL;
 	if (img->width < 1 || img->height < 1 || img->width > GF_MAX_DIM ||
 	    img->height > GF_MAX_DIM)
 		return gf_fail(e, "an image of %d x %d pixels is not supported "
@@ -42,9 +44,29 @@ img_alloc(struct image *img, struct gf_err *e)
 	return 0;
 }
 
+int
+img_alloc_like(struct image *img, const struct image *like, int channels,
+    struct gf_err *e)
+{
+	img->width = like->width;
+	img->height = like->height;
+	img->channels = channels;
+	img->maxval = like->maxval;
+	return img_alloc(img, e);
+}
+
 void
 img_free(struct image *img)
 {
 	free(img->px);
 	img->px = NULL;
+}
+
+double
+gf_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }

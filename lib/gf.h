@@ -78,11 +78,18 @@ img_set(struct image *img, size_t i, unsigned v)
 /* Bytes of the pixel buffer of img (checked against overflow when read). */
 size_t img_bytes(const struct image *img);
 
-/* Allocates img->px for the dimensions already set in img; -1 if too large. */
+/* Allocates img->px for the dimensions already set in img; -1 (px NULL) if too large. */
 int img_alloc(struct image *img, struct gf_err *e);
+
+/* Allocates img as an image of like's size and maxval with channels channels. */
+int img_alloc_like(struct image *img, const struct image *like, int channels,
+    struct gf_err *e);
 
 /* Frees img->px and clears the pointer. */
 void img_free(struct image *img);
+
+/* A monotonic clock in milliseconds, for the -v timings. */
+double gf_now_ms(void);
 
 #ifdef __cplusplus
 }

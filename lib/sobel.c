@@ -5,7 +5,6 @@
  */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include "border.h"
 #include "edge.h"
@@ -40,11 +39,7 @@ int
 sobel_cpu(const struct image *gray, struct image *out,
     const struct sobel_params *p, int border, struct gf_err *e)
 {
-	out->width = gray->width;
-	out->height = gray->height;
-	out->channels = 1;
-	out->maxval = gray->maxval;
-	if (img_alloc(out, e) < 0)
+	if (img_alloc_like(out, gray, 1, e) < 0)
 		return -1;
 	for (int y = 0; y < gray->height; y++) {
 		for (int x = 0; x < gray->width; x++) {
@@ -98,15 +93,6 @@ img_to_gray(const struct image *in, struct image *gray, struct gf_err *e)
 	return 0;
 }
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Upload, kernel, download of one gray image; out is allocated already. */
 static int
 sobel_on_gpu(struct gpu *g, const struct sobel_opts *o, const struct image *gray,
@@ -115,14 +101,14 @@ sobel_on_gpu(struct gpu *g, const struct sobel_opts *o, const struct image *gray
 {
 	struct gpu_image din, dout;
 	float ms;
-	double t0 = now_ms();
+	double t0 = gf_now_ms();
 
 	if (gpu_image_get(g, GPU_SLOT_IN, gray->width, gray->height, gray->maxval,
 	    &din, e) < 0 || gpu_image_get(g, GPU_SLOT_OUT, gray->width,
 	    gray->height, gray->maxval, &dout, e) < 0 ||
 	    gpu_upload(g, gray, 0, &din, e) < 0)
 		return -1;
-	t->upload = now_ms() - t0;
+	t->upload = gf_now_ms() - t0;
 	if (o->threshold_auto) {
 		uint32_t otsu;
 		if (edge_otsu_gpu(g, &din, o->border, o->l1, &otsu, e) < 0)
@@ -137,10 +123,10 @@ sobel_on_gpu(struct gpu *g, const struct sobel_opts *o, const struct image *gray
 		return -1;
 	t->kernel = ms;
 	t->kernel_bytes = 2.0 * img_bytes(gray);
-	t0 = now_ms();
+	t0 = gf_now_ms();
 	if (gpu_download(g, &dout, out, 0, e) < 0)
 		return -1;
-	t->download = now_ms() - t0;
+	t->download = gf_now_ms() - t0;
 	return 0;
 }
 
@@ -168,8 +154,7 @@ sobel_filter(void *ctx, struct gpu *g, const struct image *in,
 		if (ret == 0)
 			ret = sobel_cpu(&gray, out, &p, o->border, e);
 	} else {
-		*out = gray;
-		ret = img_alloc(out, e);
+		ret = img_alloc_like(out, &gray, 1, e);
 		if (ret == 0 && (ret = sobel_on_gpu(g, o, &gray, out, &p, t, e)) < 0)
 			img_free(out);
 	}

@@ -6,19 +6,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "outfile.h"
 #include "tool.h"
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 int
 tool_open_engine(struct gpu *g, const struct gf_opts *o, int *fallback,
@@ -147,10 +137,10 @@ run_one(const struct tool *t, struct sink *s, const char *in_name,
 		return -1;
 	if (s->f == NULL && sink_open(s, t, input, output, outdir, &out, e) < 0)
 		goto done;
-	t0 = now_ms();
+	t0 = gf_now_ms();
 	if (sink_write(s, &out, e) < 0)
 		goto done;
-	tm->write = now_ms() - t0;
+	tm->write = gf_now_ms() - t0;
 	if (t->report != NULL)
 		t->report(in_name, s->nwritten, &out, tm, t->report_arg);
 	ret = 0;
@@ -177,9 +167,9 @@ tool_run(const struct tool *t, const char *input, const char *output,
 		goto close;
 	for (;;) {
 		struct gf_times tm = {0};
-		double t0 = now_ms();
+		double t0 = gf_now_ms();
 		got = img_read_next(r, &img, e);
-		tm.read = now_ms() - t0;
+		tm.read = gf_now_ms() - t0;
 		if (got <= 0)
 			break;
 		got = run_one(t, &s, name, input, output, outdir, &img, &tm, e);

@@ -17,30 +17,6 @@
 #include "outfile.h"
 #include "unit.h"
 
-/* An image of w x h x ch samples from vals. */
-static struct image
-image_of(int w, int h, int ch, unsigned maxval, const unsigned *vals)
-{
-	struct image img = {w, h, ch, maxval, NULL};
-	size_t n = (size_t)w * h * ch;
-
-	if (img_alloc(&img, NULL) < 0)
-		abort();
-	for (size_t i = 0; i < n; i++) {
-		if (maxval > 255)
-			((uint16_t *)img.px)[i] = (uint16_t)vals[i];
-		else
-			((uint8_t *)img.px)[i] = (uint8_t)vals[i];
-	}
-	return img;
-}
-
-static unsigned
-sample(const struct image *img, size_t i)
-{
-	return img->maxval > 255 ? ((uint16_t *)img->px)[i] : ((uint8_t *)img->px)[i];
-}
-
 /*
  * Whether img has the given shape and samples; why gets the first
  * difference.
@@ -59,9 +35,9 @@ same(const struct image *img, int w, int h, int ch, unsigned maxval,
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (sample(img, i) != want[i]) {
+		if (img_get(img, i) != want[i]) {
 			snprintf(why, whylen, "sample %zu is %u, expected %u", i,
-			    sample(img, i), want[i]);
+			    img_get(img, i), want[i]);
 			return 0;
 		}
 	return 1;
@@ -204,7 +180,7 @@ check_round_trip(const char *name, const struct image *img, enum img_format fmt,
 	if (w == NULL) {
 		static unsigned vals[64];
 		for (size_t i = 0; i < (size_t)img->width * img->height * img->channels; i++)
-			vals[i] = sample(img, i);
+			vals[i] = img_get(img, i);
 		w = vals;
 	}
 	if (round_trip(img, fmt, &back, NULL, 0, &e) < 0) {

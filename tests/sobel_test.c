@@ -26,31 +26,6 @@
 static const char *border_names[] = {"replicate", "zero", "reflect", "wrap"};
 static const char *mode_names[] = {"l2", "l1", "thresh_l2", "thresh_l1"};
 
-/* An image of w x h x ch samples from vals (NULL: zeros). */
-static struct image
-image_of(int w, int h, int ch, unsigned maxval, const unsigned *vals)
-{
-	struct image img = {w, h, ch, maxval, NULL};
-	size_t n = (size_t)w * h * ch;
-
-	if (img_alloc(&img, NULL) < 0)
-		abort();
-	for (size_t i = 0; i < n; i++) {
-		unsigned v = vals ? vals[i] : 0;
-		if (maxval > 255)
-			((uint16_t *)img.px)[i] = (uint16_t)v;
-		else
-			((uint8_t *)img.px)[i] = (uint8_t)v;
-	}
-	return img;
-}
-
-static unsigned
-sample(const struct image *img, size_t i)
-{
-	return img->maxval > 255 ? ((uint16_t *)img->px)[i] : ((uint8_t *)img->px)[i];
-}
-
 /* Parameters as the tool derives them: mode 0..3 as enum sobel_mode. */
 static struct sobel_params
 params(int mode, unsigned maxval, double t)
@@ -82,9 +57,9 @@ check_cpu(const char *name, const struct image *in, int mode, double t,
 	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = idx ? idx[k] : k;
-		if (sample(&out, i) != want[k]) {
+		if (img_get(&out, i) != want[k]) {
 			result(name, 0, "sample %zu is %u, expected %u", i,
-			    sample(&out, i), want[k]);
+			    img_get(&out, i), want[k]);
 			img_free(&out);
 			return;
 		}
@@ -435,16 +410,16 @@ test_gray(void)
 	int bad = -1, bad16 = -1;
 
 	for (int i = 0; ok && i < 7; i++)
-		if (bad < 0 && sample(&g, i) != want[i])
+		if (bad < 0 && img_get(&g, i) != want[i])
 			bad = i;
 	for (int i = 0; ok && i < 3; i++)
-		if (bad16 < 0 && sample(&g16, i) != want16[i])
+		if (bad16 < 0 && img_get(&g16, i) != want16[i])
 			bad16 = i;
 	ok = ok && g.channels == 1 && g.maxval == 255 && g16.maxval == 65535;
 	result("gray_8bit", ok && bad < 0, "%s pixel %d is %u, expected %u", e.msg, bad,
-	    ok && bad >= 0 ? sample(&g, bad) : 0, bad >= 0 ? want[bad] : 0);
+	    ok && bad >= 0 ? img_get(&g, bad) : 0, bad >= 0 ? want[bad] : 0);
 	result("gray_16bit", ok && bad16 < 0, "%s pixel %d is %u, expected %u", e.msg,
-	    bad16, ok && bad16 >= 0 ? sample(&g16, bad16) : 0,
+	    bad16, ok && bad16 >= 0 ? img_get(&g16, bad16) : 0,
 	    bad16 >= 0 ? want16[bad16] : 0);
 	img_free(&in);
 	img_free(&in16);
@@ -551,7 +526,7 @@ differ(const struct image *a, const struct image *b)
 	size_t n = (size_t)a->width * a->height, d = 0;
 
 	for (size_t i = 0; i < n; i++)
-		d += sample(a, i) != sample(b, i);
+		d += img_get(a, i) != img_get(b, i);
 	return d;
 }
 

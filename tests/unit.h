@@ -8,6 +8,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "gf.h"
 
 static int nfail;
 
@@ -26,6 +29,19 @@ result(const char *name, int ok, const char *fmt, ...)
 		va_end(ap);
 	}
 	printf("\n");
+}
+
+/* An image of w x h x ch samples from vals (NULL: zeros); aborts without memory. */
+static struct image
+image_of(int w, int h, int ch, unsigned maxval, const unsigned *vals)
+{
+	struct image img = {w, h, ch, maxval, NULL};
+
+	if (img_alloc(&img, NULL) < 0)
+		abort();
+	for (size_t i = 0; i < (size_t)w * h * ch; i++)
+		img_set(&img, i, vals ? vals[i] : 0);
+	return img;
 }
 
 #endif
