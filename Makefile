@@ -33,7 +33,6 @@ LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(wildcard lib/*.c)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/gpu_probe
-HEADERS  := $(wildcard lib/*.h)
 
 all: $(BINS)
 
@@ -42,29 +41,31 @@ build/libgpufilt.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJS)
 
-build/lib/%.o: lib/%.c $(HEADERS)
+# Header dependencies come from the compilers (-MMD -MP): an edit to a
+# header rebuilds only the objects that include it.
+build/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-build/kernels/%.o: kernels/%.cu $(HEADERS)
+build/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -c -o $@ $<
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c -o $@ $<
 
-build/cmd/%.o: cmd/%.c $(HEADERS)
+build/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
 
 bin/%: build/cmd/%.o build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< build/libgpufilt.a $(LDLIBS)
 
-build/tests/%: tests/%.c build/libgpufilt.a $(HEADERS)
+build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
-build/bench: tests/bench.c build/libgpufilt.a $(HEADERS)
+build/bench: tests/bench.c build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
 VERSION := 0.1
 
@@ -92,3 +93,5 @@ clean:
 
 .PHONY: all deps demo test bench install clean
 .SECONDARY:
+
+-include $(shell find build -name '*.d' 2>/dev/null)
