@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,15 @@ struct img_reader {
 	const char *name;
 	int nread;              /* images read so far */
 	int done;               /* stream ended (or was not PNM) */
+	struct img_buffer buf;  /* where pixels go; get == NULL: img_alloc */
 };
+
+/*
+ * libnetpbm keeps its error jump buffer and message hooks in globals, so
+ * every call into it holds this lock: readers on several threads (a batch
+ * decoded by a pool) then never share that state.
+ */
+static pthread_mutex_t pnm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * libnetpbm reports an error through a callback that takes no context,
@@ -112,6 +121,34 @@ img_reader_open(struct img_reader **r, FILE *f, const char *name,
 }
 
 void
+img_reader_set_buffer(struct img_reader *r, const struct img_buffer *b)
+{
+	r->buf = *b;
+}
+
+/* Gives img (dimensions set) its pixel memory: the caller's buffer or img_alloc. */
+static int
+reader_alloc(struct img_reader *r, struct image *img, struct gf_err *e)
+{
+	if (r->buf.get == NULL)
+		return img_alloc(img, e);
+	img->px = r->buf.get(r->buf.arg, img_bytes(img));
+	if (img->px == NULL)
+		return gf_fail(e, "%s: out of memory for a %d x %d image", r->name,
+		    img->width, img->height);
+	return 0;
+}
+
+/* Undoes reader_alloc after a failed read. */
+static void
+reader_release(struct img_reader *r, struct image *img)
+{
+	if (r->buf.get == NULL)
+		img_free(img);
+	img->px = NULL;
+}
+
+void
 img_reader_close(struct img_reader *r)
 {
 	free(r);
@@ -146,15 +183,19 @@ pnm_header(struct img_reader *r, struct pam *pam, struct gf_err *e)
 {
 	jmp_buf jb, *saved;
 
+	pthread_mutex_lock(&pnm_lock);
 	pnm_setup();
 	if (setjmp(jb) != 0) {
 		pm_setjmpbuf(saved);
-		return gf_fail(e, "%s: bad PNM header in image %d: %s", r->name,
+		gf_fail(e, "%s: bad PNM header in image %d: %s", r->name,
 		    r->nread + 1, pnm_msg);
+		pthread_mutex_unlock(&pnm_lock);
+		return -1;
 	}
 	pm_setjmpbufsave(&jb, &saved);
 	pnm_readpaminit(r->f, pam, PAM_STRUCT_SIZE(tuple_type));
 	pm_setjmpbuf(saved);
+	pthread_mutex_unlock(&pnm_lock);
 	return 0;
 }
 
@@ -188,24 +229,29 @@ pnm_raw_raster(struct img_reader *r, const struct pam *pam,
     struct image *img, struct gf_err *e)
 {
 	int bps = gf_sample_bytes(img->maxval), depth = pam->depth;
-	size_t rowbytes = (size_t)pam->width * depth * bps;
-	uint8_t *row = depth == img->channels ? img->px : malloc(rowbytes);
+	size_t rowbytes = (size_t)pam->width * depth * bps, got;
+	uint8_t *row = NULL;
 
-	if (row == NULL)
+	if (depth == img->channels) {
+		/* The whole raster in one read, straight into the image. */
+		got = fread(img->px, 1, rowbytes * img->height, r->f);
+		if (got != rowbytes * img->height)
+			return gf_fail(e, "%s: image %d is truncated: its pixel data "
+			    "ends in row %zu of %d", r->name, r->nread + 1,
+			    got / rowbytes + 1, img->height);
+	} else if ((row = malloc(rowbytes)) == NULL) {
 		return gf_fail(e, "out of memory");
-	for (int y = 0; y < img->height; y++) {
+	}
+	for (int y = 0; depth != img->channels && y < img->height; y++) {
 		uint8_t *dst = (uint8_t *)img->px + (size_t)y * img->width *
 		    img->channels * bps;
-		if (depth == img->channels)
-			row = dst;
 		if (fread(row, 1, rowbytes, r->f) != rowbytes) {
-			if (depth != img->channels)
-				free(row);
+			free(row);
 			return gf_fail(e, "%s: image %d is truncated: its pixel data "
 			    "ends in row %d of %d", r->name, r->nread + 1, y + 1,
 			    img->height);
 		}
-		for (int x = 0; depth != img->channels && x < img->width; x++)
+		for (int x = 0; x < img->width; x++)
 			memcpy(dst + (size_t)x * img->channels * bps,
 			    row + (size_t)x * depth * bps, (size_t)img->channels * bps);
 	}
@@ -228,12 +274,15 @@ pnm_tuple_raster(struct img_reader *r, struct pam *pam, struct image *img,
 	tuple *volatile row = NULL;
 	volatile int y = 0;
 
+	pthread_mutex_lock(&pnm_lock);
 	if (setjmp(jb) != 0) {
 		pm_setjmpbuf(saved);
 		if (row != NULL)
 			pnm_freepamrow(row);
-		return gf_fail(e, "%s: image %d is bad or truncated in row %d: %s",
+		gf_fail(e, "%s: image %d is bad or truncated in row %d: %s",
 		    r->name, r->nread + 1, y + 1, pnm_msg);
+		pthread_mutex_unlock(&pnm_lock);
+		return -1;
 	}
 	pm_setjmpbufsave(&jb, &saved);
 	row = pnm_allocpamrow(pam);
@@ -246,6 +295,7 @@ pnm_tuple_raster(struct img_reader *r, struct pam *pam, struct image *img,
 	}
 	pnm_freepamrow(row);
 	pm_setjmpbuf(saved);
+	pthread_mutex_unlock(&pnm_lock);
 	return 0;
 }
 
@@ -268,13 +318,13 @@ read_pnm(struct img_reader *r, struct image *img, struct gf_err *e)
 	img->height = pam.height;
 	img->channels = pam.depth >= 3 ? 3 : 1;
 	img->maxval = (unsigned)pam.maxval;
-	if (img_alloc(img, e) < 0)
+	if (reader_alloc(r, img, e) < 0)
 		return -1;
 	raw = pam.format == RPGM_FORMAT || pam.format == RPPM_FORMAT ||
 	    pam.format == PAM_FORMAT;
 	if ((raw ? pnm_raw_raster(r, &pam, img, e) :
 	    pnm_tuple_raster(r, &pam, img, e)) < 0) {
-		img_free(img);
+		reader_release(r, img);
 		return -1;
 	}
 	return 1;
@@ -287,15 +337,19 @@ pnm_more(struct img_reader *r, int *more, struct gf_err *e)
 	jmp_buf jb, *saved;
 	int eof = 1;
 
+	pthread_mutex_lock(&pnm_lock);
 	pnm_setup();
 	if (setjmp(jb) != 0) {
 		pm_setjmpbuf(saved);
-		return gf_fail(e, "%s: garbage after image %d: %s", r->name,
+		gf_fail(e, "%s: garbage after image %d: %s", r->name,
 		    r->nread, pnm_msg);
+		pthread_mutex_unlock(&pnm_lock);
+		return -1;
 	}
 	pm_setjmpbufsave(&jb, &saved);
 	pnm_nextimage(r->f, &eof);
 	pm_setjmpbuf(saved);
+	pthread_mutex_unlock(&pnm_lock);
 	*more = !eof;
 	return 0;
 }
@@ -376,7 +430,7 @@ read_stb(struct img_reader *r, struct image *img, struct gf_err *e)
 	img->height = h;
 	img->channels = n >= 3 ? 3 : 1;
 	img->maxval = is16 ? 65535 : 255;
-	if (img_alloc(img, e) < 0) {
+	if (reader_alloc(r, img, e) < 0) {
 		stbi_image_free(px);
 		return -1;
 	}
@@ -442,14 +496,18 @@ write_pnm_header(FILE *f, const struct image *img, const char *name,
 	pam.maxval = img->maxval;
 	strcpy(pam.tuple_type, img->channels == 1 ? PAM_PGM_TUPLETYPE :
 	    PAM_PPM_TUPLETYPE);
+	pthread_mutex_lock(&pnm_lock);
 	pnm_setup();
 	if (setjmp(jb) != 0) {
 		pm_setjmpbuf(saved);
-		return gf_fail(e, "cannot write %s: %s", name, pnm_msg);
+		gf_fail(e, "cannot write %s: %s", name, pnm_msg);
+		pthread_mutex_unlock(&pnm_lock);
+		return -1;
 	}
 	pm_setjmpbufsave(&jb, &saved);
 	pnm_writepaminit(&pam);
 	pm_setjmpbuf(saved);
+	pthread_mutex_unlock(&pnm_lock);
 	return 0;
 }
 

@@ -42,6 +42,20 @@ int img_reader_open(struct img_reader **r, FILE *f, const char *name,
  */
 int img_read_next(struct img_reader *r, struct image *img, struct gf_err *e);
 
+/*
+ * Where a reader puts the pixels of the images it reads.  By default
+ * img_alloc (malloc; the caller frees with img_free).  A caller that
+ * wants them in memory of its own (pinned for the GPU) sets get: it
+ * returns at least bytes bytes that stay the caller's, or NULL when it
+ * has none; the reader then never frees img->px, and nor may img_free.
+ */
+struct img_buffer {
+	void *(*get)(void *arg, size_t bytes);
+	void *arg;
+};
+
+void img_reader_set_buffer(struct img_reader *r, const struct img_buffer *b);
+
 void img_reader_close(struct img_reader *r);
 
 /*
