@@ -1,7 +1,8 @@
 /*
- * cli.h - the part of main() that every tool shares: choosing the GPU or
- * the CPU, the operand loop (one input and output, or -o DIR and many
- * inputs), messages on stderr and the exit status.  Printing and exiting
+ * cli.h - the part of main() that every tool shares: the operands (one
+ * input and output, or -o DIR and many inputs) as the engine's jobs,
+ * what the engine reports (messages, -v lines, progress, the run
+ * summary) on stderr, and the exit status.  Printing and exiting
  * live here, in cmd/, never in lib/.
  */
 #ifndef GF_CLI_H
@@ -14,27 +15,111 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tool.h"
+#include <unistd.h>
+
+#include "engine.h"
 
 #ifndef GF_VERSION
 #define GF_VERSION "0.1"
 #endif
 
+/* What the engine's hooks print with: the program, -v/-q, the progress line. */
+struct cli_ctx {
+	const char *prog;
+	const struct gf_opts *o;
+	int tty;                /* stderr is a terminal: progress and summary */
+	int progress_shown;     /* a progress line is on the terminal */
+	double progress_at;     /* when it was last drawn (ms into the run) */
+};
+
+/* Clears the progress line before anything else goes to stderr. */
+static inline void
+cli_clear_progress(struct cli_ctx *c)
+{
+	if (c->progress_shown)
+		fputs("\r\033[K", stderr);
+	c->progress_shown = 0;
+}
+
+static inline void
+cli_notice(void *arg, const char *msg)
+{
+	struct cli_ctx *c = arg;
+
+	if (!c->o->quiet)
+		fprintf(stderr, "%s: running on the CPU (%s)\n", c->prog, msg);
+}
+
+static inline void
+cli_error(void *arg, const char *msg)
+{
+	struct cli_ctx *c = arg;
+
+	cli_clear_progress(c);
+	fprintf(stderr, "%s: %s\n", c->prog, msg);
+}
+
 /* -v: one line per image on stderr. */
 static inline void
-cli_report(const char *input, int index, const struct image *out,
-    const struct gf_times *t, void *arg)
+cli_report(void *arg, const char *input, int index, const struct image *out,
+    const struct gf_times *t, int on_gpu)
 {
-	const char *prog = arg;
+	struct cli_ctx *c = arg;
 	double gbs = t->kernel > 0 ? t->kernel_bytes / (t->kernel * 1e6) : 0;
+	const char *otsu = t->otsu ? " (Otsu)" : "";
 
-	fprintf(stderr, "%s: %s image %d: %dx%d, ", prog, input, index,
+	if (!c->o->verbose)
+		return;
+	cli_clear_progress(c);
+	fprintf(stderr, "%s: %s image %d: %dx%d, ", c->prog, input, index,
 	    out->width, out->height);
-	if (t->auto_threshold)
-		fprintf(stderr, "threshold %g (Otsu), ", t->threshold);
-	fprintf(stderr, "read %.2f ms, upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
-	    "download %.2f ms, write %.2f ms\n", t->read, t->upload, t->kernel,
-	    gbs, t->download, t->write);
+	if (t->thresholds == 1)
+		fprintf(stderr, "threshold %g%s, ", t->high, otsu);
+	else if (t->thresholds == 2)
+		fprintf(stderr, "low %g high %g%s, ", t->low, t->high, otsu);
+	fprintf(stderr, "read %.2f ms, ", t->read);
+	if (on_gpu)
+		fprintf(stderr, "upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
+		    "download %.2f ms, ", t->upload, t->kernel, gbs, t->download);
+	else
+		fprintf(stderr, "cpu %.2f ms, ", t->cpu);
+	fprintf(stderr, "write %.2f ms\n", t->write);
+}
+
+/* On a terminal, once a run has lasted a second: done/total and the rate. */
+static inline void
+cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
+{
+	struct cli_ctx *c = arg;
+
+	if (!c->tty || c->o->quiet || ms < 1000 || ms - c->progress_at < 100)
+		return;
+	c->progress_at = ms;
+	fprintf(stderr, "\r\033[K%s: ", c->prog);
+	if (njobs > 1)
+		fprintf(stderr, "%d/%d inputs, ", jobs_done, njobs);
+	fprintf(stderr, "%d images, %.1f images/s", images, images / (ms / 1000));
+	c->progress_shown = 1;
+}
+
+/*
+ * The run summary, for runs of several images with -v or on a terminal:
+ * the rate, and how busy each stage was (the bottleneck is near 100%).
+ */
+static inline void
+cli_summary(struct cli_ctx *c, const struct engine_stats *st)
+{
+	double s = st->wall_ms / 1000;
+
+	cli_clear_progress(c);
+	if (c->o->quiet || st->images < 2 || !(c->o->verbose || c->tty) || s <= 0)
+		return;
+	fprintf(stderr, "%s: %d images in %.2f s, %.1f images/s, %.1f MB/s; busy: "
+	    "read %.0f%% (%d threads), %s %.0f%% (%d lanes), write %.0f%%\n",
+	    c->prog, st->images, s, st->images / s, st->bytes_in / 1e6 / s,
+	    100 * st->read_ms / (st->wall_ms * st->readers), st->readers,
+	    st->on_gpu ? "gpu" : "cpu", 100 * st->filter_ms / (st->wall_ms *
+	    st->lanes), st->lanes, 100 * st->write_ms / st->wall_ms);
 }
 
 static inline void
@@ -49,13 +134,16 @@ cli_version(const char *prog)
  * usage error (too many operands, -o without a directory).
  */
 static inline int
-cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
-    char **argv, void (*usage)(FILE *))
+cli_run(const char *prog, const struct tool *t, const struct gf_opts *o,
+    int argc, char **argv, void (*usage)(FILE *))
 {
 	struct gf_err e = {{0}};
-	struct gpu g;
 	struct stat st;
-	int fallback, status = 0, on_gpu;
+	struct cli_ctx c = {prog, o, isatty(STDERR_FILENO), 0, 0};
+	struct engine_hooks h = {cli_notice, cli_error, cli_report, cli_progress, &c};
+	struct engine_stats stats;
+	struct engine_job one, *jobs = &one;
+	int status = 0, njobs = 1, failed;
 
 	if (o->outdir == NULL && argc > 2) {
 		fprintf(stderr, "%s: too many operands (%d): give at most an input "
@@ -72,36 +160,28 @@ cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
 		    o->outdir);
 		return 2;
 	}
-	on_gpu = tool_open_engine(&g, o, &fallback, &e);
-	if (on_gpu < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
-		return 1;
-	}
-	if (fallback && !o->quiet)
-		fprintf(stderr, "%s: running on the CPU (%s)\n", prog, e.msg);
-	t->gpu = on_gpu ? &g : NULL;
-	t->format = o->format;
-	if (!o->verbose)
-		t->report = NULL;
-	else if (t->report == NULL)
-		t->report = cli_report;
-	if (t->report == cli_report)
-		t->report_arg = (void *)prog;
-	if (o->outdir == NULL) {
-		if (tool_run(t, argc > 0 ? argv[0] : NULL, argc > 1 ? argv[1] : NULL,
-		    NULL, &e) < 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.msg);
-			status = 1;
+	if (o->outdir != NULL) {
+		njobs = argc;
+		if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return 1;
 		}
+		for (int i = 0; i < argc; i++)
+			jobs[i] = (struct engine_job){argv[i], NULL, o->outdir};
+	} else {
+		one = (struct engine_job){argc > 0 ? argv[0] : NULL,
+		    argc > 1 ? argv[1] : NULL, NULL};
 	}
-	for (int i = 0; o->outdir != NULL && i < argc; i++) {
-		if (tool_run(t, argv[i], NULL, o->outdir, &e) < 0) {
-			fprintf(stderr, "%s: %s\n", prog, e.msg);
-			status = 1;
-		}
+	failed = engine_run(t, o, jobs, njobs, &h, &stats, &e);
+	if (failed < 0) {
+		cli_error(&c, e.msg);
+		status = 1;
+	} else if (failed > 0) {
+		status = 1;
 	}
-	if (on_gpu)
-		gpu_close(&g);
+	cli_summary(&c, &stats);
+	if (jobs != &one)
+		free(jobs);
 	if (fclose(stdout) != 0 && status == 0) {
 		fprintf(stderr, "%s: cannot write standard output: %s\n", prog,
 		    strerror(errno));

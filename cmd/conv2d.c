@@ -108,7 +108,7 @@ main(int argc, char **argv)
 	static struct conv2d_tool ct;
 	struct gf_opts o;
 	struct gf_err e = {{0}};
-	struct tool t = {.name = "conv2d", .filter = conv2d_filter, .ctx = &ct};
+	struct tool t;
 	int c, r, have_k = 0;
 
 	gf_opts_init(&o);
@@ -147,5 +147,6 @@ main(int argc, char **argv)
 	ct.launch = o.launch;
 	if (o.verbose)
 		describe_kernel(&ct);
+	conv2d_tool(&t, &ct);
 	return cli_run("conv2d", &t, &o, argc - optind, argv + optind, usage);
 }

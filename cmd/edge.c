@@ -43,7 +43,7 @@ help(void)
 /* What main keeps besides the options themselves. */
 struct cmd {
 	struct gf_opts o;
-	struct edge_tool et;
+	struct edge_opts eo;
 	int have_low, have_high;
 };
 
@@ -51,7 +51,7 @@ struct cmd {
 static int
 tool_option(struct cmd *c, int opt, const char *arg, struct gf_err *e)
 {
-	struct edge_opts *eo = &c->et.opts;
+	struct edge_opts *eo = &c->eo;
 
 	switch (opt) {
 	case OPT_SIGMA:
@@ -79,7 +79,7 @@ tool_option(struct cmd *c, int opt, const char *arg, struct gf_err *e)
 static int
 check_thresholds(struct cmd *c, struct gf_err *e)
 {
-	struct edge_opts *eo = &c->et.opts;
+	struct edge_opts *eo = &c->eo;
 
 	if (eo->auto_thresh && (c->have_low || c->have_high))
 		return gf_fail(e, "--auto chooses the thresholds; do not give "
@@ -130,30 +130,12 @@ parse_args(struct cmd *c, int argc, char **argv, struct gf_err *e)
 	return optind;
 }
 
-/* -v: one line per image on standard error. */
-static void
-report(const char *input, int index, const struct image *out,
-    const struct gf_times *t, void *arg)
-{
-	const struct cmd *c = arg;
-	const struct edge_info *in = &c->et.info;
-
-	fprintf(stderr, "%s: %s image %d: %dx%d, low %g high %g%s, read %.3f ms, "
-	    "upload %.3f ms, kernel %.3f ms", progname, input, index, out->width,
-	    out->height, in->low, in->high, c->et.opts.auto_thresh ? " (Otsu)" :
-	    "", t->read, t->upload, t->kernel);
-	if (t->kernel > 0)
-		fprintf(stderr, " (%.1f GB/s)", t->kernel_bytes / (t->kernel * 1e6));
-	fprintf(stderr, ", download %.3f ms, write %.3f ms\n", t->download,
-	    t->write);
-}
-
 static void
 init(struct cmd *c)
 {
 	memset(c, 0, sizeof(*c));
 	gf_opts_init(&c->o);
-	c->et.opts.sigma = 1.4;
+	c->eo.sigma = 1.4;
 }
 
 int
@@ -161,7 +143,7 @@ main(int argc, char **argv)
 {
 	static struct cmd c;
 	struct gf_err e = {{0}};
-	struct tool t = {0};
+	struct tool t;
 	int first;
 
 	init(&c);
@@ -179,13 +161,9 @@ main(int argc, char **argv)
 	}
 	argc -= first;
 	argv += first;
-	c.et.opts.border = c.o.border;
-	c.et.opts.strategy = c.o.strategy;
-	c.et.opts.launch = c.o.launch;
-	t.name = progname;
-	t.filter = edge_filter;
-	t.ctx = &c.et;
-	t.report = report;
-	t.report_arg = &c;
+	c.eo.border = c.o.border;
+	c.eo.strategy = c.o.strategy;
+	c.eo.launch = c.o.launch;
+	edge_tool(&t, &c.eo);
 	return cli_run(progname, &t, &c.o, argc, argv, usage);
 }

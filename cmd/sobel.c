@@ -62,7 +62,7 @@ main(int argc, char **argv)
 	struct gf_opts o;
 	struct sobel_opts so = {0};
 	struct gf_err e = {{0}};
-	struct tool t = {.name = "sobel", .filter = sobel_filter, .ctx = &so};
+	struct tool t;
 	int c, r;
 
 	gf_opts_init(&o);
@@ -96,5 +96,6 @@ main(int argc, char **argv)
 	so.border = o.border;
 	so.strategy = o.strategy;
 	so.launch = o.launch;
+	sobel_tool(&t, &so);
 	return cli_run("sobel", &t, &o, argc - optind, argv + optind, usage);
 }

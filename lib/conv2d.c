@@ -472,73 +472,85 @@ conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
 	return gpu_2d(g, in, out, pl, s, l, e);
 }
 
+/*
+ * Makes c_taps hold t on g's device.  Streams of one device share that
+ * constant memory: the caller holds g->shared->lock from here until its
+ * kernels are queued, and taps that differ from the last ones are written
+ * only after the device has finished everything queued before.
+ */
+static int
+taps_set(struct gpu *g, const struct conv2d_taps *t, struct gf_err *e)
+{
+	struct gpu_shared *sh = g->shared;
+
+	if (sh->consts != NULL && sh->consts_bytes == sizeof(*t) &&
+	    memcmp(sh->consts, t, sizeof(*t)) == 0)
+		return 0;
+	if (sh->consts == NULL && (sh->consts = malloc(sizeof(*t))) == NULL)
+		return gf_fail(e, "out of memory");
+	sh->consts_bytes = 0;
+	GPU_TRY(e, cudaDeviceSynchronize());
+	GPU_TRY(e, conv2d_set_taps(t, g->stream));
+	GPU_TRY(e, cudaStreamSynchronize(g->stream));
+	memcpy(sh->consts, t, sizeof(*t));
+	sh->consts_bytes = sizeof(*t);
+	return 0;
+}
+
 int
 conv2d_gpu(struct gpu *g, const struct gpu_image *in, struct gpu_image *out,
     const struct conv2d_params *p, enum gf_strategy s, const struct gf_launch *l,
     struct gf_err *e)
 {
 	struct conv2d_plan *pl = malloc(sizeof(*pl));
-	cudaError_t err;
 	int rc = -1;
 
 	if (pl == NULL)
 		return gf_fail(e, "out of memory");
 	if (conv2d_plan_make(p, in->maxval, pl, e) == 0) {
-		if ((err = conv2d_set_taps(&pl->taps, g->stream)) != cudaSuccess)
-			gf_fail(e, "CUDA error at %s:%d: conv2d_set_taps: %s",
-			    __FILE__, __LINE__, cudaGetErrorString(err));
-		else
+		pthread_mutex_lock(&g->shared->lock);
+		if (taps_set(g, &pl->taps, e) == 0)
 			rc = conv2d_gpu_run(g, in, out, pl, s, l, e);
+		pthread_mutex_unlock(&g->shared->lock);
 	}
 	free(pl);
 	return rc;
 }
 
-/* ---- the tool's filter */
+/* ---- the tool */
 
-/* Filters channel c of in into channel c of out on the GPU, adding to t. */
 static int
-filter_channel(struct conv2d_tool *ct, struct gpu *g, const struct image *in,
-    struct image *out, int c, struct gf_times *t, struct gf_err *e)
+conv2d_tool_cpu(void *ctx, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e)
 {
-	struct gpu_image din, dout;
-	double t0 = gf_now_ms();
-	float ms;
+	const struct conv2d_tool *ct = ctx;
 
-	if (gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval,
-	    &din, e) < 0 || gpu_image_get(g, GPU_SLOT_OUT, in->width,
-	    in->height, in->maxval, &dout, e) < 0 ||
-	    gpu_upload(g, in, c, &din, e) < 0)
-		return -1;
-	t->upload += gf_now_ms() - t0;
-	if (gpu_timer_start(g, e) < 0 ||
-	    conv2d_gpu(g, &din, &dout, &ct->p, ct->strategy, &ct->launch, e) < 0 ||
-	    gpu_timer_stop(g, &ms, e) < 0)
-		return -1;
-	t->kernel += ms;
-	t->kernel_bytes += 2.0 * in->width * in->height * gf_sample_bytes(in->maxval);
-	t0 = gf_now_ms();
-	if (gpu_download(g, &dout, out, c, e) < 0)
-		return -1;
-	t->download += gf_now_ms() - t0;
-	return 0;
+	(void)t;
+	return conv2d_cpu(in, out, &ct->p, e);
 }
 
-int
-conv2d_filter(void *ctx, struct gpu *g, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e)
+static int
+conv2d_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, struct gf_times *t, struct gf_err *e)
 {
 	struct conv2d_tool *ct = ctx;
+	struct gpu_image o = *out;
 
-	if (g == NULL)
-		return conv2d_cpu(in, out, &ct->p, e);
-	if (img_alloc_like(out, in, in->channels, e) < 0)
-		return -1;
-	for (int c = 0; c < in->channels; c++) {
-		if (filter_channel(ct, g, in, out, c, t, e) < 0) {
-			img_free(out);
-			return -1;
-		}
-	}
-	return 0;
+	(void)t;
+	return conv2d_gpu(g, in, &o, &ct->p, ct->strategy, &ct->launch, e);
+}
+
+void
+conv2d_tool(struct tool *t, struct conv2d_tool *ct)
+{
+	const struct kspec *k = &ct->p.k;
+
+	memset(t, 0, sizeof(*t));
+	t->name = "conv2d";
+	t->gray = 0;
+	/* The anchor row is kh / 2: no tap is further than that above or below. */
+	t->halo = ct->p.border == GF_BORDER_WRAP ? -1 : k->kh / 2;
+	t->cpu = conv2d_tool_cpu;
+	t->gpu = conv2d_tool_gpu;
+	t->ctx = ct;
 }

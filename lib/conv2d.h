@@ -119,8 +119,10 @@ struct conv2d_tool {
 	struct gf_launch launch;
 };
 
-int conv2d_filter(void *ctx, struct gpu *g, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e);
+struct tool;
+
+/* Describes the conv2d tool to the engine (lib/tool.h); t->ctx is ct. */
+void conv2d_tool(struct tool *t, struct conv2d_tool *ct);
 
 /* ---- kernels/conv2d.cu: launchers (no allocation, no copies of images) */
 

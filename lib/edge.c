@@ -11,6 +11,7 @@
 #include "edge.h"
 #include "otsu.h"
 #include "sobel.h"
+#include "tool.h"
 
 /* ---- CPU reference ---- */
 
@@ -452,59 +453,56 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 	return 0;
 }
 
-int
-edge_gpu(struct gpu *g, const struct image *gray, struct image *out,
-    const struct edge_opts *o, struct edge_info *info, struct gf_times *t,
-    struct gf_err *e)
+/* Records the thresholds an image used, for -v. */
+static void
+note_thresholds(struct gf_times *t, const struct edge_opts *o,
+    const struct edge_info *info)
 {
-	struct gpu_image in, dout;
-	float ms;
-	double t0;
-
-	if (img_alloc_like(out, gray, 1, e) < 0)
-		return -1;
-	t0 = gf_now_ms();
-	if (gpu_image_get(g, GPU_SLOT_IN, gray->width, gray->height,
-	    gray->maxval, &in, e) < 0 || gpu_upload(g, gray, 0, &in, e) < 0 ||
-	    gpu_image_get(g, GPU_SLOT_OUT, gray->width, gray->height,
-	    gray->maxval, &dout, e) < 0)
-		goto fail;
-	t->upload = gf_now_ms() - t0;
-	if (gpu_timer_start(g, e) < 0 ||
-	    edge_run_device(g, &in, &dout, o, info, e) < 0 ||
-	    gpu_timer_stop(g, &ms, e) < 0)
-		goto fail;
-	t->kernel = ms;
-	t->kernel_bytes = 2.0 * gray->width * gray->height *
-	    gf_sample_bytes(gray->maxval);
-	t0 = gf_now_ms();
-	if (gpu_download(g, &dout, out, 0, e) < 0)
-		goto fail;
-	t->download = gf_now_ms() - t0;
-	return 0;
-fail:
-	img_free(out);
-	return -1;
+	t->thresholds = 2;
+	t->otsu = o->auto_thresh;
+	t->low = info->low;
+	t->high = info->high;
 }
 
-int
-edge_filter(void *ctx, struct gpu *g, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e)
+static int
+edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e)
 {
-	struct edge_tool *et = ctx;
+	const struct edge_opts *o = ctx;
 	struct image gray = {0};
-	const struct image *src = in;
+	struct edge_info info;
 	int ret;
 
-	if (in->channels != 1) {
-		if (img_to_gray(in, &gray, e) < 0)
-			return -1;
-		src = &gray;
-	}
-	if (g != NULL)
-		ret = edge_gpu(g, src, out, &et->opts, &et->info, t, e);
-	else
-		ret = edge_cpu(src, out, &et->opts, &et->info, e);
+	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
+		return -1;
+	ret = edge_cpu(gray.px != NULL ? &gray : in, out, o, &info, e);
 	img_free(&gray);
+	if (ret == 0)
+		note_thresholds(t, o, &info);
 	return ret;
+}
+
+static int
+edge_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, struct gf_times *t, struct gf_err *e)
+{
+	const struct edge_opts *o = ctx;
+	struct edge_info info;
+
+	if (edge_run_device(g, in, out, o, &info, e) < 0)
+		return -1;
+	note_thresholds(t, o, &info);
+	return 0;
+}
+
+void
+edge_tool(struct tool *t, struct edge_opts *o)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = "edge";
+	t->gray = 1;
+	t->halo = -1;           /* hysteresis links pixels across the whole image */
+	t->cpu = edge_tool_cpu;
+	t->gpu = edge_tool_gpu;
+	t->ctx = o;
 }

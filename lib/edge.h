@@ -33,37 +33,24 @@ struct edge_opts {
 	struct gf_launch launch;
 };
 
-/* What the last image used, for -v. */
+/* The thresholds an image used, for -v. */
 struct edge_info {
 	double low, high;       /* the thresholds, in magnitude units */
 };
 
-/* The tool's context (tool_filter_fn's ctx). */
-struct edge_tool {
-	struct edge_opts opts;
-	struct edge_info info;
-};
+struct tool;
 
-/* The tool's filter: ctx is a struct edge_tool; colour is made gray first. */
-int edge_filter(void *ctx, struct gpu *g, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e);
+/* Describes the edge tool to the engine (lib/tool.h); t->ctx is o. */
+void edge_tool(struct tool *t, struct edge_opts *o);
 
 /* CPU reference on a gray image; out gets its size and maxval. */
 int edge_cpu(const struct image *gray, struct image *out,
     const struct edge_opts *o, struct edge_info *info, struct gf_err *e);
 
 /*
- * GPU pipeline on a gray image: one upload, the stages on the device,
- * one download.  Fills t's upload, kernel and download times.
- */
-int edge_gpu(struct gpu *g, const struct image *gray, struct image *out,
-    const struct edge_opts *o, struct edge_info *info, struct gf_times *t,
-    struct gf_err *e);
-
-/*
  * The stages after the upload, device to device: in (gray) to out (its
  * size and maxval), intermediates in slots GPU_SLOT_STAGE1..4.  Used by
- * edge_gpu and by the bench.
+ * the tool and by the bench.
  */
 int edge_run_device(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, const struct edge_opts *o,

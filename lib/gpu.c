@@ -17,6 +17,16 @@ row_pitch(const struct gpu *g, size_t row_bytes)
 	return (row_bytes + a - 1) / a * a;
 }
 
+/* The stream and timing events of g. */
+static int
+stream_open(struct gpu *g, struct gf_err *e)
+{
+	GPU_TRY(e, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+	GPU_TRY(e, cudaEventCreate(&g->ev_start));
+	GPU_TRY(e, cudaEventCreate(&g->ev_stop));
+	return 0;
+}
+
 int
 gpu_open(struct gpu *g, int dev, struct gf_err *e)
 {
@@ -47,10 +57,25 @@ gpu_open(struct gpu *g, int dev, struct gf_err *e)
 	g->tex_pitch_align = p.texturePitchAlignment;
 	memcpy(g->tex2d_linear, p.maxTexture2DLinear, sizeof(g->tex2d_linear));
 	g->l2_bytes = (size_t)p.l2CacheSize;
-	GPU_TRY(e, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
-	GPU_TRY(e, cudaEventCreate(&g->ev_start));
-	GPU_TRY(e, cudaEventCreate(&g->ev_stop));
-	return 0;
+	g->shared = calloc(1, sizeof(*g->shared));
+	if (g->shared == NULL)
+		return gf_fail(e, "out of memory");
+	pthread_mutex_init(&g->shared->lock, NULL);
+	g->owns_shared = 1;
+	return stream_open(g, e);
+}
+
+int
+gpu_open_stream(struct gpu *g, const struct gpu *base, struct gf_err *e)
+{
+	*g = *base;
+	g->stream = NULL;
+	g->ev_start = g->ev_stop = NULL;
+	memset(g->bufs, 0, sizeof(g->bufs));
+	g->tex = 0;
+	g->owns_shared = 0;
+	GPU_TRY(e, cudaSetDevice(g->device));
+	return stream_open(g, e);
 }
 
 void
@@ -66,6 +91,11 @@ gpu_close(struct gpu *g)
 		cudaEventDestroy(g->ev_stop);
 	if (g->stream)
 		cudaStreamDestroy(g->stream);
+	if (g->owns_shared && g->shared != NULL) {
+		pthread_mutex_destroy(&g->shared->lock);
+		free(g->shared->consts);
+		free(g->shared);
+	}
 	memset(g, 0, sizeof(*g));
 }
 

@@ -8,6 +8,8 @@
 #ifndef GF_GPU_H
 #define GF_GPU_H
 
+#include <pthread.h>
+
 #include <cuda_runtime_api.h>
 
 #include "gf.h"
@@ -33,24 +35,38 @@ struct gpu_image {
 
 /*
  * Buffer slots, so that the stages of one tool never share memory by
- * accident: the tool's input and output, conv2d's separable intermediate,
- * and slots that a multi-stage tool (edge) keeps its intermediates in.
+ * accident: the engine's input and output planes and the packed
+ * (interleaved) images it moves across the bus, conv2d's separable
+ * intermediate, and slots that a multi-stage tool (edge) keeps its
+ * intermediates in.
  */
 enum {
 	GPU_SLOT_IN,
 	GPU_SLOT_OUT,
+	GPU_SLOT_PACKED_IN,     /* the engine: a colour image as uploaded */
+	GPU_SLOT_PACKED_OUT,    /* the engine: a colour image to download */
 	GPU_SLOT_CONV_TMP,      /* conv2d: float rows of the separable path */
 	GPU_SLOT_STAGE1,
 	GPU_SLOT_STAGE2,
 	GPU_SLOT_STAGE3,
 	GPU_SLOT_STAGE4,
-	GPU_SLOT_STAGE5,
 	GPU_NBUFS
 };
 
 struct gpu_buf {
 	void *ptr;
 	size_t bytes;
+};
+
+/*
+ * What every stream of one device shares: constant memory is one per
+ * device, so whoever changes it (conv2d's taps) does so under lock, with
+ * the bytes it last wrote kept in consts.
+ */
+struct gpu_shared {
+	pthread_mutex_t lock;
+	void *consts;
+	size_t consts_bytes;
 };
 
 struct gpu {
@@ -70,6 +86,8 @@ struct gpu {
 	struct gpu_buf bufs[GPU_NBUFS];
 	cudaTextureObject_t tex;        /* over tex_src, or 0 */
 	struct gpu_image tex_src;
+	struct gpu_shared *shared;
+	int owns_shared;        /* opened by gpu_open, not gpu_open_stream */
 };
 
 /*
@@ -89,7 +107,14 @@ struct gpu {
  */
 int gpu_open(struct gpu *g, int dev, struct gf_err *e);
 
-/* Releases everything gpu_open and the buffers took. */
+/*
+ * Opens one more stream on base's device, for work that overlaps base's:
+ * g gets base's limits and shared state, and a stream, events and
+ * buffers of its own.  Callable from any thread.
+ */
+int gpu_open_stream(struct gpu *g, const struct gpu *base, struct gf_err *e);
+
+/* Releases everything gpu_open (or gpu_open_stream) and the buffers took. */
 void gpu_close(struct gpu *g);
 
 /*

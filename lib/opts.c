@@ -117,6 +117,11 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 			return -1;
 		o->device = (int)v;
 		return 1;
+	case 'j':
+		if (gf_parse_int(arg, "-j", 1, 1024, &v, e) < 0)
+			return -1;
+		o->threads = (int)v;
+		return 1;
 	case 'v':
 		o->verbose = 1;
 		o->quiet = 0;

@@ -1,5 +1,5 @@
 /*
- * opts.h - the options every tool shares (-m, --cpu, --border, -f, -o,
+ * opts.h - the options every tool shares (-m, --cpu, --border, -f, -j, -o,
  * --block, --rows, --device, -v, -q, -h, -V) and the parsers for option
  * values, so that the three tools accept and refuse values alike.
  */
@@ -20,6 +20,7 @@ struct gf_opts {
 	int device;             /* -1: the default device */
 	enum img_format format;
 	const char *outdir;     /* -o DIR: batch mode */
+	int threads;            /* -j N: decoders and CPU threads; 0: online CPUs */
 	int verbose;
 	int quiet;
 	int help;
@@ -36,7 +37,7 @@ enum {
 	GF_OPT_TOOL = 300
 };
 
-#define GF_SHORTOPTS "m:f:o:vqhV"
+#define GF_SHORTOPTS "m:f:j:o:vqhV"
 #define GF_LONGOPTS \
 	{"cpu", no_argument, NULL, GF_OPT_CPU}, \
 	{"border", required_argument, NULL, GF_OPT_BORDER}, \

@@ -93,72 +93,71 @@ img_to_gray(const struct image *in, struct image *gray, struct gf_err *e)
 	return 0;
 }
 
-/* Upload, kernel, download of one gray image; out is allocated already. */
-static int
-sobel_on_gpu(struct gpu *g, const struct sobel_opts *o, const struct image *gray,
-    struct image *out, struct sobel_params *p, struct gf_times *t,
-    struct gf_err *e)
+/* Records the threshold an image used, for -v. */
+static void
+note_threshold(struct gf_times *t, const struct sobel_opts *o, double thresh)
 {
-	struct gpu_image din, dout;
-	float ms;
-	double t0 = gf_now_ms();
-
-	if (gpu_image_get(g, GPU_SLOT_IN, gray->width, gray->height, gray->maxval,
-	    &din, e) < 0 || gpu_image_get(g, GPU_SLOT_OUT, gray->width,
-	    gray->height, gray->maxval, &dout, e) < 0 ||
-	    gpu_upload(g, gray, 0, &din, e) < 0)
-		return -1;
-	t->upload = gf_now_ms() - t0;
-	if (o->threshold_auto) {
-		uint32_t otsu;
-		if (edge_otsu_gpu(g, &din, o->border, o->l1, &otsu, e) < 0)
-			return -1;
-		*p = sobel_params_for(o, gray->maxval, otsu);
-		t->auto_threshold = 1;
-		t->threshold = otsu;
-	}
-	if (gpu_timer_start(g, e) < 0 ||
-	    sobel_gpu(g, &din, &dout, p, o->border, o->strategy, &o->launch, e) < 0 ||
-	    gpu_timer_stop(g, &ms, e) < 0)
-		return -1;
-	t->kernel = ms;
-	t->kernel_bytes = 2.0 * img_bytes(gray);
-	t0 = gf_now_ms();
-	if (gpu_download(g, &dout, out, 0, e) < 0)
-		return -1;
-	t->download = gf_now_ms() - t0;
-	return 0;
+	if (!o->threshold && !o->threshold_auto)
+		return;
+	t->thresholds = 1;
+	t->otsu = o->threshold_auto;
+	t->high = thresh;
 }
 
-int
-sobel_filter(void *ctx, struct gpu *g, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e)
+static int
+sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e)
 {
 	const struct sobel_opts *o = ctx;
 	struct image gray = *in;
 	struct sobel_params p;
-	int ret;
+	uint32_t otsu;
+	double thresh = o->t;
+	int ret = 0;
 
 	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
 		return -1;
-	p = sobel_params_for(o, in->maxval, o->t);
-	if (g == NULL) {
-		uint32_t otsu;
-		ret = 0;
-		if (o->threshold_auto &&
-		    (ret = edge_otsu_cpu(&gray, o->border, o->l1, &otsu, e)) == 0) {
-			p = sobel_params_for(o, in->maxval, otsu);
-			t->auto_threshold = 1;
-			t->threshold = otsu;
-		}
-		if (ret == 0)
-			ret = sobel_cpu(&gray, out, &p, o->border, e);
-	} else {
-		ret = img_alloc_like(out, &gray, 1, e);
-		if (ret == 0 && (ret = sobel_on_gpu(g, o, &gray, out, &p, t, e)) < 0)
-			img_free(out);
+	if (o->threshold_auto &&
+	    (ret = edge_otsu_cpu(&gray, o->border, o->l1, &otsu, e)) == 0)
+		thresh = otsu;
+	if (ret == 0) {
+		note_threshold(t, o, thresh);
+		p = sobel_params_for(o, in->maxval, thresh);
+		ret = sobel_cpu(&gray, out, &p, o->border, e);
 	}
 	if (gray.px != in->px)
 		img_free(&gray);
 	return ret;
+}
+
+static int
+sobel_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, struct gf_times *t, struct gf_err *e)
+{
+	const struct sobel_opts *o = ctx;
+	struct sobel_params p;
+	uint32_t otsu;
+	double thresh = o->t;
+
+	if (o->threshold_auto) {
+		if (edge_otsu_gpu(g, in, o->border, o->l1, &otsu, e) < 0)
+			return -1;
+		thresh = otsu;
+	}
+	note_threshold(t, o, thresh);
+	p = sobel_params_for(o, in->maxval, thresh);
+	return sobel_gpu(g, in, out, &p, o->border, o->strategy, &o->launch, e);
+}
+
+void
+sobel_tool(struct tool *t, struct sobel_opts *o)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = "sobel";
+	t->gray = 1;
+	/* Otsu's threshold is the whole image's; a wrapping border reads the far edge. */
+	t->halo = o->threshold_auto || o->border == GF_BORDER_WRAP ? -1 : 1;
+	t->cpu = sobel_tool_cpu;
+	t->gpu = sobel_tool_gpu;
+	t->ctx = o;
 }

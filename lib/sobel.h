@@ -40,9 +40,10 @@ int sobel_gpu(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, const struct sobel_params *p, int border,
     enum gf_strategy s, const struct gf_launch *l, struct gf_err *e);
 
-/* The tool's filter (tool_filter_fn): ctx is a struct sobel_opts. */
-int sobel_filter(void *ctx, struct gpu *g, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e);
+struct tool;
+
+/* Describes the sobel tool to the engine (lib/tool.h); t->ctx is o. */
+void sobel_tool(struct tool *t, struct sobel_opts *o);
 
 /* Colour (3 channels) to gray: Y = (299 R + 587 G + 114 B + 500) / 1000. */
 int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);

@@ -1,63 +1,59 @@
 /*
- * tool.h - what makes sobel, conv2d and edge Unix filters: inputs and
- * outputs (files, standard streams, -o DIR batches), every image of a
- * multi-image stream in order, outputs written whole or not at all, the
- * choice between the GPU and the CPU, and per-image timings for -v.
- * A tool supplies one function that filters one image.
+ * tool.h - what a tool (sobel, conv2d, edge) gives the engine: its work
+ * on one image, on the CPU over host images and on the GPU over device
+ * images, and how far an output pixel reaches.  Everything around that
+ * work - reading, decoding, transfers, device buffers, ordering, writing,
+ * timing - is the engine's (lib/engine.h).
  */
 #ifndef GF_TOOL_H
 #define GF_TOOL_H
 
 #include "gf.h"
 #include "gpu.h"
-#include "img.h"
-#include "opts.h"
 
-/* Milliseconds spent per stage of one image, and bytes the kernels moved. */
+/* Milliseconds spent on one image, and what -v says about it. */
 struct gf_times {
-	double read, upload, kernel, download, write;
+	double read;            /* read and decode */
+	double upload, kernel, download;        /* GPU: CUDA events */
+	double cpu;             /* CPU: the filter */
+	double write;           /* encode and write */
 	double kernel_bytes;    /* for GB/s: bytes read + written by the kernels */
-	int auto_threshold;     /* a threshold was chosen for this image: */
-	double threshold;       /* this one */
+	int thresholds;         /* 0, 1 (threshold) or 2 (low and high) */
+	int otsu;               /* they were chosen by Otsu's method */
+	double low, high;       /* the threshold is high */
 };
-
-/*
- * A tool's filter: makes out (allocating out->px) from in, using the GPU
- * g when it is not NULL, else the CPU.  Fills the upload, kernel and
- * download fields of t when it used the GPU.
- */
-typedef int (*tool_filter_fn)(void *ctx, struct gpu *g, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e);
 
 struct tool {
 	const char *name;
-	tool_filter_fn filter;
+	/*
+	 * 1: the tool works on gray images, and colour is made gray first
+	 * (img_to_gray's formula); its output has one channel.  0: each
+	 * channel is filtered alone, and the output has the input's channels.
+	 */
+	int gray;
+	/*
+	 * Rows above and below that an output row reads (the stencil's reach
+	 * in y), so that a tall image can be cut into strips that carry that
+	 * many extra rows; -1 when an output pixel may depend on the whole
+	 * image (hysteresis, Otsu's threshold, a wrapping border).
+	 */
+	int halo;
+	/*
+	 * The CPU: makes out (allocating out->px with img_alloc) from in,
+	 * colour included, and fills t's thresholds.
+	 */
+	int (*cpu)(void *ctx, const struct image *in, struct image *out,
+	    struct gf_times *t, struct gf_err *e);
+	/*
+	 * The GPU: queues the work that turns the one-channel device image in
+	 * into out (same size and maxval) on g->stream, using g's buffers
+	 * (the slots after
+	 * GPU_SLOT_PACKED_OUT).  It may wait for g->stream (to read a
+	 * threshold back) but never for the device.
+	 */
+	int (*gpu)(void *ctx, struct gpu *g, const struct gpu_image *in,
+	    const struct gpu_image *out, struct gf_times *t, struct gf_err *e);
 	void *ctx;
-	struct gpu *gpu;        /* NULL: the CPU reference */
-	enum img_format format; /* -f, or AUTO */
-	/* Called after each image (for -v), may be NULL. */
-	void (*report)(const char *input, int index, const struct image *out,
-	    const struct gf_times *t, void *arg);
-	void *report_arg;
 };
-
-/*
- * Chooses where the tool runs: opens the GPU for a GPU strategy (auto
- * included) into g.  Returns 1 when the GPU is used, 0 for the CPU (with
- * *fallback set when auto fell back: the reason is in e), -1 when an
- * explicit GPU strategy cannot run (e names --cpu).
- */
-int tool_open_engine(struct gpu *g, const struct gf_opts *o, int *fallback,
-    struct gf_err *e);
-
-/*
- * Filters every image of input (a path, or NULL / "-" for standard
- * input) into output (a path, or NULL / "-" for standard output), or,
- * when outdir is not NULL, into outdir/<input's base name>.<ext> with the
- * extension of the output format (pgm, ppm or png).  A file output
- * appears only when every image was written.
- */
-int tool_run(const struct tool *t, const char *input, const char *output,
-    const char *outdir, struct gf_err *e);
 
 #endif

@@ -1,0 +1,972 @@
+/*
+ * engine.c - the pipelined run of a tool over its jobs (see engine.h).
+ *
+ * Threads and what they share (all under en->mu, one condition variable):
+ *
+ *   readers  take the next job, then for each of its images a slot from
+ *            their own small set, read the image into the slot's host
+ *            buffer and queue it as work; a job ends with a marker slot.
+ *   lanes    take work in arrival order, filter it (GPU or CPU) into the
+ *            slot's output buffer, and hand it to the writer.
+ *   writer   (the caller) takes slots in input order - job by job, image
+ *            by image - writes them, and gives each slot back to its
+ *            reader.
+ *   opener   creates the CUDA context while the first input is read.
+ *
+ * A slot carries one image from reader to writer and goes back only to
+ * the reader it came from.  Each reader owns a fixed number of slots, so
+ * memory stays bounded, and the earliest image the writer waits for
+ * always has a slot of its own: nothing waits in a circle.
+ */
+#define _GNU_SOURCE             /* F_SETPIPE_SZ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "img.h"
+#include "outfile.h"
+#include "planes.h"
+
+enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
+
+/* Slots per reader: a stream needs read, filter and write in flight at once. */
+#define SLOTS_STREAM 4
+#define SLOTS_BATCH 2
+#define LANES 2
+/* A strip carries about this many bytes of input; smaller images go whole. */
+#define STRIP_BYTES (16u << 20)
+
+/* Host memory of one image, pinned when a GPU is in use; grows, then is reused. */
+struct hbuf {
+	void *p;
+	size_t cap;
+	int pinned;
+};
+
+struct engine;
+struct reader;
+
+/* One image (or a job's end marker) on its way from a reader to the writer. */
+struct slot {
+	struct slot *next;
+	struct engine *en;
+	struct reader *owner;
+	int job, index;         /* index: 1, 2, ... in the job; the marker's is last */
+	int end;                /* the job's end marker */
+	int failed;             /* err says why (empty: the job had failed already) */
+	struct gf_err err;
+	struct image in, out;
+	struct hbuf inbuf, outbuf;
+	int out_malloced;       /* out.px is the CPU tool's (img_free it) */
+	struct gf_times t;
+};
+
+struct reader {
+	struct engine *en;
+	pthread_t th;
+	struct slot *free;
+	double busy_ms;
+};
+
+/* A filter lane: on the GPU, two streams that strips alternate between. */
+struct lane {
+	struct engine *en;
+	pthread_t th;
+	struct gpu sub[2];
+	int nsub;
+	cudaEvent_t *ev;        /* four per strip: upload, kernel, download, done */
+	int nev;
+	double busy_ms;
+};
+
+struct engine {
+	const struct tool *tool;
+	const struct gf_opts *o;
+	const struct engine_job *jobs;
+	int njobs;
+	char *job_failed;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int next_job;           /* the next job a reader takes */
+	int readers_left;
+	int stop;               /* a fatal error: start nothing more */
+	struct slot *work, *work_tail;
+	struct slot *done;      /* finished, in no order */
+	int gpu_state, fallback;
+	struct gf_err gpu_err;
+	struct gpu dev;
+	size_t pinned, pinned_max;
+	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
+	struct reader *rd;
+	int nreaders;
+	struct lane ln[LANES];
+	struct slot *slots;
+	int nslots;
+};
+
+/* ---- host buffers */
+
+static void
+hbuf_free(struct engine *en, struct hbuf *b)
+{
+	if (b->pinned) {
+		cudaFreeHost(b->p);
+		pthread_mutex_lock(&en->mu);
+		en->pinned -= b->cap;
+		pthread_mutex_unlock(&en->mu);
+	} else {
+		free(b->p);
+	}
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * Whether n more bytes may be pinned (a GPU is in use and the budget
+ * holds them); with take, they are counted as pinned when they may.
+ */
+static int
+pinned_allow(struct engine *en, size_t n, int take)
+{
+	int ok;
+
+	pthread_mutex_lock(&en->mu);
+	ok = en->gpu_state == GPU_READY && en->pinned + n <= en->pinned_max;
+	if (ok && take)
+		en->pinned += n;
+	pthread_mutex_unlock(&en->mu);
+	return ok;
+}
+
+/*
+ * At least n bytes in b: pinned while a GPU is in use and the budget
+ * allows (pinned memory moves at full bus speed and needs no staging),
+ * else plain memory.  NULL when out of memory.
+ */
+static void *
+hbuf_get(struct engine *en, struct hbuf *b, size_t n)
+{
+	size_t cap = (n + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
+
+	if (n <= b->cap && (b->pinned || !pinned_allow(en, cap, 0)))
+		return b->p;
+	hbuf_free(en, b);
+	if (pinned_allow(en, cap, 1)) {
+		if (cudaSetDevice(en->dev.device) == cudaSuccess &&
+		    cudaHostAlloc(&b->p, cap, cudaHostAllocPortable) == cudaSuccess) {
+			b->cap = cap;
+			b->pinned = 1;
+			return b->p;
+		}
+		cudaGetLastError();
+		pthread_mutex_lock(&en->mu);
+		en->pinned -= cap;
+		pthread_mutex_unlock(&en->mu);
+	}
+	b->p = malloc(cap);
+	b->cap = b->p != NULL ? cap : 0;
+	return b->p;
+}
+
+/* The reader's img_buffer: a slot's input buffer. */
+static void *
+slot_in_get(void *arg, size_t bytes)
+{
+	struct slot *s = arg;
+
+	return hbuf_get(s->en, &s->inbuf, bytes);
+}
+
+/* ---- queues */
+
+static struct slot *
+slot_take(struct reader *rd)
+{
+	struct engine *en = rd->en;
+	struct slot *s;
+
+	pthread_mutex_lock(&en->mu);
+	while (rd->free == NULL)
+		pthread_cond_wait(&en->cv, &en->mu);
+	s = rd->free;
+	rd->free = s->next;
+	pthread_mutex_unlock(&en->mu);
+	s->next = NULL;
+	s->end = s->failed = s->out_malloced = 0;
+	s->err.msg[0] = '\0';
+	memset(&s->t, 0, sizeof(s->t));
+	memset(&s->in, 0, sizeof(s->in));
+	memset(&s->out, 0, sizeof(s->out));
+	return s;
+}
+
+static void
+slot_give_back(struct engine *en, struct slot *s)
+{
+	if (s->out_malloced)
+		img_free(&s->out);
+	s->out_malloced = 0;
+	pthread_mutex_lock(&en->mu);
+	s->next = s->owner->free;
+	s->owner->free = s;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+}
+
+static void
+post_work(struct engine *en, struct slot *s)
+{
+	pthread_mutex_lock(&en->mu);
+	s->next = NULL;
+	if (en->work_tail != NULL)
+		en->work_tail->next = s;
+	else
+		en->work = s;
+	en->work_tail = s;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+}
+
+static void
+post_done(struct engine *en, struct slot *s)
+{
+	pthread_mutex_lock(&en->mu);
+	s->next = en->done;
+	en->done = s;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+}
+
+/* The next work for a lane; NULL when every reader has finished. */
+static struct slot *
+take_work(struct engine *en)
+{
+	struct slot *s;
+
+	pthread_mutex_lock(&en->mu);
+	while (en->work == NULL && en->readers_left > 0)
+		pthread_cond_wait(&en->cv, &en->mu);
+	s = en->work;
+	if (s != NULL && (en->work = s->next) == NULL)
+		en->work_tail = NULL;
+	pthread_mutex_unlock(&en->mu);
+	return s;
+}
+
+/*
+ * Image index of job (or its end marker), when it is done; NULL when the
+ * job will never start (a fatal error stopped the run first).
+ */
+static struct slot *
+take_done(struct engine *en, int job, int index)
+{
+	struct slot **pp, *s = NULL;
+
+	pthread_mutex_lock(&en->mu);
+	for (;;) {
+		for (pp = &en->done; *pp != NULL; pp = &(*pp)->next)
+			if ((*pp)->job == job && (*pp)->index == index)
+				break;
+		if ((s = *pp) != NULL) {
+			*pp = s->next;
+			break;
+		}
+		if (en->stop && job >= en->next_job)
+			break;
+		pthread_cond_wait(&en->cv, &en->mu);
+	}
+	pthread_mutex_unlock(&en->mu);
+	return s;
+}
+
+static int
+job_failed(struct engine *en, int job)
+{
+	int f;
+
+	pthread_mutex_lock(&en->mu);
+	f = en->job_failed[job] || en->stop;
+	pthread_mutex_unlock(&en->mu);
+	return f;
+}
+
+/* ---- read stage */
+
+/* A bigger pipe buffer means fewer wake-ups per frame; best effort. */
+static void
+widen_pipe(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+		(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+}
+
+/* Opens the input: a path, or standard input for NULL or "-". */
+static FILE *
+open_input(const char *input, const char **name, struct gf_err *e)
+{
+	struct stat st;
+	FILE *f;
+
+	if (input == NULL || strcmp(input, "-") == 0) {
+		*name = "standard input";
+		widen_pipe(STDIN_FILENO);
+		return stdin;
+	}
+	*name = input;
+	f = fopen(input, "rb");
+	if (f == NULL) {
+		gf_fail(e, "cannot open %s: %s", input, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		gf_fail(e, "cannot read %s: it is a directory", input);
+		return NULL;
+	}
+	return f;
+}
+
+/* Reads every image of job j, then queues its end marker. */
+static void
+read_job(struct reader *rd, int j)
+{
+	struct engine *en = rd->en;
+	struct img_reader *r = NULL;
+	struct slot *s = slot_take(rd);
+	const char *name;
+	FILE *f = open_input(en->jobs[j].input, &name, &s->err);
+	int idx = 1, got = -1;
+
+	if (f != NULL && img_reader_open(&r, f, name, &s->err) == 0) {
+		for (;; idx++) {
+			if (idx > 1)
+				s = slot_take(rd);
+			if (job_failed(en, j)) {
+				got = 0;
+				break;
+			}
+			struct img_buffer b = {slot_in_get, s};
+			double t0 = gf_now_ms();
+			img_reader_set_buffer(r, &b);
+			got = img_read_next(r, &s->in, &s->err);
+			s->t.read = gf_now_ms() - t0;
+			rd->busy_ms += s->t.read;
+			if (got <= 0)
+				break;
+			s->job = j;
+			s->index = idx;
+			post_work(en, s);
+		}
+		img_reader_close(r);
+	}
+	if (f != NULL && f != stdin)
+		fclose(f);
+	s->job = j;
+	s->index = idx;
+	s->end = 1;
+	s->failed = got < 0;
+	post_done(en, s);
+}
+
+static void *
+reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	struct engine *en = rd->en;
+	int j;
+
+	for (;;) {
+		pthread_mutex_lock(&en->mu);
+		j = en->stop ? en->njobs : en->next_job;
+		if (j < en->njobs)
+			en->next_job++;
+		pthread_mutex_unlock(&en->mu);
+		if (j >= en->njobs)
+			break;
+		read_job(rd, j);
+	}
+	pthread_mutex_lock(&en->mu);
+	en->readers_left--;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+	return NULL;
+}
+
+/* ---- the GPU: opening it, and one image's strips */
+
+/*
+ * Whether to use the GPU: 1 yes (dev open), 0 the CPU (with *fallback
+ * when -m auto found no GPU: the reason is in e), -1 when an explicit GPU
+ * strategy cannot run (e names --cpu).
+ */
+static int
+gpu_choose(struct gpu *dev, const struct gf_opts *o, int *fallback,
+    struct gf_err *e)
+{
+	size_t n;
+
+	*fallback = 0;
+	if (o->strategy == GF_CPU)
+		return 0;
+	if (gpu_open(dev, o->device, e) == 0)
+		return 1;
+	if (o->strategy == GF_AUTO && o->device < 0) {
+		*fallback = 1;
+		return 0;
+	}
+	if (o->strategy == GF_AUTO)
+		return -1;
+	n = strlen(e->msg);
+	snprintf(e->msg + n, sizeof(e->msg) - n, "; strategy '%s' needs a GPU "
+	    "(use --cpu for the CPU reference)", gf_strategies[o->strategy].name);
+	return -1;
+}
+
+static void *
+opener_main(void *arg)
+{
+	struct engine *en = arg;
+	struct gf_err e = {{0}};
+	int fallback, r = gpu_choose(&en->dev, en->o, &fallback, &e);
+
+	pthread_mutex_lock(&en->mu);
+	en->gpu_state = r > 0 ? GPU_READY : r == 0 ? GPU_UNUSED : GPU_FATAL;
+	en->fallback = fallback;
+	en->gpu_err = e;
+	if (r < 0)
+		en->stop = 1;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+	return NULL;
+}
+
+static int
+gpu_decision(struct engine *en)
+{
+	int st;
+
+	pthread_mutex_lock(&en->mu);
+	while (en->gpu_state == GPU_PENDING)
+		pthread_cond_wait(&en->cv, &en->mu);
+	st = en->gpu_state;
+	pthread_mutex_unlock(&en->mu);
+	return st;
+}
+
+/* Rows per strip of in: the whole image unless the tool allows strips. */
+static int
+strip_rows(const struct engine *en, const struct image *in)
+{
+	size_t row = (size_t)in->width * in->channels * gf_sample_bytes(in->maxval);
+	long rows;
+
+	if (en->tool->halo < 0)
+		return in->height;
+	if (en->strip_rows > 0)
+		return en->strip_rows;
+	rows = (long)(STRIP_BYTES / row);
+	if (rows < 16)
+		rows = 16;
+	return in->height <= 2 * rows ? in->height : (int)rows;
+}
+
+/* Four events per strip of an image of nstrips strips. */
+static int
+lane_events(struct lane *ln, int nstrips, struct gf_err *e)
+{
+	int need = 4 * nstrips;
+	cudaEvent_t *ev;
+
+	if (need <= ln->nev)
+		return 0;
+	ev = realloc(ln->ev, (size_t)need * sizeof(*ev));
+	if (ev == NULL)
+		return gf_fail(e, "out of memory");
+	ln->ev = ev;
+	for (; ln->nev < need; ln->nev++)
+		GPU_TRY(e, cudaEventCreate(&ln->ev[ln->nev]));
+	return 0;
+}
+
+/* The tool's work on the planes of one strip already on the device. */
+static int
+strip_filter(const struct tool *tl, struct gpu *g, struct slot *s, void *packed,
+    void *packed_out, const struct gpu_image *din, const struct gpu_image *dout,
+    struct gf_err *e)
+{
+	int ch = s->in.channels;
+
+	if (ch == 1 || tl->gray) {
+		if (ch != 1)
+			GPU_TRY(e, planes_launch_gray(packed, din, g->stream));
+		return tl->gpu(tl->ctx, g, din, dout, &s->t, e);
+	}
+	for (int c = 0; c < ch; c++) {
+		GPU_TRY(e, planes_launch_copy(packed, ch, c, din, 0, g->stream));
+		if (tl->gpu(tl->ctx, g, din, dout, &s->t, e) < 0)
+			return -1;
+		GPU_TRY(e, planes_launch_copy(packed_out, ch, c, dout, 1, g->stream));
+	}
+	return 0;
+}
+
+/*
+ * Queues output rows y0 .. y0+n-1 of slot s on g: upload of those rows
+ * and the halo rows around them, the tool's work, download of the n
+ * rows.  ev: four events, recorded between the steps.
+ */
+static int
+strip_queue(struct engine *en, struct gpu *g, struct slot *s, int y0, int n,
+    cudaEvent_t *ev, struct gf_err *e)
+{
+	const struct image *in = &s->in;
+	int halo = en->tool->halo > 0 ? en->tool->halo : 0;
+	int top = y0 < halo ? y0 : halo;
+	int bot = in->height - y0 - n < halo ? in->height - y0 - n : halo;
+	int rows = top + n + bot, ch = in->channels, packed_out = ch > 1 && !en->tool->gray;
+	size_t bps = gf_sample_bytes(in->maxval), prow = (size_t)in->width * ch * bps;
+	size_t orow = packed_out ? prow : (size_t)in->width * bps;
+	const char *src = (const char *)in->px + (size_t)(y0 - top) * prow;
+	char *dst = (char *)s->out.px + (size_t)y0 * orow;
+	struct gpu_image din, dout;
+	void *pk = NULL, *pko = NULL;
+
+	if (gpu_image_get(g, GPU_SLOT_IN, in->width, rows, in->maxval, &din, e) < 0 ||
+	    gpu_image_get(g, GPU_SLOT_OUT, in->width, rows, in->maxval, &dout, e) < 0 ||
+	    (ch > 1 && gpu_scratch(g, GPU_SLOT_PACKED_IN, prow * rows, &pk, e) < 0) ||
+	    (packed_out && gpu_scratch(g, GPU_SLOT_PACKED_OUT, prow * rows, &pko,
+	    e) < 0))
+		return -1;
+	GPU_TRY(e, cudaEventRecord(ev[0], g->stream));
+	if (ch == 1)
+		GPU_TRY(e, cudaMemcpy2DAsync(din.px, din.pitch, src, prow, prow, rows,
+		    cudaMemcpyHostToDevice, g->stream));
+	else
+		GPU_TRY(e, cudaMemcpyAsync(pk, src, prow * rows,
+		    cudaMemcpyHostToDevice, g->stream));
+	GPU_TRY(e, cudaEventRecord(ev[1], g->stream));
+	if (strip_filter(en->tool, g, s, pk, pko, &din, &dout, e) < 0)
+		return -1;
+	GPU_TRY(e, cudaEventRecord(ev[2], g->stream));
+	if (packed_out)
+		GPU_TRY(e, cudaMemcpyAsync(dst, (char *)pko + top * prow, n * prow,
+		    cudaMemcpyDeviceToHost, g->stream));
+	else
+		GPU_TRY(e, cudaMemcpy2DAsync(dst, orow, (char *)dout.px +
+		    top * dout.pitch, dout.pitch, orow, n, cudaMemcpyDeviceToHost,
+		    g->stream));
+	GPU_TRY(e, cudaEventRecord(ev[3], g->stream));
+	return 0;
+}
+
+/* Sums the event times of nstrips strips into t. */
+static int
+strip_times(struct lane *ln, int nstrips, struct gf_times *t, struct gf_err *e)
+{
+	for (int k = 0; k < nstrips; k++) {
+		cudaEvent_t *ev = ln->ev + 4 * k;
+		float up, kern, down;
+		GPU_TRY(e, cudaEventElapsedTime(&up, ev[0], ev[1]));
+		GPU_TRY(e, cudaEventElapsedTime(&kern, ev[1], ev[2]));
+		GPU_TRY(e, cudaEventElapsedTime(&down, ev[2], ev[3]));
+		t->upload += up;
+		t->kernel += kern;
+		t->download += down;
+	}
+	return 0;
+}
+
+/* One image on the GPU, strip by strip over the lane's two streams. */
+static int
+lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
+{
+	struct engine *en = ln->en;
+	const struct image *in = &s->in;
+	int rows = strip_rows(en, in), nstrips = (in->height + rows - 1) / rows, rc = 0;
+
+	s->out = *in;
+	s->out.channels = en->tool->gray ? 1 : in->channels;
+	s->out.px = hbuf_get(en, &s->outbuf, img_bytes(&s->out));
+	if (s->out.px == NULL)
+		return gf_fail(e, "out of memory for a %d x %d image", in->width,
+		    in->height);
+	if (lane_events(ln, nstrips, e) < 0)
+		return -1;
+	for (int k = 0; k < nstrips && rc == 0; k++) {
+		int y0 = k * rows, n = in->height - y0 < rows ? in->height - y0 : rows;
+		rc = strip_queue(en, &ln->sub[k % ln->nsub], s, y0, n, ln->ev + 4 * k, e);
+	}
+	for (int i = 0; i < ln->nsub; i++) {
+		cudaError_t err = cudaStreamSynchronize(ln->sub[i].stream);
+		if (err != cudaSuccess && rc == 0)
+			rc = gf_fail(e, "CUDA error at %s:%d: cudaStreamSynchronize: %s",
+			    __FILE__, __LINE__, cudaGetErrorString(err));
+	}
+	if (rc < 0 || strip_times(ln, nstrips, &s->t, e) < 0)
+		return -1;
+	s->t.kernel_bytes = 2.0 * img_bytes(&s->out);
+	return 0;
+}
+
+static int
+lane_open(struct lane *ln, struct gf_err *e)
+{
+	for (ln->nsub = 0; ln->nsub < 2; ln->nsub++)
+		if (gpu_open_stream(&ln->sub[ln->nsub], &ln->en->dev, e) < 0)
+			return -1;
+	return 0;
+}
+
+static void
+lane_close(struct lane *ln)
+{
+	for (int i = 0; i < ln->nev; i++)
+		cudaEventDestroy(ln->ev[i]);
+	free(ln->ev);
+	for (int i = 0; i < ln->nsub; i++)
+		gpu_close(&ln->sub[i]);
+}
+
+static void *
+lane_main(void *arg)
+{
+	struct lane *ln = arg;
+	struct engine *en = ln->en;
+	const struct tool *tl = en->tool;
+	struct gf_err open_err = {{0}};
+	int mode = gpu_decision(en), opened = 1;
+	struct slot *s;
+
+	if (mode == GPU_READY)
+		opened = lane_open(ln, &open_err) == 0;
+	while ((s = take_work(en)) != NULL) {
+		double t0 = gf_now_ms();
+		if (job_failed(en, s->job)) {
+			s->failed = 1;
+		} else if (!opened) {
+			s->failed = 1;
+			s->err = open_err;
+		} else if (mode == GPU_READY) {
+			s->failed = lane_gpu(ln, s, &s->err) < 0;
+		} else {
+			s->failed = tl->cpu(tl->ctx, &s->in, &s->out, &s->t, &s->err) < 0;
+			s->out_malloced = !s->failed;
+			s->t.cpu = gf_now_ms() - t0;
+		}
+		ln->busy_ms += gf_now_ms() - t0;
+		post_done(en, s);
+	}
+	if (mode == GPU_READY)
+		lane_close(ln);
+	return NULL;
+}
+
+/* ---- write stage */
+
+/* Where a job's images go, opened with its first image. */
+struct sink {
+	struct outfile file;
+	FILE *f;                /* stdout or file.f; NULL before the first image */
+	const char *name;
+	enum img_format fmt;
+	char path[PATH_MAX];
+	int nwritten;
+};
+
+static int
+batch_path(const char *dir, const char *input, const char *ext, char *buf,
+    size_t size, struct gf_err *e)
+{
+	const char *base = strrchr(input, '/'), *dot;
+	int blen;
+
+	base = base == NULL ? input : base + 1;
+	dot = strrchr(base, '.');
+	blen = dot == NULL || dot == base ? (int)strlen(base) : (int)(dot - base);
+	if (snprintf(buf, size, "%s/%.*s.%s", dir, blen, base, ext) >= (int)size)
+		return gf_fail(e, "output path for %s in %s is too long", input, dir);
+	return 0;
+}
+
+static int
+sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
+    const struct image *first, struct gf_err *e)
+{
+	const char *output = jb->output;
+
+	if (jb->outdir != NULL) {
+		k->fmt = asked == IMG_FORMAT_AUTO ? IMG_FORMAT_PNM : asked;
+		if (jb->input == NULL || strcmp(jb->input, "-") == 0)
+			return gf_fail(e, "-o DIR needs named input files, not "
+			    "standard input");
+		if (batch_path(jb->outdir, jb->input, img_format_ext(k->fmt, first),
+		    k->path, sizeof(k->path), e) < 0)
+			return -1;
+		output = k->path;
+	}
+	k->fmt = img_format_for(output, asked);
+	if (output == NULL || strcmp(output, "-") == 0) {
+		k->f = stdout;
+		k->name = "standard output";
+		widen_pipe(STDOUT_FILENO);
+		return 0;
+	}
+	if (outfile_open(&k->file, output, e) < 0)
+		return -1;
+	k->f = k->file.f;
+	k->name = k->file.path;
+	return 0;
+}
+
+static int
+sink_write(struct sink *k, const struct image *img, struct gf_err *e)
+{
+	if (k->fmt == IMG_FORMAT_PNG && k->nwritten > 0)
+		return gf_fail(e, "cannot write image %d to %s: a PNG file holds "
+		    "one image; write PNM for a stream", k->nwritten + 1, k->name);
+	if (img_write(k->f, img, k->fmt, k->name, e) < 0)
+		return -1;
+	if (k->f == stdout && fflush(stdout) != 0)
+		return gf_fail(e, "cannot write standard output: %s", strerror(errno));
+	k->nwritten++;
+	return 0;
+}
+
+/* Ends a job's output: commits a file when all went well, else removes it. */
+static int
+sink_close(struct sink *k, int ok, struct gf_err *e)
+{
+	int rc = 0;
+
+	if (k->f != NULL && k->f != stdout) {
+		if (ok)
+			rc = outfile_commit(&k->file, e);
+		else
+			outfile_abort(&k->file);
+	}
+	memset(k, 0, sizeof(*k));
+	return rc;
+}
+
+/* The writer's state across a run. */
+struct writer {
+	struct engine *en;
+	const struct engine_hooks *h;
+	struct engine_stats *st;
+	struct sink sink;
+	int failures;
+	double t0;
+};
+
+static void
+job_fail(struct writer *w, int job, const struct gf_err *err)
+{
+	struct engine *en = w->en;
+
+	pthread_mutex_lock(&en->mu);
+	en->job_failed[job] = 1;
+	pthread_mutex_unlock(&en->mu);
+	sink_close(&w->sink, 0, NULL);
+	w->failures++;
+	if (w->h->error != NULL && err->msg[0] != '\0')
+		w->h->error(w->h->arg, err->msg);
+}
+
+/* One filtered image of job j: written, or the job failed. */
+static void
+write_image(struct writer *w, int j, struct slot *s)
+{
+	struct engine *en = w->en;
+	struct gf_err e = {{0}};
+	double t0 = gf_now_ms();
+
+	if (s->failed) {
+		job_fail(w, j, &s->err);
+		return;
+	}
+	if ((w->sink.f == NULL && sink_open(&w->sink, &en->jobs[j], en->o->format,
+	    &s->out, &e) < 0) || sink_write(&w->sink, &s->out, &e) < 0) {
+		job_fail(w, j, &e);
+		return;
+	}
+	s->t.write = gf_now_ms() - t0;
+	w->st->write_ms += s->t.write;
+	w->st->images++;
+	w->st->bytes_in += img_bytes(&s->in);
+	if (w->h->image != NULL)
+		w->h->image(w->h->arg, en->jobs[j].input == NULL ? "standard input" :
+		    strcmp(en->jobs[j].input, "-") == 0 ? "standard input" :
+		    en->jobs[j].input, s->index, &s->out, &s->t,
+		    en->gpu_state == GPU_READY);
+}
+
+/* Writes every job's images in order; returns the jobs that failed. */
+static int
+writer_run(struct writer *w)
+{
+	struct engine *en = w->en;
+	struct gf_err e;
+	struct slot *s;
+
+	for (int j = 0, idx = 1; j < en->njobs; ) {
+		if ((s = take_done(en, j, idx)) == NULL)
+			break;
+		if (!s->end) {
+			if (!job_failed(en, j))
+				write_image(w, j, s);
+			idx++;
+		} else {
+			/* The job's end: a read error, or commit what was written. */
+			if (job_failed(en, j))
+				sink_close(&w->sink, 0, NULL);
+			else if (s->failed)
+				job_fail(w, j, &s->err);
+			else if (sink_close(&w->sink, 1, &e) < 0)
+				job_fail(w, j, &e);
+			j++;
+			idx = 1;
+		}
+		slot_give_back(en, s);
+		if (w->h->progress != NULL)
+			w->h->progress(w->h->arg, j, en->njobs, w->st->images,
+			    gf_now_ms() - w->t0);
+	}
+	return w->failures;
+}
+
+/* ---- the run */
+
+static int
+engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
+    const struct engine_job *jobs, int njobs, struct gf_err *e)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES);
+	const char *env = getenv("GPUFILT_STRIP_ROWS");
+	int per;
+
+	memset(en, 0, sizeof(*en));
+	if (njobs < 1)
+		return gf_fail(e, "nothing to run: no input");
+	en->tool = t;
+	en->o = o;
+	en->jobs = jobs;
+	en->njobs = njobs;
+	en->nreaders = o->threads > 0 ? o->threads : cpus > 0 ? (int)cpus : 1;
+	if (en->nreaders > njobs)
+		en->nreaders = njobs;
+	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
+	en->nslots = en->nreaders * per;
+	en->job_failed = calloc((size_t)njobs, 1);
+	en->rd = calloc((size_t)en->nreaders, sizeof(*en->rd));
+	en->slots = calloc((size_t)en->nslots, sizeof(*en->slots));
+	if (en->job_failed == NULL || en->rd == NULL || en->slots == NULL)
+		return gf_fail(e, "out of memory");
+	for (int i = 0; i < en->nslots; i++) {
+		struct slot *s = &en->slots[i];
+		s->en = en;
+		s->owner = &en->rd[i / per];
+		s->next = s->owner->free;
+		s->owner->free = s;
+	}
+	/* Pinned memory is the machine's: an eighth of it at most, 2 GiB tops. */
+	en->pinned_max = pages > 0 ? (size_t)pages * sysconf(_SC_PAGESIZE) / 8 : 0;
+	if (en->pinned_max > ((size_t)2 << 30))
+		en->pinned_max = (size_t)2 << 30;
+	if ((env = getenv("GPUFILT_PINNED")) != NULL && strcmp(env, "0") == 0)
+		en->pinned_max = 0;
+	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
+		en->strip_rows = atoi(env) > 0 ? atoi(env) : 0;
+	pthread_mutex_init(&en->mu, NULL);
+	pthread_cond_init(&en->cv, NULL);
+	en->readers_left = en->nreaders;
+	return 0;
+}
+
+static void
+engine_free(struct engine *en)
+{
+	for (int i = 0; en->slots != NULL && i < en->nslots; i++) {
+		hbuf_free(en, &en->slots[i].inbuf);
+		hbuf_free(en, &en->slots[i].outbuf);
+	}
+	if (en->gpu_state == GPU_READY)
+		gpu_close(&en->dev);
+	pthread_mutex_destroy(&en->mu);
+	pthread_cond_destroy(&en->cv);
+	free(en->slots);
+	free(en->rd);
+	free(en->job_failed);
+}
+
+/* Starts the opener, readers and lanes; -1 if a thread cannot start. */
+static int
+engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
+{
+	if (en->o->strategy == GF_CPU)
+		en->gpu_state = GPU_UNUSED;
+	else if (pthread_create(opener, NULL, opener_main, en) != 0)
+		return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	for (int i = 0; i < en->nreaders; i++) {
+		en->rd[i].en = en;
+		if (pthread_create(&en->rd[i].th, NULL, reader_main, &en->rd[i]) != 0)
+			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	}
+	for (int i = 0; i < LANES; i++) {
+		en->ln[i].en = en;
+		if (pthread_create(&en->ln[i].th, NULL, lane_main, &en->ln[i]) != 0)
+			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	}
+	return 0;
+}
+
+int
+engine_run(const struct tool *t, const struct gf_opts *o,
+    const struct engine_job *jobs, int njobs, const struct engine_hooks *hooks,
+    struct engine_stats *st, struct gf_err *e)
+{
+	struct engine en;
+	struct writer w = {0};
+	pthread_t opener;
+	int failures = -1, state;
+
+	memset(st, 0, sizeof(*st));
+	if (engine_init(&en, t, o, jobs, njobs, e) < 0 ||
+	    engine_start(&en, &opener, e) < 0) {
+		/* Threads that did start are stuck on nothing; the caller exits. */
+		return -1;
+	}
+	w.en = &en;
+	w.h = hooks;
+	w.st = st;
+	w.t0 = gf_now_ms();
+	state = gpu_decision(&en);
+	if (state == GPU_UNUSED && en.fallback && hooks->notice != NULL)
+		hooks->notice(hooks->arg, en.gpu_err.msg);
+	failures = writer_run(&w);
+	if (o->strategy != GF_CPU)
+		pthread_join(opener, NULL);
+	for (int i = 0; i < en.nreaders; i++)
+		pthread_join(en.rd[i].th, NULL);
+	for (int i = 0; i < LANES; i++)
+		pthread_join(en.ln[i].th, NULL);
+	st->wall_ms = gf_now_ms() - w.t0;
+	st->readers = en.nreaders;
+	st->lanes = LANES;
+	st->on_gpu = state == GPU_READY;
+	for (int i = 0; i < en.nreaders; i++)
+		st->read_ms += en.rd[i].busy_ms;
+	for (int i = 0; i < LANES; i++)
+		st->filter_ms += en.ln[i].busy_ms;
+	if (state == GPU_FATAL) {
+		*e = en.gpu_err;
+		failures = -1;
+	}
+	engine_free(&en);
+	return failures;
+}

@@ -1,0 +1,69 @@
+/*
+ * engine.h - the one place that moves images between files, host memory
+ * and the device.  A run is a list of jobs (an input and where its images
+ * go); the engine runs them as three stages joined by bounded queues:
+ *
+ *   read and decode   a pool of threads, one job at a time each
+ *   filter            lanes: on the GPU each lane has two streams, and
+ *                     upload, kernels and download of one image (or of
+ *                     the strips of a tall one) overlap another's;
+ *                     on the CPU one lane runs the tool's CPU work
+ *   write             the calling thread, in input order
+ *
+ * so that image k+1 is read while image k is filtered and image k-1 is
+ * written.  The CUDA context is created on a thread of its own while the
+ * first input is read.  Host buffers that cross the bus are pinned,
+ * allocated once and reused.  Every output appears whole or not at all.
+ */
+#ifndef GF_ENGINE_H
+#define GF_ENGINE_H
+
+#include "gf.h"
+#include "opts.h"
+#include "tool.h"
+
+/* One input and where its images go. */
+struct engine_job {
+	const char *input;      /* a path; NULL or "-": standard input */
+	const char *output;     /* a path; NULL or "-": standard output */
+	const char *outdir;     /* not NULL: outdir/<input base>.<ext> instead */
+};
+
+/* Busy time of each stage, and totals, for the run summary. */
+struct engine_stats {
+	int images;
+	int readers, lanes;     /* threads of the read and filter stages */
+	int on_gpu;
+	double wall_ms;
+	double bytes_in;        /* pixel bytes read */
+	double read_ms, filter_ms, write_ms;    /* summed over each stage's threads */
+};
+
+/*
+ * What the engine tells the caller, from the writing thread, in input
+ * order; any may be NULL.  notice: the GPU is not used (the reason).
+ * error: a job failed (the message).  image: an image was written.
+ * progress: after each image, with the jobs done of njobs.
+ */
+struct engine_hooks {
+	void (*notice)(void *arg, const char *msg);
+	void (*error)(void *arg, const char *msg);
+	void (*image)(void *arg, const char *input, int index,
+	    const struct image *out, const struct gf_times *t, int on_gpu);
+	void (*progress)(void *arg, int jobs_done, int njobs, int images,
+	    double elapsed_ms);
+	void *arg;
+};
+
+/*
+ * Runs tool t over jobs with the options o (strategy, device, format,
+ * threads).  Returns the number of jobs that failed (each reported
+ * through hooks->error), or -1 when the run could not start at all (an
+ * explicit GPU strategy without a GPU, no memory), with e set and no
+ * output written.
+ */
+int engine_run(const struct tool *t, const struct gf_opts *o,
+    const struct engine_job *jobs, int njobs, const struct engine_hooks *hooks,
+    struct engine_stats *st, struct gf_err *e);
+
+#endif
