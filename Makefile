@@ -5,6 +5,7 @@
 #   make demo       deps, build, run sobel on a bundled sample
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make bench      GPU only: kernel times against a copy kernel
+#   make bench-io   GPU only: stream, large image and batch, end to end
 #   make install    PREFIX=/usr/local
 
 PREFIX    ?= /usr/local
@@ -83,6 +84,9 @@ test: deps
 bench: all build/bench
 	build/bench
 
+bench-io: all build/tests/framegen build/tests/gpu_probe
+	sh bench/io.sh
+
 install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
@@ -91,7 +95,7 @@ install: all
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test bench install clean
+.PHONY: all deps demo test bench bench-io install clean
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

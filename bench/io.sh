@@ -1,0 +1,83 @@
+#!/bin/sh
+# make bench-io: what a user waits for, on the GPU machine.  Each figure is
+# a ratio to a reference measured in the same run; the inputs are made
+# once, before any timing, into files that then sit in the page cache.
+#
+#   stream   N frames of 1920x1080 through a pipe, against cat | cat
+#   large    one 12288x12288 PGM file to a file, against creating a CUDA
+#            context (build/tests/gpu_probe) plus cp of the same file
+#   batch    P photos of about 12 MP, JPEG and PNG, edge --auto -o DIR,
+#            against an OpenCV script on as many processes as cores
+#
+# Usage: sh bench/io.sh [stream|large|batch ...]   (after make and the
+# tests/ helpers; FRAMES and PHOTOS set the sizes; WORK the scratch dir)
+cd "$(dirname "$0")/.." || exit 1
+FRAMES=${FRAMES:-1000}
+PHOTOS=${PHOTOS:-200}
+WORK=${WORK:-/tmp/gpufilt-bench-io}
+mkdir -p "$WORK"
+
+# Wall seconds of a shell command, its output thrown away.
+secs() {
+	t0=$(date +%s.%N)
+	sh -c "$1" >/dev/null 2>"$WORK/err" || echo "bench-io: '$1' failed: $(tail -n 2 "$WORK/err")" >&2
+	t1=$(date +%s.%N)
+	echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }'
+}
+
+# The median of three runs of a command.
+med3() {
+	a=$(secs "$1"); b=$(secs "$1"); c=$(secs "$1")
+	printf '%s\n%s\n%s\n' "$a" "$b" "$c" | sort -n | sed -n 2p
+}
+
+stream() {
+	f=$WORK/frames.pgm
+	[ -s "$f" ] || build/tests/framegen "$FRAMES" 1920 1080 >"$f"
+	cat "$f" >/dev/null
+	base=$(med3 "cat $f | cat > /dev/null")
+	echo "stream: $FRAMES frames 1920x1080 through a pipe (median of 3)"
+	printf '  %-34s %7.3f s %8.1f frames/s\n' "cat | cat" "$base" \
+	    "$(echo "$FRAMES $base" | awk '{ print $1 / $2 }')"
+	for cmd in "sobel -q -t 60" "conv2d -q -k gauss:1.4" "edge -q --auto"; do
+		s=$(med3 "cat $f | bin/$cmd > /dev/null")
+		echo "$FRAMES $s $base" | awk -v c="$cmd" '{ printf "  %-34s %7.3f s %8.1f frames/s  %5.1f%% of cat\n", c, $2, $1 / $2, 100 * $3 / $2 }'
+	done
+}
+
+large() {
+	f=$WORK/big.pgm
+	[ -s "$f" ] || build/tests/framegen 1 12288 12288 >"$f"
+	cat "$f" >/dev/null
+	base=$(med3 "build/tests/gpu_probe && cp $f $WORK/copy.pgm")
+	s=$(med3 "bin/sobel -q -t 60 $f $WORK/big-out.pgm")
+	m=$(med3 "bin/sobel -q $f $WORK/big-out.pgm")
+	c=$(med3 "bin/conv2d -q -k gauss:1.4 $f $WORK/big-out.pgm")
+	echo "large: one 12288x12288 PGM, file to file (median of 3)"
+	echo "$base $s $m $c" | awk '{ printf "  context + cp            %7.3f s\n  sobel -t 60             %7.3f s  %.2fx\n  sobel (magnitude)       %7.3f s  %.2fx\n  conv2d -k gauss:1.4     %7.3f s  %.2fx\n", $1, $2, $2 / $1, $3, $3 / $1, $4, $4 / $1 }'
+	bin/sobel -v -t 60 "$f" "$WORK/big-out.pgm" 2>&1 | sed 's/^/  -v: /'
+}
+
+batch() {
+	d=$WORK/photos
+	if [ ! -s "$d/.done" ]; then
+		python3 bench/make_photos.py "$PHOTOS" "$d" samples/chelsea.png \
+		    samples/small.jpg samples/coins.pgm samples/retina1023x517.pgm || return 1
+		touch "$d/.done"
+	fi
+	cat "$d"/* >/dev/null
+	n=$(nproc)
+	echo "batch: $PHOTOS photos of 4000x3000, edge maps to PGM ($n cores)"
+	for ext in jpg png; do
+		rm -rf "$WORK/out-$ext" "$WORK/cv-$ext"
+		mkdir -p "$WORK/out-$ext" "$WORK/cv-$ext"
+		s=$(secs "bin/edge -q --auto -o $WORK/out-$ext $d/*.$ext")
+		cv=$(secs "python3 bench/opencv_batch.py $n $WORK/cv-$ext $d/*.$ext")
+		echo "$PHOTOS $s $cv" | awk -v x="$ext" '{ printf "  %-4s edge --auto -o: %6.1f images/s   OpenCV x%d: %6.1f images/s   ratio %.2f\n", x, $1 / $2, '"$n"', $1 / $3, $3 / $2 }'
+		bin/edge -v --auto -o "$WORK/out-$ext" "$d"/*."$ext" 2>&1 | tail -n 1 | sed 's/^/        /'
+	done
+}
+
+for step in ${*:-stream large batch}; do
+	$step
+done

@@ -1,0 +1,113 @@
+# The engine: order and completeness of streams and batches whatever the
+# number of threads, failures in the middle of a stream, and (GPU) strips
+# equal to whole images.  Sourced by tests/run.sh.
+
+E=$TMP/engine
+mkdir -p "$E"
+
+# A 16-bit colour image as plain PPM, and an 8-bit colour PPM.
+awk 'BEGIN { print "P3\n37 23\n4000"; for (y = 0; y < 23; y++) for (x = 0; x < 37; x++)
+	print (x * 97 + y * 31) % 4001, (x * y * 13) % 4001, (x * 7 + y * 211) % 4001 }' >"$E/rgb16.ppm"
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/chelsea.png" "$E/chelsea.ppm"
+MIXED="$SAMPLES/coins.pgm $SAMPLES/px1x1.pgm $SAMPLES/astro16.pgm $E/chelsea.ppm
+$E/rgb16.ppm $SAMPLES/px2x3.pgm $SAMPLES/retina1023x517.pgm"
+# shellcheck disable=SC2086
+cat $MIXED >"$E/stream.pnm"
+
+# engine_tools: each tool with the options its cases use.
+engine_tools() {
+	printf '%s\n' "sobel -t 60" "sobel" "conv2d -k gauss:1.4" "conv2d -k 1,2,1;0,0,0;-1,-2,-1 --bias 128" \
+	    "edge --auto" "edge --sigma 0 --low 20 --high 60"
+}
+
+# Streams: -j 1, -j 4 and one run per image give the same bytes, in order.
+engine_stream() {
+	m=$1
+	engine_tools | while read -r tool args; do
+		n=$tool-$(echo "$args" | tr -c 'a-z0-9' _)
+		: >"$E/$n.each"
+		for f in $MIXED; do
+			# shellcheck disable=SC2086
+			"$BIN/$tool" -q -m "$m" $args "$f" >>"$E/$n.each" 2>>"$E/$n.err"
+		done
+		ok=1
+		for j in 1 4; do
+			# shellcheck disable=SC2086
+			"$BIN/$tool" -q -m "$m" -j $j $args "$E/stream.pnm" "$E/$n.j$j.pnm" \
+			    2>>"$E/$n.err" || ok=0
+			cmp -s "$E/$n.j$j.pnm" "$E/$n.each" || ok=0
+		done
+		if [ $ok = 1 ]; then echo "ok $n"; else echo "bad $n"; fi
+	done >"$E/stream-$m.log"
+	while read -r what n; do
+		if [ "$what" = ok ]; then pass "engine/stream/$m/$n"; else
+			fail "engine/stream/$m/$n" "-j 1, -j 4 and per-image runs differ: $(head -c 300 "$E/$n.err")"; fi
+	done <"$E/stream-$m.log"
+}
+
+# Batches of mixed formats: -j 1 and -j 3 write the same files.
+engine_batch() {
+	m=$1
+	for j in 1 3; do
+		rm -rf "$E/b$j"
+		mkdir -p "$E/b$j"
+		# shellcheck disable=SC2086
+		"$BIN/conv2d" -q -m "$m" -j $j -k gauss:1 -o "$E/b$j" $MIXED "$SAMPLES/chelsea.png" \
+		    "$SAMPLES/small.jpg" 2>"$E/b$j.err" || echo "exit $?" >>"$E/b$j.err"
+	done
+	if [ "$(ls "$E/b1" | wc -l)" -eq 8 ] && diff -r "$E/b1" "$E/b3" >/dev/null &&
+	    [ ! -s "$E/b1.err" ]; then
+		pass "engine/batch/$m"
+	else
+		fail "engine/batch/$m" "$(ls "$E/b1" | wc -l) outputs, $(cat "$E/b1.err" "$E/b3.err")"
+	fi
+}
+
+for m in cpu auto global texture shared sliding; do
+	case $m in cpu|auto) ;; *) have_gpu || { skip "engine/$m" "no GPU"; continue; } ;; esac
+	engine_stream "$m"
+	engine_batch "$m"
+done
+
+# A failure in image 3 of a stream: to standard output the two images
+# before it are written; to a file, nothing is left; the status is 1.
+head -c 1000 "$SAMPLES/coins.pgm" >"$E/trunc.pgm"
+cat "$SAMPLES/coins.pgm" "$SAMPLES/px2x3.pgm" "$E/trunc.pgm" >"$E/bad3.pnm"
+cat "$SAMPLES/coins.pgm" "$SAMPLES/px2x3.pgm" | "$BIN/sobel" -q >"$E/good2.pnm"
+"$BIN/sobel" -q "$E/bad3.pnm" >"$E/bad3.out" 2>"$E/bad3.err"; st=$?
+if [ $st = 1 ] && cmp -s "$E/bad3.out" "$E/good2.pnm" && grep -q 'image 3 is truncated' "$E/bad3.err"; then
+	pass "engine/fail-k/stdout"
+else
+	fail "engine/fail-k/stdout" "status $st, $(cat "$E/bad3.err")"
+fi
+mkdir -p "$E/fk"
+"$BIN/sobel" -q "$E/bad3.pnm" "$E/fk/out.pgm" 2>/dev/null; st=$?
+if [ $st = 1 ] && [ -z "$(ls -A "$E/fk")" ]; then pass "engine/fail-k/file"; else
+	fail "engine/fail-k/file" "status $st, left: $(ls -A "$E/fk")"; fi
+
+# -v ends a run of several images with the summary line.
+"$BIN/sobel" -v -t 60 "$E/stream.pnm" "$E/v.pnm" 2>"$E/v.err"
+if grep -q '^sobel: 7 images in [0-9.]* s, [0-9.]* images/s, .*busy: read' "$E/v.err"; then
+	pass "engine/summary"
+else
+	fail "engine/summary" "$(tail -n 1 "$E/v.err")"
+fi
+
+# GPU: strips of 7 rows (a hidden knob) equal the CPU on every strategy,
+# 8 and 16 bit, gray and colour, heights that are not multiples of 7.
+for m in global texture shared sliding; do
+	if ! have_gpu; then skip "engine/strips/$m" "no GPU"; continue; fi
+	for c in "sobel -t 60" "sobel --border reflect" "conv2d -k gauss:2" \
+	    "conv2d -k box:5 --no-separable --border zero" "conv2d -k 0,0,1;0,0,0;0,0,0"; do
+		n=$(echo "$c" | tr -c 'a-z0-9' _)
+		for f in retina1023x517.pgm astro16.pgm chelsea.png; do
+			# shellcheck disable=SC2086
+			"$BIN"/$c -q --cpu "$SAMPLES/$f" "$E/ref.pnm" &&
+			    GPUFILT_STRIP_ROWS=7 "$BIN"/$c -q -m "$m" "$SAMPLES/$f" "$E/strip.pnm" 2>"$E/strip.err" &&
+			    cmp -s "$E/ref.pnm" "$E/strip.pnm" && continue
+			echo "$f: $(cat "$E/strip.err")"
+		done >"$E/strip-$m-$n.log"
+		if [ -s "$E/strip-$m-$n.log" ]; then fail "engine/strips/$m/$n" "$(head -c 300 "$E/strip-$m-$n.log")"
+		else pass "engine/strips/$m/$n"; fi
+	done
+done
