@@ -7,24 +7,26 @@ import sys
 
 import cv2
 import numpy as np
+from multiprocessing import Pool
 
 
-def main():
+def one(args):
+    i, out, srcs = args
+    src = cv2.imread(srcs[i % len(srcs)], cv2.IMREAD_COLOR)
+    rng = np.random.default_rng(i)
+    h, w = src.shape[:2]
+    y, x = rng.integers(0, h // 4 + 1), rng.integers(0, w // 4 + 1)
+    crop = src[y:y + h * 3 // 4, x:x + w * 3 // 4]
+    big = cv2.resize(crop, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    noise = rng.normal(0, 3, big.shape)
+    big = np.clip(big + noise, 0, 255).astype(np.uint8)
+    cv2.imwrite(os.path.join(out, "p%04d.jpg" % i), big,
+                [cv2.IMWRITE_JPEG_QUALITY, 90])
+    cv2.imwrite(os.path.join(out, "p%04d.png" % i), big)
+
+
+if __name__ == "__main__":
     n, out, srcs = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
     os.makedirs(out, exist_ok=True)
-    imgs = [cv2.imread(s, cv2.IMREAD_COLOR) for s in srcs]
-    rng = np.random.default_rng(7)
-    for i in range(n):
-        src = imgs[i % len(imgs)]
-        h, w = src.shape[:2]
-        y, x = rng.integers(0, h // 4 + 1), rng.integers(0, w // 4 + 1)
-        crop = src[y:y + h * 3 // 4, x:x + w * 3 // 4]
-        big = cv2.resize(crop, (4000, 3000), interpolation=cv2.INTER_CUBIC)
-        noise = rng.normal(0, 3, big.shape)
-        big = np.clip(big + noise, 0, 255).astype(np.uint8)
-        cv2.imwrite(os.path.join(out, "p%04d.jpg" % i), big,
-                    [cv2.IMWRITE_JPEG_QUALITY, 90])
-        cv2.imwrite(os.path.join(out, "p%04d.png" % i), big)
-
-
-main()
+    with Pool(os.cpu_count()) as p:
+        p.map(one, [(i, out, srcs) for i in range(n)])
