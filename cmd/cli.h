@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_env.h"
 #include "tool.h"
 
 #ifndef GF_VERSION
@@ -102,11 +103,8 @@ cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
 	}
 	if (on_gpu)
 		gpu_close(&g);
-	if (fclose(stdout) != 0 && status == 0) {
-		fprintf(stderr, "%s: cannot write standard output: %s\n", prog,
-		    strerror(errno));
-		status = 1;
-	}
+	if (status == 0)
+		status = cli_close_stdout(prog);
 	return status;
 }
 

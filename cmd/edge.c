@@ -164,6 +164,7 @@ main(int argc, char **argv)
 	struct tool t = {0};
 	int first;
 
+	cli_start(progname);
 	init(&c);
 	if ((first = parse_args(&c, argc, argv, &e)) < 0) {
 		fprintf(stderr, "%s: %s\n", progname, e.msg);
@@ -175,7 +176,7 @@ main(int argc, char **argv)
 			help();
 		else
 			cli_version(progname);
-		return fclose(stdout) == 0 ? 0 : 1;
+		return cli_close_stdout(progname);
 	}
 	argc -= first;
 	argv += first;

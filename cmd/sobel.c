@@ -65,6 +65,7 @@ main(int argc, char **argv)
 	struct tool t = {.name = "sobel", .filter = sobel_filter, .ctx = &so};
 	int c, r;
 
+	cli_start("sobel");
 	gf_opts_init(&o);
 	while ((c = getopt_long(argc, argv, ":" GF_SHORTOPTS "t:", longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
@@ -85,13 +86,12 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (o.help) {
-		help();
-		return 0;
-	}
-	if (o.version) {
-		cli_version("sobel");
-		return 0;
+	if (o.help || o.version) {
+		if (o.help)
+			help();
+		else
+			cli_version("sobel");
+		return cli_close_stdout("sobel");
 	}
 	so.border = o.border;
 	so.strategy = o.strategy;

@@ -72,6 +72,71 @@ why="$(ls -l "$E/m")"
 check symlink-replaced eval '[ ! -L "$E/m/link.pgm" ] && [ ! -s "$E/m/target.pgm" ] &&
     [ "$(stat -c %a "$E/m/link.pgm")" = 640 ]'
 
+# ---- 11: a signal removes the temporary file and still kills.
+
+# Runs sobel on a FIFO that delivers one image and then the start of a
+# second, never completed; once the temporary output exists, sends signal
+# $1 and checks the exit status and that nothing is left behind.
+signal_case() {
+	sig=$1 num=$2
+	d=$E/sig-$sig
+	rm -rf "$d" && mkdir -p "$d/out"
+	mkfifo "$d/in"
+	exec 3<>"$d/in"
+	(ulimit -c 0; exec env --default-signal="$sig" "$BIN/sobel" -q --cpu "$d/in" \
+	    "$d/out/o.pgm" 2>"$d/err") &
+	pid=$!
+	cat "$PX" >&3
+	printf 'P5\n' >&3
+	n=0
+	while [ -z "$(leftovers "$d/out")" ] && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	kill -s "$sig" "$pid"
+	{ wait "$pid"; } 2>/dev/null
+	st=$?
+	exec 3>&-
+	why="exit $st (want $((128 + num))), left: $(ls -A "$d/out")"
+	check "signal-$sig" eval '[ $n -lt 100 ] && [ $st -eq $((128 + num)) ] &&
+	    [ -z "$(ls -A "$d/out")" ]'
+}
+signal_case TERM 15
+signal_case INT 2
+signal_case HUP 1
+signal_case SEGV 11
+
+# ---- 12: closed standard descriptors.
+
+# With standard error closed, -v must not land in the output file.
+"$BIN/sobel" -v --cpu - "$E/fd2.pgm" <"$PX" 2>&-
+why="output differs from the golden one ($(wc -c <"$E/fd2.pgm") bytes)"
+check stderr-closed cmp -s "$E/fd2.pgm" "$PXMAG"
+"$BIN/sobel" -q --cpu "$PX" "$E/fd1.pgm" >&-
+st=$?
+why="exit $st"
+check stdout-closed-unused eval '[ $st -eq 0 ] && cmp -s "$E/fd1.pgm" "$PXMAG"'
+"$BIN/sobel" -q --cpu "$PX" >&- 2>"$E/err"
+st=$?
+why="exit $st: $(cat "$E/err")"
+check stdout-closed-written eval '[ $st -eq 1 ] && grep -q "^sobel: cannot write standard output" "$E/err"'
+"$BIN/sobel" -q --cpu - "$E/fd0.pgm" <&- 2>"$E/err"
+st=$?
+why="exit $st: $(cat "$E/err")"
+check stdin-closed eval '[ $st -eq 1 ] && grep -q "^sobel: " "$E/err" && [ ! -e "$E/fd0.pgm" ]'
+
+# ---- 13: help and version on a full disk.
+
+for cmdline in "sobel -h" "sobel -V" "conv2d -h" "conv2d -V" "edge -h" "edge -V"; do
+	set -- $cmdline
+	tool=$1
+	"$BIN/$tool" "$2" >/dev/full 2>"$E/err"
+	st=$?
+	why="exit $st: $(cat "$E/err")"
+	check "full-disk/$tool$2" eval '[ $st -eq 1 ] &&
+	    grep -q "^$tool: cannot write standard output: No space left on device" "$E/err"'
+done
+
 # Output names up to the file system's limit work (the temporary name
 # must not be longer than the output's own).
 mkdir -p "$E/msg"
