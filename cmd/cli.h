@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "batch.h"
 #include "cli_env.h"
 #include "tool.h"
 
@@ -45,6 +46,29 @@ cli_version(const char *prog)
 }
 
 /*
+ * Refuses a -o DIR batch before it runs (prints why, returns 2): DIR is
+ * missing or not a directory, there is no input, two inputs would be
+ * written to one output, or an input would be replaced by its output.
+ */
+static inline int
+cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
+    char **argv)
+{
+	struct gf_err e = {{0}};
+
+	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return 2;
+	}
+	if (argc == 0) {
+		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
+		    o->outdir);
+		return 2;
+	}
+	return 0;
+}
+
+/*
  * Runs tool t over the operands after option parsing and returns the exit
  * status: 0 if every image was written, 1 if any run failed, 2 for a
  * usage error (too many operands, -o without a directory).
@@ -55,7 +79,6 @@ cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
 {
 	struct gf_err e = {{0}};
 	struct gpu g;
-	struct stat st;
 	int fallback, status = 0, on_gpu;
 
 	if (o->outdir == NULL && argc > 2) {
@@ -64,15 +87,8 @@ cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
 		usage(stderr);
 		return 2;
 	}
-	if (o->outdir != NULL && (stat(o->outdir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-		fprintf(stderr, "%s: -o %s: not a directory\n", prog, o->outdir);
+	if (o->outdir != NULL && cli_check_batch(prog, o, argc, argv) != 0)
 		return 2;
-	}
-	if (o->outdir != NULL && argc == 0) {
-		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
-		    o->outdir);
-		return 2;
-	}
 	on_gpu = tool_open_engine(&g, o, &fallback, &e);
 	if (on_gpu < 0) {
 		fprintf(stderr, "%s: %s\n", prog, e.msg);

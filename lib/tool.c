@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "batch.h"
 #include "outfile.h"
 #include "tool.h"
 
@@ -54,21 +55,6 @@ open_input(const char *input, const char **name, struct gf_err *e)
 		return NULL;
 	}
 	return f;
-}
-
-static int
-batch_path(const char *dir, const char *input, const char *ext, char *buf,
-    size_t size, struct gf_err *e)
-{
-	const char *base = strrchr(input, '/'), *dot;
-	int blen;
-
-	base = base == NULL ? input : base + 1;
-	dot = strrchr(base, '.');
-	blen = dot == NULL || dot == base ? (int)strlen(base) : (int)(dot - base);
-	if (snprintf(buf, size, "%s/%.*s.%s", dir, blen, base, ext) >= (int)size)
-		return gf_fail(e, "output path for %s in %s is too long", input, dir);
-	return 0;
 }
 
 /* Where the output goes, decided once the first filtered image is known. */

@@ -56,6 +56,30 @@ ln -s /proc/self/fd/1 "$E/dev/stdout"
 why="$(ls -l "$E/dev/stdout"): $(cat "$E/err")"
 check stdout-link-output eval '[ -L "$E/dev/stdout" ] && cmp -s "$E/stdout.got" "$PXMAG"'
 
+# ---- 9: batch collisions are refused before anything is written.
+
+rm -rf "$E/b" && mkdir -p "$E/b/a" "$E/b/b" "$E/b/out"
+cp "$SAMPLES/coins.pgm" "$E/b/a/x.pgm"
+cp "$PX" "$E/b/b/x.pgm"
+cp "$PX" "$E/b/a/first.pgm"
+"$BIN/sobel" -q --cpu -o "$E/b/out" "$E/b/a/first.pgm" "$E/b/a/x.pgm" \
+    "$E/b/b/x.pgm" 2>"$E/err"
+st=$?
+why="exit $st, out: $(ls "$E/b/out"): $(cat "$E/err")"
+check batch-same-base eval '[ $st -eq 2 ] && [ -z "$(ls -A "$E/b/out")" ] &&
+    grep -q "^sobel: .*/a/x.pgm.*/b/x.pgm" "$E/err"'
+"$BIN/sobel" -q --cpu -o "$E/b/a" "$E/b/a/x.pgm" 2>"$E/err"
+st=$?
+why="exit $st: $(cat "$E/err")"
+check batch-own-input eval '[ $st -eq 2 ] && cmp -s "$E/b/a/x.pgm" "$SAMPLES/coins.pgm" &&
+    grep -q "^sobel: .*/a/x.pgm" "$E/err"'
+# The same file through another spelling of the directory.
+ln -s "$E/b/a" "$E/b/alias"
+"$BIN/sobel" -q --cpu -o "$E/b/alias" "$E/b/a/x.pgm" 2>"$E/err"
+st=$?
+why="exit $st: $(cat "$E/err")"
+check batch-own-input-alias eval '[ $st -eq 2 ] && cmp -s "$E/b/a/x.pgm" "$SAMPLES/coins.pgm"'
+
 # ---- 10: a replaced output keeps its mode.
 
 rm -rf "$E/m" && mkdir -p "$E/m"
