@@ -124,16 +124,6 @@ cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
 	return status;
 }
 
-/* The message for what getopt_long refused (optstring starts with ':'). */
-static inline void
-cli_bad_option(const char *prog, int c, char **argv)
-{
-	if (c == ':')
-		fprintf(stderr, "%s: option %s needs a value\n", prog, argv[optind - 1]);
-	else
-		fprintf(stderr, "%s: unknown option %s\n", prog, argv[optind - 1]);
-}
-
 /* Prints the strategy table for --help. */
 static inline void
 cli_strategies(FILE *f)

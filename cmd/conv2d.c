@@ -116,7 +116,7 @@ main(int argc, char **argv)
 	ct.p.allow_separable = 1;
 	while ((c = getopt_long(argc, argv, ":" GF_SHORTOPTS "k:", longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			r = (cli_bad_option("conv2d", c, argv), 0);
+			r = gf_opts_refused(c, argv, longopts, &e);
 		else
 			r = conv2d_option(&ct, c, optarg, &have_k, &e);
 		if (r == 0 && c != '?' && c != ':')

@@ -113,12 +113,9 @@ parse_args(struct cmd *c, int argc, char **argv, struct gf_err *e)
 	};
 	int opt, r;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, GF_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" GF_SHORTOPTS, longopts, NULL)) != -1) {
 		if (opt == '?' || opt == ':')
-			return optopt ? gf_fail(e, "option -%c is unknown or lacks its "
-			    "value", optopt) : gf_fail(e, "option %s is unknown or "
-			    "lacks its value", argv[optind - 1]);
+			return gf_opts_refused(opt, argv, longopts, e);
 		r = gf_opts_common(&c->o, opt, optarg, e);
 		if (r < 0 || (r == 0 && tool_option(c, opt, optarg, e) < 0))
 			return -1;

@@ -69,7 +69,7 @@ main(int argc, char **argv)
 	gf_opts_init(&o);
 	while ((c = getopt_long(argc, argv, ":" GF_SHORTOPTS "t:", longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			r = (cli_bad_option("sobel", c, argv), 0);
+			r = gf_opts_refused(c, argv, longopts, &e);
 		else if (c == 't')
 			r = parse_threshold(optarg, &so, &e) < 0 ? -1 : 1;
 		else if (c == OPT_NORM && strcmp(optarg, "l1") != 0 &&

@@ -161,6 +161,39 @@ for cmdline in "sobel -h" "sobel -V" "conv2d -h" "conv2d -V" "edge -h" "edge -V"
 	    grep -q "^$tool: cannot write standard output: No space left on device" "$E/err"'
 done
 
+# ---- 14: messages.
+
+# Runs "$@" expecting exit 2 and a first message line matching $2.
+msg_case() {
+	name=$1 want=$2
+	shift 2
+	"$@" >/dev/null 2>"$E/err" </dev/null
+	st=$?
+	why="exit $st: $(head -n 1 "$E/err" | od -c | head -n 3)"
+	check "msg/$name" eval '[ $st -eq 2 ] && head -n 1 "$E/err" | grep -q -- "$want" &&
+	    ! head -n 1 "$E/err" | LC_ALL=C grep -q "[[:cntrl:]]"'
+}
+mkdir -p "$E/msg"
+msg_case sigma-missing "^edge: option --sigma needs a value$" "$BIN/edge" --sigma
+msg_case block-missing "^edge: option --block needs a value$" "$BIN/edge" --block
+msg_case border-missing "^edge: option --border needs a value$" "$BIN/edge" --border
+msg_case k-missing "^conv2d: option -k needs a value$" "$BIN/conv2d" -k
+msg_case kernel-missing "^conv2d: option --kernel needs a value$" "$BIN/conv2d" --kern
+msg_case cluster-unknown "^sobel: option -w is unknown$" "$BIN/sobel" -t 5 -weird.jpg "$E/msg/o.pgm"
+msg_case long-unknown "^sobel: option --frobnicate is unknown$" "$BIN/sobel" --frobnicate=3
+msg_case no-value "^sobel: option --cpu takes no value$" "$BIN/sobel" --cpu=yes
+msg_case help-no-value "^sobel: option --help takes no value$" "$BIN/sobel" --help=yes
+msg_case ambiguous "^conv2d: option --b is ambiguous" "$BIN/conv2d" -k box:3 --b 3
+msg_case t-underflow "^sobel: threshold -t '1e-320' is out of range" "$BIN/sobel" -t 1e-320
+msg_case t-overflow "^sobel: threshold -t '1e999' is out of range" "$BIN/sobel" -t 1e999
+msg_case rows-overflow "^sobel: --rows '99999999999999999999' is out of range" \
+    "$BIN/sobel" --rows 99999999999999999999
+msg_case outdir-missing "^sobel: -o $E/msg/none/: the directory does not exist$" \
+    "$BIN/sobel" -o "$E/msg/none/" "$PX"
+: >"$E/msg/file"
+msg_case outdir-file "^sobel: -o $E/msg/file: it is not a directory$" \
+    "$BIN/sobel" -o "$E/msg/file" "$PX"
+
 # Output names up to the file system's limit work (the temporary name
 # must not be longer than the output's own).
 mkdir -p "$E/msg"
@@ -169,3 +202,33 @@ long=$(printf '%0251d' 0).pgm
 why="$(cat "$E/err")"
 check long-name eval 'cmp -s "$E/msg/$long" "$PXMAG" && [ -z "$(leftovers "$E/msg")" ]'
 
+# The same mistake gets the same message from every tool.
+same_message() {
+	name=$1
+	shift
+	for tool in sobel conv2d edge; do
+		k=
+		[ $tool = conv2d ] && k="-k box:3"
+		# shellcheck disable=SC2086
+		"$BIN/$tool" $k "$@" >/dev/null 2>"$E/err.$tool" </dev/null
+		echo "$? $(head -n 1 "$E/err.$tool" | sed "s/^$tool: //")"
+	done >"$E/same"
+	why="$(cat "$E/same" | tr '\n' '|')"
+	check "same-message/$name" eval '[ "$(sort -u "$E/same" | wc -l)" -eq 1 ] &&
+	    grep -q "^2 " "$E/same"'
+}
+same_message unknown-short -w "$PX"
+same_message unknown-long --frobnicate "$PX"
+same_message missing-value --block
+same_message missing-value-short "$PX" -o
+same_message no-value --cpu=1 "$PX"
+same_message bad-rows --rows 0 "$PX"
+same_message rows-overflow --rows 99999999999999999999 "$PX"
+same_message bad-block --block 32 "$PX"
+same_message bad-border --border bogus "$PX"
+same_message bad-format -f gif "$PX"
+same_message bad-strategy -m bogus "$PX"
+same_message bad-device --device x "$PX"
+same_message outdir-missing -o "$E/msg/none/" "$PX"
+same_message outdir-file -o "$E/msg/file" "$PX"
+same_message too-many "$PX" "$E/msg/a.pgm" "$E/msg/b.pgm"
