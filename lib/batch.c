@@ -13,7 +13,7 @@ int
 batch_path(const char *dir, const char *input, const char *ext, char *buf,
     size_t size, struct gf_err *e)
 {
-	const char *base = strrchr(input, '/'), *dot;
+	const char *base = strrchr(input, '/'), *dot, *sep;
 	int blen, dlen = (int)strlen(dir);
 
 	while (dlen > 1 && dir[dlen - 1] == '/')
@@ -21,8 +21,9 @@ batch_path(const char *dir, const char *input, const char *ext, char *buf,
 	base = base == NULL ? input : base + 1;
 	dot = strrchr(base, '.');
 	blen = dot == NULL || dot == base ? (int)strlen(base) : (int)(dot - base);
-	if (snprintf(buf, size, "%.*s%s%.*s.%s", dlen, dir,
-	    dlen > 0 && dir[dlen - 1] == '/' ? "" : "/", blen, base, ext) >= (int)size)
+	sep = dlen > 0 && dir[dlen - 1] == '/' ? "" : "/";
+	if (snprintf(buf, size, "%.*s%s%.*s.%s", dlen, dir, sep, blen, base,
+	    ext) >= (int)size)
 		return gf_fail(e, "output path for %s in %s is too long", input, dir);
 	return 0;
 }

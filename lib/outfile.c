@@ -166,7 +166,10 @@ enum target {
 	TARGET_DIR
 };
 
-/* Classifies path, filling st with what it resolves to (fd for TARGET_STDFD). */
+/*
+ * Classifies path, filling st with what it resolves to.  A link to a
+ * standard descriptor open for writing is TARGET_STDFD, with *fd set.
+ */
 static enum target
 target_of(const char *path, struct stat *st, int *fd)
 {
@@ -177,7 +180,8 @@ target_of(const char *path, struct stat *st, int *fd)
 	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
 		for (*fd = 0; *fd <= 2; ++*fd)
 			if (fstat(*fd, &fst) == 0 && fst.st_dev == st->st_dev &&
-			    fst.st_ino == st->st_ino)
+			    fst.st_ino == st->st_ino &&
+			    (fcntl(*fd, F_GETFL) & O_ACCMODE) != O_RDONLY)
 				return TARGET_STDFD;
 	}
 	if (S_ISDIR(st->st_mode))

@@ -56,6 +56,31 @@ ln -s /proc/self/fd/1 "$E/dev/stdout"
 why="$(ls -l "$E/dev/stdout"): $(cat "$E/err")"
 check stdout-link-output eval '[ -L "$E/dev/stdout" ] && cmp -s "$E/stdout.got" "$PXMAG"'
 
+# A Unix socket with a listener gets the image, and stays a socket.
+if command -v python3 >/dev/null 2>&1; then
+	rm -f "$E/sock" "$E/sock.got"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); s.listen(1); s.settimeout(20)
+c, _ = s.accept(); c.settimeout(20)
+with open(sys.argv[2], "wb") as f:
+    while True:
+        b = c.recv(65536)
+        if not b: break
+        f.write(b)
+' "$E/sock" "$E/sock.got" &
+	listener=$!
+	n=0
+	while [ ! -S "$E/sock" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	limited "$BIN/sobel" -q --cpu "$PX" "$E/sock" 2>"$E/err"
+	wait "$listener"
+	why="$(ls -l "$E/sock"): $(cat "$E/err")"
+	check socket-output eval '[ -S "$E/sock" ] && cmp -s "$E/sock.got" "$PXMAG"'
+else
+	skip env/socket-output "python3 is not installed"
+fi
+
 # ---- 9: batch collisions are refused before anything is written.
 
 rm -rf "$E/b" && mkdir -p "$E/b/a" "$E/b/b" "$E/b/out"
