@@ -17,6 +17,8 @@
 
 #include <unistd.h>
 
+#include "batch.h"
+#include "cli_env.h"
 #include "engine.h"
 
 #ifndef GF_VERSION
@@ -129,6 +131,29 @@ cli_version(const char *prog)
 }
 
 /*
+ * Refuses a -o DIR batch before it runs (prints why, returns 2): DIR is
+ * missing or not a directory, there is no input, two inputs would be
+ * written to one output, or an input would be replaced by its output.
+ */
+static inline int
+cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
+    char **argv)
+{
+	struct gf_err e = {{0}};
+
+	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return 2;
+	}
+	if (argc == 0) {
+		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
+		    o->outdir);
+		return 2;
+	}
+	return 0;
+}
+
+/*
  * Runs tool t over the operands after option parsing and returns the exit
  * status: 0 if every image was written, 1 if any run failed, 2 for a
  * usage error (too many operands, -o without a directory).
@@ -138,7 +163,6 @@ cli_run(const char *prog, const struct tool *t, const struct gf_opts *o,
     int argc, char **argv, void (*usage)(FILE *))
 {
 	struct gf_err e = {{0}};
-	struct stat st;
 	struct cli_ctx c = {prog, o, isatty(STDERR_FILENO), 0, 0};
 	struct engine_hooks h = {cli_notice, cli_error, cli_report, cli_progress, &c};
 	struct engine_stats stats;
@@ -151,15 +175,8 @@ cli_run(const char *prog, const struct tool *t, const struct gf_opts *o,
 		usage(stderr);
 		return 2;
 	}
-	if (o->outdir != NULL && (stat(o->outdir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-		fprintf(stderr, "%s: -o %s: not a directory\n", prog, o->outdir);
+	if (o->outdir != NULL && cli_check_batch(prog, o, argc, argv) != 0)
 		return 2;
-	}
-	if (o->outdir != NULL && argc == 0) {
-		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
-		    o->outdir);
-		return 2;
-	}
 	if (o->outdir != NULL) {
 		njobs = argc;
 		if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL) {
@@ -182,22 +199,9 @@ cli_run(const char *prog, const struct tool *t, const struct gf_opts *o,
 	cli_summary(&c, &stats);
 	if (jobs != &one)
 		free(jobs);
-	if (fclose(stdout) != 0 && status == 0) {
-		fprintf(stderr, "%s: cannot write standard output: %s\n", prog,
-		    strerror(errno));
-		status = 1;
-	}
+	if (status == 0)
+		status = cli_close_stdout(prog);
 	return status;
-}
-
-/* The message for what getopt_long refused (optstring starts with ':'). */
-static inline void
-cli_bad_option(const char *prog, int c, char **argv)
-{
-	if (c == ':')
-		fprintf(stderr, "%s: option %s needs a value\n", prog, argv[optind - 1]);
-	else
-		fprintf(stderr, "%s: unknown option %s\n", prog, argv[optind - 1]);
 }
 
 /* Prints the strategy table for --help. */

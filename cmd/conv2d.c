@@ -111,11 +111,12 @@ main(int argc, char **argv)
 	struct tool t;
 	int c, r, have_k = 0;
 
+	cli_start("conv2d");
 	gf_opts_init(&o);
 	ct.p.allow_separable = 1;
 	while ((c = getopt_long(argc, argv, ":" GF_SHORTOPTS "k:", longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			r = (cli_bad_option("conv2d", c, argv), 0);
+			r = gf_opts_refused(c, argv, longopts, &e);
 		else
 			r = conv2d_option(&ct, c, optarg, &have_k, &e);
 		if (r == 0 && c != '?' && c != ':')
@@ -127,13 +128,12 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (o.help) {
-		help();
-		return 0;
-	}
-	if (o.version) {
-		cli_version("conv2d");
-		return 0;
+	if (o.help || o.version) {
+		if (o.help)
+			help();
+		else
+			cli_version("conv2d");
+		return cli_close_stdout("conv2d");
 	}
 	if (!have_k || (ct.p.normalize && ct.p.divisor != 0)) {
 		fprintf(stderr, "conv2d: %s\n", !have_k ? "no kernel: give one "

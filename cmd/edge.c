@@ -113,12 +113,9 @@ parse_args(struct cmd *c, int argc, char **argv, struct gf_err *e)
 	};
 	int opt, r;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, GF_SHORTOPTS, longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" GF_SHORTOPTS, longopts, NULL)) != -1) {
 		if (opt == '?' || opt == ':')
-			return optopt ? gf_fail(e, "option -%c is unknown or lacks its "
-			    "value", optopt) : gf_fail(e, "option %s is unknown or "
-			    "lacks its value", argv[optind - 1]);
+			return gf_opts_refused(opt, argv, longopts, e);
 		r = gf_opts_common(&c->o, opt, optarg, e);
 		if (r < 0 || (r == 0 && tool_option(c, opt, optarg, e) < 0))
 			return -1;
@@ -146,6 +143,7 @@ main(int argc, char **argv)
 	struct tool t;
 	int first;
 
+	cli_start(progname);
 	init(&c);
 	if ((first = parse_args(&c, argc, argv, &e)) < 0) {
 		fprintf(stderr, "%s: %s\n", progname, e.msg);
@@ -157,7 +155,7 @@ main(int argc, char **argv)
 			help();
 		else
 			cli_version(progname);
-		return fclose(stdout) == 0 ? 0 : 1;
+		return cli_close_stdout(progname);
 	}
 	argc -= first;
 	argv += first;

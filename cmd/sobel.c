@@ -65,10 +65,11 @@ main(int argc, char **argv)
 	struct tool t;
 	int c, r;
 
+	cli_start("sobel");
 	gf_opts_init(&o);
 	while ((c = getopt_long(argc, argv, ":" GF_SHORTOPTS "t:", longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			r = (cli_bad_option("sobel", c, argv), 0);
+			r = gf_opts_refused(c, argv, longopts, &e);
 		else if (c == 't')
 			r = parse_threshold(optarg, &so, &e) < 0 ? -1 : 1;
 		else if (c == OPT_NORM && strcmp(optarg, "l1") != 0 &&
@@ -85,13 +86,12 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (o.help) {
-		help();
-		return 0;
-	}
-	if (o.version) {
-		cli_version("sobel");
-		return 0;
+	if (o.help || o.version) {
+		if (o.help)
+			help();
+		else
+			cli_version("sobel");
+		return cli_close_stdout("sobel");
 	}
 	so.border = o.border;
 	so.strategy = o.strategy;

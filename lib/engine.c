@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "engine.h"
 #include "img.h"
 #include "outfile.h"
@@ -678,21 +679,6 @@ struct sink {
 	char path[PATH_MAX];
 	int nwritten;
 };
-
-static int
-batch_path(const char *dir, const char *input, const char *ext, char *buf,
-    size_t size, struct gf_err *e)
-{
-	const char *base = strrchr(input, '/'), *dot;
-	int blen;
-
-	base = base == NULL ? input : base + 1;
-	dot = strrchr(base, '.');
-	blen = dot == NULL || dot == base ? (int)strlen(base) : (int)(dot - base);
-	if (snprintf(buf, size, "%s/%.*s.%s", dir, blen, base, ext) >= (int)size)
-		return gf_fail(e, "output path for %s in %s is too long", input, dir);
-	return 0;
-}
 
 static int
 sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,

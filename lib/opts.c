@@ -1,7 +1,9 @@
 /*
  * opts.c - parsing of the options and option values all tools share.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +28,11 @@ gf_parse_int(const char *s, const char *what, long lo, long hi, long *v,
 
 	errno = 0;
 	*v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0)
+	if (*s == '\0' || *end != '\0' || (errno != 0 && errno != ERANGE))
 		return gf_fail(e, "%s '%s' is not an integer", what, s);
+	if (errno == ERANGE)
+		return gf_fail(e, "%s '%s' is out of range; it must be %ld to %ld",
+		    what, s, lo, hi);
 	if (*v < lo || *v > hi)
 		return gf_fail(e, "%s is %ld; it must be %ld to %ld", what, *v, lo, hi);
 	return 0;
@@ -41,8 +46,15 @@ gf_parse_double(const char *s, const char *what, double lo, double hi,
 
 	errno = 0;
 	*v = strtod(s, &end);
-	if (*s == '\0' || *end != '\0' || errno != 0 || !isfinite(*v))
+	if (*s == '\0' || *end != '\0' || isnan(*v) ||
+	    (errno != 0 && errno != ERANGE))
 		return gf_fail(e, "%s '%s' is not a number", what, s);
+	if (errno == ERANGE && fabs(*v) < 1)
+		return gf_fail(e, "%s '%s' is out of range: too close to 0 to be "
+		    "represented (give 0, or at least %g)", what, s, DBL_MIN);
+	if (errno == ERANGE || isinf(*v))
+		return gf_fail(e, "%s '%s' is out of range; it must be %g to %g",
+		    what, s, lo, hi);
 	if (*v < lo || *v > hi)
 		return gf_fail(e, "%s is %g; it must be %g to %g", what, *v, lo, hi);
 	return 0;
@@ -138,4 +150,87 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 		return 1;
 	}
 	return 0;
+}
+
+/* Length of the option name in word "--name[=value]", after the dashes. */
+static size_t
+long_name_len(const char *word)
+{
+	return strcspn(word + 2, "=");
+}
+
+/*
+ * The long options whose names begin with the n bytes of name: the count,
+ * with the first exact match (or else the first match) in *first and the
+ * first one whose val is val in *with_val (NULL if none).
+ */
+static int
+long_matches(const struct option *longopts, const char *name, size_t n, int val,
+    const struct option **first, const struct option **with_val)
+{
+	int count = 0;
+
+	*first = *with_val = NULL;
+	for (const struct option *l = longopts; l->name != NULL; l++) {
+		if (strncmp(l->name, name, n) != 0)
+			continue;
+		count++;
+		if (*first == NULL || l->name[n] == '\0')
+			*first = l;
+		if (*with_val == NULL && l->val == val)
+			*with_val = l;
+	}
+	return count;
+}
+
+/* "option --b is ambiguous: it could be --border, --block or --bias". */
+static int
+refuse_ambiguous(const struct option *longopts, const char *name, size_t n,
+    struct gf_err *e)
+{
+	size_t len;
+	int count = 0, total = 0;
+
+	for (const struct option *l = longopts; l->name != NULL; l++)
+		total += strncmp(l->name, name, n) == 0;
+	len = (size_t)snprintf(e->msg, sizeof(e->msg), "option --%.*s is "
+	    "ambiguous: it could be", (int)n, name);
+	for (const struct option *l = longopts; l->name != NULL; l++) {
+		if (strncmp(l->name, name, n) != 0 || len >= sizeof(e->msg))
+			continue;
+		count++;
+		len += (size_t)snprintf(e->msg + len, sizeof(e->msg) - len, "%s--%s",
+		    count == 1 ? " " : count == total ? " or " : ", ", l->name);
+	}
+	return -1;
+}
+
+int
+gf_opts_refused(int c, char *const *argv, const struct option *longopts,
+    struct gf_err *e)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	const struct option *first, *with_val;
+	size_t n = 0;
+	int count = 0;
+
+	/* A long option's error leaves its word at optind - 1 and sets optopt
+	 * to its val (0 when unknown); a short one sets optopt to the letter. */
+	if (strncmp(word, "--", 2) == 0 && word[2] != '\0') {
+		n = long_name_len(word);
+		count = long_matches(longopts, word + 2, n, optopt, &first, &with_val);
+	}
+	if (n > 0 && optopt == 0 && count > 1)
+		return refuse_ambiguous(longopts, word + 2, n, e);
+	if (n > 0 && optopt == 0)
+		return gf_fail(e, "option --%.*s is unknown", (int)n, word + 2);
+	if (n > 0 && with_val != NULL && c == ':')
+		return gf_fail(e, "option --%s needs a value", with_val->name);
+	if (n > 0 && with_val != NULL)
+		return gf_fail(e, "option --%s takes no value", with_val->name);
+	if (!isprint(optopt))
+		return gf_fail(e, "option byte 0x%02x is unknown", optopt & 0xff);
+	if (c == ':')
+		return gf_fail(e, "option -%c needs a value", optopt);
+	return gf_fail(e, "option -%c is unknown", optopt);
 }

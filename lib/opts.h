@@ -57,7 +57,20 @@ void gf_opts_init(struct gf_opts *o);
 int gf_opts_common(struct gf_opts *o, int c, const char *arg,
     struct gf_err *e);
 
-/* Value parsers: the whole string must be a number in [lo, hi]. */
+/*
+ * The message for an option getopt_long refused (its optstring begins
+ * with ':'): c is the '?' or ':' it returned, and optopt and optind are as
+ * it left them.  Names the option as the user meant it (-w, or a long
+ * option's full name) and what was wrong: unknown, ambiguous, a missing
+ * value, or a value given to an option that takes none.  Returns -1.
+ */
+int gf_opts_refused(int c, char *const *argv, const struct option *longopts,
+    struct gf_err *e);
+
+/*
+ * Value parsers: the whole string must be a number in [lo, hi]; a number
+ * that does not fit a long or a double is "out of range", not "not a number".
+ */
 int gf_parse_int(const char *s, const char *what, long lo, long hi,
     long *v, struct gf_err *e);
 int gf_parse_double(const char *s, const char *what, double lo, double hi,

@@ -32,7 +32,7 @@ result(const char *name, int ok, const char *fmt, ...)
 }
 
 /* An image of w x h x ch samples from vals (NULL: zeros); aborts without memory. */
-static struct image
+static struct image __attribute__((unused))
 image_of(int w, int h, int ch, unsigned maxval, const unsigned *vals)
 {
 	struct image img = {w, h, ch, maxval, NULL};

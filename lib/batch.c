@@ -1,0 +1,129 @@
+/*
+ * batch.c - output names of -o DIR batches, and the check for collisions.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "batch.h"
+
+int
+batch_path(const char *dir, const char *input, const char *ext, char *buf,
+    size_t size, struct gf_err *e)
+{
+	const char *base = strrchr(input, '/'), *dot, *sep;
+	int blen, dlen = (int)strlen(dir);
+
+	while (dlen > 1 && dir[dlen - 1] == '/')
+		dlen--;         /* "out/" and "out" name the same outputs */
+	base = base == NULL ? input : base + 1;
+	dot = strrchr(base, '.');
+	blen = dot == NULL || dot == base ? (int)strlen(base) : (int)(dot - base);
+	sep = dlen > 0 && dir[dlen - 1] == '/' ? "" : "/";
+	if (snprintf(buf, size, "%.*s%s%.*s.%s", dlen, dir, sep, blen, base,
+	    ext) >= (int)size)
+		return gf_fail(e, "output path for %s in %s is too long", input, dir);
+	return 0;
+}
+
+/* An input's output path (with the first extension of its format) and place. */
+struct batch_out {
+	char *path;
+	int index;
+};
+
+static int
+out_cmp(const void *a, const void *b)
+{
+	const struct batch_out *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c != 0 ? c : x->index - y->index;
+}
+
+/* dir exists and is a directory. */
+static int
+check_dir(const char *dir, struct gf_err *e)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+		return gf_fail(e, "-o %s: the directory does not exist", dir);
+	if (stat(dir, &st) != 0)
+		return gf_fail(e, "-o %s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return gf_fail(e, "-o %s: it is not a directory", dir);
+	return 0;
+}
+
+/* Input i is not the existing file that one of its possible outputs would replace. */
+static int
+check_self(const char *dir, const char *input, const char *const *exts,
+    struct gf_err *e)
+{
+	char path[PATH_MAX];
+	struct stat in, out;
+
+	if (stat(input, &in) != 0)
+		return 0;
+	for (int k = 0; exts[k] != NULL; k++) {
+		if (batch_path(dir, input, exts[k], path, sizeof(path), e) < 0)
+			return -1;
+		if (stat(path, &out) == 0 && out.st_dev == in.st_dev &&
+		    out.st_ino == in.st_ino)
+			return gf_fail(e, "-o %s: %s would be replaced by its own "
+			    "output %s", dir, input, path);
+	}
+	return 0;
+}
+
+/* No two of the n outputs in outs have one path; outs is sorted here. */
+static int
+check_pairs(const char *dir, struct batch_out *outs, int n, char *const *inputs,
+    struct gf_err *e)
+{
+	qsort(outs, (size_t)n, sizeof(*outs), out_cmp);
+	for (int i = 1; i < n; i++)
+		if (strcmp(outs[i - 1].path, outs[i].path) == 0)
+			return gf_fail(e, "-o %s: %s and %s would both be written to "
+			    "%s", dir, inputs[outs[i - 1].index],
+			    inputs[outs[i].index], outs[i].path);
+	return 0;
+}
+
+int
+batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
+    struct gf_err *e)
+{
+	static const char *const png[] = {"png", NULL}, *const pnm[] = {"pgm",
+	    "ppm", NULL};
+	const char *const *exts = fmt == IMG_FORMAT_PNG ? png : pnm;
+	struct batch_out *outs = calloc((size_t)n + 1, sizeof(*outs));
+	char path[PATH_MAX];
+	int m = 0, ret = -1;
+
+	if (outs == NULL)
+		return gf_fail(e, "out of memory for %d input names", n);
+	if (check_dir(dir, e) < 0)
+		goto done;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(inputs[i], "-") == 0)
+			continue;
+		if (check_self(dir, inputs[i], exts, e) < 0 ||
+		    batch_path(dir, inputs[i], exts[0], path, sizeof(path), e) < 0)
+			goto done;
+		if ((outs[m].path = strdup(path)) == NULL) {
+			gf_fail(e, "out of memory for %d input names", n);
+			goto done;
+		}
+		outs[m++].index = i;
+	}
+	ret = check_pairs(dir, outs, m, inputs, e);
+done:
+	for (int i = 0; i < m; i++)
+		free(outs[i].path);
+	free(outs);
+	return ret;
+}

@@ -1,0 +1,32 @@
+/*
+ * batch.h - the outputs of a -o DIR batch: each input is written to
+ * dir/<its base name without extension>.<extension of the output format>,
+ * and a batch is refused before anything runs when two inputs would be
+ * written to one output or an input would be replaced by its own output.
+ * Shared by the filter loop (lib/engine.c) and the check in cmd/.
+ */
+#ifndef GF_BATCH_H
+#define GF_BATCH_H
+
+#include <stddef.h>
+
+#include "gf.h"
+#include "img.h"
+
+/* Writes dir/<base of input>.ext into buf (size bytes); -1 if it does not fit. */
+int batch_path(const char *dir, const char *input, const char *ext, char *buf,
+    size_t size, struct gf_err *e);
+
+/*
+ * Checks a batch of n inputs into dir in format fmt (AUTO: PNM) before it
+ * runs: dir must be an existing directory, no two inputs may share an
+ * output (PGM and PPM count as one name, since which one is written
+ * depends on the image), and no input may be the file its output would
+ * replace (compared by device and inode, so any spelling of the path is
+ * caught).  -1 with e naming the directory, or the two inputs, or the
+ * input and its output.  Standard input ("-") is left to the run.
+ */
+int batch_check(const char *dir, char *const *inputs, int n,
+    enum img_format fmt, struct gf_err *e);
+
+#endif
