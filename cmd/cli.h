@@ -32,9 +32,13 @@ cli_report(const char *input, int index, const struct image *out,
 	    out->width, out->height);
 	if (t->auto_threshold)
 		fprintf(stderr, "threshold %g (Otsu), ", t->threshold);
-	fprintf(stderr, "read %.2f ms, upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
-	    "download %.2f ms, write %.2f ms\n", t->read, t->upload, t->kernel,
-	    gbs, t->download, t->write);
+	if (t->cpu > 0)
+		fprintf(stderr, "read %.2f ms, cpu %.2f ms, write %.2f ms\n",
+		    t->read, t->cpu, t->write);
+	else
+		fprintf(stderr, "read %.2f ms, upload %.2f ms, kernel %.3f ms "
+		    "(%.1f GB/s), download %.2f ms, write %.2f ms\n", t->read,
+		    t->upload, t->kernel, gbs, t->download, t->write);
 }
 
 static inline void

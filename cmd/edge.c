@@ -25,7 +25,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: edge [-qVv] [--cpu] [-f format] [-m strategy] [--auto]\n"
+	    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
 	    "            [--block WxH] [--border mode] [--device n] [--high H]\n"
 	    "            [--l1] [--low L] [--rows n] [--sigma S] [input [output]]\n"
 	    "       edge [options] -o dir input ...\n");
@@ -182,6 +182,7 @@ main(int argc, char **argv)
 	c.et.opts.border = c.o.border;
 	c.et.opts.strategy = c.o.strategy;
 	c.et.opts.launch = c.o.launch;
+	c.et.threads = c.o.threads;
 	t.name = progname;
 	t.filter = edge_filter;
 	t.ctx = &c.et;

@@ -68,9 +68,13 @@ int kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e);
 /* Fills integer and separable (with col, row) from taps, kw and kh. */
 void kspec_classify(struct kspec *k);
 
-/* CPU reference: out gets in's size, channels and maxval. */
+/*
+ * CPU reference (lib/conv2d_cpu.c): out gets in's size, channels and
+ * maxval.  nthreads threads (0: the CPUs online); the result does not
+ * depend on it.
+ */
 int conv2d_cpu(const struct image *in, struct image *out,
-    const struct conv2d_params *p, struct gf_err *e);
+    const struct conv2d_params *p, int nthreads, struct gf_err *e);
 
 /*
  * The GPU path, device to device, on one channel: the strategy s with the
@@ -117,9 +121,14 @@ struct conv2d_tool {
 	struct conv2d_params p;
 	enum gf_strategy strategy;
 	struct gf_launch launch;
+	int threads;            /* -j: CPU threads, 0 for the CPUs online */
 };
 
 int conv2d_filter(void *ctx, struct gpu *g, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e);
+
+/* conv2d_filter without a GPU: conv2d_cpu with ct->threads; fills t->cpu. */
+int conv2d_filter_cpu(const struct conv2d_tool *ct, const struct image *in,
     struct image *out, struct gf_times *t, struct gf_err *e);
 
 /* ---- kernels/conv2d.cu: launchers (no allocation, no copies of images) */

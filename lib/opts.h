@@ -1,6 +1,6 @@
 /*
  * opts.h - the options every tool shares (-m, --cpu, --border, -f, -o,
- * --block, --rows, --device, -v, -q, -h, -V) and the parsers for option
+ * -j, --block, --rows, --device, -v, -q, -h, -V) and the parsers for option
  * values, so that the three tools accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
@@ -18,6 +18,7 @@ struct gf_opts {
 	enum gf_border border;
 	struct gf_launch launch;
 	int device;             /* -1: the default device */
+	int threads;            /* -j: CPU threads, 0 for the CPUs online */
 	enum img_format format;
 	const char *outdir;     /* -o DIR: batch mode */
 	int verbose;
@@ -36,7 +37,7 @@ enum {
 	GF_OPT_TOOL = 300
 };
 
-#define GF_SHORTOPTS "m:f:o:vqhV"
+#define GF_SHORTOPTS "m:f:o:j:vqhV"
 #define GF_LONGOPTS \
 	{"cpu", no_argument, NULL, GF_OPT_CPU}, \
 	{"border", required_argument, NULL, GF_OPT_BORDER}, \

@@ -16,6 +16,7 @@
 /* Milliseconds spent per stage of one image, and bytes the kernels moved. */
 struct gf_times {
 	double read, upload, kernel, download, write;
+	double cpu;             /* the filter on the CPU; 0 when it ran on the GPU */
 	double kernel_bytes;    /* for GB/s: bytes read + written by the kernels */
 	int auto_threshold;     /* a threshold was chosen for this image: */
 	double threshold;       /* this one */
@@ -24,7 +25,7 @@ struct gf_times {
 /*
  * A tool's filter: makes out (allocating out->px) from in, using the GPU
  * g when it is not NULL, else the CPU.  Fills the upload, kernel and
- * download fields of t when it used the GPU.
+ * download fields of t when it used the GPU, the cpu field otherwise.
  */
 typedef int (*tool_filter_fn)(void *ctx, struct gpu *g, const struct image *in,
     struct image *out, struct gf_times *t, struct gf_err *e);

@@ -34,7 +34,7 @@ check_cpu(const char *name, const struct image *in,
 	struct image out;
 	struct gf_err e = {{0}};
 
-	if (conv2d_cpu(in, &out, p, &e) < 0) {
+	if (conv2d_cpu(in, &out, p, 0, &e) < 0) {
 		result(name, 0, "%s", e.msg);
 		return;
 	}
@@ -134,7 +134,7 @@ test_border_1x700(void)
 	for (int b = 0; b < 4; b++) {
 		int bad = -1;
 		snprintf(name, sizeof(name), "border_5x5_on_1x700_%s", border_names[b]);
-		if (params(&p, K5, b, 0, 0, NULL) < 0 || conv2d_cpu(&in, &out, &p, NULL) < 0) {
+		if (params(&p, K5, b, 0, 0, NULL) < 0 || conv2d_cpu(&in, &out, &p, 0, NULL) < 0) {
 			result(name, 0, "failed");
 			continue;
 		}
@@ -344,9 +344,9 @@ test_separable_cpu(void)
 				struct image o1, o2;
 				params(&p, kernels[k], b, 0, bits == 8 ? 0 : 3, NULL);
 				p.allow_separable = 1;
-				bad |= !p.k.separable || conv2d_cpu(&in, &o1, &p, NULL) < 0;
+				bad |= !p.k.separable || conv2d_cpu(&in, &o1, &p, 0, NULL) < 0;
 				p.allow_separable = 0;
-				bad |= conv2d_cpu(&in, &o2, &p, NULL) < 0;
+				bad |= conv2d_cpu(&in, &o2, &p, 0, NULL) < 0;
 				diffs += differ(&o1, &o2, &md);
 				worst = md > worst ? md : worst;
 				img_free(&in);
@@ -505,7 +505,7 @@ gpu_compare(struct gpu *g, const struct gpu_case *gc, enum gf_strategy s,
 				struct gpu_image din, dout;
 				ok = params(&p, gc->kernel, b, gc->div, gc->bias, &e) == 0;
 				p.allow_separable = gc->allow_separable;
-				ok = ok && conv2d_cpu(&in, &want, &p, &e) == 0 &&
+				ok = ok && conv2d_cpu(&in, &want, &p, 0, &e) == 0 &&
 				    img_alloc(&got, &e) == 0 &&
 				    gpu_image_get(g, GPU_SLOT_IN, in.width, in.height, mv, &din, &e) == 0 &&
 				    gpu_image_get(g, GPU_SLOT_OUT, in.width, in.height, mv, &dout, &e) == 0 &&

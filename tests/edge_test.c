@@ -86,7 +86,7 @@ edges_match(const struct image *in, const struct edge_opts *o,
 	struct edge_info info;
 	struct gf_err e;
 
-	if (edge_cpu(in, &out, o, &info, &e) < 0) {
+	if (edge_cpu(in, &out, o, &info, 0, &e) < 0) {
 		snprintf(why, 600, "%s", e.msg);
 		return 0;
 	}
@@ -420,7 +420,7 @@ gpu_case_run(struct gpu *g, const struct gpu_case *c, enum gf_strategy s)
 	o.strategy = s;
 	o.launch = c->launch;
 	snprintf(name, sizeof(name), "gpu/%s/%s", gf_strategies[s].name, c->name);
-	ok = edge_cpu(&in, &a, &o, &ia, &e) == 0;
+	ok = edge_cpu(&in, &a, &o, &ia, 0, &e) == 0;
 	if (!ok)
 		snprintf(why, sizeof(why), "cpu: %s", e.msg);
 	else if (!(ok = edge_gpu(g, &in, &b, &o, &ib, &t, &e) == 0))
@@ -451,7 +451,7 @@ gpu_otsu_run(struct gpu *g, unsigned maxval, int l1)
 	in = make_image(611, 419, maxval, maxval > 255 ? photo_like16 : photo_like);
 	snprintf(name, sizeof(name), "gpu/otsu-%ubit%s", maxval > 255 ? 16 : 8,
 	    l1 ? "-l1" : "");
-	ok = edge_otsu_cpu(&in, GF_BORDER_REPLICATE, l1, &tc, &e) == 0 &&
+	ok = edge_otsu_cpu(&in, GF_BORDER_REPLICATE, l1, &tc, 0, &e) == 0 &&
 	    gpu_image_get(g, GPU_SLOT_IN, in.width, in.height, maxval, &d, &e) == 0 &&
 	    gpu_upload(g, &in, 0, &d, &e) == 0 &&
 	    edge_otsu_gpu(g, &d, GF_BORDER_REPLICATE, l1, &tg, &e) == 0;

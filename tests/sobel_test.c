@@ -51,7 +51,7 @@ check_cpu(const char *name, const struct image *in, int mode, double t,
 	struct image out;
 	struct gf_err e = {{0}};
 
-	if (sobel_cpu(in, &out, &p, border, &e) < 0) {
+	if (sobel_cpu(in, &out, &p, border, 0, &e) < 0) {
 		result(name, 0, "%s", e.msg);
 		return;
 	}
@@ -592,7 +592,7 @@ gpu_image_case(struct gpu *g, const struct image *in, int border, int mode,
 	struct image want;
 	struct gf_err e = {{0}};
 
-	if (sobel_cpu(in, &want, &p, border, &e) < 0 ||
+	if (sobel_cpu(in, &want, &p, border, 0, &e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval, &din, &e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height, in->maxval, &dout, &e) < 0 ||
 	    gpu_upload(g, in, 0, &din, &e) < 0) {
