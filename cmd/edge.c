@@ -138,10 +138,14 @@ report(const char *input, int index, const struct image *out,
 	const struct cmd *c = arg;
 	const struct edge_info *in = &c->et.info;
 
-	fprintf(stderr, "%s: %s image %d: %dx%d, low %g high %g%s, read %.3f ms, "
-	    "upload %.3f ms, kernel %.3f ms", progname, input, index, out->width,
-	    out->height, in->low, in->high, c->et.opts.auto_thresh ? " (Otsu)" :
-	    "", t->read, t->upload, t->kernel);
+	fprintf(stderr, "%s: %s image %d: %dx%d, low %g high %g%s, read %.3f ms, ",
+	    progname, input, index, out->width, out->height, in->low, in->high,
+	    c->et.opts.auto_thresh ? " (Otsu)" : "", t->read);
+	if (t->cpu > 0) {
+		fprintf(stderr, "cpu %.3f ms, write %.3f ms\n", t->cpu, t->write);
+		return;
+	}
+	fprintf(stderr, "upload %.3f ms, kernel %.3f ms", t->upload, t->kernel);
 	if (t->kernel > 0)
 		fprintf(stderr, " (%.1f GB/s)", t->kernel_bytes / (t->kernel * 1e6));
 	fprintf(stderr, ", download %.3f ms, write %.3f ms\n", t->download,

@@ -27,36 +27,37 @@ struct hist_job {
 	uint32_t *hists;        /* nbands histograms of maxval + 1 bins */
 };
 
-/* The histogram values of a row of gradients (edge_hist_value), n of them. */
-GF_CLONES static void
-hist_values(const int *gx, const int *gy, uint32_t *v, int n, int l1,
-    unsigned maxval)
-{
-	for (int x = 0; x < n; x++)
-		v[x] = edge_hist_value(gx[x], gy[x], l1, maxval);
-}
-
+/*
+ * The histogram value of a gradient (edge_hist_value) is sobel's
+ * magnitude, so a band counts the samples of sobel's CPU rows in mode
+ * MAG_L2 or MAG_L1; for 8-bit images those come from sobel_value_f,
+ * which tests/core_test.c proves equal to sobel_value for every 8-bit
+ * gradient.
+ */
 static int
 hist_band(void *arg, int b)
 {
 	const struct hist_job *j = arg;
-	int w = j->gray->width, y0, y1;
-	uint32_t *hist = j->hists + (size_t)b * (j->gray->maxval + 1);
-	int *gx = malloc((size_t)w * (2 * sizeof(int) + sizeof(uint32_t)));
-	uint32_t *v = (uint32_t *)(gx + 2 * (size_t)w);
-	const void *r[3];
+	const struct image *g = j->gray;
+	struct sobel_params sp = {j->l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2,
+	    g->maxval, 0};
+	uint32_t *hist = j->hists + (size_t)b * (g->maxval + 1);
+	int w = g->width, y0, y1;
+	int *grad = malloc((size_t)w * (2 * sizeof(int) + sizeof(uint16_t)));
+	uint16_t *v16 = (uint16_t *)(grad + 2 * (size_t)w);
+	uint8_t *v8 = (uint8_t *)v16;
 
-	if (gx == NULL)
+	if (grad == NULL)
 		return -1;
-	pool_band_rows(j->gray->height, j->nbands, b, &y0, &y1);
+	pool_band_rows(g->height, j->nbands, b, &y0, &y1);
 	for (int y = y0; y < y1; y++) {
-		sobel_rows_at(j->gray, y, j->border, j->zero, r);
-		sobel_grad_row(r, j->gray->maxval > 255, w, j->border, gx, gx + w);
-		hist_values(gx, gx + w, v, w, j->l1, j->gray->maxval);
-		for (int x = 0; x < w; x++)
-			hist[v[x]]++;
+		sobel_row_cpu(g, y, &sp, j->border, j->zero, grad, v16);
+		for (int x = 0; g->maxval <= 255 && x < w; x++)
+			hist[v8[x]]++;
+		for (int x = 0; g->maxval > 255 && x < w; x++)
+			hist[v16[x]]++;
 	}
-	free(gx);
+	free(grad);
 	return 0;
 }
 
@@ -160,8 +161,9 @@ ring_fill(struct grad_ring *r, const struct classify_job *j, int y)
 /*
  * Classes of columns 1..n of a row from its gradients and the magnitudes
  * of the rows above (u), at (m) and below (d).  The neighbours across
- * the edge are picked by edge_sector_offset's (dx, dy) with selects, not
- * indexing, so the loop has no data-dependent addresses.
+ * the edge are picked by edge_sector_offset's (dx, dy) with selects
+ * among all eight loaded neighbours, not by indexing, so the loop has
+ * no data-dependent addresses.
  */
 GF_CLONES static void
 classify_row(const int *gx, const int *gy, const uint64_t *u,
@@ -171,12 +173,15 @@ classify_row(const int *gx, const int *gy, const uint64_t *u,
 	struct edge_params q = *p;
 
 	for (int x = 1; x <= n; x++) {
+		uint64_t ml = m[x - 1], mr = m[x + 1];
+		uint64_t ul = u[x - 1], uc = u[x], ur = u[x + 1];
+		uint64_t dl = d[x - 1], dc = d[x], dr = d[x + 1];
 		int s = edge_sector(gx[x], gy[x]), dx, dy;
 		edge_sector_offset(s, &dx, &dy);
-		uint64_t before = dy == 0 ? (dx < 0 ? m[x - 1] : m[x + 1]) :
-		    dx < 0 ? u[x - 1] : dx == 0 ? u[x] : u[x + 1];
-		uint64_t after = dy == 0 ? (dx < 0 ? m[x + 1] : m[x - 1]) :
-		    dx < 0 ? d[x + 1] : dx == 0 ? d[x] : d[x - 1];
+		uint64_t before = dy == 0 ? (dx < 0 ? ml : mr) :
+		    dx < 0 ? ul : dx == 0 ? uc : ur;
+		uint64_t after = dy == 0 ? (dx < 0 ? mr : ml) :
+		    dx < 0 ? dr : dx == 0 ? dc : dl;
 		lab[x] = (uint8_t)edge_classify(m[x], before, after, s, &q);
 	}
 }

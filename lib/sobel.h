@@ -55,6 +55,15 @@ void sobel_rows_at(const struct image *gray, int y, int border,
     const void *zero, const void *r[3]);
 
 /*
+ * Row y of sobel's output for p into o (a row of gray's sample type): the
+ * CPU path's step, also edge's gradient histogram.  zero is a row of
+ * zeros as wide as gray; grad is 2 * width ints of scratch for 16-bit
+ * images (NULL will do for 8-bit ones).
+ */
+void sobel_row_cpu(const struct image *gray, int y, const struct sobel_params *p,
+    int border, const void *zero, int *grad, void *o);
+
+/*
  * gx and gy of every column 0..w-1 of the middle row of r (samples
  * 16-bit when wide, else 8-bit), the border rule applied to columns.
  */

@@ -116,6 +116,50 @@ SOBEL_ROW8(row8_mag_l1, SOBEL_MAG_L1)
 SOBEL_ROW8(row8_thresh_l2, SOBEL_THRESH_L2)
 SOBEL_ROW8(row8_thresh_l1, SOBEL_THRESH_L1)
 
+/* Row y of a 16-bit image into o, through the gradient rows gx, gy. */
+static void
+sobel_row_wide(const void *const r[3], int w, const struct sobel_params *p,
+    int border, int *gx, int *gy, uint16_t *o)
+{
+	sobel_grad_row(r, 1, w, border, gx, gy);
+	for (int x = 0; x < w; x++)
+		o[x] = (uint16_t)sobel_value(gx[x], gy[x], p);
+}
+
+/* Row y of an 8-bit image into o: the interior by mode, then the two border columns. */
+static void
+sobel_row8(const void *const r[3], int w, const struct sobel_params *p,
+    int border, uint8_t *o)
+{
+	static void (*const rows[])(const uint8_t *, const uint8_t *,
+	    const uint8_t *, uint8_t *, int, const struct sobel_params *) = {
+		[SOBEL_MAG_L2] = row8_mag_l2, [SOBEL_MAG_L1] = row8_mag_l1,
+		[SOBEL_THRESH_L2] = row8_thresh_l2, [SOBEL_THRESH_L1] = row8_thresh_l1
+	};
+	int gx, gy;
+
+	if (w >= 3)
+		rows[p->mode](r[0], r[1], r[2], o, w - 2, p);
+	for (int x = 0; x < w; x = x == 0 && w > 2 ? w - 1 : x + 1) {
+		grad_at(r, 0, w, x, border, &gx, &gy);
+		o[x] = (uint8_t)(int)sobel_value_f((float)gx, (float)gy, p);
+	}
+}
+
+void
+sobel_row_cpu(const struct image *gray, int y, const struct sobel_params *p,
+    int border, const void *zero, int *grad, void *o)
+{
+	const void *r[3];
+	int w = gray->width;
+
+	sobel_rows_at(gray, y, border, zero, r);
+	if (gray->maxval > 255)
+		sobel_row_wide(r, w, p, border, grad, grad + w, o);
+	else
+		sobel_row8(r, w, p, border, o);
+}
+
 /* What the bands of one sobel_cpu call share. */
 struct sobel_job {
 	const struct image *in;
@@ -126,57 +170,21 @@ struct sobel_job {
 	const void *zero;       /* a row of zeros, for the zero border */
 };
 
-/* One row of a 16-bit image (or any image with a scratch row of gradients). */
-static void
-sobel_row_wide(const struct sobel_job *j, const void *const r[3], int y,
-    int *gx, int *gy)
-{
-	int w = j->in->width;
-	uint16_t *o = (uint16_t *)j->out->px + (size_t)y * w;
-
-	sobel_grad_row(r, 1, w, j->border, gx, gy);
-	for (int x = 0; x < w; x++)
-		o[x] = (uint16_t)sobel_value(gx[x], gy[x], j->p);
-}
-
-/* One row of an 8-bit image: the interior by mode, then the two border columns. */
-static void
-sobel_row8(const struct sobel_job *j, const void *const r[3], int y)
-{
-	static void (*const rows[])(const uint8_t *, const uint8_t *,
-	    const uint8_t *, uint8_t *, int, const struct sobel_params *) = {
-		[SOBEL_MAG_L2] = row8_mag_l2, [SOBEL_MAG_L1] = row8_mag_l1,
-		[SOBEL_THRESH_L2] = row8_thresh_l2, [SOBEL_THRESH_L1] = row8_thresh_l1
-	};
-	int w = j->in->width, gx, gy;
-	uint8_t *o = (uint8_t *)j->out->px + (size_t)y * w;
-
-	if (w >= 3)
-		rows[j->p->mode](r[0], r[1], r[2], o, w - 2, j->p);
-	for (int x = 0; x < w; x = x == 0 && w > 2 ? w - 1 : x + 1) {
-		grad_at(r, 0, w, x, j->border, &gx, &gy);
-		o[x] = (uint8_t)(int)sobel_value_f((float)gx, (float)gy, j->p);
-	}
-}
-
 static int
 sobel_band(void *arg, int b)
 {
 	const struct sobel_job *j = arg;
-	int y0, y1, wide = j->in->maxval > 255, *gx = NULL;
-	const void *r[3];
+	int w = j->in->width, y0, y1, *grad = NULL;
+	size_t stride = (size_t)w * gf_sample_bytes(j->in->maxval);
 
-	if (wide && (gx = malloc(2 * (size_t)j->in->width * sizeof(int))) == NULL)
+	if (j->in->maxval > 255 &&
+	    (grad = malloc(2 * (size_t)w * sizeof(int))) == NULL)
 		return -1;
 	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
-	for (int y = y0; y < y1; y++) {
-		sobel_rows_at(j->in, y, j->border, j->zero, r);
-		if (wide)
-			sobel_row_wide(j, r, y, gx, gx + j->in->width);
-		else
-			sobel_row8(j, r, y);
-	}
-	free(gx);
+	for (int y = y0; y < y1; y++)
+		sobel_row_cpu(j->in, y, j->p, j->border, j->zero, grad,
+		    (char *)j->out->px + y * stride);
+	free(grad);
 	return 0;
 }
 
