@@ -487,6 +487,83 @@ test_gpu(void)
 	gpu_close(&g);
 }
 
+/* ---- the CPU path on threads ---- */
+
+/* Samples of a and b (the same size) that differ. */
+static size_t
+count_differ(const struct image *a, const struct image *b)
+{
+	size_t d = 0;
+
+	for (int y = 0; y < a->height; y++)
+		for (int x = 0; x < a->width; x++)
+			d += px(a, x, y) != px(b, x, y);
+	return d;
+}
+
+/* edge_cpu of in with o on 1, 2, 3 and 7 threads; the first failure in why. */
+static size_t
+threads_differ(const struct image *in, const struct edge_opts *o,
+    char *why, size_t n)
+{
+	static const int threads[] = {1, 2, 3, 7};
+	struct image out[4] = {{0}};
+	struct edge_info info[4];
+	size_t bad = 0;
+
+	/* All outputs live at once: none reuses another's memory. */
+	for (int t = 0; t < 4; t++) {
+		struct gf_err e = {{0}};
+		size_t d = edge_cpu(in, &out[t], o, &info[t], threads[t], &e) < 0 ?
+		    1 : count_differ(&out[0], &out[t]) +
+		    (info[t].high != info[0].high);
+		if (d > 0 && bad++ == 0)
+			snprintf(why, n, "%dx%d maxval %u border %d sigma %g%s%s, %d "
+			    "threads: %zu differ from 1 thread %s", in->width,
+			    in->height, in->maxval, o->border, o->sigma,
+			    o->auto_thresh ? " auto" : "", o->l1 ? " l1" : "",
+			    threads[t], d, e.msg);
+	}
+	for (int t = 0; t < 4; t++)
+		img_free(&out[t]);
+	return bad;
+}
+
+/*
+ * edge_cpu on 1, 2, 3 and 7 threads gives the same edges and
+ * thresholds: odd sizes, every border, 8 and 16 bit, with and without
+ * smoothing, given and Otsu thresholds, both norms.
+ */
+static void
+test_cpu_threads(void)
+{
+	static const int sizes[][2] = {{1, 1}, {2, 40}, {37, 3}, {23, 300},
+	    {61, 67}};
+	char name[64], why[640] = "";
+
+	for (int deep = 0; deep < 2; deep++)
+	for (int smooth = 0; smooth < 2; smooth++) {
+		size_t bad = 0;
+		for (int k = 0; k < 5; k++)
+		for (int v = 0; v < 4; v++) {
+			unsigned m = deep ? 65535 : 255;
+			struct image in = make_image(sizes[k][0], sizes[k][1], m,
+			    deep ? photo_like16 : photo_like);
+			struct edge_opts o = opts(40.0 * m / 255, 90.0 * m / 255, v & 1);
+			o.sigma = smooth ? 1.4 : 0;
+			o.auto_thresh = v >> 1;
+			for (int b = 0; b < 4; b++) {
+				o.border = b;
+				bad += threads_differ(&in, &o, why, bad ? 0 : sizeof(why));
+			}
+			img_free(&in);
+		}
+		snprintf(name, sizeof(name), "cpu_threads_%dbit%s", deep ? 16 : 8,
+		    smooth ? "_sigma1.4" : "");
+		report(name, bad == 0, why);
+	}
+}
+
 int
 main(void)
 {
@@ -496,6 +573,7 @@ main(void)
 	test_chains();
 	test_tiny();
 	test_otsu();
+	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
 }
