@@ -5,6 +5,7 @@
 #   make demo       deps, build, run sobel on a bundled sample
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make bench      GPU only: kernel times against a copy kernel
+#   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
 #   make install    PREFIX=/usr/local
 
 PREFIX    ?= /usr/local
@@ -90,6 +91,9 @@ test: deps
 bench: all build/bench
 	build/bench
 
+bench-cpu: all
+	sh bench/cpu.sh
+
 install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
@@ -98,7 +102,7 @@ install: all
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test bench install clean
+.PHONY: all deps demo test bench bench-cpu install clean
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
