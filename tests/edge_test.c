@@ -487,6 +487,33 @@ test_gpu(void)
 	gpu_close(&g);
 }
 
+/*
+ * edge_classify against its rule as the comment in edge_core.h states it,
+ * with early exits: every magnitude, neighbour and threshold in 0..4
+ * (ties and every order) in every sector.
+ */
+static void
+test_classify_rule(void)
+{
+	long bad = 0;
+
+	for (int s = 0; s < 4; s++)
+	for (uint64_t m = 0; m < 5; m++)
+	for (uint64_t b = 0; b < 5; b++)
+	for (uint64_t a = 0; a < 5; a++)
+	for (uint64_t lo = 0; lo < 5; lo++)
+	for (uint64_t hi = lo; hi < 5; hi++) {
+		struct edge_params p = {0, lo, hi};
+		int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135, want;
+		if (m <= lo || m <= b || (diag ? m <= a : m < a))
+			want = EDGE_NONE;
+		else
+			want = m > hi ? EDGE_STRONG : EDGE_WEAK;
+		bad += edge_classify(m, b, a, s, &p) != want;
+	}
+	report("classify_rule", bad == 0, "edge_classify breaks its rule");
+}
+
 /* ---- the CPU path on threads ---- */
 
 /* Samples of a and b (the same size) that differ. */
@@ -573,6 +600,7 @@ main(void)
 	test_chains();
 	test_tiny();
 	test_otsu();
+	test_classify_rule();
 	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
