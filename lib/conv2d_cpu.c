@@ -45,6 +45,9 @@ struct conv_rows {
 	void *mem;
 };
 
+/* Columns per block of an output row: acc and kh source rows fit in L1. */
+#define CONV_BLOCK 512
+
 /* ---- row loops, each a whole row through the conv2d_core.h steps */
 
 GF_CLONES static void
@@ -232,9 +235,15 @@ out_row(const struct conv_job *j, struct conv_rows *r, int c, int y)
 	size_t base = (size_t)y * w * ch + c;
 
 	memset(r->acc, 0, (size_t)w * (co->mode == CONV2D_I64 ? 8 : 4));
-	for (int i = 0; i < co->kh; i++)
-		mac_taps(pl, r->acc, r->ring + (size_t)((y + i) % co->kh) *
-		    r->row_bytes, i, w);
+	/* Column blocks small enough that acc and the kh rows stay in L1. */
+	for (int x0 = 0; x0 < w; x0 += CONV_BLOCK) {
+		int n = w - x0 < CONV_BLOCK ? w - x0 : CONV_BLOCK;
+		char *acc = (char *)r->acc + (size_t)x0 *
+		    (co->mode == CONV2D_I64 ? 8 : 4);
+		for (int i = 0; i < co->kh; i++)
+			mac_taps(pl, acc, r->ring + (size_t)((y + i) % co->kh) *
+			    r->row_bytes + (size_t)x0 * 4, i, n);
+	}
 	if (co->mode == CONV2D_F32)
 		finish_row_f32(r->acc, r->res, w, co);
 	else if (co->mode == CONV2D_I64)
