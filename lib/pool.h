@@ -16,10 +16,12 @@
  * versions do the same IEEE operations (fmaf is fused either way), so
  * they give the same bits.
  */
+#ifndef GF_CLONES       /* -DGF_CLONES= builds the baseline loops alone */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GF_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define GF_CLONES
+#endif
 #endif
 
 /* Most threads one call may use (-j's upper bound). */

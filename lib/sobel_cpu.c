@@ -116,7 +116,7 @@ SOBEL_ROW8(row8_mag_l1, SOBEL_MAG_L1)
 SOBEL_ROW8(row8_thresh_l2, SOBEL_THRESH_L2)
 SOBEL_ROW8(row8_thresh_l1, SOBEL_THRESH_L1)
 
-/* Row y of a 16-bit image into o, through the gradient rows gx, gy. */
+/* One row of a 16-bit image into o, through the gradient rows gx, gy. */
 static void
 sobel_row_wide(const void *const r[3], int w, const struct sobel_params *p,
     int border, int *gx, int *gy, uint16_t *o)
@@ -126,7 +126,7 @@ sobel_row_wide(const void *const r[3], int w, const struct sobel_params *p,
 		o[x] = (uint16_t)sobel_value(gx[x], gy[x], p);
 }
 
-/* Row y of an 8-bit image into o: the interior by mode, then the two border columns. */
+/* One row of an 8-bit image into o: the interior by mode, then the border columns. */
 static void
 sobel_row8(const void *const r[3], int w, const struct sobel_params *p,
     int border, uint8_t *o)
