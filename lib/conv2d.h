@@ -127,6 +127,14 @@ struct conv2d_tool {
 int conv2d_filter(void *ctx, struct gpu *g, const struct image *in,
     struct image *out, struct gf_times *t, struct gf_err *e);
 
+/*
+ * The CPU path's finish of n accumulators of mode CONV2D_I32 into
+ * samples: conv2d_finish_i32 of each, computed so that it vectorizes
+ * (exposed for the test that proves the two equal).
+ */
+void conv2d_finish_row_i32(const int32_t *acc, uint16_t *res, int n,
+    const struct conv2d_coef *c);
+
 /* conv2d_filter without a GPU: conv2d_cpu with ct->threads; fills t->cpu. */
 int conv2d_filter_cpu(const struct conv2d_tool *ct, const struct image *in,
     struct image *out, struct gf_times *t, struct gf_err *e);

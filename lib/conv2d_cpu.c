@@ -10,6 +10,7 @@
  * agree bit for bit.  The separable path keeps a ring of kh row-pass
  * results instead and runs the column pass the same way.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,14 +72,48 @@ mac_row_f32(float *acc, const float *src, float tap, int n)
 		acc[x] = conv2d_mac_f32(acc[x], tap, src[x]);
 }
 
+/*
+ * conv2d_finish_i32 when the divisor is d > 1, its floor division
+ * floor((2v + d) / 2d) done in double, which vectorizes (x86 has no
+ * vector integer division).  Exact: n = 2v + d and D = 2d are below 2^31
+ * in magnitude (the I32 mode's bound), so they and n / D's rounding
+ * error, below |n / D| 2^-53 < 2^-22 / D, are exact or too small to
+ * reach the next integer, which a non-integer n / D is at least 1 / D
+ * from.  tests/conv2d_test.c checks it against conv2d_finish_i32.
+ */
 GF_CLONES static void
-finish_row_i32(const int32_t *acc, uint16_t *res, int n,
+finish_row_i32_div(const int32_t *acc, uint16_t *res, int n,
+    const struct conv2d_coef *c)
+{
+	int32_t d = (int32_t)c->div, bias = (int32_t)c->bias;
+	int32_t maxval = (int32_t)c->maxval;
+	double d2 = 2.0 * d;
+
+	for (int x = 0; x < n; x++) {
+		int32_t q = (int32_t)floor((double)(2 * acc[x] + d) / d2);
+		int32_t r = q + bias;
+		res[x] = (uint16_t)(r < 0 ? 0 : r > maxval ? maxval : r);
+	}
+}
+
+GF_CLONES static void
+finish_row_i32_core(const int32_t *acc, uint16_t *res, int n,
     const struct conv2d_coef *c)
 {
 	struct conv2d_coef k = *c;
 
 	for (int x = 0; x < n; x++)
 		res[x] = (uint16_t)conv2d_finish_i32(acc[x], &k);
+}
+
+void
+conv2d_finish_row_i32(const int32_t *acc, uint16_t *res, int n,
+    const struct conv2d_coef *c)
+{
+	if (c->div > 1)
+		finish_row_i32_div(acc, res, n, c);
+	else
+		finish_row_i32_core(acc, res, n, c);
 }
 
 static void
@@ -249,7 +284,7 @@ out_row(const struct conv_job *j, struct conv_rows *r, int c, int y)
 	else if (co->mode == CONV2D_I64)
 		finish_row_i64(r->acc, r->res, w, co);
 	else
-		finish_row_i32(r->acc, r->res, w, co);
+		conv2d_finish_row_i32(r->acc, r->res, w, co);
 	if (ch == 1 && out->maxval <= 255)
 		narrow_row8(r->res, (uint8_t *)out->px + base, w);
 	else

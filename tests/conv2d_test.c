@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -578,6 +579,66 @@ test_gpu(void)
 		gpu_close(&g);
 }
 
+/*
+ * Checks conv2d_finish_row_i32 against conv2d_finish_i32 for the
+ * accumulators v0 .. v0 + count - 1 with divisor d; the bias puts the
+ * quotients of the block inside 0..65535, so no clamp hides them.
+ * Returns the samples that differ.
+ */
+static long
+finish_block(int32_t d, int64_t v0, int count)
+{
+	static int32_t acc[4096];
+	static uint16_t res[4096];
+	struct conv2d_coef c;
+	long bad = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.mode = CONV2D_I32;
+	c.maxval = 65535;
+	c.div = d;
+	c.bias = 30000 - conv2d_floor_div64(2 * v0 + d, 2 * (int64_t)d);
+	for (int i = 0; i < count; i++)
+		acc[i] = (int32_t)(v0 + i);
+	conv2d_finish_row_i32(acc, res, count, &c);
+	for (int i = 0; i < count; i++)
+		bad += res[i] != conv2d_finish_i32(acc[i], &c);
+	return bad;
+}
+
+/*
+ * The CPU's row finish of the I32 mode (the division in double) equals
+ * conv2d_finish_i32: every accumulator in [-2^21, 2^21), and 2^16 at
+ * each end of the range the mode allows for the divisor and bias, for
+ * small, odd, power-of-two and large divisors.
+ */
+static void
+test_finish_row(void)
+{
+	static const int32_t divs[] = {1, 2, 3, 7, 16, 255, 1000, 65535,
+	    1 << 20, (1 << 29) + 1};
+	long bad = 0;
+	int32_t d0 = 0;
+
+	for (size_t k = 0; k < sizeof(divs) / sizeof(divs[0]); k++) {
+		int32_t d = divs[k];
+		/* 2|v| + 2d + |bias| <= INT32_MAX with |bias| <= |v| / d + 30000 */
+		int64_t top = (int64_t)((INT32_MAX - 2.0 * d - 40000) /
+		    (2 + 1.0 / d));
+		long b0 = bad;
+		for (int64_t v = -(1 << 21); v < (1 << 21); v += 4096)
+			bad += finish_block(d, v, 4096);
+		for (int64_t v = top - 65536; v < top; v += 4096)
+			bad += finish_block(d, v + 1, 4096);
+		for (int64_t v = -top; v < -top + 65536; v += 4096)
+			bad += finish_block(d, v, 4096);
+		if (bad > b0 && d0 == 0)
+			d0 = d;
+	}
+	result("finish_row_i32", bad == 0, "%ld samples differ, first with "
+	    "divisor %d", bad, d0);
+}
+
 /* ---- the CPU path: threads and row loops against the plain definition */
 
 /* Row ry (in range) of the separable row pass at column x, in the plan's type. */
@@ -727,6 +788,7 @@ main(void)
 	test_colour();
 	test_int64();
 	test_separable_cpu();
+	test_finish_row();
 	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
