@@ -19,7 +19,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: conv2d [-qVv] [-f format] [-m strategy | --cpu] -k kernel\n"
+	    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
 	    "              [--bias B] [--block WxH] [--border mode] [--device N]\n"
 	    "              [--divisor D | --normalize] [--no-separable] [--rows N]\n"
 	    "              [input [output]]\n"
@@ -41,6 +41,7 @@ help(void)
 	    "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
 	    "  --block WxH     threads per block;  --rows N  rows per thread\n"
 	    "  --device N      GPU number\n"
+	    "  -j N            CPU threads (default: one per CPU online)\n"
 	    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
 	    "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
 	    "  -v              timings per image on stderr;  -q  no notices\n"
@@ -145,6 +146,7 @@ main(int argc, char **argv)
 	ct.p.border = o.border;
 	ct.strategy = o.strategy;
 	ct.launch = o.launch;
+	ct.threads = o.threads;
 	if (o.verbose)
 		describe_kernel(&ct);
 	conv2d_tool(&t, &ct);

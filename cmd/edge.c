@@ -25,7 +25,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: edge [-qVv] [--cpu] [-f format] [-m strategy] [--auto]\n"
+	    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
 	    "            [--block WxH] [--border mode] [--device n] [--high H]\n"
 	    "            [--l1] [--low L] [--rows n] [--sigma S] [input [output]]\n"
 	    "       edge [options] -o dir input ...\n");
@@ -162,6 +162,7 @@ main(int argc, char **argv)
 	c.eo.border = c.o.border;
 	c.eo.strategy = c.o.strategy;
 	c.eo.launch = c.o.launch;
+	c.eo.threads = c.o.threads;
 	edge_tool(&t, &c.eo);
 	return cli_run(progname, &t, &c.o, argc, argv, usage);
 }

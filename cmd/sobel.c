@@ -14,7 +14,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: sobel [-qVv] [-f format] [-m strategy | --cpu] [-t threshold]\n"
+	    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
 	    "             [--block WxH] [--border mode] [--device N] [--norm l2|l1]\n"
 	    "             [--rows N] [input [output]]\n"
 	    "       sobel [options] -o dir input ...\n");
@@ -32,6 +32,7 @@ help(void)
 	    "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
 	    "  --block WxH     threads per block;  --rows N  rows per thread\n"
 	    "  --device N      GPU number\n"
+	    "  -j N            CPU threads (default: one per CPU online)\n"
 	    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
 	    "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
 	    "  -v              timings per image on stderr;  -q  no notices\n"
@@ -96,6 +97,7 @@ main(int argc, char **argv)
 	so.border = o.border;
 	so.strategy = o.strategy;
 	so.launch = o.launch;
+	so.threads = o.threads;
 	sobel_tool(&t, &so);
 	return cli_run("sobel", &t, &o, argc - optind, argv + optind, usage);
 }

@@ -1,8 +1,9 @@
 /*
  * conv2d.c - conv2d on the host: the plan (arithmetic mode, divisor,
- * separable or not) that the CPU and the GPU both obey, the CPU
- * reference, the GPU dispatch over the strategy table, and the tool's
- * per-image filter.  The arithmetic itself is in conv2d_core.h.
+ * separable or not) that the CPU and the GPU both obey, the GPU
+ * dispatch over the strategy table, and the tool's per-image filter.
+ * The arithmetic itself is in conv2d_core.h, the CPU path in
+ * conv2d_cpu.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -120,221 +121,6 @@ conv2d_plan_make(const struct conv2d_params *p, unsigned maxval,
 		return 0;
 	}
 	return plan_real(p, sign, d, pl, e);
-}
-
-/* ---- CPU reference */
-
-/*
- * One channel being filtered on the CPU.  plane holds its w*h samples
- * row-major; xmap[x + j] is the column read for output column x and tap
- * column j (x + j - ax mapped by the border), or -1 for a zero; ymap the
- * same for rows.  tmp is the separable intermediate, w*h values.
- */
-struct cpu_chan {
-	const struct conv2d_plan *pl;
-	int w, h;
-	int32_t *plane;
-	int *xmap, *ymap;
-	int32_t *itmp;
-	float *ftmp;
-};
-
-static void
-chan_free(struct cpu_chan *ch)
-{
-	free(ch->plane);
-	free(ch->xmap);
-	free(ch->ymap);
-	free(ch->itmp);
-	free(ch->ftmp);
-}
-
-static int
-chan_alloc(struct cpu_chan *ch, const struct conv2d_plan *pl, int w, int h,
-    struct gf_err *e)
-{
-	const struct conv2d_coef *c = &pl->coef;
-	size_t n = (size_t)w * h;
-
-	memset(ch, 0, sizeof(*ch));
-	ch->pl = pl;
-	ch->w = w;
-	ch->h = h;
-	ch->plane = malloc(n * sizeof(int32_t));
-	ch->xmap = malloc((size_t)(w + c->kw - 1) * sizeof(int));
-	ch->ymap = malloc((size_t)(h + c->kh - 1) * sizeof(int));
-	if (pl->separable && c->mode == CONV2D_F32)
-		ch->ftmp = malloc(n * sizeof(float));
-	else if (pl->separable)
-		ch->itmp = malloc(n * sizeof(int32_t));
-	if (!ch->plane || !ch->xmap || !ch->ymap ||
-	    (pl->separable && !ch->ftmp && !ch->itmp)) {
-		chan_free(ch);
-		return gf_fail(e, "out of memory for a %d x %d image", w, h);
-	}
-	for (int x = 0; x < w + c->kw - 1; x++)
-		ch->xmap[x] = gf_border_index(x - c->ax, w, c->border);
-	for (int y = 0; y < h + c->kh - 1; y++)
-		ch->ymap[y] = gf_border_index(y - c->ay, h, c->border);
-	return 0;
-}
-
-/* Copies channel c of img into ch->plane. */
-static void
-chan_load(struct cpu_chan *ch, const struct image *img, int c)
-{
-	size_t n = (size_t)ch->w * ch->h;
-
-	for (size_t i = 0; i < n; i++)
-		ch->plane[i] = img_get(img, i * img->channels + c);
-}
-
-/* Sample p(x + j - ax, y + i - ay) of output (x, y): 0 where the border says so. */
-static inline int32_t
-chan_px(const struct cpu_chan *ch, int x, int y, int i, int j)
-{
-	int xx = ch->xmap[x + j], yy = ch->ymap[y + i];
-	return xx < 0 || yy < 0 ? 0 : ch->plane[(size_t)yy * ch->w + xx];
-}
-
-/* The 2D path of each mode: row-major tap order, as every GPU strategy. */
-static unsigned
-cpu_2d_i32(const struct cpu_chan *ch, int x, int y)
-{
-	const struct conv2d_coef *c = &ch->pl->coef;
-	const int32_t *t = ch->pl->taps.itaps;
-	int32_t acc = 0;
-
-	for (int i = 0; i < c->kh; i++)
-		for (int j = 0; j < c->kw; j++)
-			acc = conv2d_mac_i32(acc, t[i * c->kw + j], chan_px(ch, x, y, i, j));
-	return conv2d_finish_i32(acc, c);
-}
-
-static unsigned
-cpu_2d_i64(const struct cpu_chan *ch, int x, int y)
-{
-	const struct conv2d_coef *c = &ch->pl->coef;
-	const int32_t *t = ch->pl->taps.itaps;
-	int64_t acc = 0;
-
-	for (int i = 0; i < c->kh; i++)
-		for (int j = 0; j < c->kw; j++)
-			acc = conv2d_mac_i64(acc, t[i * c->kw + j], chan_px(ch, x, y, i, j));
-	return conv2d_finish_i64(acc, c);
-}
-
-static unsigned
-cpu_2d_f32(const struct cpu_chan *ch, int x, int y)
-{
-	const struct conv2d_coef *c = &ch->pl->coef;
-	const float *t = ch->pl->taps.ftaps;
-	float acc = 0;
-
-	for (int i = 0; i < c->kh; i++)
-		for (int j = 0; j < c->kw; j++)
-			acc = conv2d_mac_f32(acc, t[i * c->kw + j],
-			    (float)chan_px(ch, x, y, i, j));
-	return conv2d_finish_f32(acc, c);
-}
-
-/* Separable row pass: tmp(x, y) = sum over j of row[j] * p(x + j - ax, y). */
-static void
-cpu_rows(struct cpu_chan *ch)
-{
-	const struct conv2d_coef *c = &ch->pl->coef;
-	const struct conv2d_taps *t = &ch->pl->taps;
-
-	for (int y = 0; y < ch->h; y++) {
-		for (int x = 0; x < ch->w; x++) {
-			int32_t iacc = 0;
-			float facc = 0;
-			for (int j = 0; j < c->kw; j++) {
-				int32_t v = chan_px(ch, x, y + c->ay, 0, j);
-				if (ch->ftmp)
-					facc = conv2d_mac_f32(facc, t->frow[j], (float)v);
-				else
-					iacc = conv2d_mac_i32(iacc, t->irow[j], v);
-			}
-			if (ch->ftmp)
-				ch->ftmp[(size_t)y * ch->w + x] = facc;
-			else
-				ch->itmp[(size_t)y * ch->w + x] = iacc;
-		}
-	}
-}
-
-/* Separable column pass for output (x, y): sum over i of col[i] * tmp(x, y + i - ay). */
-static unsigned
-cpu_col_px(const struct cpu_chan *ch, int x, int y)
-{
-	const struct conv2d_coef *c = &ch->pl->coef;
-	const struct conv2d_taps *t = &ch->pl->taps;
-	int32_t a32 = 0;
-	int64_t a64 = 0;
-	float af = 0;
-
-	for (int i = 0; i < c->kh; i++) {
-		int yy = ch->ymap[y + i];
-		size_t s = (size_t)yy * ch->w + x;
-		if (c->mode == CONV2D_F32)
-			af = conv2d_mac_f32(af, t->fcol[i], yy < 0 ? 0.0f : ch->ftmp[s]);
-		else if (c->mode == CONV2D_I64)
-			a64 = conv2d_mac_i64(a64, t->icol[i], yy < 0 ? 0 : ch->itmp[s]);
-		else
-			a32 = conv2d_mac_i32(a32, t->icol[i], yy < 0 ? 0 : ch->itmp[s]);
-	}
-	if (c->mode == CONV2D_F32)
-		return conv2d_finish_f32(af, c);
-	if (c->mode == CONV2D_I64)
-		return conv2d_finish_i64(a64, c);
-	return conv2d_finish_i32(a32, c);
-}
-
-/* Filters channel c of in into channel c of out. */
-static void
-cpu_channel(struct cpu_chan *ch, const struct image *in, struct image *out,
-    int c)
-{
-	const struct conv2d_coef *co = &ch->pl->coef;
-
-	chan_load(ch, in, c);
-	if (ch->pl->separable)
-		cpu_rows(ch);
-	for (int y = 0; y < ch->h; y++) {
-		for (int x = 0; x < ch->w; x++) {
-			size_t s = ((size_t)y * ch->w + x) * out->channels + c;
-			unsigned v = ch->pl->separable ? cpu_col_px(ch, x, y) :
-			    co->mode == CONV2D_F32 ? cpu_2d_f32(ch, x, y) :
-			    co->mode == CONV2D_I64 ? cpu_2d_i64(ch, x, y) :
-			    cpu_2d_i32(ch, x, y);
-			img_set(out, s, v);
-		}
-	}
-}
-
-int
-conv2d_cpu(const struct image *in, struct image *out,
-    const struct conv2d_params *p, struct gf_err *e)
-{
-	struct conv2d_plan *pl = malloc(sizeof(*pl));
-	struct cpu_chan ch;
-
-	out->px = NULL;
-	if (pl == NULL)
-		return gf_fail(e, "out of memory");
-	if (conv2d_plan_make(p, in->maxval, pl, e) < 0 ||
-	    img_alloc_like(out, in, in->channels, e) < 0 ||
-	    chan_alloc(&ch, pl, in->width, in->height, e) < 0) {
-		free(pl);
-		img_free(out);
-		return -1;
-	}
-	for (int c = 0; c < in->channels; c++)
-		cpu_channel(&ch, in, out, c);
-	chan_free(&ch);
-	free(pl);
-	return 0;
 }
 
 /* ---- GPU dispatch */
@@ -526,7 +312,7 @@ conv2d_tool_cpu(void *ctx, const struct image *in, struct image *out,
 	const struct conv2d_tool *ct = ctx;
 
 	(void)t;
-	return conv2d_cpu(in, out, &ct->p, e);
+	return conv2d_cpu(in, out, &ct->p, ct->threads, e);
 }
 
 static int

@@ -68,9 +68,13 @@ int kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e);
 /* Fills integer and separable (with col, row) from taps, kw and kh. */
 void kspec_classify(struct kspec *k);
 
-/* CPU reference: out gets in's size, channels and maxval. */
+/*
+ * CPU reference (lib/conv2d_cpu.c): out gets in's size, channels and
+ * maxval.  nthreads threads (0: the CPUs online); the result does not
+ * depend on it.
+ */
 int conv2d_cpu(const struct image *in, struct image *out,
-    const struct conv2d_params *p, struct gf_err *e);
+    const struct conv2d_params *p, int nthreads, struct gf_err *e);
 
 /*
  * The GPU path, device to device, on one channel: the strategy s with the
@@ -117,12 +121,21 @@ struct conv2d_tool {
 	struct conv2d_params p;
 	enum gf_strategy strategy;
 	struct gf_launch launch;
+	int threads;            /* -j: CPU threads, 0 for the CPUs online */
 };
 
 struct tool;
 
 /* Describes the conv2d tool to the engine (lib/tool.h); t->ctx is ct. */
 void conv2d_tool(struct tool *t, struct conv2d_tool *ct);
+
+/*
+ * The CPU path's finish of n accumulators of mode CONV2D_I32 into
+ * samples: conv2d_finish_i32 of each, computed so that it vectorizes
+ * (exposed for the test that proves the two equal).
+ */
+void conv2d_finish_row_i32(const int32_t *acc, uint16_t *res, int n,
+    const struct conv2d_coef *c);
 
 /* ---- kernels/conv2d.cu: launchers (no allocation, no copies of images) */
 

@@ -31,6 +31,7 @@ struct edge_opts {
 	int border;             /* enum gf_border, for smoothing and gradients */
 	enum gf_strategy strategy;
 	struct gf_launch launch;
+	int threads;            /* -j: CPU threads, 0 for the CPUs online */
 };
 
 /* The thresholds an image used, for -v. */
@@ -43,9 +44,19 @@ struct tool;
 /* Describes the edge tool to the engine (lib/tool.h); t->ctx is o. */
 void edge_tool(struct tool *t, struct edge_opts *o);
 
-/* CPU reference on a gray image; out gets its size and maxval. */
+/*
+ * CPU reference on a gray image (lib/edge_cpu.c); out gets its size and
+ * maxval.  nthreads threads (0: the CPUs online); the result does not
+ * depend on it.
+ */
 int edge_cpu(const struct image *gray, struct image *out,
-    const struct edge_opts *o, struct edge_info *info, struct gf_err *e);
+    const struct edge_opts *o, struct edge_info *info, int nthreads,
+    struct gf_err *e);
+
+/* The conv2d parameters of the smoothing stage (gauss:sigma, o's border). */
+struct conv2d_params;
+int edge_smooth_params(const struct edge_opts *o, struct conv2d_params *cp,
+    struct gf_err *e);
 
 /*
  * The stages after the upload, device to device: in (gray) to out (its
@@ -63,7 +74,7 @@ int edge_run_device(struct gpu *g, const struct gpu_image *in,
  * |gx| + |gy|) with l1, is v.  hist has gray->maxval + 1 entries.
  */
 int edge_histogram_cpu(const struct image *gray, int border, int l1,
-    uint32_t *hist, struct gf_err *e);
+    uint32_t *hist, int nthreads, struct gf_err *e);
 
 /*
  * Otsu's threshold of that histogram (lib/otsu.h): sobel -t auto uses
@@ -71,7 +82,7 @@ int edge_histogram_cpu(const struct image *gray, int border, int l1,
  * works on a device image and gives the same *t as the CPU one.
  */
 int edge_otsu_cpu(const struct image *gray, int border, int l1, uint32_t *t,
-    struct gf_err *e);
+    int nthreads, struct gf_err *e);
 int edge_otsu_gpu(struct gpu *g, const struct gpu_image *in, int border,
     int l1, uint32_t *t, struct gf_err *e);
 

@@ -644,6 +644,9 @@ lane_main(void *arg)
 	int mode = gpu_decision(en), opened = 1;
 	struct slot *s;
 
+	/* The CPU work is threaded already (-j): one lane feeds it. */
+	if (mode != GPU_READY && ln != &en->ln[0])
+		return NULL;
 	if (mode == GPU_READY)
 		opened = lane_open(ln, &open_err) == 0;
 	while ((s = take_work(en)) != NULL) {
@@ -943,8 +946,8 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 		pthread_join(en.ln[i].th, NULL);
 	st->wall_ms = gf_now_ms() - w.t0;
 	st->readers = en.nreaders;
-	st->lanes = LANES;
 	st->on_gpu = state == GPU_READY;
+	st->lanes = st->on_gpu ? LANES : 1;
 	for (int i = 0; i < en.nreaders; i++)
 		st->read_ms += en.rd[i].busy_ms;
 	for (int i = 0; i < LANES; i++)

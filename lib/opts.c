@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "opts.h"
+#include "pool.h"
 
 void
 gf_opts_init(struct gf_opts *o)
@@ -124,15 +125,15 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 			return -1;
 		o->launch.rows = (int)v;
 		return 1;
+	case 'j':
+		if (gf_parse_int(arg, "-j", 1, POOL_MAX_THREADS, &v, e) < 0)
+			return -1;
+		o->threads = (int)v;
+		return 1;
 	case GF_OPT_DEVICE:
 		if (gf_parse_int(arg, "--device", 0, 1023, &v, e) < 0)
 			return -1;
 		o->device = (int)v;
-		return 1;
-	case 'j':
-		if (gf_parse_int(arg, "-j", 1, 1024, &v, e) < 0)
-			return -1;
-		o->threads = (int)v;
 		return 1;
 	case 'v':
 		o->verbose = 1;

@@ -1,7 +1,7 @@
 /*
- * sobel.c - the sobel operation on the host side: parameters, the CPU
- * reference, GPU dispatch through the strategy table, and the tool's
- * per-image filter (gray conversion, transfers, timing).
+ * sobel.c - the sobel operation on the host side: parameters, GPU
+ * dispatch through the strategy table, and the tool's per-image filter
+ * (gray conversion, transfers, timing).  The CPU path is sobel_cpu.c.
  */
 #include <math.h>
 #include <string.h>
@@ -36,25 +36,6 @@ sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 }
 
 int
-sobel_cpu(const struct image *gray, struct image *out,
-    const struct sobel_params *p, int border, struct gf_err *e)
-{
-	if (img_alloc_like(out, gray, 1, e) < 0)
-		return -1;
-	for (int y = 0; y < gray->height; y++) {
-		for (int x = 0; x < gray->width; x++) {
-			unsigned v = sobel_px(
-			    img_sample(gray, x - 1, y - 1, border), img_sample(gray, x, y - 1, border),
-			    img_sample(gray, x + 1, y - 1, border), img_sample(gray, x - 1, y, border),
-			    img_sample(gray, x + 1, y, border), img_sample(gray, x - 1, y + 1, border),
-			    img_sample(gray, x, y + 1, border), img_sample(gray, x + 1, y + 1, border), p);
-			img_set(out, (size_t)y * gray->width + x, v);
-		}
-	}
-	return 0;
-}
-
-int
 sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
     const struct sobel_params *p, int border, enum gf_strategy s,
     const struct gf_launch *l, struct gf_err *e)
@@ -74,23 +55,6 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
 		return -1;
 	return gpu_check_launch(sobel_launch(s, in, out, p, border, &shape, tex,
 	    g->stream), gf_strategies[s].name, shape.block_w, shape.block_h, e);
-}
-
-int
-img_to_gray(const struct image *in, struct image *gray, struct gf_err *e)
-{
-	size_t n = (size_t)in->width * in->height;
-
-	*gray = *in;
-	gray->channels = 1;
-	if (img_alloc(gray, e) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned r = img_get(in, 3 * i), g = img_get(in, 3 * i + 1),
-		    b = img_get(in, 3 * i + 2);
-		img_set(gray, i, (299 * r + 587 * g + 114 * b + 500) / 1000);
-	}
-	return 0;
 }
 
 /* Records the threshold an image used, for -v. */
@@ -118,12 +82,13 @@ sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
 	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
 		return -1;
 	if (o->threshold_auto &&
-	    (ret = edge_otsu_cpu(&gray, o->border, o->l1, &otsu, e)) == 0)
+	    (ret = edge_otsu_cpu(&gray, o->border, o->l1, &otsu, o->threads,
+	    e)) == 0)
 		thresh = otsu;
 	if (ret == 0) {
 		note_threshold(t, o, thresh);
 		p = sobel_params_for(o, in->maxval, thresh);
-		ret = sobel_cpu(&gray, out, &p, o->border, e);
+		ret = sobel_cpu(&gray, out, &p, o->border, o->threads, e);
 	}
 	if (gray.px != in->px)
 		img_free(&gray);

@@ -25,15 +25,47 @@ struct sobel_opts {
 	int border;
 	enum gf_strategy strategy;
 	struct gf_launch launch;
+	int threads;            /* -j: CPU threads, 0 for the CPUs online */
 };
 
 /* The core's parameters for an image of maxval m and threshold t. */
 struct sobel_params sobel_params_for(const struct sobel_opts *o, unsigned m,
     double t);
 
-/* CPU reference on a gray image; out gets the same size and maxval. */
+/*
+ * CPU reference on a gray image; out gets the same size and maxval.
+ * nthreads threads (0: the CPUs online); the result does not depend on it.
+ */
 int sobel_cpu(const struct image *gray, struct image *out,
-    const struct sobel_params *p, int border, struct gf_err *e);
+    const struct sobel_params *p, int border, int nthreads, struct gf_err *e);
+
+/*
+ * The tool's filter on the CPU (lib/sobel_cpu.c): -t auto, then
+ * sobel_cpu with o->threads; fills t->cpu.
+ */
+/*
+ * Rows y-1, y, y+1 of a gray image through the border rule, for the CPU
+ * paths: r[k] points at a row of gray, or at zero (a row of zeros) where
+ * the zero border reads outside.
+ */
+void sobel_rows_at(const struct image *gray, int y, int border,
+    const void *zero, const void *r[3]);
+
+/*
+ * Row y of sobel's output for p into o (a row of gray's sample type): the
+ * CPU path's step, also edge's gradient histogram.  zero is a row of
+ * zeros as wide as gray; grad is 2 * width ints of scratch for 16-bit
+ * images (NULL will do for 8-bit ones).
+ */
+void sobel_row_cpu(const struct image *gray, int y, const struct sobel_params *p,
+    int border, const void *zero, int *grad, void *o);
+
+/*
+ * gx and gy of every column 0..w-1 of the middle row of r (samples
+ * 16-bit when wide, else 8-bit), the border rule applied to columns.
+ */
+void sobel_grad_row(const void *const r[3], int wide, int w, int border,
+    int *gx, int *gy);
 
 /* GPU, device to device, with strategy s and launch shape l (0: defaults). */
 int sobel_gpu(struct gpu *g, const struct gpu_image *in,

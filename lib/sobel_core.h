@@ -115,6 +115,17 @@ gf_round_sqrt_f(float s, float r)
 }
 
 /*
+ * The smaller of a and b, neither of them NaN: what fminf gives there,
+ * as a select, so that a row of it vectorizes on the host (fminf's NaN
+ * rule keeps it a libm call).
+ */
+GF_HD float
+gf_minf(float a, float b)
+{
+	return a < b ? a : b;
+}
+
+/*
  * The same for 8-bit images (|gx|, |gy| <= 1020), in float32: every value
  * is an integer below 2^24, so every operation is exact and the result
  * equals sobel_value's (tests/sobel_test.c checks all gx, gy).  It keeps
@@ -130,7 +141,7 @@ sobel_value_f(float gx, float gy, const struct sobel_params *p)
 
 	switch (p->mode) {
 	case SOBEL_MAG_L1:
-		return fminf(l1, m);
+		return gf_minf(l1, m);
 	case SOBEL_THRESH_L1:
 		return l1 > t ? m : 0.0f;
 	}
@@ -143,7 +154,7 @@ sobel_value_f(float gx, float gy, const struct sobel_params *p)
 	r = rintf(sqrtf(s));
 #endif
 	r = gf_round_sqrt_f(s, r);
-	return fminf(r, m);
+	return gf_minf(r, m);
 }
 
 /* The core: one output sample from the neighbourhood a..i (e unused). */

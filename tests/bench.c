@@ -104,7 +104,7 @@ bench_sobel_mode(struct bench *b, const char *name, const struct sobel_params *p
 	char what[64];
 	int ret = 0;
 
-	if (sobel_cpu(&b->host, &want, p, 0, e) < 0)
+	if (sobel_cpu(&b->host, &want, p, 0, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
 		struct sobel_run r = {b, *p, (enum gf_strategy)s, {0, 0, 0}};
@@ -188,7 +188,7 @@ bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
 	char what[64];
 	int ret = 0;
 
-	if (edge_cpu(&b->host, &want, o, &info, e) < 0)
+	if (edge_cpu(&b->host, &want, o, &info, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
 		struct edge_run r = {b, *o};
@@ -284,7 +284,7 @@ bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_params *p,
 		p->allow_separable = s > GF_LAST_GPU;
 		if (p->allow_separable && !p->k.separable)
 			break;
-		if (conv2d_cpu(small, &want, p, e) < 0)
+		if (conv2d_cpu(small, &want, p, 0, e) < 0)
 			return -1;
 		int ret = conv2d_validate(b, p, r.s, small, &want, e);
 		img_free(&want);

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ check_cpu(const char *name, const struct image *in,
 	struct image out;
 	struct gf_err e = {{0}};
 
-	if (conv2d_cpu(in, &out, p, &e) < 0) {
+	if (conv2d_cpu(in, &out, p, 0, &e) < 0) {
 		result(name, 0, "%s", e.msg);
 		return;
 	}
@@ -134,7 +135,7 @@ test_border_1x700(void)
 	for (int b = 0; b < 4; b++) {
 		int bad = -1;
 		snprintf(name, sizeof(name), "border_5x5_on_1x700_%s", border_names[b]);
-		if (params(&p, K5, b, 0, 0, NULL) < 0 || conv2d_cpu(&in, &out, &p, NULL) < 0) {
+		if (params(&p, K5, b, 0, 0, NULL) < 0 || conv2d_cpu(&in, &out, &p, 0, NULL) < 0) {
 			result(name, 0, "failed");
 			continue;
 		}
@@ -344,9 +345,9 @@ test_separable_cpu(void)
 				struct image o1, o2;
 				params(&p, kernels[k], b, 0, bits == 8 ? 0 : 3, NULL);
 				p.allow_separable = 1;
-				bad |= !p.k.separable || conv2d_cpu(&in, &o1, &p, NULL) < 0;
+				bad |= !p.k.separable || conv2d_cpu(&in, &o1, &p, 0, NULL) < 0;
 				p.allow_separable = 0;
-				bad |= conv2d_cpu(&in, &o2, &p, NULL) < 0;
+				bad |= conv2d_cpu(&in, &o2, &p, 0, NULL) < 0;
 				diffs += differ(&o1, &o2, &md);
 				worst = md > worst ? md : worst;
 				img_free(&in);
@@ -505,7 +506,7 @@ gpu_compare(struct gpu *g, const struct gpu_case *gc, enum gf_strategy s,
 				struct gpu_image din, dout;
 				ok = params(&p, gc->kernel, b, gc->div, gc->bias, &e) == 0;
 				p.allow_separable = gc->allow_separable;
-				ok = ok && conv2d_cpu(&in, &want, &p, &e) == 0 &&
+				ok = ok && conv2d_cpu(&in, &want, &p, 0, &e) == 0 &&
 				    img_alloc(&got, &e) == 0 &&
 				    gpu_image_get(g, GPU_SLOT_IN, in.width, in.height, mv, &din, &e) == 0 &&
 				    gpu_image_get(g, GPU_SLOT_OUT, in.width, in.height, mv, &dout, &e) == 0 &&
@@ -578,6 +579,202 @@ test_gpu(void)
 		gpu_close(&g);
 }
 
+/*
+ * Checks conv2d_finish_row_i32 against conv2d_finish_i32 for the
+ * accumulators v0 .. v0 + count - 1 with divisor d; the bias puts the
+ * quotients of the block inside 0..65535, so no clamp hides them.
+ * Returns the samples that differ.
+ */
+static long
+finish_block(int32_t d, int64_t v0, int count)
+{
+	static int32_t acc[4096];
+	static uint16_t res[4096];
+	struct conv2d_coef c;
+	long bad = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.mode = CONV2D_I32;
+	c.maxval = 65535;
+	c.div = d;
+	c.bias = 30000 - conv2d_floor_div64(2 * v0 + d, 2 * (int64_t)d);
+	for (int i = 0; i < count; i++)
+		acc[i] = (int32_t)(v0 + i);
+	conv2d_finish_row_i32(acc, res, count, &c);
+	for (int i = 0; i < count; i++)
+		bad += res[i] != conv2d_finish_i32(acc[i], &c);
+	return bad;
+}
+
+/*
+ * The CPU's row finish of the I32 mode (the division in double) equals
+ * conv2d_finish_i32: every accumulator in [-2^21, 2^21), and 2^16 at
+ * each end of the range the mode allows for the divisor and bias, for
+ * small, odd, power-of-two and large divisors.
+ */
+static void
+test_finish_row(void)
+{
+	static const int32_t divs[] = {1, 2, 3, 7, 16, 255, 1000, 65535,
+	    1 << 20, (1 << 29) + 1};
+	long bad = 0;
+	int32_t d0 = 0;
+
+	for (size_t k = 0; k < sizeof(divs) / sizeof(divs[0]); k++) {
+		int32_t d = divs[k];
+		/* 2|v| + 2d + |bias| <= INT32_MAX with |bias| <= |v| / d + 30000 */
+		int64_t top = (int64_t)((INT32_MAX - 2.0 * d - 40000) /
+		    (2 + 1.0 / d));
+		long b0 = bad;
+		for (int64_t v = -(1 << 21); v < (1 << 21); v += 4096)
+			bad += finish_block(d, v, 4096);
+		for (int64_t v = top - 65536; v < top; v += 4096)
+			bad += finish_block(d, v + 1, 4096);
+		for (int64_t v = -top; v < -top + 65536; v += 4096)
+			bad += finish_block(d, v, 4096);
+		if (bad > b0 && d0 == 0)
+			d0 = d;
+	}
+	result("finish_row_i32", bad == 0, "%ld samples differ, first with "
+	    "divisor %d", bad, d0);
+}
+
+/* ---- the CPU path: threads and row loops against the plain definition */
+
+/* Row ry (in range) of the separable row pass at column x, in the plan's type. */
+static void
+plain_row_pass(const struct image *in, const struct conv2d_plan *pl, int x,
+    int ry, int32_t *iv, float *fv)
+{
+	const struct conv2d_coef *k = &pl->coef;
+
+	*iv = 0;
+	*fv = 0;
+	for (int j = 0; j < k->kw; j++) {
+		int v = img_sample(in, x + j - k->ax, ry, k->border);
+		if (k->mode == CONV2D_F32)
+			*fv = conv2d_mac_f32(*fv, pl->taps.frow[j], (float)v);
+		else
+			*iv = conv2d_mac_i32(*iv, pl->taps.irow[j], v);
+	}
+}
+
+/*
+ * The definition of one output sample of a gray image, pixel by pixel
+ * through img_sample: conv2d_core.h's steps in row-major tap order, or
+ * the separable passes (a row pass, then a column pass over its values,
+ * 0 for rows the zero border drops).
+ */
+static unsigned
+plain_px(const struct image *in, const struct conv2d_plan *pl, int x, int y)
+{
+	const struct conv2d_coef *k = &pl->coef;
+	int32_t a32 = 0, iv;
+	int64_t a64 = 0;
+	float af = 0, fv;
+
+	for (int i = 0; i < k->kh; i++) {
+		int ry = gf_border_index(y + i - k->ay, in->height, k->border);
+		for (int j = 0; j < (pl->separable ? 1 : k->kw); j++) {
+			int t = i * k->kw + j;
+			if (pl->separable && ry < 0)
+				iv = 0, fv = 0;
+			else if (pl->separable)
+				plain_row_pass(in, pl, x, ry, &iv, &fv);
+			else
+				iv = img_sample(in, x + j - k->ax, y + i - k->ay,
+				    k->border), fv = (float)iv;
+			if (k->mode == CONV2D_F32)
+				af = conv2d_mac_f32(af, pl->separable ?
+				    pl->taps.fcol[i] : pl->taps.ftaps[t], fv);
+			else if (k->mode == CONV2D_I64)
+				a64 = conv2d_mac_i64(a64, pl->separable ?
+				    pl->taps.icol[i] : pl->taps.itaps[t], iv);
+			else
+				a32 = conv2d_mac_i32(a32, pl->separable ?
+				    pl->taps.icol[i] : pl->taps.itaps[t], iv);
+		}
+	}
+	return k->mode == CONV2D_F32 ? conv2d_finish_f32(af, k) :
+	    k->mode == CONV2D_I64 ? conv2d_finish_i64(a64, k) :
+	    conv2d_finish_i32(a32, k);
+}
+
+/* Compares channel 0 of out (gray images only) with plain_px; differing samples. */
+static size_t
+plain_differ(const struct image *in, const struct conv2d_params *p,
+    const struct image *out)
+{
+	struct conv2d_plan pl;
+	size_t d = 0;
+
+	if (conv2d_plan_make(p, in->maxval, &pl, NULL) < 0)
+		return 1;
+	for (int y = 0; y < in->height; y++)
+		for (int x = 0; x < in->width; x++)
+			d += img_get(out, (size_t)y * in->width + x) !=
+			    plain_px(in, &pl, x, y);
+	return d;
+}
+
+/*
+ * conv2d_cpu on 1, 2, 3 and 7 threads: gray images give the plain
+ * definition's samples, colour ones the 1-thread samples; odd sizes,
+ * every border, 8 and 16 bit, a kernel per path (2D and separable, each
+ * arithmetic mode: the big one is int64 at 16 bit; even and one-row
+ * shapes).
+ */
+static void
+test_cpu_threads(void)
+{
+	static const struct { const char *name, *k; int sep, div, centre; } ks[] = {
+		{"sep_i32", "1 2 1; 2 4 2; 1 2 1", 1, 16, 0},
+		{"2d_i32", "0 -1 -2 -1 0; -1 2 4 2 -1; -2 4 12 4 -2; "
+		    "-1 2 4 2 -1; 0 -1 -2 -1 0", 1, 3, 0},
+		{"2d_big_even", "20000 -20000; -20000 20001", 1, 20000, 1},
+		{"row_1x7", "1 2 3 4 3 2 1", 1, 0, 0},
+		{"sep_f32", "gauss:1.4", 1, 0, 0},
+		{"2d_f32", "gauss:1.1", 0, 0, 0},
+	};
+	static const int sizes[][3] = {{1, 1, 1}, {3, 40, 1}, {29, 3, 1},
+	    {23, 150, 1}, {61, 67, 1}, {17, 45, 3}};
+	static const int threads[] = {1, 2, 3, 7};
+	char name[64], why[640];
+
+	for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+	for (int deep = 0; deep < 2; deep++) {
+		unsigned m = deep ? 65535 : 255;
+		size_t bad = 0;
+		for (size_t si = 0; si < 6; si++)
+		for (int b = 0; b < 4; b++) {
+			struct conv2d_params p;
+			struct image in = noise(sizes[si][0], sizes[si][1],
+			    sizes[si][2], m, (uint32_t)(si * 8 + b)), out[4] = {{0}};
+			params(&p, ks[ki].k, b, ks[ki].div, ks[ki].centre ? m / 2 : 0,
+			    NULL);
+			p.allow_separable = ks[ki].sep;
+			for (int t = 0; t < 4; t++) {
+				struct gf_err e = {{0}};
+				int dm;
+				size_t d = conv2d_cpu(&in, &out[t], &p, threads[t], &e) < 0 ?
+				    1 : in.channels == 1 ? plain_differ(&in, &p, &out[t]) :
+				    differ(&out[0], &out[t], &dm);
+				if (d > 0 && bad++ == 0)
+					snprintf(why, sizeof(why), "%dx%dx%d %s border, "
+					    "%d threads: %zu samples differ %s", in.width,
+					    in.height, in.channels, border_names[b],
+					    threads[t], d, e.msg);
+			}
+			for (int t = 0; t < 4; t++)
+				img_free(&out[t]);
+			img_free(&in);
+		}
+		snprintf(name, sizeof(name), "cpu_threads_%s_%dbit", ks[ki].name,
+		    deep ? 16 : 8);
+		result(name, bad == 0, "%s", why);
+	}
+}
+
 int
 main(void)
 {
@@ -591,6 +788,8 @@ main(void)
 	test_colour();
 	test_int64();
 	test_separable_cpu();
+	test_finish_row();
+	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
 }

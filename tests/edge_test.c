@@ -87,7 +87,7 @@ edges_match(const struct image *in, const struct edge_opts *o,
 	struct edge_info info;
 	struct gf_err e;
 
-	if (edge_cpu(in, &out, o, &info, &e) < 0) {
+	if (edge_cpu(in, &out, o, &info, 0, &e) < 0) {
 		snprintf(why, 600, "%s", e.msg);
 		return 0;
 	}
@@ -441,7 +441,7 @@ gpu_case_run(struct gpu *g, const struct gpu_case *c, enum gf_strategy s)
 	o.strategy = s;
 	o.launch = c->launch;
 	snprintf(name, sizeof(name), "gpu/%s/%s", gf_strategies[s].name, c->name);
-	ok = edge_cpu(&in, &a, &o, &ia, &e) == 0;
+	ok = edge_cpu(&in, &a, &o, &ia, 0, &e) == 0;
 	if (!ok)
 		snprintf(why, sizeof(why), "cpu: %s", e.msg);
 	else if (!(ok = edge_on_gpu(g, &in, &b, &o, &ib, &e) == 0))
@@ -472,7 +472,7 @@ gpu_otsu_run(struct gpu *g, unsigned maxval, int l1)
 	in = make_image(611, 419, maxval, maxval > 255 ? photo_like16 : photo_like);
 	snprintf(name, sizeof(name), "gpu/otsu-%ubit%s", maxval > 255 ? 16 : 8,
 	    l1 ? "-l1" : "");
-	ok = edge_otsu_cpu(&in, GF_BORDER_REPLICATE, l1, &tc, &e) == 0 &&
+	ok = edge_otsu_cpu(&in, GF_BORDER_REPLICATE, l1, &tc, 0, &e) == 0 &&
 	    gpu_image_get(g, GPU_SLOT_IN, in.width, in.height, maxval, &d, &e) == 0 &&
 	    gpu_upload(g, &in, 0, &d, &e) == 0 &&
 	    edge_otsu_gpu(g, &d, GF_BORDER_REPLICATE, l1, &tg, &e) == 0;
@@ -508,6 +508,110 @@ test_gpu(void)
 	gpu_close(&g);
 }
 
+/*
+ * edge_classify against its rule as the comment in edge_core.h states it,
+ * with early exits: every magnitude, neighbour and threshold in 0..4
+ * (ties and every order) in every sector.
+ */
+static void
+test_classify_rule(void)
+{
+	long bad = 0;
+
+	for (int s = 0; s < 4; s++)
+	for (uint64_t m = 0; m < 5; m++)
+	for (uint64_t b = 0; b < 5; b++)
+	for (uint64_t a = 0; a < 5; a++)
+	for (uint64_t lo = 0; lo < 5; lo++)
+	for (uint64_t hi = lo; hi < 5; hi++) {
+		struct edge_params p = {0, lo, hi};
+		int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135, want;
+		if (m <= lo || m <= b || (diag ? m <= a : m < a))
+			want = EDGE_NONE;
+		else
+			want = m > hi ? EDGE_STRONG : EDGE_WEAK;
+		bad += edge_classify(m, b, a, s, &p) != want;
+	}
+	report("classify_rule", bad == 0, "edge_classify breaks its rule");
+}
+
+/* ---- the CPU path on threads ---- */
+
+/* Samples of a and b (the same size) that differ. */
+static size_t
+count_differ(const struct image *a, const struct image *b)
+{
+	size_t d = 0;
+
+	for (int y = 0; y < a->height; y++)
+		for (int x = 0; x < a->width; x++)
+			d += px(a, x, y) != px(b, x, y);
+	return d;
+}
+
+/* edge_cpu of in with o on 1, 2, 3 and 7 threads; the first failure in why. */
+static size_t
+threads_differ(const struct image *in, const struct edge_opts *o,
+    char *why, size_t n)
+{
+	static const int threads[] = {1, 2, 3, 7};
+	struct image out[4] = {{0}};
+	struct edge_info info[4];
+	size_t bad = 0;
+
+	/* All outputs live at once: none reuses another's memory. */
+	for (int t = 0; t < 4; t++) {
+		struct gf_err e = {{0}};
+		size_t d = edge_cpu(in, &out[t], o, &info[t], threads[t], &e) < 0 ?
+		    1 : count_differ(&out[0], &out[t]) +
+		    (info[t].high != info[0].high);
+		if (d > 0 && bad++ == 0)
+			snprintf(why, n, "%dx%d maxval %u border %d sigma %g%s%s, %d "
+			    "threads: %zu differ from 1 thread %s", in->width,
+			    in->height, in->maxval, o->border, o->sigma,
+			    o->auto_thresh ? " auto" : "", o->l1 ? " l1" : "",
+			    threads[t], d, e.msg);
+	}
+	for (int t = 0; t < 4; t++)
+		img_free(&out[t]);
+	return bad;
+}
+
+/*
+ * edge_cpu on 1, 2, 3 and 7 threads gives the same edges and
+ * thresholds: odd sizes, every border, 8 and 16 bit, with and without
+ * smoothing, given and Otsu thresholds, both norms.
+ */
+static void
+test_cpu_threads(void)
+{
+	static const int sizes[][2] = {{1, 1}, {2, 40}, {37, 3}, {23, 300},
+	    {61, 67}};
+	char name[64], why[640] = "";
+
+	for (int deep = 0; deep < 2; deep++)
+	for (int smooth = 0; smooth < 2; smooth++) {
+		size_t bad = 0;
+		for (int k = 0; k < 5; k++)
+		for (int v = 0; v < 4; v++) {
+			unsigned m = deep ? 65535 : 255;
+			struct image in = make_image(sizes[k][0], sizes[k][1], m,
+			    deep ? photo_like16 : photo_like);
+			struct edge_opts o = opts(40.0 * m / 255, 90.0 * m / 255, v & 1);
+			o.sigma = smooth ? 1.4 : 0;
+			o.auto_thresh = v >> 1;
+			for (int b = 0; b < 4; b++) {
+				o.border = b;
+				bad += threads_differ(&in, &o, why, bad ? 0 : sizeof(why));
+			}
+			img_free(&in);
+		}
+		snprintf(name, sizeof(name), "cpu_threads_%dbit%s", deep ? 16 : 8,
+		    smooth ? "_sigma1.4" : "");
+		report(name, bad == 0, why);
+	}
+}
+
 int
 main(void)
 {
@@ -517,6 +621,8 @@ main(void)
 	test_chains();
 	test_tiny();
 	test_otsu();
+	test_classify_rule();
+	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
 }

@@ -51,7 +51,7 @@ check_cpu(const char *name, const struct image *in, int mode, double t,
 	struct image out;
 	struct gf_err e = {{0}};
 
-	if (sobel_cpu(in, &out, &p, border, &e) < 0) {
+	if (sobel_cpu(in, &out, &p, border, 0, &e) < 0) {
 		result(name, 0, "%s", e.msg);
 		return;
 	}
@@ -592,7 +592,7 @@ gpu_image_case(struct gpu *g, const struct image *in, int border, int mode,
 	struct image want;
 	struct gf_err e = {{0}};
 
-	if (sobel_cpu(in, &want, &p, border, &e) < 0 ||
+	if (sobel_cpu(in, &want, &p, border, 0, &e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval, &din, &e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height, in->maxval, &dout, &e) < 0 ||
 	    gpu_upload(g, in, 0, &din, &e) < 0) {
@@ -659,6 +659,73 @@ test_gpu(void)
 		gpu_close(&g);
 }
 
+/* ---- the CPU path: threads and row loops against the plain definition */
+
+/* The definition, pixel by pixel: img_sample's border rule and sobel_px. */
+static struct image
+sobel_plain(const struct image *in, const struct sobel_params *p, int border)
+{
+	struct image out = image_of(in->width, in->height, 1, in->maxval, NULL);
+
+	for (int y = 0; y < in->height; y++)
+		for (int x = 0; x < in->width; x++)
+			img_set(&out, (size_t)y * in->width + x, sobel_px(
+			    img_sample(in, x - 1, y - 1, border),
+			    img_sample(in, x, y - 1, border),
+			    img_sample(in, x + 1, y - 1, border),
+			    img_sample(in, x - 1, y, border),
+			    img_sample(in, x + 1, y, border),
+			    img_sample(in, x - 1, y + 1, border),
+			    img_sample(in, x, y + 1, border),
+			    img_sample(in, x + 1, y + 1, border), p));
+	return out;
+}
+
+/*
+ * sobel_cpu on 1, 2, 3 and 7 threads gives the plain definition's
+ * samples: odd sizes (narrow, flat, many bands), every border, per
+ * depth and mode.  Thresholds sit inside the gradients' range.
+ */
+static void
+test_cpu_threads(void)
+{
+	static const int sizes[][2] = {{1, 1}, {2, 40}, {37, 3}, {23, 300},
+	    {61, 67}};
+	static const int threads[] = {1, 2, 3, 7};
+	char name[64], why[640];
+
+	for (int deep = 0; deep < 2; deep++)
+	for (int mode = 0; mode < 4; mode++) {
+		unsigned m = deep ? 65535 : 255;
+		struct sobel_params p = params(mode, m, m * 1.7);
+		size_t bad = 0;
+		for (size_t k = 0; k < 5; k++)
+		for (int b = 0; b < 4; b++) {
+			struct image in = noise(sizes[k][0], sizes[k][1], m, m,
+			    (uint32_t)(k * 16 + b));
+			/* All outputs live at once: none reuses another's memory. */
+			struct image want = sobel_plain(&in, &p, b), out[4] = {{0}};
+			for (int t = 0; t < 4; t++) {
+				struct gf_err e = {{0}};
+				size_t d = sobel_cpu(&in, &out[t], &p, b, threads[t],
+				    &e) < 0 ? 1 : differ(&want, &out[t]);
+				if (d > 0 && bad++ == 0)
+					snprintf(why, sizeof(why), "%dx%d %s border, "
+					    "%d threads: %zu samples differ %s",
+					    in.width, in.height, border_names[b],
+					    threads[t], d, e.msg);
+			}
+			for (int t = 0; t < 4; t++)
+				img_free(&out[t]);
+			img_free(&want);
+			img_free(&in);
+		}
+		snprintf(name, sizeof(name), "cpu_threads_%dbit_%s", deep ? 16 : 8,
+		    mode_names[mode]);
+		result(name, bad == 0, "%s", why);
+	}
+}
+
 int
 main(void)
 {
@@ -673,6 +740,7 @@ main(void)
 	test_gray();
 	test_isqrt_all();
 	test_isqrt_large();
+	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
 }

@@ -1,0 +1,396 @@
+/*
+ * edge_cpu.c - Canny on the CPU: the reference that every GPU path
+ * equals, made fast.  Smoothing is conv2d_cpu's separable path (the
+ * same float steps as the GPU's); the gradient histogram of --auto, and
+ * gradients fused with suppression and the double threshold, run in
+ * row bands over threads (pool.h) with whole-row loops; hysteresis is a
+ * stack flood from the strong pixels.  Every decision is edge_core.h's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv2d.h"
+#include "edge.h"
+#include "otsu.h"
+#include "pool.h"
+#include "sobel.h"
+
+/* Bands are at least this many rows, so that small images use one thread. */
+#define EDGE_BAND_ROWS 16
+
+/* ---- the gradient histogram (edge --auto, sobel -t auto) */
+
+struct hist_job {
+	const struct image *gray;
+	int border, l1, nbands;
+	const void *zero;       /* a row of zeros, for the zero border */
+	uint32_t *hists;        /* nbands histograms of maxval + 1 bins */
+};
+
+/*
+ * The histogram value of a gradient (edge_hist_value) is sobel's
+ * magnitude, so a band counts the samples of sobel's CPU rows in mode
+ * MAG_L2 or MAG_L1; for 8-bit images those come from sobel_value_f,
+ * which tests/core_test.c proves equal to sobel_value for every 8-bit
+ * gradient.
+ */
+static int
+hist_band(void *arg, int b)
+{
+	const struct hist_job *j = arg;
+	const struct image *g = j->gray;
+	struct sobel_params sp = {j->l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2,
+	    g->maxval, 0};
+	uint32_t *hist = j->hists + (size_t)b * (g->maxval + 1);
+	int w = g->width, y0, y1;
+	int *grad = malloc((size_t)w * (2 * sizeof(int) + sizeof(uint16_t)));
+	uint16_t *v16 = (uint16_t *)(grad + 2 * (size_t)w);
+	uint8_t *v8 = (uint8_t *)v16;
+
+	if (grad == NULL)
+		return -1;
+	pool_band_rows(g->height, j->nbands, b, &y0, &y1);
+	for (int y = y0; y < y1; y++) {
+		sobel_row_cpu(g, y, &sp, j->border, j->zero, grad, v16);
+		for (int x = 0; g->maxval <= 255 && x < w; x++)
+			hist[v8[x]]++;
+		for (int x = 0; g->maxval > 255 && x < w; x++)
+			hist[v16[x]]++;
+	}
+	free(grad);
+	return 0;
+}
+
+int
+edge_histogram_cpu(const struct image *gray, int border, int l1,
+    uint32_t *hist, int nthreads, struct gf_err *e)
+{
+	size_t nbins = (size_t)gray->maxval + 1;
+	struct hist_job j = {gray, border, l1, 0, NULL, NULL};
+	void *zero = calloc((size_t)gray->width, 2);
+	int ret = -1;
+
+	j.nbands = pool_bands(gray->height, nthreads, EDGE_BAND_ROWS);
+	j.zero = zero;
+	j.hists = calloc((size_t)j.nbands * nbins, sizeof(uint32_t));
+	if (zero != NULL && j.hists != NULL &&
+	    pool_run(nthreads, j.nbands, hist_band, &j) == 0) {
+		memset(hist, 0, nbins * sizeof(*hist));
+		for (int b = 0; b < j.nbands; b++)
+			for (size_t i = 0; i < nbins; i++)
+				hist[i] += j.hists[b * nbins + i];
+		ret = 0;
+	}
+	free(zero);
+	free(j.hists);
+	if (ret < 0)
+		return gf_fail(e, "out of memory for the gradient histogram");
+	return 0;
+}
+
+int
+edge_otsu_cpu(const struct image *gray, int border, int l1, uint32_t *t,
+    int nthreads, struct gf_err *e)
+{
+	uint32_t *hist = malloc(((size_t)gray->maxval + 1) * sizeof(*hist));
+
+	if (hist == NULL)
+		return gf_fail(e, "out of memory for the gradient histogram");
+	if (edge_histogram_cpu(gray, border, l1, hist, nthreads, e) < 0) {
+		free(hist);
+		return -1;
+	}
+	*t = otsu_threshold(hist, (int)gray->maxval + 1);
+	free(hist);
+	return 0;
+}
+
+/* ---- gradients, suppression and the double threshold, fused per band */
+
+struct classify_job {
+	const struct image *im;
+	int border, nbands;
+	const struct edge_params *p;
+	const void *zero;
+	uint8_t *lab;           /* width x height classes */
+};
+
+/* Three rows of gradients and magnitudes, row y in slot y % 3. */
+struct grad_ring {
+	int *gx[3], *gy[3];
+	uint64_t *mag[3];
+	void *mem;
+};
+
+static int
+ring_alloc(struct grad_ring *r, int w)
+{
+	size_t row = (size_t)w * (2 * sizeof(int) + sizeof(uint64_t));
+	char *m = malloc(3 * row);
+
+	if (m == NULL)
+		return -1;
+	r->mem = m;
+	for (int k = 0; k < 3; k++, m += row) {
+		r->mag[k] = (uint64_t *)m;
+		r->gx[k] = (int *)(m + (size_t)w * sizeof(uint64_t));
+		r->gy[k] = r->gx[k] + w;
+	}
+	return 0;
+}
+
+GF_CLONES static void
+mag_row(const int *gx, const int *gy, uint64_t *mag, int n, int l1)
+{
+	for (int x = 0; x < n; x++)
+		mag[x] = edge_mag(gx[x], gy[x], l1);
+}
+
+static void
+ring_fill(struct grad_ring *r, const struct classify_job *j, int y)
+{
+	int k = y % 3, w = j->im->width;
+	const void *rows[3];
+
+	sobel_rows_at(j->im, y, j->border, j->zero, rows);
+	sobel_grad_row(rows, j->im->maxval > 255, w, j->border, r->gx[k],
+	    r->gy[k]);
+	mag_row(r->gx[k], r->gy[k], r->mag[k], w, j->p->l1);
+}
+
+/*
+ * Classes of columns 1..n of a row from its gradients and the magnitudes
+ * of the rows above (u), at (m) and below (d).  The neighbours across
+ * the edge are picked by edge_sector_offset's (dx, dy) with selects
+ * among all eight loaded neighbours, not by indexing, so the loop has
+ * no data-dependent addresses.
+ */
+GF_CLONES static void
+classify_row(const int *gx, const int *gy, const uint64_t *u,
+    const uint64_t *m, const uint64_t *d, uint8_t *lab, int n,
+    const struct edge_params *p)
+{
+	struct edge_params q = *p;
+
+	for (int x = 1; x <= n; x++) {
+		uint64_t ml = m[x - 1], mr = m[x + 1];
+		uint64_t ul = u[x - 1], uc = u[x], ur = u[x + 1];
+		uint64_t dl = d[x - 1], dc = d[x], dr = d[x + 1];
+		int s = edge_sector(gx[x], gy[x]), dx, dy;
+		edge_sector_offset(s, &dx, &dy);
+		uint64_t before = dy == 0 ? (dx < 0 ? ml : mr) :
+		    dx < 0 ? ul : dx == 0 ? uc : ur;
+		uint64_t after = dy == 0 ? (dx < 0 ? mr : ml) :
+		    dx < 0 ? dr : dx == 0 ? dc : dl;
+		lab[x] = (uint8_t)edge_classify(m[x], before, after, s, &q);
+	}
+}
+
+static int
+classify_band(void *arg, int b)
+{
+	const struct classify_job *j = arg;
+	int w = j->im->width, h = j->im->height, y0, y1;
+	struct grad_ring r;
+
+	pool_band_rows(h, j->nbands, b, &y0, &y1);
+	memset(j->lab + (size_t)y0 * w, EDGE_NONE, (size_t)(y1 - y0) * w);
+	if (w < 3 || h < 3)
+		return 0;
+	if (y0 < 1)
+		y0 = 1;
+	if (y1 > h - 1)
+		y1 = h - 1;
+	if (y0 >= y1)
+		return 0;
+	if (ring_alloc(&r, w) < 0)
+		return -1;
+	ring_fill(&r, j, y0 - 1);
+	ring_fill(&r, j, y0);
+	for (int y = y0; y < y1; y++) {
+		ring_fill(&r, j, y + 1);
+		classify_row(r.gx[y % 3], r.gy[y % 3], r.mag[(y + 2) % 3],
+		    r.mag[y % 3], r.mag[(y + 1) % 3], j->lab + (size_t)y * w,
+		    w - 2, j->p);
+	}
+	free(r.mem);
+	return 0;
+}
+
+/*
+ * The class (enum edge_class) of every pixel of im into lab (width x
+ * height bytes): suppression and double threshold inside, EDGE_NONE on
+ * the outer frame.
+ */
+static int
+classify_cpu(const struct image *im, int border, const struct edge_params *p,
+    uint8_t *lab, int nthreads, struct gf_err *e)
+{
+	struct classify_job j = {im, border, 0, p, NULL, lab};
+	void *zero = calloc((size_t)im->width, 2);
+	int ret;
+
+	j.zero = zero;
+	j.nbands = pool_bands(im->height, nthreads, EDGE_BAND_ROWS);
+	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands, classify_band, &j);
+	free(zero);
+	if (ret < 0)
+		return gf_fail(e, "out of memory for the gradients of a %d x %d "
+		    "image", im->width, im->height);
+	return 0;
+}
+
+/* ---- hysteresis */
+
+/* A growable stack of pixel indices for the flood fill. */
+struct px_stack {
+	size_t *v;
+	size_t n, cap;
+};
+
+static int
+stack_push(struct px_stack *s, size_t i)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		size_t *v = realloc(s->v, cap * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = i;
+	return 0;
+}
+
+/*
+ * Makes the weak 8-neighbours of pixel i strong and pushes them.  Only
+ * interior pixels are ever weak or strong (the frame is EDGE_NONE), so
+ * every neighbour of one is inside the image: no bounds checks.
+ */
+static int
+grow_from(uint8_t *lab, const ptrdiff_t nb[8], size_t i, struct px_stack *s)
+{
+	for (int k = 0; k < 8; k++) {
+		size_t n = i + nb[k];
+		if (lab[n] != EDGE_WEAK)
+			continue;
+		lab[n] = EDGE_STRONG;
+		if (stack_push(s, n) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Hysteresis: every weak pixel 8-connected to a strong one, directly or
+ * through weak pixels, becomes strong.  A depth-first flood fill from
+ * each strong pixel; the result is the union of the connected components
+ * holding a strong pixel, which no order of work changes.
+ */
+static int
+hysteresis_cpu(uint8_t *lab, int w, int h, struct gf_err *e)
+{
+	const ptrdiff_t nb[8] = {-(ptrdiff_t)w - 1, -(ptrdiff_t)w,
+	    -(ptrdiff_t)w + 1, -1, 1, w - 1, w, w + 1};
+	struct px_stack s = {0};
+	size_t n = (size_t)w * h;
+	int ret = 0;
+
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		if (lab[i] != EDGE_STRONG)
+			continue;
+		ret = grow_from(lab, nb, i, &s);
+		while (ret == 0 && s.n > 0)
+			ret = grow_from(lab, nb, s.v[--s.n], &s);
+	}
+	free(s.v);
+	if (ret < 0)
+		return gf_fail(e, "out of memory for hysteresis on a %d x %d "
+		    "image", w, h);
+	return 0;
+}
+
+GF_CLONES static void
+labels_to_row8(const uint8_t *lab, uint8_t *out, size_t n, uint8_t maxval)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = lab[i] == EDGE_STRONG ? maxval : 0;
+}
+
+/* out (allocated, gray's size and maxval): maxval on edges, else 0. */
+static int
+labels_to_image(const uint8_t *lab, const struct image *gray,
+    struct image *out, struct gf_err *e)
+{
+	size_t n = (size_t)gray->width * gray->height;
+
+	if (img_alloc_like(out, gray, 1, e) < 0)
+		return -1;
+	if (out->maxval <= 255) {
+		labels_to_row8(lab, out->px, n, (uint8_t)out->maxval);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		img_set(out, i, lab[i] == EDGE_STRONG ? out->maxval : 0);
+	return 0;
+}
+
+/* ---- the whole detector */
+
+/* The thresholds for gray: o's, or Otsu's with --auto (info gets them). */
+static int
+thresholds_cpu(const struct image *gray, const struct edge_opts *o,
+    struct edge_params *p, struct edge_info *info, int nthreads,
+    struct gf_err *e)
+{
+	uint32_t t = 0;
+
+	if (!o->auto_thresh) {
+		*p = edge_params_for(o);
+		info->low = o->low;
+		info->high = o->high;
+		return 0;
+	}
+	if (edge_otsu_cpu(gray, o->border, o->l1, &t, nthreads, e) < 0)
+		return -1;
+	edge_auto_params(t, o->l1, p);
+	info->high = t;
+	info->low = t / 2.0;
+	return 0;
+}
+
+int
+edge_cpu(const struct image *gray, struct image *out,
+    const struct edge_opts *o, struct edge_info *info, int nthreads,
+    struct gf_err *e)
+{
+	struct image sm = {0};
+	const struct image *src = gray;
+	struct edge_params p;
+	uint8_t *lab = NULL;
+	int ret = -1;
+
+	if (o->sigma > 0) {
+		struct conv2d_params cp;
+		if (edge_smooth_params(o, &cp, e) < 0 ||
+		    conv2d_cpu(gray, &sm, &cp, nthreads, e) < 0)
+			goto done;
+		src = &sm;
+	}
+	if (thresholds_cpu(src, o, &p, info, nthreads, e) < 0)
+		goto done;
+	lab = malloc((size_t)gray->width * gray->height);
+	if (lab == NULL) {
+		gf_fail(e, "out of memory for the edge classes");
+		goto done;
+	}
+	if (classify_cpu(src, o->border, &p, lab, nthreads, e) < 0 ||
+	    hysteresis_cpu(lab, gray->width, gray->height, e) < 0)
+		goto done;
+	ret = labels_to_image(lab, gray, out, e);
+done:
+	free(lab);
+	img_free(&sm);
+	return ret;
+}

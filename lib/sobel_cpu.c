@@ -1,0 +1,244 @@
+/*
+ * sobel_cpu.c - sobel on the CPU: the reference that every GPU strategy
+ * equals, made fast.  Rows are split into bands over threads (pool.h);
+ * within a row the interior columns run through a branch-free loop that
+ * the compiler vectorizes, and only the two border columns go through
+ * the border rule.  Every value still comes from sobel_core.h.  Also the
+ * gray conversion and the gradient rows that edge's CPU path reads.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "border.h"
+#include "edge.h"
+#include "pool.h"
+#include "sobel.h"
+#include "tool.h"
+
+/* Bands are at least this many rows, so that small images use one thread. */
+#define SOBEL_BAND_ROWS 16
+
+/* Sample x of a row of 8-bit (wide = 0) or 16-bit samples. */
+static inline int
+row_get(const void *row, int wide, int x)
+{
+	return wide ? ((const uint16_t *)row)[x] : ((const uint8_t *)row)[x];
+}
+
+void
+sobel_rows_at(const struct image *gray, int y, int border, const void *zero,
+    const void *r[3])
+{
+	size_t stride = (size_t)gray->width * gf_sample_bytes(gray->maxval);
+
+	for (int k = 0; k < 3; k++) {
+		int yi = gf_border_index(y + k - 1, gray->height, border);
+		r[k] = yi < 0 ? zero : (const char *)gray->px + yi * stride;
+	}
+}
+
+/* gx, gy of column x (any x) from the rows r, through the border rule. */
+static void
+grad_at(const void *const r[3], int wide, int w, int x, int border, int *gx,
+    int *gy)
+{
+	int v[3][3];
+
+	for (int k = 0; k < 3; k++) {
+		for (int j = 0; j < 3; j++) {
+			int xi = gf_border_index(x + j - 1, w, border);
+			v[k][j] = xi < 0 ? 0 : row_get(r[k], wide, xi);
+		}
+	}
+	*gx = sobel_gx(v[0][0], v[0][2], v[1][0], v[1][2], v[2][0], v[2][2]);
+	*gy = sobel_gy(v[0][0], v[0][1], v[0][2], v[2][0], v[2][1], v[2][2]);
+}
+
+/* Interior gradients, columns 1..n (a, b, c point at column 0 of the rows). */
+GF_CLONES static void
+grad_interior8(const uint8_t *a, const uint8_t *b, const uint8_t *c, int n,
+    int *gx, int *gy)
+{
+	for (int x = 1; x <= n; x++) {
+		gx[x] = sobel_gx(a[x - 1], a[x + 1], b[x - 1], b[x + 1], c[x - 1],
+		    c[x + 1]);
+		gy[x] = sobel_gy(a[x - 1], a[x], a[x + 1], c[x - 1], c[x], c[x + 1]);
+	}
+}
+
+GF_CLONES static void
+grad_interior16(const uint16_t *a, const uint16_t *b, const uint16_t *c,
+    int n, int *gx, int *gy)
+{
+	for (int x = 1; x <= n; x++) {
+		gx[x] = sobel_gx(a[x - 1], a[x + 1], b[x - 1], b[x + 1], c[x - 1],
+		    c[x + 1]);
+		gy[x] = sobel_gy(a[x - 1], a[x], a[x + 1], c[x - 1], c[x], c[x + 1]);
+	}
+}
+
+void
+sobel_grad_row(const void *const r[3], int wide, int w, int border, int *gx,
+    int *gy)
+{
+	if (w >= 3 && wide)
+		grad_interior16(r[0], r[1], r[2], w - 2, gx, gy);
+	else if (w >= 3)
+		grad_interior8(r[0], r[1], r[2], w - 2, gx, gy);
+	/* The border columns: 0 and w - 1, or all of a narrow row. */
+	for (int x = 0; x < w; x = x == 0 && w > 2 ? w - 1 : x + 1)
+		grad_at(r, wide, w, x, border, &gx[x], &gy[x]);
+}
+
+/*
+ * The 8-bit interior rows, one function per mode: q's mode is a
+ * constant in each, so sobel_value_f (the core every 8-bit path calls)
+ * folds to a loop without branches.  Columns 1..n of o.
+ */
+#define SOBEL_ROW8(name, MODE) \
+GF_CLONES static void \
+name(const uint8_t *a, const uint8_t *b, const uint8_t *c, uint8_t *o, \
+    int n, const struct sobel_params *p) \
+{ \
+	struct sobel_params q = *p; \
+	q.mode = MODE; \
+	for (int x = 1; x <= n; x++) { \
+		int gx = sobel_gx(a[x - 1], a[x + 1], b[x - 1], b[x + 1], \
+		    c[x - 1], c[x + 1]); \
+		int gy = sobel_gy(a[x - 1], a[x], a[x + 1], c[x - 1], c[x], \
+		    c[x + 1]); \
+		o[x] = (uint8_t)(int)sobel_value_f((float)gx, (float)gy, &q); \
+	} \
+}
+
+SOBEL_ROW8(row8_mag_l2, SOBEL_MAG_L2)
+SOBEL_ROW8(row8_mag_l1, SOBEL_MAG_L1)
+SOBEL_ROW8(row8_thresh_l2, SOBEL_THRESH_L2)
+SOBEL_ROW8(row8_thresh_l1, SOBEL_THRESH_L1)
+
+/* One row of a 16-bit image into o, through the gradient rows gx, gy. */
+static void
+sobel_row_wide(const void *const r[3], int w, const struct sobel_params *p,
+    int border, int *gx, int *gy, uint16_t *o)
+{
+	sobel_grad_row(r, 1, w, border, gx, gy);
+	for (int x = 0; x < w; x++)
+		o[x] = (uint16_t)sobel_value(gx[x], gy[x], p);
+}
+
+/* One row of an 8-bit image into o: the interior by mode, then the border columns. */
+static void
+sobel_row8(const void *const r[3], int w, const struct sobel_params *p,
+    int border, uint8_t *o)
+{
+	static void (*const rows[])(const uint8_t *, const uint8_t *,
+	    const uint8_t *, uint8_t *, int, const struct sobel_params *) = {
+		[SOBEL_MAG_L2] = row8_mag_l2, [SOBEL_MAG_L1] = row8_mag_l1,
+		[SOBEL_THRESH_L2] = row8_thresh_l2, [SOBEL_THRESH_L1] = row8_thresh_l1
+	};
+	int gx, gy;
+
+	if (w >= 3)
+		rows[p->mode](r[0], r[1], r[2], o, w - 2, p);
+	for (int x = 0; x < w; x = x == 0 && w > 2 ? w - 1 : x + 1) {
+		grad_at(r, 0, w, x, border, &gx, &gy);
+		o[x] = (uint8_t)(int)sobel_value_f((float)gx, (float)gy, p);
+	}
+}
+
+void
+sobel_row_cpu(const struct image *gray, int y, const struct sobel_params *p,
+    int border, const void *zero, int *grad, void *o)
+{
+	const void *r[3];
+	int w = gray->width;
+
+	sobel_rows_at(gray, y, border, zero, r);
+	if (gray->maxval > 255)
+		sobel_row_wide(r, w, p, border, grad, grad + w, o);
+	else
+		sobel_row8(r, w, p, border, o);
+}
+
+/* What the bands of one sobel_cpu call share. */
+struct sobel_job {
+	const struct image *in;
+	struct image *out;
+	const struct sobel_params *p;
+	int border;
+	int nbands;
+	const void *zero;       /* a row of zeros, for the zero border */
+};
+
+static int
+sobel_band(void *arg, int b)
+{
+	const struct sobel_job *j = arg;
+	int w = j->in->width, y0, y1, *grad = NULL;
+	size_t stride = (size_t)w * gf_sample_bytes(j->in->maxval);
+
+	if (j->in->maxval > 255 &&
+	    (grad = malloc(2 * (size_t)w * sizeof(int))) == NULL)
+		return -1;
+	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
+	for (int y = y0; y < y1; y++)
+		sobel_row_cpu(j->in, y, j->p, j->border, j->zero, grad,
+		    (char *)j->out->px + y * stride);
+	free(grad);
+	return 0;
+}
+
+int
+sobel_cpu(const struct image *gray, struct image *out,
+    const struct sobel_params *p, int border, int nthreads, struct gf_err *e)
+{
+	struct sobel_job j = {gray, out, p, border, 0, NULL};
+	void *zero;
+	int ret;
+
+	if (p->mode < SOBEL_MAG_L2 || p->mode > SOBEL_THRESH_L1)
+		return gf_fail(e, "sobel mode %d is not one of 0 to 3", p->mode);
+	if (img_alloc_like(out, gray, 1, e) < 0)
+		return -1;
+	zero = calloc((size_t)gray->width, 2);
+	j.zero = zero;
+	j.nbands = pool_bands(gray->height, nthreads, SOBEL_BAND_ROWS);
+	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands, sobel_band, &j);
+	free(zero);
+	if (ret < 0) {
+		img_free(out);
+		return gf_fail(e, "out of memory for sobel on a %d x %d image",
+		    gray->width, gray->height);
+	}
+	return 0;
+}
+
+/* Y of n 8-bit RGB pixels (the formula in sobel.h). */
+GF_CLONES static void
+gray_row8(const uint8_t *in, uint8_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint8_t)((299 * in[3 * i] + 587 * in[3 * i + 1] +
+		    114 * in[3 * i + 2] + 500) / 1000);
+}
+
+int
+img_to_gray(const struct image *in, struct image *gray, struct gf_err *e)
+{
+	size_t n = (size_t)in->width * in->height;
+
+	*gray = *in;
+	gray->channels = 1;
+	if (img_alloc(gray, e) < 0)
+		return -1;
+	if (in->maxval <= 255) {
+		gray_row8(in->px, gray->px, n);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned r = img_get(in, 3 * i), g = img_get(in, 3 * i + 1),
+		    b = img_get(in, 3 * i + 2);
+		img_set(gray, i, (299 * r + 587 * g + 114 * b + 500) / 1000);
+	}
+	return 0;
+}
