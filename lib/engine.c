@@ -47,6 +47,7 @@ struct hbuf {
 	void *p;
 	size_t cap;
 	int pinned;
+	int uses;
 };
 
 struct engine;
@@ -144,19 +145,23 @@ pinned_allow(struct engine *en, size_t n, int take)
 }
 
 /*
- * At least n bytes in b: pinned while a GPU is in use and the budget
- * allows (pinned memory moves at full bus speed and needs no staging),
- * else plain memory.  NULL when out of memory.
+ * At least n bytes in b.  Pinned memory moves at full bus speed, but
+ * pinning costs more than one transfer gains, so a buffer is pinned from
+ * its second use on (a stream reuses its buffers, a single image never
+ * does), while a GPU is in use and the budget allows; else it is plain
+ * memory.  NULL when out of memory.
  */
 static void *
 hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 {
 	size_t cap = (n + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
+	int uses = ++b->uses, pin = uses > 1 && pinned_allow(en, cap, 0);
 
-	if (n <= b->cap && (b->pinned || !pinned_allow(en, cap, 0)))
+	if (n <= b->cap && (b->pinned || !pin))
 		return b->p;
 	hbuf_free(en, b);
-	if (pinned_allow(en, cap, 1)) {
+	b->uses = uses;
+	if (pin && pinned_allow(en, cap, 1)) {
 		if (cudaSetDevice(en->dev.device) == cudaSuccess &&
 		    cudaHostAlloc(&b->p, cap, cudaHostAllocPortable) == cudaSuccess) {
 			b->cap = cap;
@@ -171,6 +176,32 @@ hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 	b->p = malloc(cap);
 	b->cap = b->p != NULL ? cap : 0;
 	return b->p;
+}
+
+/*
+ * Gives slot s, just read, its output buffer ahead of the filter stage,
+ * when a GPU may filter it: memory that is new is touched here, on the
+ * reader's thread, so that the download does not fault page by page.
+ */
+static void
+slot_prepare_out(struct engine *en, struct slot *s)
+{
+	struct image o = s->in;
+	void *old = s->outbuf.p;
+	size_t n;
+	int state;
+
+	pthread_mutex_lock(&en->mu);
+	state = en->gpu_state;
+	pthread_mutex_unlock(&en->mu);
+	if (state != GPU_PENDING && state != GPU_READY)
+		return;
+	o.channels = en->tool->gray ? 1 : s->in.channels;
+	n = img_bytes(&o);
+	o.px = hbuf_get(en, &s->outbuf, n);
+	if (o.px != NULL && o.px != old && !s->outbuf.pinned)
+		memset(o.px, 0, n);
+	s->out = o;
 }
 
 /* The reader's img_buffer: a slot's input buffer. */
@@ -360,6 +391,8 @@ read_job(struct reader *rd, int j)
 			rd->busy_ms += s->t.read;
 			if (got <= 0)
 				break;
+			if (en->o->strategy != GF_CPU)
+				slot_prepare_out(en, s);
 			s->job = j;
 			s->index = idx;
 			post_work(en, s);
@@ -591,9 +624,6 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 	const struct image *in = &s->in;
 	int rows = strip_rows(en, in), nstrips = (in->height + rows - 1) / rows, rc = 0;
 
-	s->out = *in;
-	s->out.channels = en->tool->gray ? 1 : in->channels;
-	s->out.px = hbuf_get(en, &s->outbuf, img_bytes(&s->out));
 	if (s->out.px == NULL)
 		return gf_fail(e, "out of memory for a %d x %d image", in->width,
 		    in->height);
