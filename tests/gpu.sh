@@ -2,14 +2,15 @@
 # Everything the GPU machine checks, in one command (device time is
 # scarce): build, the whole test suite (its GPU half runs there),
 # compute-sanitizer memcheck and racecheck on every kernel path of every
-# tool, then the bench.  Logs go to $OUT when it is set (the device tool's
+# tool (and synccheck on the engine's streams), then the kernel bench and
+# the end-to-end bench (bench/io.sh).  Logs go to $OUT when it is set (the device tool's
 # return folder), else to build/gpu-logs.
 #
 # Usage, on the GPU machine from the project root:
 #   . .deps/env.sh; sh tests/gpu.sh [test|sanitize|bench ...]
 OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
-steps=${*:-test sanitize bench stream}
+steps=${*:-test sanitize bench io}
 nproc=$(nproc 2>/dev/null || echo 4)
 make -j"$nproc" all build/bench build/tests/gpu_probe build/tests/framegen build/tests/pnmcopy \
     $(ls tests/*_test.c | sed 's#tests/\(.*\)\.c#build/tests/\1#') \
@@ -50,6 +51,17 @@ END
 				echo "racecheck bin/$tool -q -m $m $args samples/retina1023x517.pgm /tmp/san/out"
 			done
 		done
+		# The engine: several images in flight on four streams, strips
+		# of 64 rows, colour split on the device; synccheck too.
+		cat samples/retina1023x517.pgm samples/astro16.pgm samples/coins.pgm \
+		    samples/px2x3.pgm >/tmp/san/stream.pnm
+		for tool in "sobel -t 60" "conv2d -k gauss:1.4" "edge --auto"; do
+			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
+			for t in memcheck racecheck synccheck; do
+				echo "$t env GPUFILT_STRIP_ROWS=64 bin/$tool -q /tmp/san/stream.pnm /tmp/san/out"
+				echo "$t env GPUFILT_STRIP_ROWS=64 bin/$tool -q samples/chelsea.png /tmp/san/out.ppm"
+			done
+		done
 		# (only those that use the GPU: the others have nothing to check)
 		for u in $(grep -l gpu_open tests/*_test.c | sed 's#tests/\(.*\)\.c#build/tests/\1#'); do
 			echo "memcheck $u"
@@ -72,6 +84,11 @@ END
 stream)
 	sh tests/stream_bench.sh 1000 >"$OUT/stream.log" 2>&1 || status=1
 	cat "$OUT/stream.log"
+	;;
+io)
+	# End to end: stream, large image, batch (make bench-io).
+	sh bench/io.sh >"$OUT/io.log" 2>&1 || status=1
+	cat "$OUT/io.log"
 	;;
 bench)
 	build/bench >"$OUT/bench.log" 2>&1 || status=1
