@@ -38,7 +38,7 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
 /* Slots per reader: a stream needs read, filter and write in flight at once. */
 #define SLOTS_STREAM 4
 #define SLOTS_BATCH 2
-#define LANES 2
+#define LANES 3
 /* A strip carries about this many bytes of input; smaller images go whole. */
 #define STRIP_BYTES (16u << 20)
 

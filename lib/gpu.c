@@ -117,7 +117,8 @@ gpu_scratch(struct gpu *g, int slot, size_t bytes, void **p, struct gf_err *e)
 		GPU_TRY(e, cudaMemGetInfo(&free_b, &total_b));
 		if (bytes > free_b)
 			return gf_fail(e, "the GPU has %zu bytes free; this image "
-			    "needs a buffer of %zu", free_b, bytes);
+			    "needs a buffer of %zu more (--cpu runs it on the CPU)",
+			    free_b, bytes);
 		GPU_TRY(e, cudaMalloc(&b->ptr, bytes));
 		b->bytes = bytes;
 	}
