@@ -66,6 +66,12 @@ struct slot {
 	struct hbuf inbuf, outbuf;
 	int out_malloced;       /* out.px is the CPU tool's (img_free it) */
 	struct gf_times t;
+	/*
+	 * A tall image reaches the writer while its strips are still on the
+	 * GPU: partial is set, rows_done counts the rows downloaded, and
+	 * lane_done says the lane is finished with it (failed and t final).
+	 */
+	int partial, rows_done, lane_done;
 };
 
 struct reader {
@@ -229,6 +235,7 @@ slot_take(struct reader *rd)
 	pthread_mutex_unlock(&en->mu);
 	s->next = NULL;
 	s->end = s->failed = s->out_malloced = 0;
+	s->partial = s->rows_done = s->lane_done = 0;
 	s->err.msg[0] = '\0';
 	memset(&s->t, 0, sizeof(s->t));
 	memset(&s->in, 0, sizeof(s->in));
@@ -616,6 +623,47 @@ strip_times(struct lane *ln, int nstrips, struct gf_times *t, struct gf_err *e)
 	return 0;
 }
 
+/*
+ * Hands s to the writer at once, then tells it each strip as its download
+ * ends, so that the rows of a tall image are written while later strips
+ * are still on the GPU.
+ */
+static int
+strips_to_writer(struct lane *ln, struct slot *s, int rows, int nstrips,
+    struct gf_err *e)
+{
+	struct engine *en = ln->en;
+
+	s->partial = 1;
+	post_done(en, s);
+	for (int k = 0; k < nstrips; k++) {
+		GPU_TRY(e, cudaEventSynchronize(ln->ev[4 * k + 3]));
+		pthread_mutex_lock(&en->mu);
+		s->rows_done = (k + 1) * rows < s->in.height ? (k + 1) * rows :
+		    s->in.height;
+		pthread_cond_broadcast(&en->cv);
+		pthread_mutex_unlock(&en->mu);
+	}
+	return 0;
+}
+
+/*
+ * The rows of a partial slot downloaded beyond row y, waiting for them;
+ * -1 once the lane has finished with it (then rows_done is final).
+ */
+static int
+rows_after(struct engine *en, struct slot *s, int y)
+{
+	int n;
+
+	pthread_mutex_lock(&en->mu);
+	while (s->rows_done <= y && !s->lane_done)
+		pthread_cond_wait(&en->cv, &en->mu);
+	n = s->lane_done && s->rows_done <= y ? -1 : s->rows_done;
+	pthread_mutex_unlock(&en->mu);
+	return n;
+}
+
 /* One image on the GPU, strip by strip over the lane's two streams. */
 static int
 lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
@@ -633,6 +681,8 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 		int y0 = k * rows, n = in->height - y0 < rows ? in->height - y0 : rows;
 		rc = strip_queue(en, &ln->sub[k % ln->nsub], s, y0, n, ln->ev + 4 * k, e);
 	}
+	if (nstrips > 1 && rc == 0)
+		rc = strips_to_writer(ln, s, rows, nstrips, e);
 	for (int i = 0; i < ln->nsub; i++) {
 		cudaError_t err = cudaStreamSynchronize(ln->sub[i].stream);
 		if (err != cudaSuccess && rc == 0)
@@ -694,7 +744,14 @@ lane_main(void *arg)
 			s->t.cpu = gf_now_ms() - t0;
 		}
 		ln->busy_ms += gf_now_ms() - t0;
-		post_done(en, s);
+		if (s->partial) {
+			pthread_mutex_lock(&en->mu);
+			s->lane_done = 1;
+			pthread_cond_broadcast(&en->cv);
+			pthread_mutex_unlock(&en->mu);
+		} else {
+			post_done(en, s);
+		}
 	}
 	if (mode == GPU_READY)
 		lane_close(ln);
@@ -797,6 +854,33 @@ job_fail(struct writer *w, int job, const struct gf_err *err)
 		w->h->error(w->h->arg, err->msg);
 }
 
+/*
+ * Writes a partial slot's rows as they arrive when its output is a PNM
+ * file (which a failure can still withdraw); else, and to the end, waits
+ * for the lane.  -1 with e when writing failed.
+ */
+static int
+write_partial(struct writer *w, struct slot *s, struct gf_err *e)
+{
+	struct sink *k = &w->sink;
+	int stream = k->fmt == IMG_FORMAT_PNM && k->f != stdout;
+	int y = 0, n;
+
+	while ((n = rows_after(w->en, s, y)) >= 0) {
+		if (stream && img_write_rows(k->f, &s->out, y, n, k->name, e) < 0)
+			break;
+		y = n;
+	}
+	while (rows_after(w->en, s, INT_MAX) >= 0)
+		;
+	if (n >= 0)
+		return -1;
+	if (!stream || s->failed)
+		return 0;
+	k->nwritten++;
+	return 1;
+}
+
 /* One filtered image of job j: written, or the job failed. */
 static void
 write_image(struct writer *w, int j, struct slot *s)
@@ -804,13 +888,29 @@ write_image(struct writer *w, int j, struct slot *s)
 	struct engine *en = w->en;
 	struct gf_err e = {{0}};
 	double t0 = gf_now_ms();
+	int done = 0;
 
+	/* A partial slot's failed is known only once its lane is done. */
+	if (!s->partial && s->failed) {
+		job_fail(w, j, &s->err);
+		return;
+	}
+	if (w->sink.f == NULL && sink_open(&w->sink, &en->jobs[j],
+	    en->o->format, &s->out, &e) < 0) {
+		if (s->partial)
+			write_partial(w, s, &e);
+		job_fail(w, j, &e);
+		return;
+	}
+	if (s->partial && (done = write_partial(w, s, &e)) < 0) {
+		job_fail(w, j, &e);
+		return;
+	}
 	if (s->failed) {
 		job_fail(w, j, &s->err);
 		return;
 	}
-	if ((w->sink.f == NULL && sink_open(&w->sink, &en->jobs[j], en->o->format,
-	    &s->out, &e) < 0) || sink_write(&w->sink, &s->out, &e) < 0) {
+	if (!done && sink_write(&w->sink, &s->out, &e) < 0) {
 		job_fail(w, j, &e);
 		return;
 	}

@@ -511,19 +511,20 @@ write_pnm_header(FILE *f, const struct image *img, const char *name,
 	return 0;
 }
 
-static int
-write_pnm(FILE *f, const struct image *img, const char *name, struct gf_err *e)
+int
+img_write_rows(FILE *f, const struct image *img, int y0, int y1,
+    const char *name, struct gf_err *e)
 {
-	size_t n = (size_t)img->width * img->height * img->channels;
+	size_t row = (size_t)img->width * img->channels, n = row * (y1 - y0);
 
-	if (write_pnm_header(f, img, name, e) < 0)
+	if (y0 == 0 && write_pnm_header(f, img, name, e) < 0)
 		return -1;
 	if (img->maxval <= 255) {
-		if (fwrite(img->px, 1, n, f) != n)
+		if (fwrite((const uint8_t *)img->px + row * y0, 1, n, f) != n)
 			return gf_fail(e, "cannot write %s: %s", name, strerror(errno));
 		return 0;
 	}
-	const uint16_t *s = img->px;
+	const uint16_t *s = (const uint16_t *)img->px + row * y0;
 	uint8_t buf[8192];
 	for (size_t i = 0; i < n; ) {
 		size_t k = 0;
@@ -581,7 +582,7 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 {
 	if (fmt == IMG_FORMAT_PNG)
 		return write_png(f, img, name, e);
-	return write_pnm(f, img, name, e);
+	return img_write_rows(f, img, 0, img->height, name, e);
 }
 
 int

@@ -65,6 +65,13 @@ void img_reader_close(struct img_reader *r);
 int img_write(FILE *f, const struct image *img, enum img_format fmt,
     const char *name, struct gf_err *e);
 
+/*
+ * Appends rows y0 .. y1-1 of img to f as PNM, the header first when y0 is
+ * 0: img_write's PNM output, for an image whose rows arrive in strips.
+ */
+int img_write_rows(FILE *f, const struct image *img, int y0, int y1,
+    const char *name, struct gf_err *e);
+
 /* Reads the one image of a file (tests, tools); -1 if none or unreadable. */
 int img_load(const char *path, struct image *img, struct gf_err *e);
 

@@ -111,3 +111,26 @@ for m in global texture shared sliding; do
 		else pass "engine/strips/$m/$n"; fi
 	done
 done
+
+# GPU: a stream in strips of 5 rows, into a file (rows written as strips
+# land), to standard output and as PNG (written whole): the CPU's bytes.
+for m in shared sliding; do
+	if ! have_gpu; then skip "engine/strip-outputs/$m" "no GPU"; continue; fi
+	bad=
+	for c in "sobel -t 60" "conv2d -k gauss:1.4"; do
+		# shellcheck disable=SC2086
+		"$BIN"/$c -q --cpu "$E/stream.pnm" "$E/sref.pnm"
+		# shellcheck disable=SC2086
+		GPUFILT_STRIP_ROWS=5 "$BIN"/$c -q -m "$m" "$E/stream.pnm" "$E/sfile.pnm" || bad="$bad $c:file"
+		# shellcheck disable=SC2086
+		GPUFILT_STRIP_ROWS=5 "$BIN"/$c -q -m "$m" "$E/stream.pnm" >"$E/sout.pnm" || bad="$bad $c:stdout"
+		cmp -s "$E/sref.pnm" "$E/sfile.pnm" || bad="$bad $c:file-bytes"
+		cmp -s "$E/sref.pnm" "$E/sout.pnm" || bad="$bad $c:stdout-bytes"
+		# shellcheck disable=SC2086
+		"$BIN"/$c -q --cpu "$SAMPLES/retina1023x517.pgm" "$E/pref.png"
+		# shellcheck disable=SC2086
+		GPUFILT_STRIP_ROWS=5 "$BIN"/$c -q -m "$m" "$SAMPLES/retina1023x517.pgm" "$E/pgpu.png" &&
+		    cmp -s "$E/pref.png" "$E/pgpu.png" || bad="$bad $c:png"
+	done
+	if [ -z "$bad" ]; then pass "engine/strip-outputs/$m"; else fail "engine/strip-outputs/$m" "$bad"; fi
+done
