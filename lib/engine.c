@@ -939,6 +939,8 @@ writer_run(struct writer *w)
 		if (!s->end) {
 			if (!job_failed(en, j))
 				write_image(w, j, s);
+			else if (s->partial)
+				rows_after(en, s, INT_MAX);     /* the lane's, until done */
 			idx++;
 		} else {
 			/* The job's end: a read error, or commit what was written. */
