@@ -1,9 +1,8 @@
 /*
  * conv2d.h - a 2D filter given by its taps: parsing kernels (-k), the
- * CPU reference, and the GPU dispatch over the strategy table.
- * (Interface fixed by the lead; the conv2d work fills in lib/conv2d.c,
- * lib/kspec.c and kernels/conv2d.cu, and adds the plan, the tool's
- * filter and the kernels' launchers below the lead's declarations.)
+ * CPU reference, and the GPU dispatch over the strategy table: the
+ * plan, the tool's filter and the kernels' launchers (lib/conv2d.c,
+ * lib/kspec.c, kernels/conv2d.cu).
  */
 #ifndef GF_CONV2D_H
 #define GF_CONV2D_H

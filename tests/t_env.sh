@@ -1,4 +1,4 @@
-# Hostile surroundings (issue 10, output side): outputs that are devices,
+# Hostile surroundings (the output side): outputs that are devices,
 # FIFOs or links, batch name collisions, kept modes, signals, closed
 # standard descriptors, full disks, and the messages of bad options, the
 # same in every tool.  Sourced by tests/run.sh.
