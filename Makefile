@@ -9,6 +9,7 @@
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
 #   make install    PREFIX=/usr/local
 
+VERSION   := 0.1
 PREFIX    ?= /usr/local
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
@@ -72,27 +73,25 @@ build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
-build/bench: tests/bench.c build/libgpufilt.a
+build/bench/%: bench/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
-VERSION := 0.1
-
 deps:
-	@sh tests/deps.sh
+	@sh scripts/deps.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all build/tests/gpu_probe
-	@sh tests/demo.sh
+	@sh scripts/demo.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all $(TESTS)
 	@sh tests/run.sh
 
-bench: all build/bench
-	build/bench
+bench: all build/bench/bench
+	build/bench/bench
 
-bench-io: all build/tests/framegen build/tests/gpu_probe
+bench-io: all build/bench/framegen build/tests/gpu_probe
 	sh bench/io.sh
 bench-cpu: all
 	sh bench/cpu.sh

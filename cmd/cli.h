@@ -21,8 +21,9 @@
 #include "cli_env.h"
 #include "engine.h"
 
+/* The version is set in one place, the Makefile's VERSION. */
 #ifndef GF_VERSION
-#define GF_VERSION "0.1"
+#error "GF_VERSION is not defined: build with make (VERSION in the Makefile)"
 #endif
 
 /* What the engine's hooks print with: the program, -v/-q, the progress line. */
