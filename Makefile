@@ -30,7 +30,8 @@ ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra
 LDLIBS        = $(PKG_LIBS) -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread \
                 -ldl -lrt -lm
 
-TOOLS    := $(basename $(notdir $(wildcard cmd/*.c)))
+# Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they share.
+TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
 BINS     := $(TOOLS:%=bin/%)
 LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(wildcard lib/*.c)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
@@ -65,9 +66,9 @@ build/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
 
-bin/%: build/cmd/%.o build/libgpufilt.a
+bin/%: build/cmd/%.o build/cmd/cli.o build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) -o $@ $< build/cmd/cli.o build/libgpufilt.a $(LDLIBS)
 
 build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)

@@ -27,11 +27,11 @@ edge_params_for(const struct edge_opts *o)
 
 /* The conv2d parameters of the smoothing stage. */
 int
-edge_smooth_params(const struct edge_opts *o, struct conv2d_params *cp,
+edge_smooth_params(const struct edge_opts *o, struct conv2d_filter *cp,
     struct gf_err *e)
 {
 	memset(cp, 0, sizeof(*cp));
-	cp->border = (enum gf_border)o->border;
+	cp->border = (enum gf_border)o->common.border;
 	cp->allow_separable = 1;
 	return kspec_gauss(&cp->k, o->sigma, 0, e);
 }
@@ -94,15 +94,15 @@ edge_otsu_gpu(struct gpu *g, const struct gpu_image *in, int border, int l1,
 	return 0;
 }
 
-/* Suppression and double threshold on the device, strategy o->strategy. */
+/* Suppression and double threshold on the device, strategy o->common.strategy. */
 static int
 nms_device(struct gpu *g, const struct gpu_image *src,
     const struct gpu_image *lab, const struct edge_params *p,
     const struct edge_params *dp, const struct edge_opts *o,
     struct gf_err *e)
 {
-	enum gf_strategy s = o->strategy == GF_AUTO ? GF_SLIDING : o->strategy;
-	struct gf_launch l = o->launch;
+	enum gf_strategy s = o->common.strategy == GF_AUTO ? GF_SLIDING : o->common.strategy;
+	struct gf_launch l = o->common.launch;
 	cudaTextureObject_t tex = 0;
 	int tile_w, tile_h;
 	size_t smem;
@@ -113,7 +113,7 @@ nms_device(struct gpu *g, const struct gpu_image *src,
 		return -1;
 	if (s == GF_TEXTURE && gpu_texture(g, src, &tex, e) < 0)
 		return -1;
-	GPU_TRY(e, edge_launch_nms(s, src, lab, p, dp, o->border, &l, tex,
+	GPU_TRY(e, edge_launch_nms(s, src, lab, p, dp, o->common.border, &l, tex,
 	    g->stream));
 	return 0;
 }
@@ -149,15 +149,15 @@ smooth_device(struct gpu *g, const struct gpu_image *in,
     const struct edge_opts *o, struct gpu_image *sm,
     const struct gpu_image **src, struct gf_err *e)
 {
-	struct conv2d_params cp;
-	enum gf_strategy s = o->strategy;
+	struct conv2d_filter cp;
+	enum gf_strategy s = o->common.strategy;
 
 	*src = in;
 	if (o->sigma <= 0)
 		return 0;
 	if (edge_smooth_params(o, &cp, e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_STAGE1, in->width, in->height, in->maxval,
-	    sm, e) < 0 || conv2d_gpu(g, in, sm, &cp, s, &o->launch, e) < 0)
+	    sm, e) < 0 || conv2d_gpu(g, in, sm, &cp, s, &o->common.launch, e) < 0)
 		return -1;
 	*src = sm;
 	return 0;
@@ -177,7 +177,7 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 	if (smooth_device(g, in, o, &sm, &src, e) < 0)
 		return -1;
 	if (o->auto_thresh && (auto_scratch_get(g, &as, e) < 0 ||
-	    otsu_device(g, src, o->border, o->l1, &as, e) < 0))
+	    otsu_device(g, src, o->common.border, o->l1, &as, e) < 0))
 		return -1;
 	if (gpu_image_get(g, GPU_SLOT_STAGE2, in->width, in->height, 255, &lab,
 	    e) < 0 || nms_device(g, src, &lab, &p, as.p, o, e) < 0)
@@ -216,7 +216,7 @@ edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
 
 	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
 		return -1;
-	ret = edge_cpu(gray.px != NULL ? &gray : in, out, o, &info, o->threads, e);
+	ret = edge_cpu(gray.px != NULL ? &gray : in, out, o, &info, o->common.threads, e);
 	img_free(&gray);
 	if (ret == 0)
 		note_thresholds(t, o, &info);

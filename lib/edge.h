@@ -15,6 +15,7 @@
 #include "edge_core.h"
 #include "gf.h"
 #include "gpu.h"
+#include "opts.h"
 #include "strategy.h"
 #include "tool.h"
 
@@ -22,16 +23,17 @@
 extern "C" {
 #endif
 
-/* What the command line asked for. */
+/*
+ * What the command line asked for: the shared options (the border of
+ * smoothing and gradients, strategy, launch shape, -j) and edge's own;
+ * the per-image thresholds (struct edge_params) derive from it.
+ */
 struct edge_opts {
+	struct gf_opts common;
 	double sigma;           /* --sigma: Gaussian smoothing, 0 for none */
 	int l1;                 /* --l1: |gx| + |gy| instead of the L2 magnitude */
 	int auto_thresh;        /* --auto: high = Otsu's threshold, low = high / 2 */
 	double low, high;       /* --low, --high, magnitude units, low <= high */
-	int border;             /* enum gf_border, for smoothing and gradients */
-	enum gf_strategy strategy;
-	struct gf_launch launch;
-	int threads;            /* -j: CPU threads, 0 for the CPUs online */
 };
 
 /* The thresholds an image used, for -v. */
@@ -54,8 +56,8 @@ int edge_cpu(const struct image *gray, struct image *out,
     struct gf_err *e);
 
 /* The conv2d parameters of the smoothing stage (gauss:sigma, o's border). */
-struct conv2d_params;
-int edge_smooth_params(const struct edge_opts *o, struct conv2d_params *cp,
+struct conv2d_filter;
+int edge_smooth_params(const struct edge_opts *o, struct conv2d_filter *cp,
     struct gf_err *e);
 
 /*

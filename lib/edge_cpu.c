@@ -352,7 +352,7 @@ thresholds_cpu(const struct image *gray, const struct edge_opts *o,
 		info->high = o->high;
 		return 0;
 	}
-	if (edge_otsu_cpu(gray, o->border, o->l1, &t, nthreads, e) < 0)
+	if (edge_otsu_cpu(gray, o->common.border, o->l1, &t, nthreads, e) < 0)
 		return -1;
 	edge_auto_params(t, o->l1, p);
 	info->high = t;
@@ -372,7 +372,7 @@ edge_cpu(const struct image *gray, struct image *out,
 	int ret = -1;
 
 	if (o->sigma > 0) {
-		struct conv2d_params cp;
+		struct conv2d_filter cp;
 		if (edge_smooth_params(o, &cp, e) < 0 ||
 		    conv2d_cpu(gray, &sm, &cp, nthreads, e) < 0)
 			goto done;
@@ -385,7 +385,7 @@ edge_cpu(const struct image *gray, struct image *out,
 		gf_fail(e, "out of memory for the edge classes");
 		goto done;
 	}
-	if (classify_cpu(src, o->border, &p, lab, nthreads, e) < 0 ||
+	if (classify_cpu(src, o->common.border, &p, lab, nthreads, e) < 0 ||
 	    hysteresis_cpu(lab, gray->width, gray->height, e) < 0)
 		goto done;
 	ret = labels_to_image(lab, gray, out, e);

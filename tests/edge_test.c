@@ -60,8 +60,8 @@ opts(double low, double high, int l1)
 	o.low = low;
 	o.high = high;
 	o.l1 = l1;
-	o.border = GF_BORDER_REPLICATE;
-	o.strategy = GF_CPU;
+	o.common.border = GF_BORDER_REPLICATE;
+	o.common.strategy = GF_CPU;
 	return o;
 }
 
@@ -437,9 +437,9 @@ gpu_case_run(struct gpu *g, const struct gpu_case *c, enum gf_strategy s)
 	in = make_image(c->w, c->h, c->maxval, c->f);
 	o.sigma = c->sigma;
 	o.auto_thresh = c->auto_thresh;
-	o.border = c->border;
-	o.strategy = s;
-	o.launch = c->launch;
+	o.common.border = c->border;
+	o.common.strategy = s;
+	o.common.launch = c->launch;
 	snprintf(name, sizeof(name), "gpu/%s/%s", gf_strategies[s].name, c->name);
 	ok = edge_cpu(&in, &a, &o, &ia, 0, &e) == 0;
 	if (!ok)
@@ -568,7 +568,7 @@ threads_differ(const struct image *in, const struct edge_opts *o,
 		if (d > 0 && bad++ == 0)
 			snprintf(why, n, "%dx%d maxval %u border %d sigma %g%s%s, %d "
 			    "threads: %zu differ from 1 thread %s", in->width,
-			    in->height, in->maxval, o->border, o->sigma,
+			    in->height, in->maxval, o->common.border, o->sigma,
 			    o->auto_thresh ? " auto" : "", o->l1 ? " l1" : "",
 			    threads[t], d, e.msg);
 	}
@@ -601,7 +601,7 @@ test_cpu_threads(void)
 			o.sigma = smooth ? 1.4 : 0;
 			o.auto_thresh = v >> 1;
 			for (int b = 0; b < 4; b++) {
-				o.border = b;
+				o.common.border = b;
 				bad += threads_differ(&in, &o, why, bad ? 0 : sizeof(why));
 			}
 			img_free(&in);
