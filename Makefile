@@ -56,7 +56,7 @@ build/lib/%.o: lib/%.c
 # selects of a finish step may be computed for every lane.  None changes
 # a result (no -ffast-math: IEEE steps as written, no contraction).
 CPU_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math
-build/lib/%_cpu.o build/lib/pool.o: ALL_CFLAGS += $(CPU_CFLAGS)
+build/lib/%_cpu.o build/lib/pool.o build/lib/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
 
 build/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)

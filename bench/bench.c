@@ -255,8 +255,8 @@ conv2d_validate(struct bench *b, const struct conv2d_filter *p,
 	struct image got = *small;
 	int ret;
 
-	if (gpu_image_get(&b->g, GPU_SLOT_STAGE1, small->width, small->height,
-	    255, &din, e) < 0 || gpu_image_get(&b->g, GPU_SLOT_STAGE2,
+	if (gpu_image_get(&b->g, GPU_SLOT_SMOOTHED, small->width, small->height,
+	    255, &din, e) < 0 || gpu_image_get(&b->g, GPU_SLOT_CLASSES,
 	    small->width, small->height, 255, &dout, e) < 0 ||
 	    gpu_upload(&b->g, small, 0, &din, e) < 0 ||
 	    conv2d_gpu(&b->g, &din, &dout, p, s, &l, e) < 0 || img_alloc(&got, e) < 0)

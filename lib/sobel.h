@@ -79,9 +79,6 @@ struct tool;
 /* Describes the sobel tool to the engine (lib/tool.h); t->ctx is o. */
 void sobel_tool(struct tool *t, struct sobel_opts *o);
 
-/* Colour (3 channels) to gray: Y = (299 R + 587 G + 114 B + 500) / 1000. */
-int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);
-
 /*
  * Kernels (kernels/sobel.cu).  sobel_shape fills the defaults into l and
  * gives the pixels one block covers and its shared memory, for checks

@@ -472,10 +472,10 @@ gpu_otsu_run(struct gpu *g, unsigned maxval, int l1)
 	in = make_image(611, 419, maxval, maxval > 255 ? photo_like16 : photo_like);
 	snprintf(name, sizeof(name), "gpu/otsu-%ubit%s", maxval > 255 ? 16 : 8,
 	    l1 ? "-l1" : "");
-	ok = edge_otsu_cpu(&in, GF_BORDER_REPLICATE, l1, &tc, 0, &e) == 0 &&
+	ok = otsu_cpu(&in, GF_BORDER_REPLICATE, l1, &tc, 0, &e) == 0 &&
 	    gpu_image_get(g, GPU_SLOT_IN, in.width, in.height, maxval, &d, &e) == 0 &&
 	    gpu_upload(g, &in, 0, &d, &e) == 0 &&
-	    edge_otsu_gpu(g, &d, GF_BORDER_REPLICATE, l1, &tg, &e) == 0;
+	    otsu_gpu(g, &d, GF_BORDER_REPLICATE, l1, &tg, &e) == 0;
 	if (!ok)
 		snprintf(why, sizeof(why), "%s", e.msg);
 	else if (!(ok = tc == tg))
