@@ -9,6 +9,7 @@
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
 #   make install    PREFIX=/usr/local
 
+VERSION   := 0.1
 PREFIX    ?= /usr/local
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
@@ -29,7 +30,8 @@ ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra
 LDLIBS        = $(PKG_LIBS) -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread \
                 -ldl -lrt -lm
 
-TOOLS    := $(basename $(notdir $(wildcard cmd/*.c)))
+# Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they share.
+TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
 BINS     := $(TOOLS:%=bin/%)
 LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(wildcard lib/*.c)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
@@ -54,7 +56,7 @@ build/lib/%.o: lib/%.c
 # selects of a finish step may be computed for every lane.  None changes
 # a result (no -ffast-math: IEEE steps as written, no contraction).
 CPU_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math
-build/lib/%_cpu.o build/lib/pool.o: ALL_CFLAGS += $(CPU_CFLAGS)
+build/lib/%_cpu.o build/lib/pool.o build/lib/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
 
 build/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
@@ -64,35 +66,33 @@ build/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
 
-bin/%: build/cmd/%.o build/libgpufilt.a
+bin/%: build/cmd/%.o build/cmd/cli.o build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) -o $@ $< build/cmd/cli.o build/libgpufilt.a $(LDLIBS)
 
 build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
-build/bench: tests/bench.c build/libgpufilt.a
+build/bench/%: bench/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
-VERSION := 0.1
-
 deps:
-	@sh tests/deps.sh
+	@sh scripts/deps.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all build/tests/gpu_probe
-	@sh tests/demo.sh
+	@sh scripts/demo.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all $(TESTS)
 	@sh tests/run.sh
 
-bench: all build/bench
-	build/bench
+bench: all build/bench/bench
+	build/bench/bench
 
-bench-io: all build/tests/framegen build/tests/gpu_probe
+bench-io: all build/bench/framegen build/tests/gpu_probe
 	sh bench/io.sh
 bench-cpu: all
 	sh bench/cpu.sh

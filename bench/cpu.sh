@@ -6,8 +6,8 @@
 # vips canny) and Netpbm's pamedge; a peer that is not installed is
 # skipped and said so.  Then, where Python's cv2 imports, OpenCV in
 # process (cv2.Sobel + threshold, filter2D, GaussianBlur + Canny) against
-# our tools' own "cpu" time from -v.  Targets are the ratios issue 9 set
-# for a 2-core machine; the load average is printed with every row.
+# our tools' own "cpu" time from -v.  Targets are ratios for a 2-core
+# machine; the load average is printed with every row.
 #
 # Usage: sh bench/cpu.sh [RUNS]        (make bench-cpu; RUNS default 5)
 cd "$(dirname "$0")/.." || exit 1

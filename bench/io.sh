@@ -9,8 +9,8 @@
 #   batch    P photos of about 12 MP, JPEG and PNG, edge --auto -o DIR,
 #            against an OpenCV script on as many processes as cores
 #
-# Usage: sh bench/io.sh [stream|large|batch ...]   (after make and the
-# tests/ helpers; FRAMES and PHOTOS set the sizes; WORK the scratch dir)
+# Usage: sh bench/io.sh [stream|large|batch ...]   (after make and
+# build/bench/framegen; FRAMES and PHOTOS set the sizes; WORK the scratch dir)
 cd "$(dirname "$0")/.." || exit 1
 FRAMES=${FRAMES:-1000}
 PHOTOS=${PHOTOS:-200}
@@ -33,7 +33,7 @@ med3() {
 
 stream() {
 	f=$WORK/frames.pgm
-	[ -s "$f" ] || build/tests/framegen "$FRAMES" 1920 1080 >"$f"
+	[ -s "$f" ] || build/bench/framegen "$FRAMES" 1920 1080 >"$f"
 	cat "$f" >/dev/null
 	base=$(med3 "cat $f | cat > /dev/null")
 	echo "stream: $FRAMES frames 1920x1080 through a pipe (median of 3)"
@@ -47,7 +47,7 @@ stream() {
 
 large() {
 	f=$WORK/big.pgm
-	[ -s "$f" ] || build/tests/framegen 1 12288 12288 >"$f"
+	[ -s "$f" ] || build/bench/framegen 1 12288 12288 >"$f"
 	cat "$f" >/dev/null
 	base=$(med3 "build/tests/gpu_probe && cp $f $WORK/copy.pgm")
 	s=$(med3 "bin/sobel -q -t 60 $f $WORK/big-out.pgm")

@@ -1,216 +1,45 @@
 /*
- * cli.h - the part of main() that every tool shares: the operands (one
- * input and output, or -o DIR and many inputs) as the engine's jobs,
- * what the engine reports (messages, -v lines, progress, the run
- * summary) on stderr, and the exit status.  Printing and exiting
- * live here, in cmd/, never in lib/.
+ * cli.h - what a tool gives the shared main (cmd/cli.c): its name, its
+ * synopsis and help lines, its own options and their handler, the check
+ * of their combination, and how it becomes the engine's struct tool.
+ * Everything else - the shared options, the messages for a bad option,
+ * --help and --version, the operands, the exit status - is cli_main's,
+ * so every tool answers the same mistake with the same message.
  */
 #ifndef GF_CLI_H
 #define GF_CLI_H
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
-#include <unistd.h>
+#include "gf.h"
+#include "opts.h"
+#include "tool.h"
 
-#include "batch.h"
-#include "cli_env.h"
-#include "engine.h"
-
-#ifndef GF_VERSION
-#define GF_VERSION "0.1"
-#endif
-
-/* What the engine's hooks print with: the program, -v/-q, the progress line. */
-struct cli_ctx {
-	const char *prog;
-	const struct gf_opts *o;
-	int tty;                /* stderr is a terminal: progress and summary */
-	int progress_shown;     /* a progress line is on the terminal */
-	double progress_at;     /* when it was last drawn (ms into the run) */
+struct cli_tool {
+	const char *name;
+	const char *synopsis;   /* usage lines: exactly the man page's SYNOPSIS */
+	const char *help;       /* the option lines of its own options */
+	const char *shortopts;  /* its own short options, getopt style ("t:") */
+	const struct option *longopts;  /* its own, from GF_OPT_TOOL; {0} ends */
+	/*
+	 * Handles option c (as getopt_long returned it) if it is the tool's:
+	 * 1 if handled, 0 if not the tool's, -1 with e set on a bad value.
+	 */
+	int (*option)(void *ctx, int c, const char *arg, struct gf_err *e);
+	/* After the options (not for -h, -V): -1 with e set on a usage error. */
+	int (*check)(void *ctx, struct gf_err *e);
+	/* Builds the engine's tool from ctx; may print -v notes on stderr. */
+	void (*make)(void *ctx, struct tool *t);
+	void *ctx;
+	struct gf_opts *common; /* the shared options, inside ctx */
 };
 
-/* Clears the progress line before anything else goes to stderr. */
-static inline void
-cli_clear_progress(struct cli_ctx *c)
-{
-	if (c->progress_shown)
-		fputs("\r\033[K", stderr);
-	c->progress_shown = 0;
-}
-
-static inline void
-cli_notice(void *arg, const char *msg)
-{
-	struct cli_ctx *c = arg;
-
-	if (!c->o->quiet)
-		fprintf(stderr, "%s: running on the CPU (%s)\n", c->prog, msg);
-}
-
-static inline void
-cli_error(void *arg, const char *msg)
-{
-	struct cli_ctx *c = arg;
-
-	cli_clear_progress(c);
-	fprintf(stderr, "%s: %s\n", c->prog, msg);
-}
-
-/* -v: one line per image on stderr. */
-static inline void
-cli_report(void *arg, const char *input, int index, const struct image *out,
-    const struct gf_times *t, int on_gpu)
-{
-	struct cli_ctx *c = arg;
-	double gbs = t->kernel > 0 ? t->kernel_bytes / (t->kernel * 1e6) : 0;
-	const char *otsu = t->otsu ? " (Otsu)" : "";
-
-	if (!c->o->verbose)
-		return;
-	cli_clear_progress(c);
-	fprintf(stderr, "%s: %s image %d: %dx%d, ", c->prog, input, index,
-	    out->width, out->height);
-	if (t->thresholds == 1)
-		fprintf(stderr, "threshold %g%s, ", t->high, otsu);
-	else if (t->thresholds == 2)
-		fprintf(stderr, "low %g high %g%s, ", t->low, t->high, otsu);
-	fprintf(stderr, "read %.2f ms, ", t->read);
-	if (on_gpu)
-		fprintf(stderr, "upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
-		    "download %.2f ms, ", t->upload, t->kernel, gbs, t->download);
-	else
-		fprintf(stderr, "cpu %.2f ms, ", t->cpu);
-	fprintf(stderr, "write %.2f ms\n", t->write);
-}
-
-/* On a terminal, once a run has lasted a second: done/total and the rate. */
-static inline void
-cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
-{
-	struct cli_ctx *c = arg;
-
-	if (!c->tty || c->o->quiet || ms < 1000 || ms - c->progress_at < 100)
-		return;
-	c->progress_at = ms;
-	fprintf(stderr, "\r\033[K%s: ", c->prog);
-	if (njobs > 1)
-		fprintf(stderr, "%d/%d inputs, ", jobs_done, njobs);
-	fprintf(stderr, "%d images, %.1f images/s", images, images / (ms / 1000));
-	c->progress_shown = 1;
-}
-
 /*
- * The run summary, for runs of several images with -v or on a terminal:
- * the rate, and how busy each stage was (the bottleneck is near 100%).
+ * The whole of main for tool ct: parses argv into ct->ctx and
+ * *ct->common, then runs the operands.  Returns the exit status: 0 if
+ * every image was written, 1 if a run failed, 2 for a usage error.
  */
-static inline void
-cli_summary(struct cli_ctx *c, const struct engine_stats *st)
-{
-	double s = st->wall_ms / 1000;
-
-	cli_clear_progress(c);
-	if (c->o->quiet || st->images < 2 || !(c->o->verbose || c->tty) || s <= 0)
-		return;
-	fprintf(stderr, "%s: %d images in %.2f s, %.1f images/s, %.1f MB/s; busy: "
-	    "read %.0f%% (%d threads), %s %.0f%% (%d lanes), write %.0f%%\n",
-	    c->prog, st->images, s, st->images / s, st->bytes_in / 1e6 / s,
-	    100 * st->read_ms / (st->wall_ms * st->readers), st->readers,
-	    st->on_gpu ? "gpu" : "cpu", 100 * st->filter_ms / (st->wall_ms *
-	    st->lanes), st->lanes, 100 * st->write_ms / st->wall_ms);
-}
-
-static inline void
-cli_version(const char *prog)
-{
-	printf("%s (gpufilt) %s\n", prog, GF_VERSION);
-}
-
-/*
- * Refuses a -o DIR batch before it runs (prints why, returns 2): DIR is
- * missing or not a directory, there is no input, two inputs would be
- * written to one output, or an input would be replaced by its output.
- */
-static inline int
-cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
-    char **argv)
-{
-	struct gf_err e = {{0}};
-
-	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
-		return 2;
-	}
-	if (argc == 0) {
-		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
-		    o->outdir);
-		return 2;
-	}
-	return 0;
-}
-
-/*
- * Runs tool t over the operands after option parsing and returns the exit
- * status: 0 if every image was written, 1 if any run failed, 2 for a
- * usage error (too many operands, -o without a directory).
- */
-static inline int
-cli_run(const char *prog, const struct tool *t, const struct gf_opts *o,
-    int argc, char **argv, void (*usage)(FILE *))
-{
-	struct gf_err e = {{0}};
-	struct cli_ctx c = {prog, o, isatty(STDERR_FILENO), 0, 0};
-	struct engine_hooks h = {cli_notice, cli_error, cli_report, cli_progress, &c};
-	struct engine_stats stats;
-	struct engine_job one, *jobs = &one;
-	int status = 0, njobs = 1, failed;
-
-	if (o->outdir == NULL && argc > 2) {
-		fprintf(stderr, "%s: too many operands (%d): give at most an input "
-		    "and an output, or -o DIR for many inputs\n", prog, argc);
-		usage(stderr);
-		return 2;
-	}
-	if (o->outdir != NULL && cli_check_batch(prog, o, argc, argv) != 0)
-		return 2;
-	if (o->outdir != NULL) {
-		njobs = argc;
-		if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL) {
-			fprintf(stderr, "%s: out of memory\n", prog);
-			return 1;
-		}
-		for (int i = 0; i < argc; i++)
-			jobs[i] = (struct engine_job){argv[i], NULL, o->outdir};
-	} else {
-		one = (struct engine_job){argc > 0 ? argv[0] : NULL,
-		    argc > 1 ? argv[1] : NULL, NULL};
-	}
-	failed = engine_run(t, o, jobs, njobs, &h, &stats, &e);
-	if (failed < 0) {
-		cli_error(&c, e.msg);
-		status = 1;
-	} else if (failed > 0) {
-		status = 1;
-	}
-	cli_summary(&c, &stats);
-	if (jobs != &one)
-		free(jobs);
-	if (status == 0)
-		status = cli_close_stdout(prog);
-	return status;
-}
-
-/* Prints the strategy table for --help. */
-static inline void
-cli_strategies(FILE *f)
-{
-	fprintf(f, "strategies (-m):\n");
-	for (int i = 0; i < GF_NSTRATEGIES; i++)
-		fprintf(f, "  %-8s %s\n", gf_strategies[i].name, gf_strategies[i].summary);
-}
+int cli_main(const struct cli_tool *ct, int argc, char **argv);
 
 #endif

@@ -1,9 +1,8 @@
 /*
  * conv2d - any 2D filter given by its taps, on every image of the input.
+ * The tool's definition for the shared main (cmd/cli.c).
  */
-#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "conv2d.h"
@@ -15,90 +14,80 @@ enum {
 	OPT_NO_SEPARABLE
 };
 
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-	    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
-	    "              [--bias B] [--block WxH] [--border mode] [--device N]\n"
-	    "              [--divisor D | --normalize] [--no-separable] [--rows N]\n"
-	    "              [input [output]]\n"
-	    "       conv2d [options] -o dir input ...\n");
-}
+/* conv2d's options and whether -k was given. */
+struct conv2d_cmd {
+	struct conv2d_opts o;
+	int have_k;
+};
 
-static void
-help(void)
-{
-	usage(stdout);
-	printf("\n"
-	    "  -k kernel       taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
-	    "                  gauss:SIGMA[:SIZE], sharpen, laplace, emboss, sobelx,\n"
-	    "                  sobely, identity\n"
-	    "  --normalize     divide by the sum of the taps (when it is not 0)\n"
-	    "  --divisor D     divide by D;  --bias B  add B after dividing\n"
-	    "  --no-separable  run a separable kernel as a 2D one\n"
-	    "  --border mode   replicate (default), zero, reflect or wrap\n"
-	    "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
-	    "  --block WxH     threads per block;  --rows N  rows per thread\n"
-	    "  --device N      GPU number\n"
-	    "  -j N            CPU threads (default: one per CPU online)\n"
-	    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
-	    "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
-	    "  -v              timings per image on stderr;  -q  no notices\n"
-	    "  -h, --help      this help;  -V, --version  the version\n\n");
-	cli_strategies(stdout);
-}
-
-/* Handles conv2d's own option c: 1 if handled, 0 if not ours, -1 on a bad value. */
+/* Handles conv2d's own option c: 1 if handled, 0 if not, -1 on a bad value. */
 static int
-conv2d_option(struct conv2d_tool *ct, int c, const char *arg, int *have_k,
-    struct gf_err *e)
+conv2d_option(void *ctx, int c, const char *arg, struct gf_err *e)
 {
-	struct conv2d_params *p = &ct->p;
+	struct conv2d_cmd *cmd = ctx;
+	struct conv2d_filter *f = &cmd->o.filter;
 
 	switch (c) {
 	case 'k':
-		*have_k = 1;
-		return kspec_parse(arg, &p->k, e) < 0 ? -1 : 1;
+		cmd->have_k = 1;
+		return kspec_parse(arg, &f->k, e) < 0 ? -1 : 1;
 	case OPT_NORMALIZE:
-		p->normalize = 1;
+		f->normalize = 1;
 		return 1;
 	case OPT_DIVISOR:
 		if (gf_parse_double(arg, "--divisor", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
-		    &p->divisor, e) < 0)
+		    &f->divisor, e) < 0)
 			return -1;
-		if (p->divisor == 0)
+		if (f->divisor == 0)
 			return gf_fail(e, "--divisor 0 would divide by zero; give a "
 			    "nonzero divisor");
 		return 1;
 	case OPT_BIAS:
 		return gf_parse_double(arg, "--bias", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
-		    &p->bias, e) < 0 ? -1 : 1;
+		    &f->bias, e) < 0 ? -1 : 1;
 	case OPT_NO_SEPARABLE:
-		p->allow_separable = 0;
+		f->allow_separable = 0;
 		return 1;
 	}
 	return 0;
 }
 
-/* -v: what the kernel is and how it runs. */
-static void
-describe_kernel(const struct conv2d_tool *ct)
+/* A kernel is needed; --normalize and --divisor exclude each other. */
+static int
+conv2d_check(void *ctx, struct gf_err *e)
 {
-	const struct kspec *k = &ct->p.k;
+	const struct conv2d_cmd *cmd = ctx;
 
-	fprintf(stderr, "conv2d: kernel %dx%d, %s taps, %s\n", k->kw, k->kh,
-	    k->integer ? "integer" : "real",
-	    k->separable && ct->p.allow_separable ?
-	    "separable (row pass, then column pass)" :
-	    k->separable ? "separable, run in 2D (--no-separable)" : "2D");
+	if (!cmd->have_k)
+		return gf_fail(e, "no kernel: give one with -k, e.g. -k gauss:1.4 "
+		    "or -k \"1 2 1; 2 4 2; 1 2 1\"");
+	if (cmd->o.filter.normalize && cmd->o.filter.divisor != 0)
+		return gf_fail(e, "--normalize and --divisor exclude each other; "
+		    "give one");
+	return 0;
+}
+
+/* The tool; with -v, what the kernel is and how it runs. */
+static void
+conv2d_make(void *ctx, struct tool *t)
+{
+	struct conv2d_cmd *cmd = ctx;
+	const struct conv2d_filter *f = &cmd->o.filter;
+	const struct kspec *k = &f->k;
+
+	if (cmd->o.common.verbose)
+		fprintf(stderr, "conv2d: kernel %dx%d, %s taps, %s\n", k->kw, k->kh,
+		    k->integer ? "integer" : "real",
+		    k->separable && f->allow_separable ?
+		    "separable (row pass, then column pass)" :
+		    k->separable ? "separable, run in 2D (--no-separable)" : "2D");
+	conv2d_tool(t, &cmd->o);
 }
 
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		GF_LONGOPTS,
 		{"kernel", required_argument, NULL, 'k'},
 		{"normalize", no_argument, NULL, OPT_NORMALIZE},
 		{"divisor", required_argument, NULL, OPT_DIVISOR},
@@ -106,49 +95,32 @@ main(int argc, char **argv)
 		{"no-separable", no_argument, NULL, OPT_NO_SEPARABLE},
 		{NULL, 0, NULL, 0}
 	};
-	static struct conv2d_tool ct;
-	struct gf_opts o;
-	struct gf_err e = {{0}};
-	struct tool t;
-	int c, r, have_k = 0;
+	static struct conv2d_cmd cmd;
+	const struct cli_tool ct = {
+		.name = "conv2d",
+		.synopsis =
+		    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
+		    "              [--bias B] [--block WxH] [--border mode] [--device N]\n"
+		    "              [--divisor D | --normalize] [--no-separable] [--rows N]\n"
+		    "              [input [output]]\n"
+		    "       conv2d [options] -o dir input ...\n",
+		.help =
+		    "  -k kernel       taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
+		    "                  gauss:SIGMA[:SIZE], sharpen, laplace, emboss, sobelx,\n"
+		    "                  sobely, identity\n"
+		    "  --normalize     divide by the sum of the taps (when it is not 0)\n"
+		    "  --divisor D     divide by D;  --bias B  add B after dividing\n"
+		    "  --no-separable  run a separable kernel as a 2D one\n",
+		.shortopts = "k:",
+		.longopts = longopts,
+		.option = conv2d_option,
+		.check = conv2d_check,
+		.make = conv2d_make,
+		.ctx = &cmd,
+		.common = &cmd.o.common,
+	};
 
-	cli_start("conv2d");
-	gf_opts_init(&o);
-	ct.p.allow_separable = 1;
-	while ((c = getopt_long(argc, argv, ":" GF_SHORTOPTS "k:", longopts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			r = gf_opts_refused(c, argv, longopts, &e);
-		else
-			r = conv2d_option(&ct, c, optarg, &have_k, &e);
-		if (r == 0 && c != '?' && c != ':')
-			r = gf_opts_common(&o, c, optarg, &e);
-		if (r < 0)
-			fprintf(stderr, "conv2d: %s\n", e.msg);
-		if (r <= 0) {
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (o.help || o.version) {
-		if (o.help)
-			help();
-		else
-			cli_version("conv2d");
-		return cli_close_stdout("conv2d");
-	}
-	if (!have_k || (ct.p.normalize && ct.p.divisor != 0)) {
-		fprintf(stderr, "conv2d: %s\n", !have_k ? "no kernel: give one "
-		    "with -k, e.g. -k gauss:1.4 or -k \"1 2 1; 2 4 2; 1 2 1\"" :
-		    "--normalize and --divisor exclude each other; give one");
-		usage(stderr);
-		return 2;
-	}
-	ct.p.border = o.border;
-	ct.strategy = o.strategy;
-	ct.launch = o.launch;
-	ct.threads = o.threads;
-	if (o.verbose)
-		describe_kernel(&ct);
-	conv2d_tool(&t, &ct);
-	return cli_run("conv2d", &t, &o, argc - optind, argv + optind, usage);
+	gf_opts_init(&cmd.o.common);
+	cmd.o.filter.allow_separable = 1;
+	return cli_main(&ct, argc, argv);
 }

@@ -1,17 +1,11 @@
 /*
- * edge - Canny edge detection of images on the GPU (or the CPU).
- *
- * Options, then one operand loop; the work is lib/edge.c's filter run by
- * lib/tool.c over every image of every input.
+ * edge - Canny edge detection of images on the GPU (or the CPU).  The
+ * tool's definition for the shared main (cmd/cli.c).
  */
-#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "edge.h"
-
-static const char *progname = "edge";
 
 enum {
 	OPT_SIGMA = GF_OPT_TOOL,
@@ -21,55 +15,42 @@ enum {
 	OPT_L1
 };
 
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-	    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
-	    "            [--block WxH] [--border mode] [--device n] [--high H]\n"
-	    "            [--l1] [--low L] [--rows n] [--sigma S] [input [output]]\n"
-	    "       edge [options] -o dir input ...\n");
-}
-
-static void
-help(void)
-{
-	usage(stdout);
-	printf("\n");
-	cli_strategies(stdout);
-	printf("\nSee edge(1).\n");
-}
-
-/* What main keeps besides the options themselves. */
-struct cmd {
-	struct gf_opts o;
-	struct edge_opts eo;
+/* edge's options and which thresholds were given. */
+struct edge_cmd {
+	struct edge_opts o;
 	int have_low, have_high;
 };
 
-/* Handles one of edge's own options; -1 with e set on a bad value. */
+/* Handles one of edge's own options: 1, 0 if not ours, -1 on a bad value. */
 static int
-tool_option(struct cmd *c, int opt, const char *arg, struct gf_err *e)
+edge_option(void *ctx, int c, const char *arg, struct gf_err *e)
 {
-	struct edge_opts *eo = &c->eo;
+	struct edge_cmd *cmd = ctx;
+	struct edge_opts *o = &cmd->o;
+	double *v = NULL;
+	const char *what = NULL;
+	double hi = 1e6;
 
-	switch (opt) {
+	switch (c) {
 	case OPT_SIGMA:
-		return gf_parse_double(arg, "--sigma", 0, 10, &eo->sigma, e);
+		v = &o->sigma, what = "--sigma", hi = 10;
+		break;
 	case OPT_LOW:
-		c->have_low = 1;
-		return gf_parse_double(arg, "--low", 0, 1e6, &eo->low, e);
+		v = &o->low, what = "--low", cmd->have_low = 1;
+		break;
 	case OPT_HIGH:
-		c->have_high = 1;
-		return gf_parse_double(arg, "--high", 0, 1e6, &eo->high, e);
+		v = &o->high, what = "--high", cmd->have_high = 1;
+		break;
 	case OPT_AUTO:
-		eo->auto_thresh = 1;
-		return 0;
+		o->auto_thresh = 1;
+		return 1;
 	case OPT_L1:
-		eo->l1 = 1;
+		o->l1 = 1;
+		return 1;
+	default:
 		return 0;
 	}
-	return gf_fail(e, "unknown option");
+	return gf_parse_double(arg, what, 0, hi, v, e) < 0 ? -1 : 1;
 }
 
 /*
@@ -77,33 +58,40 @@ tool_option(struct cmd *c, int opt, const char *arg, struct gf_err *e)
  * or --auto, which is also the default when none is given.
  */
 static int
-check_thresholds(struct cmd *c, struct gf_err *e)
+edge_check(void *ctx, struct gf_err *e)
 {
-	struct edge_opts *eo = &c->eo;
+	struct edge_cmd *cmd = ctx;
+	struct edge_opts *o = &cmd->o;
 
-	if (eo->auto_thresh && (c->have_low || c->have_high))
+	if (o->auto_thresh && (cmd->have_low || cmd->have_high))
 		return gf_fail(e, "--auto chooses the thresholds; do not give "
 		    "--low or --high with it");
-	if (c->have_low && !c->have_high)
-		return gf_fail(e, "--low %g needs --high", eo->low);
-	if (!c->have_high) {
-		eo->auto_thresh = 1;
+	if (cmd->have_low && !cmd->have_high)
+		return gf_fail(e, "--low %g needs --high", o->low);
+	if (!cmd->have_high) {
+		o->auto_thresh = 1;
 		return 0;
 	}
-	if (!c->have_low)
-		eo->low = eo->high / 2;
-	if (eo->low > eo->high)
-		return gf_fail(e, "--low %g is greater than --high %g", eo->low,
-		    eo->high);
+	if (!cmd->have_low)
+		o->low = o->high / 2;
+	if (o->low > o->high)
+		return gf_fail(e, "--low %g is greater than --high %g", o->low,
+		    o->high);
 	return 0;
 }
 
-/* Parses argv into c; returns optind, or -1 on a usage error (e set). */
-static int
-parse_args(struct cmd *c, int argc, char **argv, struct gf_err *e)
+static void
+edge_make(void *ctx, struct tool *t)
+{
+	struct edge_cmd *cmd = ctx;
+
+	edge_tool(t, &cmd->o);
+}
+
+int
+main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		GF_LONGOPTS,
 		{"sigma", required_argument, NULL, OPT_SIGMA},
 		{"low", required_argument, NULL, OPT_LOW},
 		{"high", required_argument, NULL, OPT_HIGH},
@@ -111,58 +99,30 @@ parse_args(struct cmd *c, int argc, char **argv, struct gf_err *e)
 		{"l1", no_argument, NULL, OPT_L1},
 		{NULL, 0, NULL, 0}
 	};
-	int opt, r;
+	static struct edge_cmd cmd;
+	const struct cli_tool ct = {
+		.name = "edge",
+		.synopsis =
+		    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
+		    "            [--block WxH] [--border mode] [--device n] [--high H]\n"
+		    "            [--l1] [--low L] [--rows n] [--sigma S] [input [output]]\n"
+		    "       edge [options] -o dir input ...\n",
+		.help =
+		    "  --sigma S       Gaussian smoothing, 0 to 10 (default 1.4; 0: none)\n"
+		    "  --low L         low threshold; needs --high, at most H\n"
+		    "  --high H        high threshold (alone: low = H / 2)\n"
+		    "  --auto          Otsu's thresholds of each image (the default)\n"
+		    "  --l1            magnitude |gx|+|gy| instead of sqrt(gx^2+gy^2)\n",
+		.shortopts = "",
+		.longopts = longopts,
+		.option = edge_option,
+		.check = edge_check,
+		.make = edge_make,
+		.ctx = &cmd,
+		.common = &cmd.o.common,
+	};
 
-	while ((opt = getopt_long(argc, argv, ":" GF_SHORTOPTS, longopts, NULL)) != -1) {
-		if (opt == '?' || opt == ':')
-			return gf_opts_refused(opt, argv, longopts, e);
-		r = gf_opts_common(&c->o, opt, optarg, e);
-		if (r < 0 || (r == 0 && tool_option(c, opt, optarg, e) < 0))
-			return -1;
-	}
-	if (c->o.help || c->o.version)
-		return optind;
-	if (check_thresholds(c, e) < 0)
-		return -1;
-	return optind;
-}
-
-static void
-init(struct cmd *c)
-{
-	memset(c, 0, sizeof(*c));
-	gf_opts_init(&c->o);
-	c->eo.sigma = 1.4;
-}
-
-int
-main(int argc, char **argv)
-{
-	static struct cmd c;
-	struct gf_err e = {{0}};
-	struct tool t;
-	int first;
-
-	cli_start(progname);
-	init(&c);
-	if ((first = parse_args(&c, argc, argv, &e)) < 0) {
-		fprintf(stderr, "%s: %s\n", progname, e.msg);
-		usage(stderr);
-		return 2;
-	}
-	if (c.o.help || c.o.version) {
-		if (c.o.help)
-			help();
-		else
-			cli_version(progname);
-		return cli_close_stdout(progname);
-	}
-	argc -= first;
-	argv += first;
-	c.eo.border = c.o.border;
-	c.eo.strategy = c.o.strategy;
-	c.eo.launch = c.o.launch;
-	c.eo.threads = c.o.threads;
-	edge_tool(&t, &c.eo);
-	return cli_run(progname, &t, &c.o, argc, argv, usage);
+	gf_opts_init(&cmd.o.common);
+	cmd.o.sigma = 1.4;
+	return cli_main(&ct, argc, argv);
 }

@@ -1,7 +1,7 @@
 /*
- * sobel - gradient magnitude or thresholded edge map of images.
+ * sobel - gradient magnitude or thresholded edge map of images.  The
+ * tool's definition for the shared main (cmd/cli.c).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,94 +10,72 @@
 
 enum { OPT_NORM = GF_OPT_TOOL };
 
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-	    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
-	    "             [--block WxH] [--border mode] [--device N] [--norm l2|l1]\n"
-	    "             [--rows N] [input [output]]\n"
-	    "       sobel [options] -o dir input ...\n");
-}
-
-static void
-help(void)
-{
-	usage(stdout);
-	printf("\n"
-	    "  -t T            edge map: maxval where the gradient exceeds T, else 0;\n"
-	    "                  -t auto takes Otsu's threshold of each image\n"
-	    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n"
-	    "  --border mode   replicate (default), zero, reflect or wrap\n"
-	    "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
-	    "  --block WxH     threads per block;  --rows N  rows per thread\n"
-	    "  --device N      GPU number\n"
-	    "  -j N            CPU threads (default: one per CPU online)\n"
-	    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
-	    "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
-	    "  -v              timings per image on stderr;  -q  no notices\n"
-	    "  -h, --help      this help;  -V, --version  the version\n\n");
-	cli_strategies(stdout);
-}
-
-/* Parses -t: a number >= 0, or "auto". */
+/* Handles -t (a number >= 0, or "auto") and --norm l2|l1. */
 static int
-parse_threshold(const char *arg, struct sobel_opts *so, struct gf_err *e)
+sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 {
-	if (strcmp(arg, "auto") == 0) {
+	struct sobel_opts *so = ctx;
+
+	if (c == 't' && strcmp(arg, "auto") == 0) {
 		so->threshold_auto = 1;
-		return 0;
+		return 1;
 	}
-	so->threshold = 1;
-	return gf_parse_double(arg, "threshold -t", 0, 1e9, &so->t, e);
+	if (c == 't') {
+		so->threshold = 1;
+		return gf_parse_double(arg, "threshold -t", 0, 1e9, &so->t, e) < 0 ?
+		    -1 : 1;
+	}
+	if (c != OPT_NORM)
+		return 0;
+	if (strcmp(arg, "l1") != 0 && strcmp(arg, "l2") != 0)
+		return gf_fail(e, "'%s' is not a norm; choose l2 or l1", arg);
+	so->l1 = strcmp(arg, "l1") == 0;
+	return 1;
+}
+
+/* Every combination of sobel's options is valid. */
+static int
+sobel_check(void *ctx, struct gf_err *e)
+{
+	(void)ctx;
+	(void)e;
+	return 0;
+}
+
+static void
+sobel_make(void *ctx, struct tool *t)
+{
+	sobel_tool(t, ctx);
 }
 
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		GF_LONGOPTS,
 		{"norm", required_argument, NULL, OPT_NORM},
 		{NULL, 0, NULL, 0}
 	};
-	struct gf_opts o;
-	struct sobel_opts so = {0};
-	struct gf_err e = {{0}};
-	struct tool t;
-	int c, r;
+	static struct sobel_opts so;
+	const struct cli_tool ct = {
+		.name = "sobel",
+		.synopsis =
+		    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
+		    "             [--block WxH] [--border mode] [--device N] [--norm l2|l1]\n"
+		    "             [--rows N] [input [output]]\n"
+		    "       sobel [options] -o dir input ...\n",
+		.help =
+		    "  -t T            edge map: maxval where the gradient exceeds T, else 0;\n"
+		    "                  -t auto takes Otsu's threshold of each image\n"
+		    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n",
+		.shortopts = "t:",
+		.longopts = longopts,
+		.option = sobel_option,
+		.check = sobel_check,
+		.make = sobel_make,
+		.ctx = &so,
+		.common = &so.common,
+	};
 
-	cli_start("sobel");
-	gf_opts_init(&o);
-	while ((c = getopt_long(argc, argv, ":" GF_SHORTOPTS "t:", longopts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			r = gf_opts_refused(c, argv, longopts, &e);
-		else if (c == 't')
-			r = parse_threshold(optarg, &so, &e) < 0 ? -1 : 1;
-		else if (c == OPT_NORM && strcmp(optarg, "l1") != 0 &&
-		    strcmp(optarg, "l2") != 0)
-			r = gf_fail(&e, "'%s' is not a norm; choose l2 or l1", optarg);
-		else if (c == OPT_NORM)
-			r = (so.l1 = strcmp(optarg, "l1") == 0, 1);
-		else
-			r = gf_opts_common(&o, c, optarg, &e);
-		if (r < 0)
-			fprintf(stderr, "sobel: %s\n", e.msg);
-		if (r <= 0) {
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (o.help || o.version) {
-		if (o.help)
-			help();
-		else
-			cli_version("sobel");
-		return cli_close_stdout("sobel");
-	}
-	so.border = o.border;
-	so.strategy = o.strategy;
-	so.launch = o.launch;
-	so.threads = o.threads;
-	sobel_tool(&t, &so);
-	return cli_run("sobel", &t, &o, argc - optind, argv + optind, usage);
+	gf_opts_init(&so.common);
+	return cli_main(&ct, argc, argv);
 }

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "conv2d.h"
+#include "stencil.cuh"
 
 __constant__ struct conv2d_taps c_taps;
 
@@ -54,28 +55,18 @@ template <> struct conv_ops<float> {
 template <typename Acc> struct row_acc { typedef int32_t type; };
 template <> struct row_acc<float> { typedef float type; };
 
-template <typename T>
-static __device__ __forceinline__ const T *
-row_ptr(const gpu_image &d, int y)
-{
-	return (const T *)((const char *)d.px + (size_t)y * d.pitch);
-}
-
-template <typename T>
-static __device__ __forceinline__ void
-store_px(const gpu_image &d, int x, int y, unsigned v)
-{
-	((T *)((char *)d.px + (size_t)y * d.pitch))[x] = (T)v;
-}
-
-/* Sample (x, y) of d with the border applied: 0 where the border says so. */
+/*
+ * Sample (x, y) of d with the border applied: 0 where the border says so.
+ * A plain load, not stencil.cuh's gf_load_px (__ldg): the same value,
+ * but these kernels' loads stay as they were measured.
+ */
 template <typename T>
 static __device__ __forceinline__ int
 load_px(const gpu_image &d, int x, int y, int border)
 {
 	int bx = gf_border_index(x, d.width, border);
 	int by = gf_border_index(y, d.height, border);
-	return bx < 0 || by < 0 ? 0 : row_ptr<T>(d, by)[bx];
+	return bx < 0 || by < 0 ? 0 : gf_row<T>(d, by)[bx];
 }
 
 /* global: one thread per output pixel, every sample read from global memory. */
@@ -93,7 +84,7 @@ conv2d_global(gpu_image in, gpu_image out, conv2d_coef c)
 		for (int j = 0; j < c.kw; j++)
 			acc = conv_ops<Acc>::mac(acc, conv_ops<Acc>::tap(i * c.kw + j),
 			    load_px<T>(in, x + j - c.ax, y + i - c.ay, c.border));
-	store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
+	gf_store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
 }
 
 /* texture: as global, the samples fetched through the texture cache. */
@@ -116,7 +107,7 @@ conv2d_texture(cudaTextureObject_t tex, gpu_image out, conv2d_coef c)
 			acc = conv_ops<Acc>::mac(acc, conv_ops<Acc>::tap(i * c.kw + j), v);
 		}
 	}
-	store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
+	gf_store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
 }
 
 /*
@@ -153,7 +144,7 @@ conv2d_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 				acc = conv_ops<Acc>::mac(acc,
 				    conv_ops<Acc>::tap(i * c.kw + j), s[j]);
 		}
-		store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
+		gf_store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
 	}
 }
 
@@ -198,7 +189,7 @@ conv2d_sliding(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 						    conv_ops<Acc>::tap(i * c.kw + j), v);
 			}
 			if (u - (kh - 1) >= 0 && u - (kh - 1) < nout)
-				store_px<T>(out, x, y0 + u - (kh - 1),
+				gf_store_px<T>(out, x, y0 + u - (kh - 1),
 				    conv_ops<Acc>::finish(acc[(du + 1) % kh], c));
 		}
 	}
@@ -270,7 +261,7 @@ conv2d_cols(const R *tmp, size_t tpitch, gpu_image out, conv2d_coef c,
 		for (int i = 0; i < c.kh; i++)
 			acc = conv_ops<Acc>::mac(acc, conv_ops<Acc>::col(i),
 			    tile[(ty + i) * bw + threadIdx.x]);
-		store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
+		gf_store_px<T>(out, x, y, conv_ops<Acc>::finish(acc, c));
 	}
 }
 
@@ -306,8 +297,6 @@ struct raw48 {
 	uint4 a, b, c;
 };
 
-#define OFF8 0x4B000000u        /* the bits of 2^23 as a float */
-
 /*
  * Row yi of im (mapped; -1 reads zeros) around the chunk at x0 (a
  * multiple of 16): only the bytes of columns x0 - K/2 .. x0 + 16 + (K - 1
@@ -325,7 +314,7 @@ fetch8(const gpu_image &im, int yi, int x0, int border)
 	r.a = r.b = r.c = make_uint4(0, 0, 0, 0);
 	if (yi < 0)
 		return r;
-	const uint8_t *row = row_ptr<uint8_t>(im, yi);
+	const uint8_t *row = gf_row<uint8_t>(im, yi);
 	if (x0 >= 16 && x0 + 32 <= im.width) {
 		r.a = __ldg((const uint4 *)(row + x0 - 16));
 		r.b = __ldg((const uint4 *)(row + x0));
@@ -348,14 +337,14 @@ fetch8(const gpu_image &im, int yi, int x0, int border)
 /* f[k] = sample of column x0 - K/2 + k, k < 16 + K - 1, as an exact float. */
 template <int K>
 static __device__ __forceinline__ void
-unpack8(const raw48 &r, float *f)
+conv8_unpack(const raw48 &r, float *f)
 {
 	const uint32_t w[12] = {r.a.x, r.a.y, r.a.z, r.a.w, r.b.x, r.b.y,
 	    r.b.z, r.b.w, r.c.x, r.c.y, r.c.z, r.c.w};
 #pragma unroll
 	for (int k = 0; k < 16 + K - 1; k++) {
 		const int b = 16 - K / 2 + k;
-		f[k] = __uint_as_float(__byte_perm(w[b / 4], OFF8,
+		f[k] = __uint_as_float(__byte_perm(w[b / 4], GF_OFF8,
 		    0x7440 | (b % 4))) - 8388608.0f;
 	}
 }
@@ -388,7 +377,7 @@ store16(const gpu_image &out, int y, int x0, const float *a,
 #pragma unroll
 	for (int k = 0; k < 16; k++)
 		r[k] = finish8<M>(a[k], c);
-	uint8_t *row = (uint8_t *)out.px + (size_t)y * out.pitch;
+	uint8_t *row = gf_row_out<uint8_t>(out, y);
 	if (x0 + 16 <= out.width) {
 		*(uint4 *)(row + x0) = make_uint4(pack4(r[0], r[1], r[2], r[3]),
 		    pack4(r[4], r[5], r[6], r[7]), pack4(r[8], r[9], r[10], r[11]),
@@ -403,7 +392,7 @@ store16(const gpu_image &out, int y, int x0, const float *a,
 
 /* Rows from global memory (sliding): image row y, border applied. */
 template <int K>
-struct global_rows8 {
+struct conv8_rows_global {
 	gpu_image in;
 	int x0, border;
 
@@ -419,7 +408,7 @@ struct global_rows8 {
  * chunk points at the thread's chunk in tile row 0, whose neighbours
  * 16 bytes either side are in the tile too.
  */
-struct smem_rows8 {
+struct conv8_rows_smem {
 	const uint8_t *chunk;
 	int stride, y_top;
 
@@ -451,7 +440,7 @@ walk_step(const Rows &rows, int u, int du, int nin, int nout, int ybeg,
 {
 	float f[16 + K - 1];
 
-	unpack8<K>(next, f);
+	conv8_unpack<K>(next, f);
 	if (u + 1 < nin)
 		next = rows(ybeg - K / 2 + u + 1);
 #pragma unroll
@@ -531,7 +520,7 @@ conv8_sliding(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 
 	if (x0 >= in.width || ybeg >= in.height)
 		return;
-	const global_rows8<K> g = {in, x0, c.border};
+	const conv8_rows_global<K> g = {in, x0, c.border};
 	walk8<K, M, (K > 5)>(g, ybeg, min(ybeg + rows, in.height), out, x0, c);
 }
 
@@ -560,7 +549,7 @@ conv8_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 		const int x = bx0 - 16 + 16 * cx;
 		uint4 v = make_uint4(0, 0, 0, 0);
 		if (yi >= 0) {
-			const uint8_t *row = row_ptr<uint8_t>(in, yi);
+			const uint8_t *row = gf_row<uint8_t>(in, yi);
 			if (x >= 0 && x + 16 <= in.width) {
 				v = __ldg((const uint4 *)(row + x));
 			} else {
@@ -580,7 +569,7 @@ conv8_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 	const int x0 = bx0 + 16 * threadIdx.x, ybeg = by0 + threadIdx.y * rows;
 	if (x0 >= in.width || ybeg >= in.height)
 		return;
-	const smem_rows8 sr = {tile + 16 + 16 * threadIdx.x, stride, by0 - K / 2};
+	const conv8_rows_smem sr = {tile + 16 + 16 * threadIdx.x, stride, by0 - K / 2};
 	walk8<K, M, (K > 5)>(sr, ybeg, min(ybeg + rows, in.height), out, x0, c);
 }
 
@@ -616,7 +605,7 @@ conv8_sep(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 			h[k] = 0.0f;
 		if (yi >= 0) {
 			float f[16 + K - 1];
-			unpack8<K>(fetch8<K>(in, yi, bx0 + 16 * cx, c.border), f);
+			conv8_unpack<K>(fetch8<K>(in, yi, bx0 + 16 * cx, c.border), f);
 #pragma unroll
 			for (int k = 0; k < 16; k++) {
 				float a = 0.0f;
@@ -669,7 +658,7 @@ conv8_sep(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 #pragma unroll
 			for (int q = 0; q < 4; q++)
 				res[q] = finish8<M>(a[r][q], c);
-			uint8_t *row = (uint8_t *)out.px + (size_t)y * out.pitch;
+			uint8_t *row = gf_row_out<uint8_t>(out, y);
 			if (x + 4 <= out.width) {
 				*(uint32_t *)(row + x) = pack4(res[0], res[1], res[2], res[3]);
 			} else {

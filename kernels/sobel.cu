@@ -109,10 +109,8 @@ struct row8 {
 	uint32_t l, r;          /* x0-1 and x0+16 */
 };
 
-#define OFF8 0x4B000000u        /* the bits of 2^23 as a float */
-
 /* Row yi (mapped; -1 reads zeros) of the image, at column x0. */
-struct global_rows8 {
+struct sobel_rows_global {
 	gpu_image in;
 	int x0, border;
 
@@ -141,7 +139,7 @@ struct global_rows8 {
 };
 
 /* Image row y from a shared tile whose row 0 holds image row y_top - 1. */
-struct smem_rows8 {
+struct sobel_rows_smem {
 	const uint8_t *col;     /* column x0 of tile row 0, 16-byte aligned */
 	int stride, y_top;
 
@@ -157,14 +155,14 @@ struct smem_rows8 {
 };
 
 __device__ __forceinline__ void
-unpack8(const row8 &w, float *f)
+sobel_unpack8(const row8 &w, float *f)
 {
 	const uint32_t q[4] = {w.q.x, w.q.y, w.q.z, w.q.w};
-	f[0] = __uint_as_float(OFF8 | w.l);
+	f[0] = __uint_as_float(GF_OFF8 | w.l);
 #pragma unroll
 	for (int k = 0; k < 16; k++)
-		f[k + 1] = __uint_as_float(__byte_perm(q[k / 4], OFF8, 0x7440 | (k % 4)));
-	f[17] = __uint_as_float(OFF8 | w.r);
+		f[k + 1] = __uint_as_float(__byte_perm(q[k / 4], GF_OFF8, 0x7440 | (k % 4)));
+	f[17] = __uint_as_float(GF_OFF8 | w.r);
 }
 
 /* p(x+1) - p(x-1) for the 16 columns of a row. */
@@ -224,7 +222,7 @@ step8(const Rows &rows, int y, int yend, row8 &next, const float *f_up,
     float *f_down, const float *hd_up, const float *hd_mid, float *hd_down,
     const gpu_image &out, int x0, const struct sobel_params *q)
 {
-	unpack8(next, f_down);
+	sobel_unpack8(next, f_down);
 	if (y + 1 < yend)
 		next = rows(y + 2);
 	hdiff8(f_down, hd_down);
@@ -240,9 +238,9 @@ walk8(const Rows &rows, int ybeg, int yend, const gpu_image &out, int x0,
 	float fa[18], fb[18], fc[18], ha[16], hb[16], hc[16];
 	row8 next;
 
-	unpack8(rows(ybeg - 1), fa);
+	sobel_unpack8(rows(ybeg - 1), fa);
 	hdiff8(fa, ha);
-	unpack8(rows(ybeg), fb);
+	sobel_unpack8(rows(ybeg), fb);
 	hdiff8(fb, hb);
 	next = rows(ybeg + 1);
 	for (int y = ybeg; y < yend; y += 3) {
@@ -311,7 +309,7 @@ sobel_shared(gpu_image in, gpu_image out, struct sobel_params p, int border,
 	if (x >= out.width || y0 + ty >= out.height)
 		return;
 	if (sizeof(T) == 1) {
-		smem_rows8 rows8 = {(const uint8_t *)tile + N + threadIdx.x * N,
+		sobel_rows_smem rows8 = {(const uint8_t *)tile + N + threadIdx.x * N,
 		    stride, y0};
 		walk8<M>(rows8, y0 + ty, min(y0 + ty + rows, out.height), out, x, &q);
 		return;
@@ -342,7 +340,7 @@ sobel_sliding(gpu_image in, gpu_image out, struct sobel_params p, int border,
 	const int yend = min(y0 + rows, in.height);
 
 	if (sizeof(T) == 1) {
-		walk8<M>(global_rows8{in, x, border}, y0, yend, out, x, &q);
+		walk8<M>(sobel_rows_global{in, x, border}, y0, yend, out, x, &q);
 		return;
 	}
 

@@ -15,6 +15,9 @@
 #include "border.h"
 #include "gpu.h"
 
+/* The bits of 2^23 as a float: OR-ing in a byte b gives 2^23 + b exactly. */
+#define GF_OFF8 0x4B000000u
+
 template <typename T> struct vec_width { static const int n = 16 / sizeof(T); };
 #define VEC(T) (vec_width<T>::n)
 
@@ -30,6 +33,14 @@ __device__ __forceinline__ T *
 gf_row_out(const gpu_image &im, int y)
 {
 	return (T *)((char *)im.px + (size_t)y * im.pitch);
+}
+
+/* Stores sample v at (x, y), inside the image. */
+template <typename T>
+__device__ __forceinline__ void
+gf_store_px(const gpu_image &im, int x, int y, unsigned v)
+{
+	gf_row_out<T>(im, y)[x] = (T)v;
 }
 
 /* The sample at (x, y), any x and y, through the border rule. */

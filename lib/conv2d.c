@@ -14,7 +14,7 @@
 
 /* The divisor before sign folding: --divisor, else the tap sum when normalizing, else 1. */
 static double
-plan_divisor(const struct conv2d_params *p)
+plan_divisor(const struct conv2d_filter *p)
 {
 	const struct kspec *k = &p->k;
 	double sum = 0;
@@ -30,7 +30,7 @@ plan_divisor(const struct conv2d_params *p)
 
 /* Integer modes: exact int32 or int64 taps, divisor d >= 1, bias. */
 static void
-plan_integer(const struct conv2d_params *p, int sign, double d,
+plan_integer(const struct conv2d_filter *p, int sign, double d,
     struct conv2d_plan *pl)
 {
 	const struct kspec *k = &p->k;
@@ -71,7 +71,7 @@ plan_integer(const struct conv2d_params *p, int sign, double d,
 
 /* The real mode: float taps, divisor and bias, rounded once from double. */
 static int
-plan_real(const struct conv2d_params *p, int sign, double d,
+plan_real(const struct conv2d_filter *p, int sign, double d,
     struct conv2d_plan *pl, struct gf_err *e)
 {
 	const struct kspec *k = &p->k;
@@ -94,7 +94,7 @@ plan_real(const struct conv2d_params *p, int sign, double d,
 }
 
 int
-conv2d_plan_make(const struct conv2d_params *p, unsigned maxval,
+conv2d_plan_make(const struct conv2d_filter *p, unsigned maxval,
     struct conv2d_plan *pl, struct gf_err *e)
 {
 	const struct kspec *k = &p->k;
@@ -285,7 +285,7 @@ taps_set(struct gpu *g, const struct conv2d_taps *t, struct gf_err *e)
 
 int
 conv2d_gpu(struct gpu *g, const struct gpu_image *in, struct gpu_image *out,
-    const struct conv2d_params *p, enum gf_strategy s, const struct gf_launch *l,
+    const struct conv2d_filter *p, enum gf_strategy s, const struct gf_launch *l,
     struct gf_err *e)
 {
 	struct conv2d_plan *pl = malloc(sizeof(*pl));
@@ -309,34 +309,36 @@ static int
 conv2d_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
-	const struct conv2d_tool *ct = ctx;
+	const struct conv2d_opts *o = ctx;
 
 	(void)t;
-	return conv2d_cpu(in, out, &ct->p, ct->threads, e);
+	return conv2d_cpu(in, out, &o->filter, o->common.threads, e);
 }
 
 static int
 conv2d_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, struct gf_times *t, struct gf_err *e)
 {
-	struct conv2d_tool *ct = ctx;
-	struct gpu_image o = *out;
+	const struct conv2d_opts *o = ctx;
+	struct gpu_image dst = *out;
 
 	(void)t;
-	return conv2d_gpu(g, in, &o, &ct->p, ct->strategy, &ct->launch, e);
+	return conv2d_gpu(g, in, &dst, &o->filter, o->common.strategy,
+	    &o->common.launch, e);
 }
 
 void
-conv2d_tool(struct tool *t, struct conv2d_tool *ct)
+conv2d_tool(struct tool *t, struct conv2d_opts *o)
 {
-	const struct kspec *k = &ct->p.k;
+	const struct kspec *k = &o->filter.k;
 
+	o->filter.border = o->common.border;
 	memset(t, 0, sizeof(*t));
 	t->name = "conv2d";
 	t->gray = 0;
 	/* The anchor row is kh / 2: no tap is further than that above or below. */
-	t->halo = ct->p.border == GF_BORDER_WRAP ? -1 : k->kh / 2;
+	t->halo = o->filter.border == GF_BORDER_WRAP ? -1 : k->kh / 2;
 	t->cpu = conv2d_tool_cpu;
 	t->gpu = conv2d_tool_gpu;
-	t->ctx = ct;
+	t->ctx = o;
 }

@@ -1,9 +1,8 @@
 /*
  * conv2d.h - a 2D filter given by its taps: parsing kernels (-k), the
- * CPU reference, and the GPU dispatch over the strategy table.
- * (Interface fixed by the lead; the conv2d work fills in lib/conv2d.c,
- * lib/kspec.c and kernels/conv2d.cu, and adds the plan, the tool's
- * filter and the kernels' launchers below the lead's declarations.)
+ * CPU reference, and the GPU dispatch over the strategy table: the
+ * plan, the tool's filter and the kernels' launchers (lib/conv2d.c,
+ * lib/kspec.c, kernels/conv2d.cu).
  */
 #ifndef GF_CONV2D_H
 #define GF_CONV2D_H
@@ -12,6 +11,7 @@
 #include "conv2d_core.h"
 #include "gf.h"
 #include "gpu.h"
+#include "opts.h"
 #include "strategy.h"
 
 #ifdef __cplusplus
@@ -39,7 +39,7 @@ struct kspec {
 /* Largest |tap| accepted, so that integer sums always fit in int64. */
 #define KSPEC_MAX_TAP 1e9
 
-struct conv2d_params {
+struct conv2d_filter {
 	struct kspec k;
 	int normalize;          /* --normalize */
 	double divisor;         /* --divisor, 0 if not given */
@@ -74,7 +74,7 @@ void kspec_classify(struct kspec *k);
  * depend on it.
  */
 int conv2d_cpu(const struct image *in, struct image *out,
-    const struct conv2d_params *p, int nthreads, struct gf_err *e);
+    const struct conv2d_filter *p, int nthreads, struct gf_err *e);
 
 /*
  * The GPU path, device to device, on one channel: the strategy s with the
@@ -82,7 +82,7 @@ int conv2d_cpu(const struct image *in, struct image *out,
  * separable).  Used by conv2d and by edge's smoothing stage.
  */
 int conv2d_gpu(struct gpu *g, const struct gpu_image *in,
-    struct gpu_image *out, const struct conv2d_params *p,
+    struct gpu_image *out, const struct conv2d_filter *p,
     enum gf_strategy s, const struct gf_launch *l, struct gf_err *e);
 
 /*
@@ -99,7 +99,7 @@ struct conv2d_plan {
 	struct conv2d_taps taps;
 };
 
-int conv2d_plan_make(const struct conv2d_params *p, unsigned maxval,
+int conv2d_plan_make(const struct conv2d_filter *p, unsigned maxval,
     struct conv2d_plan *pl, struct gf_err *e);
 
 /*
@@ -114,20 +114,22 @@ int conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
 /* The GPU strategy conv2d runs for auto. */
 #define CONV2D_AUTO_STRATEGY GF_SHARED
 
-/* conv2d's tool filter (tool_filter_fn, see tool.h) and its context. */
+/* The conv2d tool (lib/tool.h) and what the command line asked for. */
 struct gf_times;
 
-struct conv2d_tool {
-	struct conv2d_params p;
-	enum gf_strategy strategy;
-	struct gf_launch launch;
-	int threads;            /* -j: CPU threads, 0 for the CPUs online */
+/*
+ * What the command line asked for: the shared options and the filter
+ * (whose border conv2d_tool sets from common.border).
+ */
+struct conv2d_opts {
+	struct gf_opts common;
+	struct conv2d_filter filter;
 };
 
 struct tool;
 
-/* Describes the conv2d tool to the engine (lib/tool.h); t->ctx is ct. */
-void conv2d_tool(struct tool *t, struct conv2d_tool *ct);
+/* Describes the conv2d tool to the engine (lib/tool.h); t->ctx is o. */
+void conv2d_tool(struct tool *t, struct conv2d_opts *o);
 
 /*
  * The CPU path's finish of n accumulators of mode CONV2D_I32 into

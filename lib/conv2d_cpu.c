@@ -336,7 +336,7 @@ maps_make(struct conv_job *j)
 
 int
 conv2d_cpu(const struct image *in, struct image *out,
-    const struct conv2d_params *p, int nthreads, struct gf_err *e)
+    const struct conv2d_filter *p, int nthreads, struct gf_err *e)
 {
 	struct conv2d_plan *pl = malloc(sizeof(*pl));
 	struct conv_job j = {in, out, pl, NULL, NULL, 0};

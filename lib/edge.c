@@ -9,7 +9,6 @@
 #include "conv2d.h"
 #include "edge.h"
 #include "otsu.h"
-#include "sobel.h"
 #include "tool.h"
 
 /* ---- shared by the CPU (edge_cpu.c) and the GPU ---- */
@@ -27,82 +26,27 @@ edge_params_for(const struct edge_opts *o)
 
 /* The conv2d parameters of the smoothing stage. */
 int
-edge_smooth_params(const struct edge_opts *o, struct conv2d_params *cp,
+edge_smooth_params(const struct edge_opts *o, struct conv2d_filter *cp,
     struct gf_err *e)
 {
 	memset(cp, 0, sizeof(*cp));
-	cp->border = (enum gf_border)o->border;
+	cp->border = (enum gf_border)o->common.border;
 	cp->allow_separable = 1;
 	return kspec_gauss(&cp->k, o->sigma, 0, e);
 }
 
 /* ---- GPU pipeline ---- */
 
-/* Device scratch of --auto: the bins, then the threshold and the parameters. */
-struct auto_scratch {
-	uint32_t *bins;
-	uint32_t *t;
-	struct edge_params *p;
-};
-
-static int
-auto_scratch_get(struct gpu *g, struct auto_scratch *s, struct gf_err *e)
-{
-	size_t bins = OTSU_MAX_BINS * sizeof(uint32_t);
-	char *m;
-
-	if (gpu_scratch(g, GPU_SLOT_STAGE3, bins + 64, (void **)&m, e) < 0)
-		return -1;
-	s->bins = (uint32_t *)m;
-	s->p = (struct edge_params *)(m + bins);
-	s->t = (uint32_t *)(m + bins + 32);
-	return 0;
-}
-
-/*
- * Histogram and Otsu on the device: leaves the threshold in *s->t and
- * the --auto parameters in *s->p, without waiting.
- */
-static int
-otsu_device(struct gpu *g, const struct gpu_image *in, int border, int l1,
-    const struct auto_scratch *s, struct gf_err *e)
-{
-	int nbins = (int)in->maxval + 1;
-	int priv = (size_t)nbins * sizeof(uint32_t) <= g->smem_block;
-	int nblocks = 4 * g->sm_count;
-
-	GPU_TRY(e, cudaMemsetAsync(s->bins, 0, (size_t)nbins * sizeof(uint32_t),
-	    g->stream));
-	GPU_TRY(e, edge_launch_hist(in, border, l1, s->bins, nblocks, priv,
-	    g->stream));
-	GPU_TRY(e, edge_launch_otsu(s->bins, nbins, l1, s->t, s->p, g->stream));
-	return 0;
-}
-
-int
-edge_otsu_gpu(struct gpu *g, const struct gpu_image *in, int border, int l1,
-    uint32_t *t, struct gf_err *e)
-{
-	struct auto_scratch s;
-
-	if (auto_scratch_get(g, &s, e) < 0 ||
-	    otsu_device(g, in, border, l1, &s, e) < 0)
-		return -1;
-	GPU_TRY(e, cudaMemcpyAsync(t, s.t, sizeof(*t), cudaMemcpyDeviceToHost,
-	    g->stream));
-	GPU_TRY(e, cudaStreamSynchronize(g->stream));
-	return 0;
-}
-
-/* Suppression and double threshold on the device, strategy o->strategy. */
+/* Suppression and double threshold on the device, o's strategy. */
 static int
 nms_device(struct gpu *g, const struct gpu_image *src,
     const struct gpu_image *lab, const struct edge_params *p,
     const struct edge_params *dp, const struct edge_opts *o,
     struct gf_err *e)
 {
-	enum gf_strategy s = o->strategy == GF_AUTO ? GF_SLIDING : o->strategy;
-	struct gf_launch l = o->launch;
+	enum gf_strategy s = o->common.strategy == GF_AUTO ? GF_SLIDING :
+	    o->common.strategy;
+	struct gf_launch l = o->common.launch;
 	cudaTextureObject_t tex = 0;
 	int tile_w, tile_h;
 	size_t smem;
@@ -113,14 +57,14 @@ nms_device(struct gpu *g, const struct gpu_image *src,
 		return -1;
 	if (s == GF_TEXTURE && gpu_texture(g, src, &tex, e) < 0)
 		return -1;
-	GPU_TRY(e, edge_launch_nms(s, src, lab, p, dp, o->border, &l, tex,
+	GPU_TRY(e, edge_launch_nms(s, src, lab, p, dp, o->common.border, &l, tex,
 	    g->stream));
 	return 0;
 }
 
 /*
  * Hysteresis on the device: one connected-component labelling of the
- * classes (kernels/edge.cu), queued without waiting.  Writes out.
+ * classes (kernels/edge_hyst.cu), queued without waiting.  Writes out.
  */
 static int
 hysteresis_device(struct gpu *g, const struct gpu_image *lab,
@@ -136,28 +80,28 @@ hysteresis_device(struct gpu *g, const struct gpu_image *lab,
 	    (nodes + 255) / 256 > (size_t)g->max_grid[0])
 		return gf_fail(e, "a %d x %d image is too large for the GPU "
 		    "hysteresis", lab->width, lab->height);
-	if (gpu_scratch(g, GPU_SLOT_STAGE4, edge_hyst_scratch(lab->width,
+	if (gpu_scratch(g, GPU_SLOT_HYST, edge_hyst_scratch(lab->width,
 	    lab->height), &scratch, e) < 0)
 		return -1;
 	GPU_TRY(e, edge_launch_hyst(lab, out, scratch, g->stream));
 	return 0;
 }
 
-/* Smoothing into slot STAGE1 when o asks for it; *src is what follows reads. */
+/* Smoothing into slot GPU_SLOT_SMOOTHED when o asks for it; *src is what follows reads. */
 static int
 smooth_device(struct gpu *g, const struct gpu_image *in,
     const struct edge_opts *o, struct gpu_image *sm,
     const struct gpu_image **src, struct gf_err *e)
 {
-	struct conv2d_params cp;
-	enum gf_strategy s = o->strategy;
+	struct conv2d_filter cp;
+	enum gf_strategy s = o->common.strategy;
 
 	*src = in;
 	if (o->sigma <= 0)
 		return 0;
 	if (edge_smooth_params(o, &cp, e) < 0 ||
-	    gpu_image_get(g, GPU_SLOT_STAGE1, in->width, in->height, in->maxval,
-	    sm, e) < 0 || conv2d_gpu(g, in, sm, &cp, s, &o->launch, e) < 0)
+	    gpu_image_get(g, GPU_SLOT_SMOOTHED, in->width, in->height, in->maxval,
+	    sm, e) < 0 || conv2d_gpu(g, in, sm, &cp, s, &o->common.launch, e) < 0)
 		return -1;
 	*src = sm;
 	return 0;
@@ -171,21 +115,22 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 	struct gpu_image sm, lab;
 	const struct gpu_image *src;
 	struct edge_params p = edge_params_for(o);
-	struct auto_scratch as = {0};
+	struct otsu_device *od = NULL;
 	uint32_t t = 0;
 
 	if (smooth_device(g, in, o, &sm, &src, e) < 0)
 		return -1;
-	if (o->auto_thresh && (auto_scratch_get(g, &as, e) < 0 ||
-	    otsu_device(g, src, o->border, o->l1, &as, e) < 0))
+	if (o->auto_thresh &&
+	    otsu_queue(g, src, o->common.border, o->l1, &od, e) < 0)
 		return -1;
-	if (gpu_image_get(g, GPU_SLOT_STAGE2, in->width, in->height, 255, &lab,
-	    e) < 0 || nms_device(g, src, &lab, &p, as.p, o, e) < 0)
+	if (gpu_image_get(g, GPU_SLOT_CLASSES, in->width, in->height, 255, &lab,
+	    e) < 0 || nms_device(g, src, &lab, &p, od != NULL ? &od->p : NULL, o,
+	    e) < 0)
 		return -1;
 	if (hysteresis_device(g, &lab, out, e) < 0)
 		return -1;
 	if (o->auto_thresh) {
-		GPU_TRY(e, cudaMemcpyAsync(&t, as.t, sizeof(t),
+		GPU_TRY(e, cudaMemcpyAsync(&t, &od->t, sizeof(t),
 		    cudaMemcpyDeviceToHost, g->stream));
 		GPU_TRY(e, cudaStreamSynchronize(g->stream));
 	}
@@ -216,7 +161,8 @@ edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
 
 	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
 		return -1;
-	ret = edge_cpu(gray.px != NULL ? &gray : in, out, o, &info, o->threads, e);
+	ret = edge_cpu(gray.px != NULL ? &gray : in, out, o, &info,
+	    o->common.threads, e);
 	img_free(&gray);
 	if (ret == 0)
 		note_thresholds(t, o, &info);

@@ -2,12 +2,10 @@
  * edge.h - the edge tool's operation, a Canny edge detector: optional
  * Gaussian smoothing (conv2d's gauss:S), sobel's gradients, non-maximum
  * suppression in four sectors, a double threshold (given, or Otsu's on
- * the magnitude histogram), and hysteresis.  The CPU reference and the
- * GPU pipeline (kernels/edge.cu) give the same image bit for bit; on the
- * GPU the intermediates stay on the device.
- *
- * The magnitude histogram and Otsu's threshold are also what sobel -t
- * auto uses (edge_otsu_cpu, edge_otsu_gpu).
+ * the magnitude histogram, lib/otsu.h), and hysteresis.  The CPU
+ * reference and the GPU pipeline (kernels/edge_nms.cu, edge_hyst.cu)
+ * give the same image bit for bit; on the GPU the intermediates stay on
+ * the device.
  */
 #ifndef GF_EDGE_H
 #define GF_EDGE_H
@@ -15,6 +13,7 @@
 #include "edge_core.h"
 #include "gf.h"
 #include "gpu.h"
+#include "opts.h"
 #include "strategy.h"
 #include "tool.h"
 
@@ -22,16 +21,17 @@
 extern "C" {
 #endif
 
-/* What the command line asked for. */
+/*
+ * What the command line asked for: the shared options (the border of
+ * smoothing and gradients, strategy, launch shape, -j) and edge's own;
+ * the per-image thresholds (struct edge_params) derive from it.
+ */
 struct edge_opts {
+	struct gf_opts common;
 	double sigma;           /* --sigma: Gaussian smoothing, 0 for none */
 	int l1;                 /* --l1: |gx| + |gy| instead of the L2 magnitude */
 	int auto_thresh;        /* --auto: high = Otsu's threshold, low = high / 2 */
 	double low, high;       /* --low, --high, magnitude units, low <= high */
-	int border;             /* enum gf_border, for smoothing and gradients */
-	enum gf_strategy strategy;
-	struct gf_launch launch;
-	int threads;            /* -j: CPU threads, 0 for the CPUs online */
 };
 
 /* The thresholds an image used, for -v. */
@@ -54,43 +54,25 @@ int edge_cpu(const struct image *gray, struct image *out,
     struct gf_err *e);
 
 /* The conv2d parameters of the smoothing stage (gauss:sigma, o's border). */
-struct conv2d_params;
-int edge_smooth_params(const struct edge_opts *o, struct conv2d_params *cp,
+struct conv2d_filter;
+int edge_smooth_params(const struct edge_opts *o, struct conv2d_filter *cp,
     struct gf_err *e);
 
 /*
  * The stages after the upload, device to device: in (gray) to out (its
- * size and maxval), intermediates in slots GPU_SLOT_STAGE1..4.  Used by
+ * size and maxval), intermediates in slots GPU_SLOT_SMOOTHED, _CLASSES,
+ * _OTSU and _HYST.  Used by
  * the tool and by the bench.
  */
 int edge_run_device(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, const struct edge_opts *o,
     struct edge_info *info, struct gf_err *e);
 
-/*
- * Histogram of sobel's gradient magnitude of gray (every pixel, border
- * rule border): hist[v] for v = 0..gray->maxval counts the pixels whose
- * magnitude, min(maxval, round(sqrt(gx^2 + gy^2))) or min(maxval,
- * |gx| + |gy|) with l1, is v.  hist has gray->maxval + 1 entries.
- */
-int edge_histogram_cpu(const struct image *gray, int border, int l1,
-    uint32_t *hist, int nthreads, struct gf_err *e);
-
-/*
- * Otsu's threshold of that histogram (lib/otsu.h): sobel -t auto uses
- * -t *t; edge --auto uses high = *t, low = *t / 2.  The GPU version
- * works on a device image and gives the same *t as the CPU one.
- */
-int edge_otsu_cpu(const struct image *gray, int border, int l1, uint32_t *t,
-    int nthreads, struct gf_err *e);
-int edge_otsu_gpu(struct gpu *g, const struct gpu_image *in, int border,
-    int l1, uint32_t *t, struct gf_err *e);
-
 /* The thresholds of o for an image (not --auto). */
 struct edge_params edge_params_for(const struct edge_opts *o);
 
 /*
- * Kernels (kernels/edge.cu).  edge_nms_shape fills the defaults into l and
+ * Kernels (kernels/edge_nms.cu).  edge_nms_shape fills the defaults into l and
  * gives the pixels one block covers and its shared memory, for checks
  * before edge_launch_nms, which writes the classes (enum edge_class) of
  * every pixel of the gray image in into lab (8 bit, in's size).  The
@@ -104,20 +86,8 @@ cudaError_t edge_launch_nms(enum gf_strategy s, const struct gpu_image *in,
     cudaTextureObject_t tex, cudaStream_t stream);
 
 /*
- * Adds the magnitude histogram of in to bins[0..in->maxval] (zeroed by
- * the caller) with nblocks blocks; privatized in shared memory when priv
- * (needs (maxval + 1) * 4 bytes of it), else with global atomics.
- */
-cudaError_t edge_launch_hist(const struct gpu_image *in, int border, int l1,
-    uint32_t *bins, int nblocks, int priv, cudaStream_t stream);
-
-/* Otsu's threshold of bins[0..nbins-1] into *dt, and edge_auto_params(*dt) into *dp. */
-cudaError_t edge_launch_otsu(const uint32_t *bins, int nbins, int l1,
-    uint32_t *dt, struct edge_params *dp, cudaStream_t stream);
-
-/*
  * Hysteresis as connected-component labelling, a fixed number of
- * launches without waiting (see kernels/edge.cu): lab holds the classes
+ * launches without waiting (see kernels/edge_hyst.cu): lab holds the classes
  * (it is overwritten with working codes), out gets maxval on the edges
  * and 0 elsewhere.  scratch is edge_hyst_scratch(width, height) bytes of
  * device memory, 256-byte aligned.  Tiles are EDGE_HYST_TILE pixels

@@ -53,10 +53,8 @@ gpu_open(struct gpu *g, int dev, struct gf_err *e)
 	memcpy(g->max_block, p.maxThreadsDim, sizeof(g->max_block));
 	memcpy(g->max_grid, p.maxGridSize, sizeof(g->max_grid));
 	g->smem_block = p.sharedMemPerBlock;
-	g->smem_optin = p.sharedMemPerBlockOptin;
 	g->tex_pitch_align = p.texturePitchAlignment;
 	memcpy(g->tex2d_linear, p.maxTexture2DLinear, sizeof(g->tex2d_linear));
-	g->l2_bytes = (size_t)p.l2CacheSize;
 	g->shared = calloc(1, sizeof(*g->shared));
 	if (g->shared == NULL)
 		return gf_fail(e, "out of memory");

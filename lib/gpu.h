@@ -46,10 +46,10 @@ enum {
 	GPU_SLOT_PACKED_IN,     /* the engine: a colour image as uploaded */
 	GPU_SLOT_PACKED_OUT,    /* the engine: a colour image to download */
 	GPU_SLOT_CONV_TMP,      /* conv2d: float rows of the separable path */
-	GPU_SLOT_STAGE1,
-	GPU_SLOT_STAGE2,
-	GPU_SLOT_STAGE3,
-	GPU_SLOT_STAGE4,
+	GPU_SLOT_SMOOTHED,      /* edge: the smoothed image */
+	GPU_SLOT_CLASSES,       /* edge: the class of every pixel after suppression */
+	GPU_SLOT_OTSU,          /* sobel, edge: Otsu's bins and threshold (otsu.h) */
+	GPU_SLOT_HYST,          /* edge: the hysteresis union-find */
 	GPU_NBUFS
 };
 
@@ -77,10 +77,8 @@ struct gpu {
 	int max_block[3];
 	int max_grid[3];
 	size_t smem_block;      /* shared memory a block gets without opting in */
-	size_t smem_optin;      /* the most it may opt in to */
 	size_t tex_pitch_align;
 	int tex2d_linear[3];    /* max width, height, pitch of a pitched 2D texture */
-	size_t l2_bytes;
 	cudaStream_t stream;
 	cudaEvent_t ev_start, ev_stop;
 	struct gpu_buf bufs[GPU_NBUFS];

@@ -79,4 +79,11 @@ int img_load(const char *path, struct image *img, struct gf_err *e);
 int img_save(const char *path, const struct image *img, enum img_format fmt,
     struct gf_err *e);
 
+/*
+ * Colour (3 channels) to gray: Y = (299 R + 587 G + 114 B + 500) / 1000,
+ * into gray (allocated here, in's size and maxval, one channel).
+ * lib/gray.c.
+ */
+int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);
+
 #endif

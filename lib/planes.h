@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* dst = the gray (img_to_gray's formula) of packed, 3 channels of dst's size. */
+/* dst = the gray (img_to_gray's formula, img.h) of packed, 3 channels of dst's size. */
 cudaError_t planes_launch_gray(const void *packed, const struct gpu_image *dst,
     cudaStream_t stream);
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "border.h"
-#include "edge.h"
+#include "otsu.h"
 #include "sobel.h"
 #include "tool.h"
 
@@ -73,6 +73,7 @@ sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
 	const struct sobel_opts *o = ctx;
+	const int border = o->common.border, nthreads = o->common.threads;
 	struct image gray = *in;
 	struct sobel_params p;
 	uint32_t otsu;
@@ -81,14 +82,13 @@ sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
 
 	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
 		return -1;
-	if (o->threshold_auto &&
-	    (ret = edge_otsu_cpu(&gray, o->border, o->l1, &otsu, o->threads,
-	    e)) == 0)
+	if (o->threshold_auto && (ret = otsu_cpu(&gray, border, o->l1, &otsu,
+	    nthreads, e)) == 0)
 		thresh = otsu;
 	if (ret == 0) {
 		note_threshold(t, o, thresh);
 		p = sobel_params_for(o, in->maxval, thresh);
-		ret = sobel_cpu(&gray, out, &p, o->border, o->threads, e);
+		ret = sobel_cpu(&gray, out, &p, border, nthreads, e);
 	}
 	if (gray.px != in->px)
 		img_free(&gray);
@@ -105,13 +105,14 @@ sobel_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
 	double thresh = o->t;
 
 	if (o->threshold_auto) {
-		if (edge_otsu_gpu(g, in, o->border, o->l1, &otsu, e) < 0)
+		if (otsu_gpu(g, in, o->common.border, o->l1, &otsu, e) < 0)
 			return -1;
 		thresh = otsu;
 	}
 	note_threshold(t, o, thresh);
 	p = sobel_params_for(o, in->maxval, thresh);
-	return sobel_gpu(g, in, out, &p, o->border, o->strategy, &o->launch, e);
+	return sobel_gpu(g, in, out, &p, o->common.border, o->common.strategy,
+	    &o->common.launch, e);
 }
 
 void
@@ -121,7 +122,8 @@ sobel_tool(struct tool *t, struct sobel_opts *o)
 	t->name = "sobel";
 	t->gray = 1;
 	/* Otsu's threshold is the whole image's; a wrapping border reads the far edge. */
-	t->halo = o->threshold_auto || o->border == GF_BORDER_WRAP ? -1 : 1;
+	t->halo = o->threshold_auto || o->common.border == GF_BORDER_WRAP ?
+	    -1 : 1;
 	t->cpu = sobel_tool_cpu;
 	t->gpu = sobel_tool_gpu;
 	t->ctx = o;

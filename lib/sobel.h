@@ -7,6 +7,7 @@
 
 #include "gf.h"
 #include "gpu.h"
+#include "opts.h"
 #include "sobel_core.h"
 #include "strategy.h"
 
@@ -16,16 +17,17 @@ extern "C" {
 
 struct gf_times;
 
-/* What the command line asked for; the per-image parameters derive from it. */
+/*
+ * What the command line asked for: the shared options (border, strategy,
+ * launch shape, -j) and sobel's own; the per-image parameters (struct
+ * sobel_params) derive from it.
+ */
 struct sobel_opts {
+	struct gf_opts common;
 	int l1;                 /* --norm l1 */
 	int threshold;          /* -t given */
 	int threshold_auto;     /* -t auto: Otsu's threshold per image */
 	double t;
-	int border;
-	enum gf_strategy strategy;
-	struct gf_launch launch;
-	int threads;            /* -j: CPU threads, 0 for the CPUs online */
 };
 
 /* The core's parameters for an image of maxval m and threshold t. */
@@ -76,9 +78,6 @@ struct tool;
 
 /* Describes the sobel tool to the engine (lib/tool.h); t->ctx is o. */
 void sobel_tool(struct tool *t, struct sobel_opts *o);
-
-/* Colour (3 channels) to gray: Y = (299 R + 587 G + 114 B + 500) / 1000. */
-int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);
 
 /*
  * Kernels (kernels/sobel.cu).  sobel_shape fills the defaults into l and

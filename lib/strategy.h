@@ -1,7 +1,12 @@
 /*
  * strategy.h - the ways a stencil can reach its pixels.  One table names
- * them; dispatch, --help, the test matrix and the bench all read it, so a
- * strategy is added in exactly one place (plus its launcher per tool).
+ * them; dispatch, --help, the test matrix and the bench all read it.
+ * Adding a strategy touches: this enum and the table in strategy.c, each
+ * tool's kernels and launch switch (kernels/sobel.cu, conv2d.cu,
+ * edge_nms.cu) with its row of default launch shapes (the tables beside
+ * them, and conv2d's defaults in lib/conv2d.c), and the GPU dispatch of
+ * a strategy with special needs (a texture object in lib/sobel.c,
+ * edge.c, conv2d.c).
  */
 #ifndef GF_STRATEGY_H
 #define GF_STRATEGY_H

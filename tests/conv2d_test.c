@@ -16,7 +16,7 @@
 
 /* conv2d parameters for kernel text with the given options. */
 static int
-params(struct conv2d_params *p, const char *ktext, int border, double div,
+params(struct conv2d_filter *p, const char *ktext, int border, double div,
     double bias, struct gf_err *e)
 {
 	memset(p, 0, sizeof(*p));
@@ -30,7 +30,7 @@ params(struct conv2d_params *p, const char *ktext, int border, double div,
 /* Runs the CPU reference and compares samples with want (n of them). */
 static void
 check_cpu(const char *name, const struct image *in,
-    const struct conv2d_params *p, const int *want, size_t n)
+    const struct conv2d_filter *p, const int *want, size_t n)
 {
 	struct image out;
 	struct gf_err e = {{0}};
@@ -79,7 +79,7 @@ test_border_2x3(void)
 		{10604, 20503, 30206, 40105, 50402, 60301},
 	};
 	struct image in = image_of(2, 3, 1, 65535, px);
-	struct conv2d_params p;
+	struct conv2d_filter p;
 	char name[64];
 
 	for (int b = 0; b < 4; b++) {
@@ -97,7 +97,7 @@ test_border_1x1(void)
 	static const unsigned px[] = {5};
 	static const int want[4] = {50505, 50000, 50505, 50505};
 	struct image in = image_of(1, 1, 1, 65535, px);
-	struct conv2d_params p;
+	struct conv2d_filter p;
 	char name[64];
 
 	for (int b = 0; b < 4; b++) {
@@ -125,7 +125,7 @@ test_border_1x700(void)
 	};
 	static const int rows[4] = {0, 1, 350, 699};
 	unsigned px[700];
-	struct conv2d_params p;
+	struct conv2d_filter p;
 	struct image in, out;
 	char name[64];
 
@@ -163,7 +163,7 @@ test_even(void)
 	static const int want[] = {10, 16, 26, 31, 37, 47};
 	static const unsigned px4[] = {10, 20, 30, 40, 50};
 	static const int want4[] = {11, 20, 30, 40, 26};
-	struct conv2d_params p;
+	struct conv2d_filter p;
 	struct image in = image_of(3, 2, 1, 255, px), in4 = image_of(5, 1, 1, 255, px4);
 
 	if (params(&p, "1 2; 3 4", GF_BORDER_REPLICATE, 0, 0, NULL) == 0)
@@ -186,7 +186,7 @@ test_negative(void)
 	static const unsigned px[] = {0, 0, 0, 0, 100, 0, 0, 0, 0};
 	static const int want[] = {28, 28, 28, 28, 255, 28, 28, 28, 28};
 	static const int want0[] = {0, 0, 0, 0, 255, 0, 0, 0, 0};
-	struct conv2d_params p;
+	struct conv2d_filter p;
 	struct image in = image_of(3, 3, 1, 255, px);
 	const char *k = "-1 -1 -1; -1 8 -1; -1 -1 -1";
 
@@ -210,7 +210,7 @@ test_divisor_bias(void)
 {
 	static const unsigned px[] = {0, 1, 2, 3};
 	static const int half[] = {0, 1, 2, 3}, neg[] = {10, 10, 9, 8}, r25[] = {0, 0, 1, 2};
-	struct conv2d_params p;
+	struct conv2d_filter p;
 	struct image in = image_of(4, 1, 1, 255, px);
 
 	if (params(&p, "1 1", GF_BORDER_REPLICATE, 2, 0, NULL) == 0)
@@ -239,7 +239,7 @@ test_colour(void)
 {
 	static const unsigned px[] = {10, 100, 200, 20, 50, 0};
 	static const int want[] = {13, 88, 150, 18, 63, 50};
-	struct conv2d_params p;
+	struct conv2d_filter p;
 	struct image in = image_of(2, 1, 3, 255, px);
 
 	if (params(&p, "1 2 1", GF_BORDER_REPLICATE, 0, 0, NULL) == 0) {
@@ -258,7 +258,7 @@ test_colour(void)
 static void
 test_int64(void)
 {
-	static struct conv2d_params p;
+	static struct conv2d_filter p;
 	struct conv2d_plan *pl = malloc(sizeof(*pl));
 	struct image in = image_of(3, 2, 1, 65535, (unsigned[]){65535, 65535, 65535,
 	    65535, 65535, 65535});
@@ -333,7 +333,7 @@ test_separable_cpu(void)
 {
 	static const char *kernels[] = {"box:5", "1 2 1; 2 4 2; 1 2 1", "sobelx",
 	    "2 4; 3 6", "gauss:1.5", "gauss:0.8:9"};
-	static struct conv2d_params p;
+	static struct conv2d_filter p;
 	char name[96];
 
 	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
@@ -489,7 +489,7 @@ gpu_compare(struct gpu *g, const struct gpu_case *gc, enum gf_strategy s,
 {
 	static const int sizes[][2] = {{1, 1}, {2, 3}, {1, 700}, {700, 1}, {37, 29},
 	    {130, 67}, {67, 130}};
-	static struct conv2d_params p;
+	static struct conv2d_filter p;
 	struct gf_err e = {{0}};
 	size_t diffs = 0, total = 0;
 	int worst = 0, md, ok = 1;
@@ -702,7 +702,7 @@ plain_px(const struct image *in, const struct conv2d_plan *pl, int x, int y)
 
 /* Compares channel 0 of out (gray images only) with plain_px; differing samples. */
 static size_t
-plain_differ(const struct image *in, const struct conv2d_params *p,
+plain_differ(const struct image *in, const struct conv2d_filter *p,
     const struct image *out)
 {
 	struct conv2d_plan pl;
@@ -747,7 +747,7 @@ test_cpu_threads(void)
 		size_t bad = 0;
 		for (size_t si = 0; si < 6; si++)
 		for (int b = 0; b < 4; b++) {
-			struct conv2d_params p;
+			struct conv2d_filter p;
 			struct image in = noise(sizes[si][0], sizes[si][1],
 			    sizes[si][2], m, (uint32_t)(si * 8 + b)), out[4] = {{0}};
 			params(&p, ks[ki].k, b, ks[ki].div, ks[ki].centre ? m / 2 : 0,

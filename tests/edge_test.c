@@ -60,8 +60,8 @@ opts(double low, double high, int l1)
 	o.low = low;
 	o.high = high;
 	o.l1 = l1;
-	o.border = GF_BORDER_REPLICATE;
-	o.strategy = GF_CPU;
+	o.common.border = GF_BORDER_REPLICATE;
+	o.common.strategy = GF_CPU;
 	return o;
 }
 
@@ -437,9 +437,9 @@ gpu_case_run(struct gpu *g, const struct gpu_case *c, enum gf_strategy s)
 	in = make_image(c->w, c->h, c->maxval, c->f);
 	o.sigma = c->sigma;
 	o.auto_thresh = c->auto_thresh;
-	o.border = c->border;
-	o.strategy = s;
-	o.launch = c->launch;
+	o.common.border = c->border;
+	o.common.strategy = s;
+	o.common.launch = c->launch;
 	snprintf(name, sizeof(name), "gpu/%s/%s", gf_strategies[s].name, c->name);
 	ok = edge_cpu(&in, &a, &o, &ia, 0, &e) == 0;
 	if (!ok)
@@ -472,10 +472,10 @@ gpu_otsu_run(struct gpu *g, unsigned maxval, int l1)
 	in = make_image(611, 419, maxval, maxval > 255 ? photo_like16 : photo_like);
 	snprintf(name, sizeof(name), "gpu/otsu-%ubit%s", maxval > 255 ? 16 : 8,
 	    l1 ? "-l1" : "");
-	ok = edge_otsu_cpu(&in, GF_BORDER_REPLICATE, l1, &tc, 0, &e) == 0 &&
+	ok = otsu_cpu(&in, GF_BORDER_REPLICATE, l1, &tc, 0, &e) == 0 &&
 	    gpu_image_get(g, GPU_SLOT_IN, in.width, in.height, maxval, &d, &e) == 0 &&
 	    gpu_upload(g, &in, 0, &d, &e) == 0 &&
-	    edge_otsu_gpu(g, &d, GF_BORDER_REPLICATE, l1, &tg, &e) == 0;
+	    otsu_gpu(g, &d, GF_BORDER_REPLICATE, l1, &tg, &e) == 0;
 	if (!ok)
 		snprintf(why, sizeof(why), "%s", e.msg);
 	else if (!(ok = tc == tg))
@@ -568,7 +568,7 @@ threads_differ(const struct image *in, const struct edge_opts *o,
 		if (d > 0 && bad++ == 0)
 			snprintf(why, n, "%dx%d maxval %u border %d sigma %g%s%s, %d "
 			    "threads: %zu differ from 1 thread %s", in->width,
-			    in->height, in->maxval, o->border, o->sigma,
+			    in->height, in->maxval, o->common.border, o->sigma,
 			    o->auto_thresh ? " auto" : "", o->l1 ? " l1" : "",
 			    threads[t], d, e.msg);
 	}
@@ -601,7 +601,7 @@ test_cpu_threads(void)
 			o.sigma = smooth ? 1.4 : 0;
 			o.auto_thresh = v >> 1;
 			for (int b = 0; b < 4; b++) {
-				o.border = b;
+				o.common.border = b;
 				bad += threads_differ(&in, &o, why, bad ? 0 : sizeof(why));
 			}
 			img_free(&in);

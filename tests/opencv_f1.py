@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""opencv_f1.py - how closely edge matches OpenCV's Canny (issue 4).
+"""opencv_f1.py - how closely edge matches OpenCV's Canny.
 
 For each photograph and each (low, high) pair, runs
     edge --sigma 0 --low L --high H   (the CPU reference, or -m STRATEGY)

@@ -1,6 +1,6 @@
 # conv2d: golden images for every strategy and the separable path, launch
-# shapes, streams, a pipeline, batches, malformed kernels and the bad
-# inputs of the sobel issue.  Sourced by tests/run.sh.
+# shapes, streams, a pipeline, batches and malformed kernels.  Sourced
+# by tests/run.sh.
 
 . ./tests/cases_conv2d.sh
 

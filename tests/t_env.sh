@@ -1,4 +1,4 @@
-# Hostile surroundings (issue 10, output side): outputs that are devices,
+# Hostile surroundings (the output side): outputs that are devices,
 # FIFOs or links, batch name collisions, kept modes, signals, closed
 # standard descriptors, full disks, and the messages of bad options, the
 # same in every tool.  Sourced by tests/run.sh.
@@ -263,3 +263,15 @@ same_message bad-device --device x "$PX"
 same_message outdir-missing -o "$E/msg/none/" "$PX"
 same_message outdir-file -o "$E/msg/file" "$PX"
 same_message too-many "$PX" "$E/msg/a.pgm" "$E/msg/b.pgm"
+same_message bad-threads -j 0 "$PX"
+same_message bad-threads-text -j many "$PX"
+same_message help-value --help=yes
+same_message missing-value-long --border
+
+# Every --help describes the shared options in the same words.
+for tool in sobel conv2d edge; do
+	"$BIN/$tool" --help | sed -n '/^  --border/,/^  -h, --help/p' >"$E/help.$tool"
+done
+why="the tools' --help differ on the shared options"
+check same-help eval '[ -s "$E/help.sobel" ] && cmp -s "$E/help.sobel" "$E/help.conv2d" &&
+    cmp -s "$E/help.sobel" "$E/help.edge"'

@@ -1,5 +1,5 @@
 # sobel: golden images for every strategy, launch shapes, streams, pipes,
-# batches, and every bad input of the issue.  Sourced by tests/run.sh.
+# batches, and the tool's own bad options.  Sourced by tests/run.sh.
 
 . ./tests/cases_sobel.sh
 

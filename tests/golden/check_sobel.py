@@ -3,7 +3,7 @@
 python3-opencv and numpy; make test does not run it).  It recomputes every
 golden image with a second formula: OpenCV's Sobel (ksize 3) with the
 matching border type in float64, gray made with OpenCV's own BGR-to-gray
-weights replaced by the issue's integer formula, and the rounding written
+weights replaced by img_to_gray's integer formula, and the rounding written
 out in numpy.  Prints one line per file and the number that differ."""
 import glob, os, sys
 import cv2
@@ -20,7 +20,7 @@ def gray(path):
     return im
 
 def pad(im, opts):
-    """Pads by one pixel; numpy's modes are the issue's definitions."""
+    """Pads by one pixel; numpy's modes are lib/border.h's definitions."""
     b = opts.split('--border ')[1].split()[0] if '--border ' in opts else 'replicate'
     mode = {'zero': 'constant', 'reflect': 'reflect', 'wrap': 'wrap'}.get(b, 'edge')
     return np.pad(im, 1, mode=mode)

@@ -2,18 +2,18 @@
 # Stream throughput: N frames of 1920x1080 PGM through a pipe, into sobel,
 # against programs that only read and write the same stream.  Prints
 # frames per second and sobel's fraction of each baseline.
-# Usage: sh tests/stream_bench.sh [N]     (after make and the tests/ helpers)
+# Usage: sh bench/stream.sh [N]     (make build/bench/framegen build/bench/pnmcopy first)
 n=${1:-1000}
-gen="build/tests/framegen $n 1920 1080"
+gen="build/bench/framegen $n 1920 1080"
 secs() {
 	t0=$(date +%s.%N)
-	sh -c "$1" >/dev/null || echo "stream_bench: '$1' failed" >&2
+	sh -c "$1" >/dev/null || echo "stream: '$1' failed" >&2
 	t1=$(date +%s.%N)
 	echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }'
 }
 gen_s=$(secs "$gen")
-net_s=$(secs "$gen | build/tests/pnmcopy")
-raw_s=$(secs "$gen | build/tests/pnmcopy -r")
+net_s=$(secs "$gen | build/bench/pnmcopy")
+raw_s=$(secs "$gen | build/bench/pnmcopy -r")
 sob_s=$(secs "$gen | bin/sobel -q -t 60")
 mag_s=$(secs "$gen | bin/sobel -q")
 echo "$n frames 1920x1080 through a pipe (seconds, frames/s):"

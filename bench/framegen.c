@@ -1,6 +1,6 @@
 /*
  * framegen - writes N frames of W x H 8-bit PGM to standard output, smooth
- * content plus noise, for measuring stream throughput (tests/stream_bench.sh).
+ * content plus noise, for measuring stream throughput (bench/stream.sh).
  * Usage: framegen N W H
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * pnmcopy - the baseline of tests/stream_bench.sh: reads a PNM stream and
+ * pnmcopy - the baseline of bench/stream.sh: reads a PNM stream and
  * writes it back, image by image, with libnetpbm alone (pnm_readpamrow and
  * pnm_writepamrow, as a netpbm filter does), or with -r through gpufilt's
  * own reader and writer (libnetpbm headers, raw rasters).

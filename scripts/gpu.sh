@@ -7,12 +7,12 @@
 # return folder), else to build/gpu-logs.
 #
 # Usage, on the GPU machine from the project root:
-#   . .deps/env.sh; sh tests/gpu.sh [test|sanitize|bench ...]
+#   . .deps/env.sh; sh scripts/gpu.sh [test|sanitize|bench ...]
 OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
 steps=${*:-test sanitize bench io}
 nproc=$(nproc 2>/dev/null || echo 4)
-make -j"$nproc" all build/bench build/tests/gpu_probe build/tests/framegen build/tests/pnmcopy \
+make -j"$nproc" all build/bench/bench build/tests/gpu_probe build/bench/framegen build/bench/pnmcopy \
     $(ls tests/*_test.c | sed 's#tests/\(.*\)\.c#build/tests/\1#') \
     >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
 status=0
@@ -82,7 +82,7 @@ END
 	grep -q '^DIRTY' "$OUT/sanitize.log" && status=1
 	;;
 stream)
-	sh tests/stream_bench.sh 1000 >"$OUT/stream.log" 2>&1 || status=1
+	sh bench/stream.sh 1000 >"$OUT/stream.log" 2>&1 || status=1
 	cat "$OUT/stream.log"
 	;;
 io)
@@ -91,7 +91,7 @@ io)
 	cat "$OUT/io.log"
 	;;
 bench)
-	build/bench >"$OUT/bench.log" 2>&1 || status=1
+	build/bench/bench >"$OUT/bench.log" 2>&1 || status=1
 	cat "$OUT/bench.log"
 	;;
 esac

@@ -192,7 +192,7 @@ bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
 		struct edge_run r = {b, *o};
-		r.o.strategy = (enum gf_strategy)s;
+		r.o.common.strategy = (enum gf_strategy)s;
 		ret = run_edge(&b->g, &r, e);
 		if (ret == 0)
 			ret = sobel_validate(b, &want, e);
@@ -246,7 +246,7 @@ run_conv2d(struct gpu *g, void *arg, struct gf_err *e)
  * want on the small image, in slots of their own so b->in stays.
  */
 static int
-conv2d_validate(struct bench *b, const struct conv2d_params *p,
+conv2d_validate(struct bench *b, const struct conv2d_filter *p,
     enum gf_strategy s, const struct image *small, const struct image *want,
     struct gf_err *e)
 {
@@ -255,8 +255,8 @@ conv2d_validate(struct bench *b, const struct conv2d_params *p,
 	struct image got = *small;
 	int ret;
 
-	if (gpu_image_get(&b->g, GPU_SLOT_STAGE1, small->width, small->height,
-	    255, &din, e) < 0 || gpu_image_get(&b->g, GPU_SLOT_STAGE2,
+	if (gpu_image_get(&b->g, GPU_SLOT_SMOOTHED, small->width, small->height,
+	    255, &din, e) < 0 || gpu_image_get(&b->g, GPU_SLOT_CLASSES,
 	    small->width, small->height, 255, &dout, e) < 0 ||
 	    gpu_upload(&b->g, small, 0, &din, e) < 0 ||
 	    conv2d_gpu(&b->g, &din, &dout, p, s, &l, e) < 0 || img_alloc(&got, e) < 0)
@@ -271,7 +271,7 @@ conv2d_validate(struct bench *b, const struct conv2d_params *p,
 
 /* Validates, then times, one kernel on every path it has. */
 static int
-bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_params *p,
+bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_filter *p,
     const struct image *small, struct conv2d_plan *pl, struct gf_err *e)
 {
 	struct image want;
@@ -310,7 +310,7 @@ bench_conv2d(struct bench *b, struct gf_err *e)
 		{"9x9", "@tests/kernels/nonsep9x9.txt"},
 		{"gauss:4", "gauss:4"},
 	};
-	static struct conv2d_params p;
+	static struct conv2d_filter p;
 	static struct conv2d_plan pl;
 	struct image small = {1031, 517, 1, 255, NULL};
 	int ret = 0;

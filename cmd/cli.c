@@ -1,0 +1,302 @@
+/*
+ * cli.c - main() of every tool (cli_main): one option loop over the
+ * shared options and the tool's own, --help and --version, the operands
+ * (one input and output, or -o DIR and many inputs) as the engine's
+ * jobs, what the engine reports (messages, -v lines, progress, the run
+ * summary) on stderr, and the exit status.  Printing and exiting live
+ * here, in cmd/, never in lib/.  Linked into each tool beside its
+ * cmd/<tool>.c, which holds only the tool's definition (cli.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <unistd.h>
+
+#include "batch.h"
+#include "cli.h"
+#include "cli_env.h"
+#include "engine.h"
+
+/* The version is set in one place, the Makefile's VERSION. */
+#ifndef GF_VERSION
+#error "GF_VERSION is not defined: build with make (VERSION in the Makefile)"
+#endif
+
+/* What the engine's hooks print with: the program, -v/-q, the progress line. */
+struct cli_ctx {
+	const char *prog;
+	const struct gf_opts *o;
+	int tty;                /* stderr is a terminal: progress and summary */
+	int progress_shown;     /* a progress line is on the terminal */
+	double progress_at;     /* when it was last drawn (ms into the run) */
+};
+
+/* Clears the progress line before anything else goes to stderr. */
+static void
+cli_clear_progress(struct cli_ctx *c)
+{
+	if (c->progress_shown)
+		fputs("\r\033[K", stderr);
+	c->progress_shown = 0;
+}
+
+static void
+cli_notice(void *arg, const char *msg)
+{
+	struct cli_ctx *c = arg;
+
+	if (!c->o->quiet)
+		fprintf(stderr, "%s: running on the CPU (%s)\n", c->prog, msg);
+}
+
+static void
+cli_error(void *arg, const char *msg)
+{
+	struct cli_ctx *c = arg;
+
+	cli_clear_progress(c);
+	fprintf(stderr, "%s: %s\n", c->prog, msg);
+}
+
+/* -v: one line per image on stderr. */
+static void
+cli_report(void *arg, const char *input, int index, const struct image *out,
+    const struct gf_times *t, int on_gpu)
+{
+	struct cli_ctx *c = arg;
+	double gbs = t->kernel > 0 ? t->kernel_bytes / (t->kernel * 1e6) : 0;
+	const char *otsu = t->otsu ? " (Otsu)" : "";
+
+	if (!c->o->verbose)
+		return;
+	cli_clear_progress(c);
+	fprintf(stderr, "%s: %s image %d: %dx%d, ", c->prog, input, index,
+	    out->width, out->height);
+	if (t->thresholds == 1)
+		fprintf(stderr, "threshold %g%s, ", t->high, otsu);
+	else if (t->thresholds == 2)
+		fprintf(stderr, "low %g high %g%s, ", t->low, t->high, otsu);
+	fprintf(stderr, "read %.2f ms, ", t->read);
+	if (on_gpu)
+		fprintf(stderr, "upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
+		    "download %.2f ms, ", t->upload, t->kernel, gbs, t->download);
+	else
+		fprintf(stderr, "cpu %.2f ms, ", t->cpu);
+	fprintf(stderr, "write %.2f ms\n", t->write);
+}
+
+/* On a terminal, once a run has lasted a second: done/total and the rate. */
+static void
+cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
+{
+	struct cli_ctx *c = arg;
+
+	if (!c->tty || c->o->quiet || ms < 1000 || ms - c->progress_at < 100)
+		return;
+	c->progress_at = ms;
+	fprintf(stderr, "\r\033[K%s: ", c->prog);
+	if (njobs > 1)
+		fprintf(stderr, "%d/%d inputs, ", jobs_done, njobs);
+	fprintf(stderr, "%d images, %.1f images/s", images, images / (ms / 1000));
+	c->progress_shown = 1;
+}
+
+/*
+ * The run summary, for runs of several images with -v or on a terminal:
+ * the rate, and how busy each stage was (the bottleneck is near 100%).
+ */
+static void
+cli_summary(struct cli_ctx *c, const struct engine_stats *st)
+{
+	double s = st->wall_ms / 1000;
+
+	cli_clear_progress(c);
+	if (c->o->quiet || st->images < 2 || !(c->o->verbose || c->tty) || s <= 0)
+		return;
+	fprintf(stderr, "%s: %d images in %.2f s, %.1f images/s, %.1f MB/s; busy: "
+	    "read %.0f%% (%d threads), %s %.0f%% (%d lanes), write %.0f%%\n",
+	    c->prog, st->images, s, st->images / s, st->bytes_in / 1e6 / s,
+	    100 * st->read_ms / (st->wall_ms * st->readers), st->readers,
+	    st->on_gpu ? "gpu" : "cpu", 100 * st->filter_ms / (st->wall_ms *
+	    st->lanes), st->lanes, 100 * st->write_ms / st->wall_ms);
+}
+
+/*
+ * Refuses a -o DIR batch before it runs (prints why, returns 2): DIR is
+ * missing or not a directory, there is no input, two inputs would be
+ * written to one output, or an input would be replaced by its output.
+ */
+static int
+cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
+    char **argv)
+{
+	struct gf_err e = {{0}};
+
+	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return 2;
+	}
+	if (argc == 0) {
+		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
+		    o->outdir);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Runs tool t over the operands after option parsing and returns the exit
+ * status: 0 if every image was written, 1 if any run failed, 2 for a
+ * usage error (too many operands, -o without a directory).
+ */
+static int
+cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
+    char **argv)
+{
+	const char *prog = ct->name;
+	const struct gf_opts *o = ct->common;
+	struct gf_err e = {{0}};
+	struct cli_ctx c = {prog, o, isatty(STDERR_FILENO), 0, 0};
+	struct engine_hooks h = {cli_notice, cli_error, cli_report, cli_progress, &c};
+	struct engine_stats stats;
+	struct engine_job one, *jobs = &one;
+	int status = 0, njobs = 1, failed;
+
+	if (o->outdir == NULL && argc > 2) {
+		fprintf(stderr, "%s: too many operands (%d): give at most an input "
+		    "and an output, or -o DIR for many inputs\n", prog, argc);
+		fputs(ct->synopsis, stderr);
+		return 2;
+	}
+	if (o->outdir != NULL && cli_check_batch(prog, o, argc, argv) != 0)
+		return 2;
+	if (o->outdir != NULL) {
+		njobs = argc;
+		if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL) {
+			fprintf(stderr, "%s: out of memory\n", prog);
+			return 1;
+		}
+		for (int i = 0; i < argc; i++)
+			jobs[i] = (struct engine_job){argv[i], NULL, o->outdir};
+	} else {
+		one = (struct engine_job){argc > 0 ? argv[0] : NULL,
+		    argc > 1 ? argv[1] : NULL, NULL};
+	}
+	failed = engine_run(t, o, jobs, njobs, &h, &stats, &e);
+	if (failed < 0) {
+		cli_error(&c, e.msg);
+		status = 1;
+	} else if (failed > 0) {
+		status = 1;
+	}
+	cli_summary(&c, &stats);
+	if (jobs != &one)
+		free(jobs);
+	if (status == 0)
+		status = cli_close_stdout(prog);
+	return status;
+}
+
+/* Prints the strategy table for --help. */
+static void
+cli_strategies(FILE *f)
+{
+	fprintf(f, "strategies (-m):\n");
+	for (int i = 0; i < GF_NSTRATEGIES; i++)
+		fprintf(f, "  %-8s %s\n", gf_strategies[i].name, gf_strategies[i].summary);
+}
+
+
+/* The help lines of the options every tool shares. */
+static const char cli_common_help[] =
+    "  --border mode   replicate (default), zero, reflect or wrap\n"
+    "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
+    "  --block WxH     threads per block;  --rows N  rows per thread\n"
+    "  --device N      GPU number\n"
+    "  -j N            CPU threads (default: one per CPU online)\n"
+    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
+    "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
+    "  -v              timings per image on stderr;  -q  no notices\n"
+    "  -h, --help      this help;  -V, --version  the version\n";
+
+/* --help: the synopsis, the tool's options, the shared ones, the strategies. */
+static void
+cli_help(const struct cli_tool *ct)
+{
+	printf("%s\n%s%s\n", ct->synopsis, ct->help, cli_common_help);
+	cli_strategies(stdout);
+}
+
+/* The shared long options, then the tool's, into all (GF_CLI_MAXOPTS). */
+#define GF_CLI_MAXOPTS 32
+static void
+cli_longopts(const struct cli_tool *ct, struct option *all)
+{
+	static const struct option common[] = {GF_LONGOPTS, {NULL, 0, NULL, 0}};
+	int n = 0;
+
+	for (const struct option *l = common; l->name != NULL; l++)
+		all[n++] = *l;
+	for (const struct option *l = ct->longopts; l->name != NULL &&
+	    n < GF_CLI_MAXOPTS - 1; l++)
+		all[n++] = *l;
+	all[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+/*
+ * The option loop: every option of argv into ct->ctx and *ct->common.
+ * Returns optind, or -1 with e set on a usage error.
+ */
+static int
+cli_parse(const struct cli_tool *ct, int argc, char **argv, struct gf_err *e)
+{
+	struct option longopts[GF_CLI_MAXOPTS];
+	char shortopts[64];
+	int c, r;
+
+	cli_longopts(ct, longopts);
+	snprintf(shortopts, sizeof(shortopts), ":%s%s", GF_SHORTOPTS,
+	    ct->shortopts);
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return gf_opts_refused(c, argv, longopts, e);
+		r = gf_opts_common(ct->common, c, optarg, e);
+		if (r == 0)
+			r = ct->option(ct->ctx, c, optarg, e);
+		if (r == 0)
+			r = gf_fail(e, "option -%c is unknown", c);
+		if (r < 0)
+			return -1;
+	}
+	return optind;
+}
+
+int
+cli_main(const struct cli_tool *ct, int argc, char **argv)
+{
+	struct gf_err e = {{0}};
+	struct tool t;
+	int first;
+
+	cli_start(ct->name);
+	if ((first = cli_parse(ct, argc, argv, &e)) < 0 ||
+	    (!ct->common->help && !ct->common->version &&
+	    ct->check(ct->ctx, &e) < 0)) {
+		fprintf(stderr, "%s: %s\n", ct->name, e.msg);
+		fputs(ct->synopsis, stderr);
+		return 2;
+	}
+	if (ct->common->help || ct->common->version) {
+		if (ct->common->help)
+			cli_help(ct);
+		else
+			printf("%s (gpufilt) %s\n", ct->name, GF_VERSION);
+		return cli_close_stdout(ct->name);
+	}
+	ct->make(ct->ctx, &t);
+	return cli_run(ct, &t, argc - first, argv + first);
+}

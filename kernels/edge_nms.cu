@@ -1,0 +1,336 @@
+/*
+ * edge_nms.cu - edge's gradients, non-maximum suppression and double
+ * threshold on the GPU ("nms").  Every kernel hands pixels to the cores
+ * of lib/edge_core.h, so every path equals the CPU reference
+ * (lib/edge_cpu.c) bit for bit.
+ *
+ * One stencil of radius 2 (a magnitude needs a 3x3 neighbourhood, the
+ * suppression the magnitudes around a pixel), four ways:
+ *
+ *   global   one thread per pixel, reads through the border rule; the two
+ *            neighbour magnitudes are computed only when the pixel passes
+ *            the low threshold
+ *   texture  the same, reads through the texture cache
+ *   shared   a block copies its tile and two-pixel apron into shared
+ *            memory with 16-byte loads, then each thread slides down a
+ *            16-byte-wide strip of it
+ *   sliding  each thread owns a 16-byte-wide column strip and slides a
+ *            window of input rows and of magnitude rows down it in
+ *            registers, loading each input row once per strip
+ *
+ * The thresholds come from the host, or (--auto) from device memory
+ * written by Otsu's search (otsu.cu) on the same stream.
+ */
+#include "edge.h"
+#include "gradient.cuh"
+#include "stencil.cuh"
+
+/* Magnitudes fit 32 bits for 8-bit images (at most 2 * 1020^2). */
+template <typename T> struct mag_type { typedef uint64_t t; };
+template <> struct mag_type<uint8_t> { typedef uint32_t t; };
+
+__device__ __forceinline__ struct edge_params
+thresholds(const struct edge_params &p, const struct edge_params *dp)
+{
+	return dp != NULL ? *dp : p;
+}
+
+template <typename P>
+__global__ void
+edge_nms_pixel(P src, gpu_image lab, struct edge_params p0,
+    const struct edge_params *dp)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int y = blockIdx.y * blockDim.y + threadIdx.y;
+	if (x >= lab.width || y >= lab.height)
+		return;
+	uint8_t *out = gf_row_out<uint8_t>(lab, y) + x;
+	if (edge_in_frame(x, y, lab.width, lab.height)) {
+		*out = EDGE_NONE;
+		return;
+	}
+	struct edge_params p = thresholds(p0, dp);
+	int gx, gy, dx, dy;
+	grad_at(src, x, y, &gx, &gy);
+	uint64_t m = edge_mag(gx, gy, p.l1);
+	if (m <= p.low) {
+		*out = EDGE_NONE;
+		return;
+	}
+	int s = edge_sector(gx, gy);
+	edge_sector_offset(s, &dx, &dy);
+	uint64_t before = mag_at(src, x + dx, y + dy, p.l1);
+	uint64_t after = mag_at(src, x - dx, y - dy, p.l1);
+	*out = (uint8_t)edge_classify(m, before, after, s, &p);
+}
+
+/* ---- a strip of VEC(T) columns: shared and sliding ---- */
+
+/*
+ * The registers of one thread's strip: input rows r-2, r-1, r (columns
+ * x0-2 .. x0+N+1), magnitude rows (columns x0-1 .. x0+N) and the sectors
+ * of two gradient rows, two bits per column.
+ */
+template <typename T>
+struct strip {
+	enum { N = VEC(T) };
+	typedef typename mag_type<T>::t M;
+	int in0[N + 4], in1[N + 4], in2[N + 4];
+	M m0[N + 2], m1[N + 2], m2[N + 2];
+	uint32_t sec_prev, sec_cur;
+
+	/* After loading input row r into in2: gradient row r-1 into m2, sec_cur. */
+	__device__ __forceinline__ void grad_row(int l1)
+	{
+		sec_prev = sec_cur;
+		sec_cur = 0;
+#pragma unroll
+		for (int k = 0; k < N + 2; k++) {
+			int gx = sobel_gx(in0[k], in0[k + 2], in1[k], in1[k + 2],
+			    in2[k], in2[k + 2]);
+			int gy = sobel_gy(in0[k], in0[k + 1], in0[k + 2], in2[k],
+			    in2[k + 1], in2[k + 2]);
+			m0[k] = m1[k];
+			m1[k] = m2[k];
+			m2[k] = (M)edge_mag(gx, gy, l1);
+			if (k >= 1 && k <= N)
+				sec_cur |= (uint32_t)edge_sector(gx, gy) << (2 * (k - 1));
+		}
+	}
+
+	/* Classes of the middle magnitude row (columns x0 .. x0+N-1). */
+	__device__ __forceinline__ void classify(const struct edge_params &p,
+	    unsigned *res)
+	{
+#pragma unroll
+		for (int j = 0; j < N; j++) {
+			int s = (sec_prev >> (2 * j)) & 3;
+			uint64_t b, a;
+			if (s == EDGE_SECTOR_0) {
+				b = m1[j]; a = m1[j + 2];
+			} else if (s == EDGE_SECTOR_90) {
+				b = m0[j + 1]; a = m2[j + 1];
+			} else if (s == EDGE_SECTOR_45) {
+				b = m0[j]; a = m2[j + 2];
+			} else {
+				b = m0[j + 2]; a = m2[j];
+			}
+			res[j] = edge_classify(m1[j + 1], b, a, s, &p);
+		}
+	}
+
+	__device__ __forceinline__ void shift_input()
+	{
+#pragma unroll
+		for (int k = 0; k < N + 4; k++) {
+			in0[k] = in1[k];
+			in1[k] = in2[k];
+		}
+	}
+};
+
+/* Stores the N classes of row y from column x0 (8 or 16 bytes inside the image). */
+template <int N>
+__device__ __forceinline__ void
+store_classes(const gpu_image &lab, int y, int x0, unsigned *res)
+{
+	uint8_t *row = gf_row_out<uint8_t>(lab, y);
+
+	if (x0 >= 1 && x0 + N <= lab.width - 1) {
+		if (N == 16) {
+			gf_store_chunk<uint8_t>(lab, y, x0, res);
+		} else {
+			uint32_t w[2] = {0, 0};
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				w[k / 4] |= (res[k] & 0xff) << (8 * (k % 4));
+			*(uint2 *)(row + x0) = make_uint2(w[0], w[1]);
+		}
+		return;
+	}
+#pragma unroll
+	for (int k = 0; k < N; k++)
+		if (x0 + k < lab.width)
+			row[x0 + k] = edge_in_frame(x0 + k, y, lab.width, lab.height) ?
+			    EDGE_NONE : (uint8_t)res[k];
+}
+
+/*
+ * Walks one strip: output rows ys .. ye-1 of columns x0 .. x0+N-1, with
+ * load(r, v) giving input row r's samples x0-2 .. x0+N+1 in v.
+ */
+template <typename T, typename L>
+__device__ __forceinline__ void
+walk_strip(const L &load, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p)
+{
+	strip<T> st;
+	unsigned res[VEC(T)];
+
+	st.sec_cur = 0;
+	load(ys - 2, st.in1);
+	load(ys - 1, st.in2);
+	for (int r = ys; r <= ye + 1; r++) {
+		st.shift_input();
+		load(r, st.in2);
+		st.grad_row(p.l1);
+		if (r < ys + 2)
+			continue;
+		int y = r - 2;
+		st.classify(p, res);
+		if (y == 0 || y == lab.height - 1) {
+#pragma unroll
+			for (int k = 0; k < VEC(T); k++)
+				res[k] = EDGE_NONE;
+		}
+		store_classes<VEC(T)>(lab, y, x0, res);
+	}
+}
+
+template <typename T>
+struct rows_global {
+	gpu_image im;
+	int x0, border;
+	__device__ __forceinline__ void operator()(int r, int *v) const
+	{
+		int yi = gf_border_index(r, im.height, border);
+		gf_load_window<T, 2>(im, yi, x0, border, v);
+	}
+};
+
+/* Rows of a shared tile whose row 0 is image row y0 - 2; src is the strip's column. */
+template <typename T>
+struct rows_shared {
+	const T *src;
+	int stride, y0;
+	__device__ __forceinline__ void operator()(int r, int *v) const
+	{
+		gf_smem_window<T, 2>(src + (r - y0 + 2) * stride, v);
+	}
+};
+
+template <typename T>
+__global__ void
+edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
+    const struct edge_params *dp, int border, int rows)
+{
+	const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * VEC(T);
+	const int ys = (blockIdx.y * blockDim.y + threadIdx.y) * rows;
+	if (x0 >= in.width || ys >= in.height)
+		return;
+	struct edge_params p = thresholds(p0, dp);
+	rows_global<T> load = {in, x0, border};
+	walk_strip<T>(load, lab, x0, ys, min(ys + rows, in.height), p);
+}
+
+/*
+ * Shared tile layout: (tile rows + 4) rows of stride (block_w + 2) * VEC
+ * samples; row r holds image row y0 - 2 + r, column VEC + j image column
+ * x0 + j, so the two left apron samples sit at VEC - 2, VEC - 1 and the
+ * right ones at VEC + tile width and one more.
+ */
+template <typename T>
+__device__ __forceinline__ void
+load_tile(const gpu_image &in, int border, T *tile, int x0, int y0, int tw,
+    int th)
+{
+	const int N = VEC(T), stride = tw + 2 * N;
+	const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+	const int nthreads = blockDim.x * blockDim.y;
+
+	for (int i = tid; i < (th + 4) * (int)blockDim.x; i += nthreads) {
+		int r = i / blockDim.x, cx = i % blockDim.x;
+		int yi = gf_border_index(y0 - 2 + r, in.height, border);
+		gf_load_chunk<T>(in, yi, x0 + cx * N, border, tile + r * stride + N + cx * N);
+	}
+	for (int i = tid; i < (th + 4) * 4; i += nthreads) {
+		int r = i >> 2, k = i & 3;
+		int x = k < 2 ? x0 - 2 + k : x0 + tw + k - 2;
+		int yi = gf_border_index(y0 - 2 + r, in.height, border);
+		int xi = gf_border_index(x, in.width, border);
+		tile[r * stride + N + x - x0] = yi < 0 || xi < 0 ? 0 : gf_row<T>(in, yi)[xi];
+	}
+}
+
+template <typename T>
+__global__ void
+edge_nms_shared(gpu_image in, gpu_image lab, struct edge_params p0,
+    const struct edge_params *dp, int border, int rows)
+{
+	extern __shared__ uint4 smem[];
+	T *tile = (T *)smem;
+	const int N = VEC(T), tw = blockDim.x * N, th = blockDim.y * rows;
+	const int x0 = blockIdx.x * tw, y0 = blockIdx.y * th;
+
+	load_tile<T>(in, border, tile, x0, y0, tw, th);
+	__syncthreads();
+
+	const int x = x0 + threadIdx.x * N, ys = y0 + threadIdx.y * rows;
+	if (x >= in.width || ys >= in.height)
+		return;
+	struct edge_params p = thresholds(p0, dp);
+	rows_shared<T> load = {tile + N + threadIdx.x * N, tw + 2 * N, y0};
+	walk_strip<T>(load, lab, x, ys, min(ys + rows, in.height), p);
+}
+
+/* Default launch shapes (make bench tunes them). */
+static const struct gf_launch edge_defaults[GF_NSTRATEGIES] = {
+	{0, 0, 0}, {0, 0, 0},
+	{32, 8, 1},     /* global */
+	{32, 8, 1},     /* texture */
+	{32, 8, 4},     /* shared */
+	{32, 4, 32},    /* sliding */
+};
+
+extern "C" void
+edge_nms_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
+    int *tile_w, int *tile_h, size_t *smem)
+{
+	gf_launch_shape(s, edge_defaults, maxval, 2, l, tile_w, tile_h, smem);
+}
+
+template <typename T>
+static void
+launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
+    const struct edge_params &p, const struct edge_params *dp, int border,
+    const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t st)
+{
+	int tw, th;
+	size_t smem;
+	struct gf_launch sh = *l;
+	edge_nms_shape(s, in.maxval, &sh, &tw, &th, &smem);
+	dim3 block(sh.block_w, sh.block_h);
+	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+
+	switch (s) {
+	case GF_GLOBAL: {
+		px_global<T> src = {in, border};
+		edge_nms_pixel<<<grid, block, 0, st>>>(src, lab, p, dp);
+		break;
+	}
+	case GF_TEXTURE: {
+		px_texture<T> src = {tex, in.width, in.height, border};
+		edge_nms_pixel<<<grid, block, 0, st>>>(src, lab, p, dp);
+		break;
+	}
+	case GF_SHARED:
+		edge_nms_shared<T><<<grid, block, smem, st>>>(in, lab, p, dp, border, sh.rows);
+		break;
+	default:
+		edge_nms_sliding<T><<<grid, block, 0, st>>>(in, lab, p, dp, border, sh.rows);
+		break;
+	}
+}
+
+extern "C" cudaError_t
+edge_launch_nms(enum gf_strategy s, const struct gpu_image *in,
+    const struct gpu_image *lab, const struct edge_params *p,
+    const struct edge_params *dp, int border, const struct gf_launch *l,
+    cudaTextureObject_t tex, cudaStream_t stream)
+{
+	if (in->maxval > 255)
+		launch_nms<uint16_t>(s, *in, *lab, *p, dp, border, l, tex, stream);
+	else
+		launch_nms<uint8_t>(s, *in, *lab, *p, dp, border, l, tex, stream);
+	return cudaGetLastError();
+}

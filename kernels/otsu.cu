@@ -1,0 +1,172 @@
+/*
+ * otsu.cu - the gradient magnitude histogram and Otsu's threshold on the
+ * GPU, for sobel -t auto and edge --auto.  Histogram: per-block bins in
+ * shared memory, merged into the global bins with atomics.  Otsu: one
+ * block, a scan of the bins' counts and sums, then an argmax reduction
+ * (sequential addressing, first step during the load, the last warp by
+ * shuffles).  Scores come from otsu_score (lib/otsu.h), so the threshold
+ * equals the CPU's (lib/otsu.c).
+ */
+#include "edge_core.h"
+#include "gradient.cuh"
+#include "otsu.h"
+
+#define HIST_THREADS 256
+
+template <typename T>
+__global__ void
+otsu_hist(gpu_image in, int border, int l1, uint32_t *bins, int priv)
+{
+	extern __shared__ uint32_t sbins[];
+	const int nbins = (int)in.maxval + 1;
+	const size_t n = (size_t)in.width * in.height;
+	px_global<T> src = {in, border};
+
+	if (priv)
+		for (int i = threadIdx.x; i < nbins; i += blockDim.x)
+			sbins[i] = 0;
+	__syncthreads();
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	    i += (size_t)gridDim.x * blockDim.x) {
+		int x = (int)(i % in.width), y = (int)(i / in.width), gx, gy;
+		grad_at(src, x, y, &gx, &gy);
+		uint32_t v = edge_hist_value(gx, gy, l1, in.maxval);
+		atomicAdd(priv ? &sbins[v] : &bins[v], 1u);
+	}
+	if (!priv)
+		return;
+	__syncthreads();
+	for (int i = threadIdx.x; i < nbins; i += blockDim.x)
+		if (sbins[i] != 0)
+			atomicAdd(&bins[i], sbins[i]);
+}
+
+extern "C" cudaError_t
+otsu_launch_hist(const struct gpu_image *in, int border, int l1,
+    uint32_t *bins, int nblocks, int priv, cudaStream_t stream)
+{
+	size_t smem = priv ? ((size_t)in->maxval + 1) * sizeof(uint32_t) : 0;
+
+	if (in->maxval > 255)
+		otsu_hist<uint16_t><<<nblocks, HIST_THREADS, smem, stream>>>(*in,
+		    border, l1, bins, priv);
+	else
+		otsu_hist<uint8_t><<<nblocks, HIST_THREADS, smem, stream>>>(*in,
+		    border, l1, bins, priv);
+	return cudaGetLastError();
+}
+
+#define OTSU_THREADS 1024
+
+/* (score a, bin ia) beats (b, ib): higher score, or equal and first. */
+__device__ __forceinline__ bool
+otsu_better(double a, int ia, double b, int ib)
+{
+	return a > b || (a == b && ia < ib);
+}
+
+/*
+ * Inclusive scan of (count, sum) over the block (Hillis-Steele: read,
+ * barrier, add, barrier).  Every thread calls it.
+ */
+__device__ void
+otsu_scan(unsigned long long *sn, unsigned long long *ss)
+{
+	const int tid = threadIdx.x;
+
+	for (int off = 1; off < OTSU_THREADS; off <<= 1) {
+		unsigned long long a = tid >= off ? sn[tid - off] : 0;
+		unsigned long long b = tid >= off ? ss[tid - off] : 0;
+		__syncthreads();
+		sn[tid] += a;
+		ss[tid] += b;
+		__syncthreads();
+	}
+}
+
+/* Argmax of (sbest, sidx) over the block into lane 0 of warp 0's registers. */
+__device__ void
+otsu_argmax(double *sbest, int *sidx, double *best, int *bi)
+{
+	const int tid = threadIdx.x;
+
+	for (int s = OTSU_THREADS / 2; s >= 32; s >>= 1) {
+		if (tid < s && otsu_better(sbest[tid + s], sidx[tid + s], sbest[tid],
+		    sidx[tid])) {
+			sbest[tid] = sbest[tid + s];
+			sidx[tid] = sidx[tid + s];
+		}
+		__syncthreads();
+	}
+	if (tid >= 32)
+		return;
+	*best = sbest[tid];
+	*bi = sidx[tid];
+	for (int off = 16; off > 0; off >>= 1) {
+		double ob = __shfl_down_sync(0xffffffffu, *best, off);
+		int oi = __shfl_down_sync(0xffffffffu, *bi, off);
+		if (otsu_better(ob, oi, *best, *bi)) {
+			*best = ob;
+			*bi = oi;
+		}
+	}
+}
+
+/*
+ * One block.  Each thread owns a run of consecutive bins: it sums them
+ * while loading (the first reduction step), the block scans those sums
+ * for the prefix counts, each thread scores its bins with otsu_score()
+ * in order keeping the first best, and the block reduces to the first
+ * best overall: the CPU's answer.
+ */
+__global__ void
+__launch_bounds__(OTSU_THREADS)
+otsu_search(const uint32_t *bins, int nbins, int l1, uint32_t *dt,
+    struct edge_params *dp)
+{
+	__shared__ unsigned long long sn[OTSU_THREADS], ss[OTSU_THREADS];
+	__shared__ double sbest[OTSU_THREADS];
+	__shared__ int sidx[OTSU_THREADS];
+	const int tid = threadIdx.x, run = (nbins + OTSU_THREADS - 1) / OTSU_THREADS;
+	const int lo = min(tid * run, nbins), hi = min(lo + run, nbins);
+	unsigned long long n = 0, s = 0;
+
+	for (int i = lo; i < hi; i++) {
+		n += bins[i];
+		s += (unsigned long long)i * bins[i];
+	}
+	sn[tid] = n;
+	ss[tid] = s;
+	__syncthreads();
+	otsu_scan(sn, ss);
+	unsigned long long total_n = sn[OTSU_THREADS - 1], total_s = ss[OTSU_THREADS - 1];
+	unsigned long long n0 = sn[tid] - n, s0 = ss[tid] - s;
+	double best = -2.0;
+	int bi = nbins;
+	for (int i = lo; i < hi; i++) {
+		n0 += bins[i];
+		s0 += (unsigned long long)i * bins[i];
+		double score = otsu_score(n0, s0, total_n, total_s);
+		if (score > best) {
+			best = score;
+			bi = i;
+		}
+	}
+	sbest[tid] = best;
+	sidx[tid] = bi;
+	__syncthreads();
+	otsu_argmax(sbest, sidx, &best, &bi);
+	if (tid == 0) {
+		*dt = (uint32_t)bi;
+		edge_auto_params((uint32_t)bi, l1, dp);
+	}
+}
+
+extern "C" cudaError_t
+otsu_launch_search(const uint32_t *bins, int nbins, int l1, uint32_t *dt,
+    struct edge_params *dp, cudaStream_t stream)
+{
+	otsu_search<<<1, OTSU_THREADS, 0, stream>>>(bins, nbins, l1, dt, dp);
+	return cudaGetLastError();
+}
+

@@ -1,0 +1,100 @@
+/*
+ * otsu_cpu.c - the gradient magnitude histogram on the CPU, in row bands
+ * on the thread pool, and Otsu's threshold of it (sobel -t auto, edge
+ * --auto).  Apart from otsu.c so that its loops get the CPU paths'
+ * compiler flags (the Makefile's CPU_CFLAGS for *_cpu.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "otsu.h"
+#include "pool.h"
+#include "sobel.h"
+
+/* Bands are at least this many rows, so that small images use one thread. */
+#define OTSU_BAND_ROWS 16
+
+struct hist_job {
+	const struct image *gray;
+	int border, l1, nbands;
+	const void *zero;       /* a row of zeros, for the zero border */
+	uint32_t *hists;        /* nbands histograms of maxval + 1 bins */
+};
+
+/*
+ * The histogram value of a gradient (edge_hist_value) is sobel's
+ * magnitude, so a band counts the samples of sobel's CPU rows in mode
+ * MAG_L2 or MAG_L1; for 8-bit images those come from sobel_value_f,
+ * which tests/core_test.c proves equal to sobel_value for every 8-bit
+ * gradient.
+ */
+static int
+hist_band(void *arg, int b)
+{
+	const struct hist_job *j = arg;
+	const struct image *g = j->gray;
+	struct sobel_params sp = {j->l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2,
+	    g->maxval, 0};
+	uint32_t *hist = j->hists + (size_t)b * (g->maxval + 1);
+	int w = g->width, y0, y1;
+	int *grad = malloc((size_t)w * (2 * sizeof(int) + sizeof(uint16_t)));
+	uint16_t *v16 = (uint16_t *)(grad + 2 * (size_t)w);
+	uint8_t *v8 = (uint8_t *)v16;
+
+	if (grad == NULL)
+		return -1;
+	pool_band_rows(g->height, j->nbands, b, &y0, &y1);
+	for (int y = y0; y < y1; y++) {
+		sobel_row_cpu(g, y, &sp, j->border, j->zero, grad, v16);
+		for (int x = 0; g->maxval <= 255 && x < w; x++)
+			hist[v8[x]]++;
+		for (int x = 0; g->maxval > 255 && x < w; x++)
+			hist[v16[x]]++;
+	}
+	free(grad);
+	return 0;
+}
+
+int
+otsu_histogram_cpu(const struct image *gray, int border, int l1,
+    uint32_t *hist, int nthreads, struct gf_err *e)
+{
+	size_t nbins = (size_t)gray->maxval + 1;
+	struct hist_job j = {gray, border, l1, 0, NULL, NULL};
+	void *zero = calloc((size_t)gray->width, 2);
+	int ret = -1;
+
+	j.nbands = pool_bands(gray->height, nthreads, OTSU_BAND_ROWS);
+	j.zero = zero;
+	j.hists = calloc((size_t)j.nbands * nbins, sizeof(uint32_t));
+	if (zero != NULL && j.hists != NULL &&
+	    pool_run(nthreads, j.nbands, hist_band, &j) == 0) {
+		memset(hist, 0, nbins * sizeof(*hist));
+		for (int b = 0; b < j.nbands; b++)
+			for (size_t i = 0; i < nbins; i++)
+				hist[i] += j.hists[b * nbins + i];
+		ret = 0;
+	}
+	free(zero);
+	free(j.hists);
+	if (ret < 0)
+		return gf_fail(e, "out of memory for the gradient histogram");
+	return 0;
+}
+
+int
+otsu_cpu(const struct image *gray, int border, int l1, uint32_t *t,
+    int nthreads, struct gf_err *e)
+{
+	uint32_t *hist = malloc(((size_t)gray->maxval + 1) * sizeof(*hist));
+
+	if (hist == NULL)
+		return gf_fail(e, "out of memory for the gradient histogram");
+	if (otsu_histogram_cpu(gray, border, l1, hist, nthreads, e) < 0) {
+		free(hist);
+		return -1;
+	}
+	*t = otsu_threshold(hist, (int)gray->maxval + 1);
+	free(hist);
+	return 0;
+}

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Installs the Debian packages that the build and the tests need, when they
+# are missing: libnetpbm-dev and libstb-dev (through pkg-config), mandoc (man
+# page lint).  Does nothing, and needs no root, when all are there; else
+# says what it will install, then runs apt-get as root or through sudo
+# (only where sudo needs no password: otherwise it says the command to
+# run).  A missing build dependency that cannot be installed is an error;
+# a missing mandoc only means the lint test is skipped.
+need=
+pkg-config --version >/dev/null 2>&1 || need="$need pkg-config"
+pkg-config --exists netpbm 2>/dev/null || need="$need libnetpbm-dev"
+pkg-config --exists stb 2>/dev/null || need="$need libstb-dev"
+command -v mandoc >/dev/null 2>&1 || need="$need mandoc"
+[ -n "$need" ] || exit 0
+
+if [ "$(id -u)" = 0 ]; then
+	sudo=
+elif sudo -n true 2>/dev/null; then
+	sudo=sudo
+else
+	sudo=no
+	echo "deps: missing$need; install with: sudo apt-get install$need" >&2
+fi
+if [ "$sudo" != no ]; then
+	echo "deps: installing$need" >&2
+	if ! { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq --no-install-recommends $need; } >/dev/null 2>&1; then
+		echo "deps: could not install$need with apt-get" >&2
+	fi
+fi
+if ! pkg-config --exists netpbm stb 2>/dev/null; then
+	echo "deps: libnetpbm-dev and libstb-dev are needed to build (pkg-config netpbm stb)" >&2
+	exit 1
+fi
+exit 0
