@@ -16,7 +16,7 @@ NVCCFLAGS ?= -O3
 # Hopper machine code, plus PTX the driver can compile for older GPUs.
 GENCODE   ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 
-PKGS      := netpbm stb
+PKGS      := netpbm stb libpng libjpeg
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -24,6 +24,9 @@ ALL_CFLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wext
                 -Ilib -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
 ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra \
                 $(NVCCFLAGS)
+# The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
+# sanitizer runtime), then LDFLAGS.
+LDFLAGS      ?=
 LDLIBS        = $(PKG_LIBS) -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread \
                 -ldl -lrt -lm
 
@@ -57,15 +60,15 @@ build/cmd/%.o: cmd/%.c
 
 bin/%: build/cmd/%.o build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/libgpufilt.a $(LDLIBS)
 
 build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
 build/bench: tests/bench.c build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
 VERSION := 0.1
 
