@@ -81,6 +81,7 @@ cli_run(const char *prog, struct tool *t, const struct gf_opts *o, int argc,
 		fprintf(stderr, "%s: running on the CPU (%s)\n", prog, e.msg);
 	t->gpu = on_gpu ? &g : NULL;
 	t->format = o->format;
+	t->max_pixels = o->max_pixels;
 	if (!o->verbose)
 		t->report = NULL;
 	else if (t->report == NULL)

@@ -21,8 +21,8 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: conv2d [-qVv] [-f format] [-m strategy | --cpu] -k kernel\n"
 	    "              [--bias B] [--block WxH] [--border mode] [--device N]\n"
-	    "              [--divisor D | --normalize] [--no-separable] [--rows N]\n"
-	    "              [input [output]]\n"
+	    "              [--divisor D | --normalize] [--max-pixels N] [--no-separable]\n"
+	    "              [--rows N] [input [output]]\n"
 	    "       conv2d [options] -o dir input ...\n");
 }
 
@@ -41,6 +41,7 @@ help(void)
 	    "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
 	    "  --block WxH     threads per block;  --rows N  rows per thread\n"
 	    "  --device N      GPU number\n"
+	    "  --max-pixels N  refuse larger images (default 2^28; 0: no limit)\n"
 	    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
 	    "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
 	    "  -v              timings per image on stderr;  -q  no notices\n"
@@ -63,13 +64,7 @@ conv2d_option(struct conv2d_tool *ct, int c, const char *arg, int *have_k,
 		p->normalize = 1;
 		return 1;
 	case OPT_DIVISOR:
-		if (gf_parse_double(arg, "--divisor", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
-		    &p->divisor, e) < 0)
-			return -1;
-		if (p->divisor == 0)
-			return gf_fail(e, "--divisor 0 would divide by zero; give a "
-			    "nonzero divisor");
-		return 1;
+		return kspec_parse_divisor(arg, &p->divisor, e) < 0 ? -1 : 1;
 	case OPT_BIAS:
 		return gf_parse_double(arg, "--bias", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
 		    &p->bias, e) < 0 ? -1 : 1;

@@ -27,7 +27,8 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: edge [-qVv] [--cpu] [-f format] [-m strategy] [--auto]\n"
 	    "            [--block WxH] [--border mode] [--device n] [--high H]\n"
-	    "            [--l1] [--low L] [--rows n] [--sigma S] [input [output]]\n"
+	    "            [--l1] [--low L] [--max-pixels n] [--rows n] [--sigma S]\n"
+	    "            [input [output]]\n"
 	    "       edge [options] -o dir input ...\n");
 }
 
@@ -55,7 +56,12 @@ tool_option(struct cmd *c, int opt, const char *arg, struct gf_err *e)
 
 	switch (opt) {
 	case OPT_SIGMA:
-		return gf_parse_double(arg, "--sigma", 0, 10, &eo->sigma, e);
+		if (gf_parse_double(arg, "--sigma", 0, 10, &eo->sigma, e) < 0)
+			return -1;
+		if (eo->sigma > 0 && eo->sigma < GF_MIN_SIGMA)
+			return gf_fail(e, "--sigma %g is too small to smooth with; give 0 "
+			    "for no smoothing or at least %g", eo->sigma, GF_MIN_SIGMA);
+		return 0;
 	case OPT_LOW:
 		c->have_low = 1;
 		return gf_parse_double(arg, "--low", 0, 1e6, &eo->low, e);

@@ -15,8 +15,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: sobel [-qVv] [-f format] [-m strategy | --cpu] [-t threshold]\n"
-	    "             [--block WxH] [--border mode] [--device N] [--norm l2|l1]\n"
-	    "             [--rows N] [input [output]]\n"
+	    "             [--block WxH] [--border mode] [--device N] [--max-pixels N]\n"
+	    "             [--norm l2|l1] [--rows N] [input [output]]\n"
 	    "       sobel [options] -o dir input ...\n");
 }
 
@@ -32,6 +32,7 @@ help(void)
 	    "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
 	    "  --block WxH     threads per block;  --rows N  rows per thread\n"
 	    "  --device N      GPU number\n"
+	    "  --max-pixels N  refuse larger images (default 2^28; 0: no limit)\n"
 	    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
 	    "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
 	    "  -v              timings per image on stderr;  -q  no notices\n"

@@ -165,6 +165,7 @@ tool_run(const struct tool *t, const char *input, const char *output,
 		return -1;
 	if (img_reader_open(&r, f, name, e) < 0)
 		goto close;
+	img_reader_set_max_pixels(r, t->max_pixels);
 	for (;;) {
 		struct gf_times tm = {0};
 		double t0 = gf_now_ms();

@@ -35,6 +35,7 @@ struct tool {
 	void *ctx;
 	struct gpu *gpu;        /* NULL: the CPU reference */
 	enum img_format format; /* -f, or AUTO */
+	long long max_pixels;   /* --max-pixels for the readers; 0: no limit */
 	/* Called after each image (for -v), may be NULL. */
 	void (*report)(const char *input, int index, const struct image *out,
 	    const struct gf_times *t, void *arg);
