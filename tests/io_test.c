@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -454,6 +455,94 @@ test_bad_data(void)
 	free(jpg);
 }
 
+/* ---- limits, escaping, huge output */
+
+/*
+ * The pixel limit: a 4 x 4 PGM (16 pixels) is refused under a limit of
+ * 15, naming --max-pixels, and read under 16 and under 0 (no limit).
+ */
+static void
+test_max_pixels(void)
+{
+	static const char pgm[] = "P5\n4 4\n255\n0123456789abcdef";
+	static const long long limits[] = {15, 16, 0};
+	static const int want[] = {-1, 1, 1};
+
+	for (int i = 0; i < 3; i++) {
+		FILE *f = fmemopen((void *)pgm, sizeof(pgm) - 1, "rb");
+		struct img_reader *r;
+		struct image img = {0};
+		struct gf_err e = {{0}};
+		char name[40];
+		int got = -2;
+
+		if (f != NULL && img_reader_open(&r, f, "input", &e) == 0) {
+			img_reader_set_max_pixels(r, limits[i]);
+			got = img_read_next(r, &img, &e);
+			img_reader_close(r);
+		}
+		if (got > 0)
+			img_free(&img);
+		if (f)
+			fclose(f);
+		snprintf(name, sizeof(name), "max_pixels_%lld", limits[i]);
+		result(name, got == want[i] && (got > 0 || strstr(e.msg,
+		    "16 pixels, more than the limit of 15; --max-pixels")),
+		    "got %d, message '%s'", got, e.msg);
+	}
+}
+
+/* gf_escape: printable ASCII kept, the rest as \xNN, a final newline dropped. */
+static void
+test_escape(void)
+{
+	char out[64];
+
+	gf_escape(out, sizeof(out), "\x1b[2J chunk\x7f\xff\n");
+	result("escape_controls", strcmp(out, "\\x1b[2J chunk\\x7f\\xff") == 0,
+	    "got '%s'", out);
+	gf_escape(out, sizeof(out), "");
+	result("escape_empty", strcmp(out, "no reason given") == 0, "got '%s'", out);
+	gf_escape(out, 8, "\x01\x02\x03");
+	result("escape_truncated", strcmp(out, "\\x01") == 0, "got '%s'", out);
+}
+
+/*
+ * A PNG of 262144 x 16385 gray pixels: 4295229440 bytes, past 4 GiB,
+ * where stb_image_write's (x*n+1)*y overflowed int.  The pixels are
+ * untouched anonymous memory (the kernel's zero page, no RAM) and the
+ * output a 64 KiB memory stream: the write must fail only on that full
+ * stream, with a well-formed IHDR of the full size already written.
+ */
+static void
+test_png_huge(void)
+{
+	struct image img = {GF_MAX_DIM, 16385, 1, 255, NULL};
+	static unsigned char out[65536];
+	struct gf_err e = {{0}};
+	FILE *f = fmemopen(out, sizeof(out), "wb");
+	void *px = mmap(NULL, img_bytes(&img), PROT_READ, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	int ret = -2;
+
+	if (px == MAP_FAILED || f == NULL) {
+		printf("skip png_huge_write: no 4 GiB mapping or memory stream\n");
+		if (f)
+			fclose(f);
+		return;
+	}
+	setvbuf(f, NULL, _IONBF, 0);
+	img.px = px;
+	ret = img_write(f, &img, IMG_FORMAT_PNG, "huge.png", &e);
+	fclose(f);
+	munmap(px, img_bytes(&img));
+	result("png_huge_write", ret == -1 && strstr(e.msg, "cannot write") &&
+	    memcmp(out + 12, "IHDR\x00\x04\x00\x00\x00\x00\x40\x01\x08\x00", 14)
+	    == 0, "returned %d, message '%s', IHDR %02x%02x%02x%02x x "
+	    "%02x%02x%02x%02x", ret, e.msg, out[16], out[17], out[18], out[19],
+	    out[20], out[21], out[22], out[23]);
+}
+
 /* ---- outfile */
 
 /* Number of entries in dir besides . and .. */
@@ -536,6 +625,9 @@ main(void)
 	test_bad_header();
 	test_too_big();
 	test_bad_data();
+	test_max_pixels();
+	test_escape();
+	test_png_huge();
 	test_outfile();
 	return nfail ? 1 : 0;
 }

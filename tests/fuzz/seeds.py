@@ -192,6 +192,11 @@ def main():
         os.makedirs(os.path.join(out, d), exist_ok=True)
     files = image_seeds()
     files.update(regressions())
+    here = os.path.dirname(os.path.abspath(__file__))
+    real = os.path.join(here, '..', '..', 'samples', 'small.jpg')
+    if os.path.exists(real):        # a real photograph's JPEG tables
+        with open(real, 'rb') as f:
+            files['small.jpg'] = f.read()
     for name, data in files.items():
         with open(os.path.join(out, 'img', name), 'wb') as f:
             f.write(data)
