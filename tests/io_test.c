@@ -6,6 +6,7 @@
  * "pass NAME", "fail NAME: why" or "skip NAME: why".
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -543,6 +544,110 @@ test_png_huge(void)
 	    out[20], out[21], out[22], out[23]);
 }
 
+/* ---- the pool's properties: caller memory, several threads */
+
+static unsigned char caller_mem[1 << 20];
+
+static void *
+caller_get(void *arg, size_t bytes)
+{
+	(void)arg;
+	return bytes <= sizeof(caller_mem) ? caller_mem : NULL;
+}
+
+/* Reads path, into caller_mem when mine is set; the image in img. */
+static int
+load_with(const char *path, int mine, struct image *img, struct gf_err *e)
+{
+	struct img_buffer b = {caller_get, NULL};
+	struct img_reader *r;
+	FILE *f = fopen(path, "rb");
+	int ret = -1;
+
+	if (f == NULL)
+		return gf_fail(e, "cannot open %s", path);
+	if (img_reader_open(&r, f, path, e) == 0) {
+		if (mine)
+			img_reader_set_buffer(r, &b);
+		ret = img_read_next(r, img, e);
+		img_reader_close(r);
+	}
+	fclose(f);
+	return ret;
+}
+
+static const char *const pool_files[] = {"samples/chelsea.png", "samples/small.jpg",
+    "samples/coins.pgm"};
+
+/* Every decoder puts its pixels in the caller's memory, the same pixels. */
+static void
+test_caller_buffer(void)
+{
+	for (int i = 0; i < 3; i++) {
+		struct image a = {0}, b = {0};
+		struct gf_err e = {{0}};
+		char name[64];
+		int ok = load_with(pool_files[i], 0, &a, &e) == 1 &&
+		    load_with(pool_files[i], 1, &b, &e) == 1;
+
+		snprintf(name, sizeof(name), "caller_buffer_%s", strrchr(pool_files[i],
+		    '.') + 1);
+		result(name, ok && b.px == caller_mem && img_bytes(&a) == img_bytes(&b) &&
+		    memcmp(a.px, b.px, img_bytes(&a)) == 0, "%s", ok ? "pixels "
+		    "elsewhere or different" : e.msg);
+		if (ok)
+			img_free(&a);
+	}
+}
+
+/* One pool thread: decodes each file 4 times, compares with want. */
+static void *
+pool_thread(void *arg)
+{
+	struct image *want = arg;
+	intptr_t bad = 0;
+
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < 3; i++) {
+			struct image img = {0};
+			struct gf_err e;
+			if (load_with(pool_files[i], 0, &img, &e) != 1) {
+				bad++;
+				continue;
+			}
+			bad += memcmp(img.px, want[i].px, img_bytes(&img)) != 0;
+			img_free(&img);
+		}
+	return (void *)bad;
+}
+
+/* Four threads decoding PNG, JPEG and PNM at once get the serial pixels. */
+static void
+test_threads(void)
+{
+	struct image want[3] = {{0}};
+	struct gf_err e = {{0}};
+	pthread_t t[4];
+	intptr_t bad = 0;
+	void *ret;
+
+	for (int i = 0; i < 3; i++)
+		if (load_with(pool_files[i], 0, &want[i], &e) != 1) {
+			result("threads", 0, "%s", e.msg);
+			return;
+		}
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, pool_thread, want);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], &ret);
+		bad += (intptr_t)ret;
+	}
+	result("threads_decode_alike", bad == 0, "%ld decodes differ or failed",
+	    (long)bad);
+	for (int i = 0; i < 3; i++)
+		img_free(&want[i]);
+}
+
 /* ---- outfile */
 
 /* Number of entries in dir besides . and .. */
@@ -628,6 +733,8 @@ main(void)
 	test_max_pixels();
 	test_escape();
 	test_png_huge();
+	test_caller_buffer();
+	test_threads();
 	test_outfile();
 	return nfail ? 1 : 0;
 }
