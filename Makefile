@@ -4,6 +4,9 @@
 #   make deps       install the Debian packages the build and tests need
 #   make demo       deps, build, run sobel on a bundled sample
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
+#   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
+#   make fuzz       libFuzzer on the image reader and kspec_parse,
+#                   FUZZ_SECONDS (default 30) per target: 60 s in all
 #   make bench      GPU only: kernel times against a copy kernel
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
@@ -19,7 +22,7 @@ NVCCFLAGS ?= -O3
 # Hopper machine code, plus PTX the driver can compile for older GPUs.
 GENCODE   ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 
-PKGS      := netpbm stb
+PKGS      := netpbm stb libpng libjpeg
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -27,6 +30,9 @@ ALL_CFLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wext
                 -Ilib -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
 ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra \
                 $(NVCCFLAGS)
+# The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
+# sanitizer runtime), then LDFLAGS.
+LDFLAGS      ?=
 LDLIBS        = $(PKG_LIBS) -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread \
                 -ldl -lrt -lm
 
@@ -68,15 +74,85 @@ build/cmd/%.o: cmd/%.c
 
 bin/%: build/cmd/%.o build/cmd/cli.o build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< build/cmd/cli.o build/libgpufilt.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/cmd/cli.o build/libgpufilt.a $(LDLIBS)
 
 build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
 build/bench/%: bench/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+
+# ---- sanitizers and fuzzing: host code only, compiled by clang.
+# test-asan builds lib/, cmd/ and the unit tests into build/asan/ with
+# ASan and UBSan (the CUDA kernels' objects are the ones of the normal
+# build: the tools run on the CPU there) and runs tests/run.sh on them.
+ASAN_CC    ?= clang
+ASAN_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+              -fno-sanitize-recover=undefined
+ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(wildcard lib/*.c)) \
+              $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
+ASAN_BINS   = $(TOOLS:%=build/asan/bin/%)
+ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)) \
+              build/asan/tests/gpu_probe
+
+build/asan/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
+
+build/asan/libgpufilt.a: $(ASAN_OBJS)
+	rm -f $@
+	ar rcs $@ $(ASAN_OBJS)
+
+build/asan/bin/%: cmd/%.c cmd/cli.c build/asan/libgpufilt.a
+	@mkdir -p $(@D)
+	$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -DGF_VERSION='"$(VERSION)"' \
+	    -o $@ $< cmd/cli.c build/asan/libgpufilt.a $(LDLIBS)
+
+build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
+	@mkdir -p $(@D)
+	$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -MMD -MP -o $@ $< \
+	    build/asan/libgpufilt.a $(LDLIBS)
+
+test-asan: deps
+	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS)
+	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
+	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
+
+# The fuzz targets link only the host sources they use, built from
+# source with the fuzzer's instrumentation (never the gcc library).
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+                -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 30
+FUZZ_IMG_SRC   := lib/img.c lib/img_pnm.c lib/img_png.c lib/img_jpeg.c \
+                  lib/img_stb.c lib/gf.c lib/outfile.c
+FUZZ_KSPEC_SRC := lib/kspec.c lib/opts.c lib/strategy.c $(FUZZ_IMG_SRC)
+
+build/fuzz/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+build/fuzz/fuzz_img: tests/fuzz/fuzz_img.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $^ \
+	    $(PKG_LIBS) -lpthread -lm
+
+build/fuzz/fuzz_kspec: tests/fuzz/fuzz_kspec.c $(FUZZ_KSPEC_SRC:lib/%.c=build/fuzz/lib/%.o)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $^ \
+	    $(PKG_LIBS) -lpthread -lm
+
+# Seeds from tests/fuzz/seeds.py; what the fuzzers find accumulates in
+# build/fuzz/corpus, crashes land in build/fuzz/ (crash-*, timeout-*).
+fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_kspec
+	python3 tests/fuzz/seeds.py build/fuzz/seeds
+	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/kspec
+	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_img -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/img build/fuzz/seeds/img
+	build/fuzz/fuzz_kspec -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	    -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz/ \
+	    build/fuzz/corpus/kspec build/fuzz/seeds/kspec
 
 deps:
 	@sh scripts/deps.sh
@@ -105,7 +181,7 @@ install: all
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test bench bench-io bench-cpu install clean
+.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install clean
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -35,13 +35,7 @@ conv2d_option(void *ctx, int c, const char *arg, struct gf_err *e)
 		f->normalize = 1;
 		return 1;
 	case OPT_DIVISOR:
-		if (gf_parse_double(arg, "--divisor", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
-		    &f->divisor, e) < 0)
-			return -1;
-		if (f->divisor == 0)
-			return gf_fail(e, "--divisor 0 would divide by zero; give a "
-			    "nonzero divisor");
-		return 1;
+		return kspec_parse_divisor(arg, &f->divisor, e) < 0 ? -1 : 1;
 	case OPT_BIAS:
 		return gf_parse_double(arg, "--bias", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
 		    &f->bias, e) < 0 ? -1 : 1;
@@ -101,8 +95,8 @@ main(int argc, char **argv)
 		.synopsis =
 		    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
 		    "              [--bias B] [--block WxH] [--border mode] [--device N]\n"
-		    "              [--divisor D | --normalize] [--no-separable] [--rows N]\n"
-		    "              [input [output]]\n"
+		    "              [--divisor D | --normalize] [--max-pixels N] [--no-separable]\n"
+		    "              [--rows N] [input [output]]\n"
 		    "       conv2d [options] -o dir input ...\n",
 		.help =
 		    "  -k kernel       taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"

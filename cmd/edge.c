@@ -50,7 +50,12 @@ edge_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	default:
 		return 0;
 	}
-	return gf_parse_double(arg, what, 0, hi, v, e) < 0 ? -1 : 1;
+	if (gf_parse_double(arg, what, 0, hi, v, e) < 0)
+		return -1;
+	if (v == &o->sigma && o->sigma > 0 && o->sigma < GF_MIN_SIGMA)
+		return gf_fail(e, "--sigma %g is too small to smooth with; give 0 "
+		    "for no smoothing or at least %g", o->sigma, GF_MIN_SIGMA);
+	return 1;
 }
 
 /*
@@ -105,7 +110,8 @@ main(int argc, char **argv)
 		.synopsis =
 		    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
 		    "            [--block WxH] [--border mode] [--device n] [--high H]\n"
-		    "            [--l1] [--low L] [--rows n] [--sigma S] [input [output]]\n"
+		    "            [--l1] [--low L] [--max-pixels n] [--rows n] [--sigma S]\n"
+		    "            [input [output]]\n"
 		    "       edge [options] -o dir input ...\n",
 		.help =
 		    "  --sigma S       Gaussian smoothing, 0 to 10 (default 1.4; 0: none)\n"

@@ -57,6 +57,15 @@ struct conv2d_filter {
  */
 int kspec_parse(const char *text, struct kspec *k, struct gf_err *e);
 
+/* The smallest divisor magnitude: below it taps / divisor leave float's range. */
+#define KSPEC_MIN_DIVISOR 1e-9
+
+/*
+ * Parses --divisor: a number within +-KSPEC_MAX_TAP whose magnitude is at
+ * least KSPEC_MIN_DIVISOR (0 would divide by zero, tinier ones overflow).
+ */
+int kspec_parse_divisor(const char *text, double *d, struct gf_err *e);
+
 /*
  * The normalized Gaussian gauss:SIGMA[:SIZE] (size 0: 2*ceil(3*sigma)+1).
  * Its 1D taps are computed in double and rounded to float once; the 2D

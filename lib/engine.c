@@ -383,6 +383,7 @@ read_job(struct reader *rd, int j)
 	int idx = 1, got = -1;
 
 	if (f != NULL && img_reader_open(&r, f, name, &s->err) == 0) {
+		img_reader_set_max_pixels(r, en->o->max_pixels);
 		for (;; idx++) {
 			if (idx > 1)
 				s = slot_take(rd);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "gf.h"
@@ -60,6 +61,28 @@ img_free(struct image *img)
 {
 	free(img->px);
 	img->px = NULL;
+}
+
+char *
+gf_escape(char *dst, size_t n, const char *src)
+{
+	size_t len = strlen(src), k = 0;
+
+	if (n == 0)
+		return dst;
+	while (len > 0 && src[len - 1] == '\n')
+		len--;
+	if (len == 0)
+		src = "no reason given", len = strlen(src);
+	for (size_t i = 0; i < len && k + 5 <= n; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (c >= 0x20 && c < 0x7f)
+			dst[k++] = (char)c;
+		else
+			k += (size_t)snprintf(dst + k, n - k, "\\x%02x", c);
+	}
+	dst[k < n ? k : n - 1] = '\0';
+	return dst;
 }
 
 double

@@ -88,6 +88,15 @@ int img_alloc_like(struct image *img, const struct image *like, int channels,
 /* Frees img->px and clears the pointer. */
 void img_free(struct image *img);
 
+/*
+ * Copies the NUL-terminated text src into dst (size n, always terminated)
+ * with every byte outside printable ASCII written as \xNN and a final
+ * newline dropped: reasons from decoder libraries quote bytes of the
+ * file, which must never reach a terminal raw.  An empty src gives
+ * "no reason given".  Returns dst.
+ */
+char *gf_escape(char *dst, size_t n, const char *src);
+
 /* A monotonic clock in milliseconds, for the -v timings. */
 double gf_now_ms(void);
 

@@ -1,8 +1,11 @@
 /*
  * img.h - reading and writing images: PNM (PBM, PGM, PPM, PAM) through
- * libnetpbm, PNG/JPEG/BMP/TGA/GIF through stb_image, PNG out through
- * stb_image_write.  A reader walks a stream of concatenated PNM images;
- * a writer puts one or more images into one output.
+ * libnetpbm, PNG through libpng, JPEG through libjpeg-turbo, BMP, TGA
+ * and GIF through stb_image; PNM or PNG (8 or 16 bit, libpng) out.  A
+ * reader walks a stream of concatenated PNM images; a writer puts one or
+ * more images into one output.  Every header is checked (sides, memory,
+ * pixel limit, and for BMP and TGA the file length it implies) before a
+ * pixel is decoded.  Readers on different threads share no mutable state.
  */
 #ifndef GF_IMG_H
 #define GF_IMG_H
@@ -56,11 +59,21 @@ struct img_buffer {
 
 void img_reader_set_buffer(struct img_reader *r, const struct img_buffer *b);
 
+/* The default pixel limit of a reader: 2^28 pixels (a 16384 x 16384 image). */
+#define IMG_DEFAULT_MAX_PIXELS (1LL << 28)
+
+/*
+ * Images of more than n pixels (width * height) are refused from their
+ * header, before anything is decoded or allocated (decompression bombs);
+ * 0 lifts the limit.  The default is IMG_DEFAULT_MAX_PIXELS.
+ */
+void img_reader_set_max_pixels(struct img_reader *r, long long n);
+
 void img_reader_close(struct img_reader *r);
 
 /*
  * Appends img to f in format fmt (PNM: PGM or PPM with img's maxval; PNG:
- * 8 bit only, anything else is refused before a byte is written).
+ * 8 bit for maxval <= 255, 16 bit above, samples scaled to 255 or 65535).
  */
 int img_write(FILE *f, const struct image *img, enum img_format fmt,
     const char *name, struct gf_err *e);

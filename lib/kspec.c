@@ -269,7 +269,7 @@ kspec_named(const char *text, struct kspec *k, struct gf_err *e)
 		arg2 = strchr(arg, ':');
 		if (arg2 != NULL)
 			*arg2++ = '\0';
-		if (gf_parse_double(arg, "gauss sigma", 1e-3, CONV_MAX_K, &sigma, e) < 0)
+		if (gf_parse_double(arg, "gauss sigma", GF_MIN_SIGMA, CONV_MAX_K, &sigma, e) < 0)
 			return -1;
 		if (arg2 != NULL && gf_parse_int(arg2, "gauss size", 1, CONV_MAX_K,
 		    &n, e) < 0)
@@ -390,4 +390,20 @@ kspec_classify(struct kspec *k)
 		memset(k->col, 0, sizeof(k->col));
 		memset(k->row, 0, sizeof(k->row));
 	}
+}
+
+int
+kspec_parse_divisor(const char *text, double *d, struct gf_err *e)
+{
+	if (gf_parse_double(text, "--divisor", -KSPEC_MAX_TAP, KSPEC_MAX_TAP, d,
+	    e) < 0)
+		return -1;
+	if (*d == 0)
+		return gf_fail(e, "--divisor 0 would divide by zero; give a "
+		    "nonzero divisor");
+	if (fabs(*d) < KSPEC_MIN_DIVISOR)
+		return gf_fail(e, "--divisor %g is too small: the taps divided by it "
+		    "leave the range of float; give at least %g in magnitude", *d,
+		    KSPEC_MIN_DIVISOR);
+	return 0;
 }

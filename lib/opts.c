@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ gf_opts_init(struct gf_opts *o)
 	o->border = GF_BORDER_REPLICATE;
 	o->device = -1;
 	o->format = IMG_FORMAT_AUTO;
+	o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
 }
 
 int
@@ -134,6 +136,11 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 		if (gf_parse_int(arg, "--device", 0, 1023, &v, e) < 0)
 			return -1;
 		o->device = (int)v;
+		return 1;
+	case GF_OPT_MAX_PIXELS:
+		if (gf_parse_int(arg, "--max-pixels", 0, LONG_MAX, &v, e) < 0)
+			return -1;
+		o->max_pixels = v;
 		return 1;
 	case 'v':
 		o->verbose = 1;

@@ -1,6 +1,6 @@
 /*
  * opts.h - the options every tool shares (-m, --cpu, --border, -f, -j, -o,
- * --block, --rows, --device, -v, -q, -h, -V) and the parsers for option
+ * --block, --rows, --device, --max-pixels, -v, -q, -h, -V) and the parsers for option
  * values, so that the three tools accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
@@ -18,6 +18,7 @@ struct gf_opts {
 	enum gf_border border;
 	struct gf_launch launch;
 	int device;             /* -1: the default device */
+	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
 	enum img_format format;
 	const char *outdir;     /* -o DIR: batch mode */
 	int threads;            /* -j N: decoders and CPU threads; 0: online CPUs */
@@ -34,6 +35,7 @@ enum {
 	GF_OPT_BLOCK,
 	GF_OPT_ROWS,
 	GF_OPT_DEVICE,
+	GF_OPT_MAX_PIXELS,
 	GF_OPT_TOOL = 300
 };
 
@@ -44,10 +46,17 @@ enum {
 	{"block", required_argument, NULL, GF_OPT_BLOCK}, \
 	{"rows", required_argument, NULL, GF_OPT_ROWS}, \
 	{"device", required_argument, NULL, GF_OPT_DEVICE}, \
+	{"max-pixels", required_argument, NULL, GF_OPT_MAX_PIXELS}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
 
-/* Sets the defaults: auto strategy, replicate border, PNM/auto format. */
+/*
+ * The smallest Gaussian sigma accepted (edge --sigma, conv2d gauss:): below
+ * it 2 sigma^2 underflows and the taps are not numbers.
+ */
+#define GF_MIN_SIGMA 1e-3
+
+/* Sets the defaults: auto strategy, replicate border, PNM/auto format, 2^28 pixels. */
 void gf_opts_init(struct gf_opts *o);
 
 /*

@@ -8,7 +8,9 @@
 # Usage: sh tests/run.sh [-v] [t_NAME ...]    (-v: print passes too)
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
-BIN=$ROOT/bin
+# GF_BUILD=build/asan (make test-asan) runs the sanitized build instead.
+BUILD=${GF_BUILD:-build}
+if [ "$BUILD" = build ]; then BIN=$ROOT/bin; else BIN=$ROOT/$BUILD/bin; fi
 SAMPLES=$ROOT/samples
 GOLDEN=$ROOT/tests/golden
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpufilt-test.XXXXXX") || exit 1
@@ -21,7 +23,7 @@ pass() { npass=$((npass + 1)); [ -z "$VERBOSE" ] || echo "pass $1"; }
 fail() { nfail=$((nfail + 1)); echo "FAIL $1: $2"; }
 skip() { nskip=$((nskip + 1)); [ -z "$VERBOSE" ] || echo "skip $1: $2"; }
 
-if gpu_name=$(build/tests/gpu_probe 2>&1); then
+if gpu_name=$("$BUILD/tests/gpu_probe" 2>&1); then
 	GPU=1
 	echo "GPU: $gpu_name"
 else
@@ -57,7 +59,7 @@ run_unit() {
 }
 
 if [ $# -eq 0 ]; then
-	for t in build/tests/*_test; do
+	for t in "$BUILD"/tests/*_test; do
 		[ -x "$t" ] && run_unit "$t"
 	done
 	set -- tests/t_*.sh

@@ -1,0 +1,89 @@
+/*
+ * img_int.h - what the image readers and writers of lib/img_*.c share
+ * behind lib/img.h: the reader's state, the sniffed first bytes of a
+ * stream, the size and pixel-limit check every decoder makes from the
+ * header before decoding a pixel, and the one place where a decoder's
+ * pixels get their memory.  Private to lib/img*.c.
+ */
+#ifndef GF_IMG_INT_H
+#define GF_IMG_INT_H
+
+#include <stdio.h>
+
+#include "img.h"
+
+/* Bytes sniffed from the start of a non-PNM stream: the largest header we parse (BMP). */
+#define IMG_HEAD_MAX 64
+
+/* What the first bytes of a stream say it is. */
+enum img_kind {
+	IMG_KIND_UNKNOWN,
+	IMG_KIND_PNG,
+	IMG_KIND_JPEG,
+	IMG_KIND_BMP,
+	IMG_KIND_TGA,
+	IMG_KIND_GIF
+};
+
+struct img_reader {
+	FILE *f;
+	const char *name;
+	int nread;              /* images read so far */
+	int done;               /* stream ended (or was not PNM) */
+	long long max_pixels;   /* width * height above this is refused; 0: no limit */
+	struct img_buffer buf;  /* where pixels go; get == NULL: img_alloc */
+	unsigned char head[IMG_HEAD_MAX]; /* sniffed bytes, read before f's */
+	size_t nhead;           /* bytes in head */
+	size_t hpos;            /* bytes of head already consumed */
+};
+
+/*
+ * Reads up to n bytes of the stream: what is left of head, then f.
+ * Returns the count; fewer than n only at the end of the file or on an
+ * error (ferror(r->f)).
+ */
+size_t img_reader_bytes(struct img_reader *r, void *buf, size_t n);
+
+/*
+ * Refuses sizes that do not fit the tools, the machine or the pixel
+ * limit, from the header, before anything is allocated or decoded.
+ */
+int img_check_size(const struct img_reader *r, long width, long height,
+    int channels, unsigned maxval, struct gf_err *e);
+
+/* Gives img (dimensions set) its pixel memory: the caller's buffer or img_alloc. */
+int img_reader_alloc(struct img_reader *r, struct image *img, struct gf_err *e);
+
+/* Undoes img_reader_alloc after a failed read. */
+void img_reader_release(struct img_reader *r, struct image *img);
+
+/* The decoders, one per file: 1 for an image, -1 with e set. */
+int img_pnm_read(struct img_reader *r, struct image *img, struct gf_err *e);
+int img_png_read(struct img_reader *r, struct image *img, struct gf_err *e);
+int img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e);
+int img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
+    struct gf_err *e);
+
+/* Whether another PNM image follows, past whitespace (*more), or -1. */
+int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);
+
+/* The writers: the whole image to f, or -1 with e set. */
+int img_pnm_write(FILE *f, const struct image *img, const char *name,
+    struct gf_err *e);
+int img_png_write(FILE *f, const struct image *img, const char *name,
+    struct gf_err *e);
+
+/* Little-endian fields of a header. */
+static inline unsigned
+img_le16(const unsigned char *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static inline unsigned long
+img_le32(const unsigned char *p)
+{
+	return (unsigned long)img_le16(p) | (unsigned long)img_le16(p + 2) << 16;
+}
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * img_jpeg.c - JPEG in through libjpeg-turbo's libjpeg API (jpeglib.h).
+ * Chosen over TurboJPEG because it streams: the compressed bytes come
+ * from the FILE through a source manager (no slurping of the file) and
+ * jpeg_read_scanlines writes decoded rows straight into the image's
+ * final buffer.  Each call has its own error manager and jmp_buf, so
+ * readers on several threads share nothing.  Gray JPEGs are read as
+ * gray, YCbCr and RGB as RGB; CMYK and YCCK are refused.
+ */
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "img_int.h"
+
+/* Progressive scans beyond this are refused: each one re-reads the image. */
+#define JPEG_MAX_SCANS 500
+
+/* One decode: libjpeg's structs, where its errors go, and the input buffer. */
+struct jpeg_call {
+	struct jpeg_decompress_struct cinfo;
+	struct jpeg_error_mgr err;
+	struct jpeg_source_mgr src;
+	struct jpeg_progress_mgr progress;
+	jmp_buf jb;
+	struct img_reader *r;
+	char msg[JMSG_LENGTH_MAX + 64];
+	JOCTET buf[65536];
+};
+
+static struct jpeg_call *
+jpeg_call_of(j_common_ptr cinfo)
+{
+	return (struct jpeg_call *)((char *)cinfo -
+	    offsetof(struct jpeg_call, cinfo));
+}
+
+/* libjpeg's fatal errors: the message, escaped, then back to the guard. */
+static void
+jpeg_on_error(j_common_ptr cinfo)
+{
+	struct jpeg_call *c = jpeg_call_of(cinfo);
+	char raw[JMSG_LENGTH_MAX];
+
+	cinfo->err->format_message(cinfo, raw);
+	gf_escape(c->msg, sizeof(c->msg), raw);
+	longjmp(c->jb, 1);
+}
+
+/* Warnings (corrupt data that libjpeg works around) are not printed. */
+static void
+jpeg_quiet(j_common_ptr cinfo)
+{
+	(void)cinfo;
+}
+
+static void
+jpeg_src_init(j_decompress_ptr cinfo)
+{
+	(void)cinfo;
+}
+
+/* Refills the buffer: the sniffed bytes, then the file; the end of the file is an error. */
+static boolean
+jpeg_src_fill(j_decompress_ptr cinfo)
+{
+	struct jpeg_call *c = jpeg_call_of((j_common_ptr)cinfo);
+	size_t n = img_reader_bytes(c->r, c->buf, sizeof(c->buf));
+
+	if (n == 0)
+		ERREXIT(cinfo, JERR_INPUT_EOF);
+	c->src.next_input_byte = c->buf;
+	c->src.bytes_in_buffer = n;
+	return TRUE;
+}
+
+static void
+jpeg_src_skip(j_decompress_ptr cinfo, long n)
+{
+	struct jpeg_source_mgr *s = cinfo->src;
+
+	while (n > (long)s->bytes_in_buffer) {
+		n -= (long)s->bytes_in_buffer;
+		s->fill_input_buffer(cinfo);
+	}
+	if (n > 0) {
+		s->next_input_byte += n;
+		s->bytes_in_buffer -= (size_t)n;
+	}
+}
+
+static void
+jpeg_src_term(j_decompress_ptr cinfo)
+{
+	(void)cinfo;
+}
+
+/* Refuses a progressive JPEG with too many scans (a CPU-time bomb). */
+static void
+jpeg_on_progress(j_common_ptr cinfo)
+{
+	j_decompress_ptr d = (j_decompress_ptr)cinfo;
+
+	if (d->input_scan_number > JPEG_MAX_SCANS) {
+		struct jpeg_call *c = jpeg_call_of(cinfo);
+		snprintf(c->msg, sizeof(c->msg), "more than %d scans", JPEG_MAX_SCANS);
+		longjmp(c->jb, 1);
+	}
+}
+
+/* Wires the error, source and progress managers of c. */
+static void
+jpeg_setup(struct jpeg_call *c)
+{
+	c->cinfo.err = jpeg_std_error(&c->err);
+	c->err.error_exit = jpeg_on_error;
+	c->err.output_message = jpeg_quiet;
+	c->src.init_source = jpeg_src_init;
+	c->src.fill_input_buffer = jpeg_src_fill;
+	c->src.skip_input_data = jpeg_src_skip;
+	c->src.resync_to_restart = jpeg_resync_to_restart;
+	c->src.term_source = jpeg_src_term;
+	c->progress.progress_monitor = jpeg_on_progress;
+}
+
+/*
+ * Reads the header, checks the size and colour space, then decodes each
+ * row into img's final buffer.  Under the caller's setjmp; -1 (e set)
+ * for a refusal of ours, libjpeg's errors longjmp.
+ */
+static int
+jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
+    struct gf_err *e)
+{
+	struct jpeg_decompress_struct *ci = &c->cinfo;
+	size_t rowbytes;
+
+	jpeg_create_decompress(ci);
+	ci->src = &c->src;
+	ci->progress = &c->progress;
+	jpeg_read_header(ci, TRUE);
+	if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK)
+		return gf_fail(e, "%s: the JPEG image is CMYK, which is not read; "
+		    "convert it to RGB first", c->r->name);
+	img->channels = ci->jpeg_color_space == JCS_GRAYSCALE ? 1 : 3;
+	img->maxval = 255;
+	if (img_check_size(c->r, (long)ci->image_width, (long)ci->image_height,
+	    img->channels, 255, e) < 0)
+		return -1;
+	ci->out_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+	jpeg_start_decompress(ci);
+	img->width = (int)ci->output_width;
+	img->height = (int)ci->output_height;
+	if (ci->output_components != img->channels)
+		return gf_fail(e, "%s: the JPEG decoder gave %d channels, not %d",
+		    c->r->name, ci->output_components, img->channels);
+	if (img_reader_alloc(c->r, img, e) < 0)
+		return -1;
+	*allocated = 1;
+	rowbytes = (size_t)img->width * img->channels;
+	while (ci->output_scanline < ci->output_height) {
+		JSAMPROW rows[4];
+		int n = 0;
+		for (; n < 4 && ci->output_scanline + n < ci->output_height; n++)
+			rows[n] = (JSAMPROW)img->px + (ci->output_scanline + n) * rowbytes;
+		jpeg_read_scanlines(ci, rows, (JDIMENSION)n);
+	}
+	return 1;
+}
+
+/* jpeg_decode under the error jump; c and allocated are the caller's. */
+static int
+jpeg_read_guarded(struct jpeg_call *c, struct image *img, int *allocated,
+    struct gf_err *e)
+{
+	if (setjmp(c->jb) != 0)
+		return gf_fail(e, "%s: cannot decode the JPEG image: %s", c->r->name,
+		    c->msg);
+	return jpeg_decode(c, img, allocated, e);
+}
+
+int
+img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e)
+{
+	struct jpeg_call *c = malloc(sizeof(*c));
+	int ret, allocated = 0;
+
+	if (c == NULL)
+		return gf_fail(e, "out of memory");
+	memset(c, 0, offsetof(struct jpeg_call, buf));
+	c->r = r;
+	jpeg_setup(c);
+	ret = jpeg_read_guarded(c, img, &allocated, e);
+	jpeg_destroy_decompress(&c->cinfo);
+	free(c);
+	if (ret < 0 && allocated)
+		img_reader_release(r, img);
+	return ret;
+}

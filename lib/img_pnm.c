@@ -1,0 +1,310 @@
+/*
+ * img_pnm.c - PNM (PBM, PGM, PPM, PAM) in and out through libnetpbm, whose
+ * errors would exit the process: every call is guarded with pm_setjmpbuf
+ * and turned into an error return.  Raw rasters are read and written as
+ * bytes once libnetpbm has parsed or written the header, which keeps a
+ * stream of video frames fast.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pam.h>
+
+#include "img_int.h"
+
+/*
+ * The length of struct pam that libnetpbm should fill, up to tuple_type.
+ * PAM_STRUCT_SIZE does the same through a null pointer, which UBSan
+ * reports; offsetof is the defined way.
+ */
+#define PNM_PAM_LEN (offsetof(struct pam, tuple_type) + \
+	sizeof(((struct pam *)NULL)->tuple_type))
+
+/*
+ * libnetpbm keeps its error jump buffer and message hooks in globals, so
+ * every call into it holds this lock: readers on several threads (a batch
+ * decoded by a pool) then never share that state.
+ */
+static pthread_mutex_t pnm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * libnetpbm reports an error through a callback that takes no context,
+ * then longjmps to the guard; this buffer carries the message across.
+ * The one piece of mutable file-scope state in lib/, forced by that API.
+ */
+static char pnm_msg[256];
+
+static void
+pnm_error_msg(const char *msg)
+{
+	gf_escape(pnm_msg, sizeof(pnm_msg), msg);
+}
+
+static void
+pnm_quiet(const char *msg)
+{
+	(void)msg;
+}
+
+static void
+pnm_setup(void)
+{
+	static int done;
+
+	if (!done) {
+		pm_init("gpufilt", 0);
+		pm_setusererrormsgfn(pnm_error_msg);
+		pm_setusermessagefn(pnm_quiet);
+		done = 1;
+	}
+	pnm_msg[0] = '\0';
+}
+
+/* pnm_readpaminit under a guard: -1 with libnetpbm's reason on a bad header. */
+static int
+pnm_header(struct img_reader *r, struct pam *pam, struct gf_err *e)
+{
+	jmp_buf jb, *saved;
+
+	pthread_mutex_lock(&pnm_lock);
+	pnm_setup();
+	if (setjmp(jb) != 0) {
+		pm_setjmpbuf(saved);
+		gf_fail(e, "%s: bad PNM header in image %d: %s", r->name,
+		    r->nread + 1, pnm_msg);
+		pthread_mutex_unlock(&pnm_lock);
+		return -1;
+	}
+	pm_setjmpbufsave(&jb, &saved);
+	pnm_readpaminit(r->f, pam, PNM_PAM_LEN);
+	pm_setjmpbuf(saved);
+	pthread_mutex_unlock(&pnm_lock);
+	return 0;
+}
+
+/* Checks that no sample exceeds maxval (raw rasters are not checked by libnetpbm). */
+static int
+check_samples(const struct img_reader *r, const struct image *img,
+    struct gf_err *e)
+{
+	size_t n = (size_t)img->width * img->height * img->channels;
+
+	if (img->maxval == 255 || img->maxval == 65535)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = img_get(img, i);
+		if (v > img->maxval) {
+			size_t px = i / img->channels;
+			return gf_fail(e, "%s: sample value %u in column %zu of row %zu "
+			    "exceeds maxval %u", r->name, v, px % img->width + 1,
+			    px / img->width + 1, img->maxval);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Reads a raw raster (P5, P6, P7) as bytes, big-endian samples, alpha
+ * dropped.  Without alpha the bytes go straight into the image.
+ */
+static int
+pnm_raw_raster(struct img_reader *r, const struct pam *pam,
+    struct image *img, struct gf_err *e)
+{
+	int bps = gf_sample_bytes(img->maxval), depth = pam->depth;
+	size_t rowbytes = (size_t)pam->width * depth * bps, got;
+	uint8_t *row = NULL;
+
+	if (depth == img->channels) {
+		/* The whole raster in one read, straight into the image. */
+		got = fread(img->px, 1, rowbytes * img->height, r->f);
+		if (got != rowbytes * img->height)
+			return gf_fail(e, "%s: image %d is truncated: its pixel data "
+			    "ends in row %zu of %d", r->name, r->nread + 1,
+			    got / rowbytes + 1, img->height);
+	} else if ((row = malloc(rowbytes)) == NULL) {
+		return gf_fail(e, "out of memory");
+	}
+	for (int y = 0; depth != img->channels && y < img->height; y++) {
+		uint8_t *dst = (uint8_t *)img->px + (size_t)y * img->width *
+		    img->channels * bps;
+		if (fread(row, 1, rowbytes, r->f) != rowbytes) {
+			free(row);
+			return gf_fail(e, "%s: image %d is truncated: its pixel data "
+			    "ends in row %d of %d", r->name, r->nread + 1, y + 1,
+			    img->height);
+		}
+		for (int x = 0; x < img->width; x++)
+			memcpy(dst + (size_t)x * img->channels * bps,
+			    row + (size_t)x * depth * bps, (size_t)img->channels * bps);
+	}
+	if (depth != img->channels)
+		free(row);
+	if (bps == 2) {
+		uint8_t *b = img->px;
+		for (size_t i = 0; i < img_bytes(img) / 2; i++)
+			((uint16_t *)img->px)[i] = (uint16_t)(b[2 * i] << 8 | b[2 * i + 1]);
+	}
+	return check_samples(r, img, e);
+}
+
+/* Reads a plain or PBM raster through libnetpbm's tuple rows, guarded. */
+static int
+pnm_tuple_raster(struct img_reader *r, struct pam *pam, struct image *img,
+    struct gf_err *e)
+{
+	jmp_buf jb, *saved;
+	tuple *volatile row = NULL;
+	volatile int y = 0;
+
+	pthread_mutex_lock(&pnm_lock);
+	if (setjmp(jb) != 0) {
+		pm_setjmpbuf(saved);
+		if (row != NULL)
+			pnm_freepamrow(row);
+		gf_fail(e, "%s: image %d is bad or truncated in row %d: %s",
+		    r->name, r->nread + 1, y + 1, pnm_msg);
+		pthread_mutex_unlock(&pnm_lock);
+		return -1;
+	}
+	pm_setjmpbufsave(&jb, &saved);
+	row = pnm_allocpamrow(pam);
+	for (y = 0; y < img->height; y++) {
+		pnm_readpamrow(pam, row);
+		for (int x = 0; x < img->width; x++)
+			for (int c = 0; c < img->channels; c++)
+				img_set(img, ((size_t)y * img->width + x) *
+				    img->channels + c, (unsigned)row[x][c]);
+	}
+	pnm_freepamrow(row);
+	pm_setjmpbuf(saved);
+	pthread_mutex_unlock(&pnm_lock);
+	return 0;
+}
+
+int
+img_pnm_read(struct img_reader *r, struct image *img, struct gf_err *e)
+{
+	struct pam pam;
+	int raw;
+
+	if (pnm_header(r, &pam, e) < 0)
+		return -1;
+	if (pam.depth < 1 || pam.depth > 4)
+		return gf_fail(e, "%s: PAM image %d has depth %u; only gray (1), "
+		    "gray+alpha (2), RGB (3) and RGB+alpha (4) are read", r->name,
+		    r->nread + 1, pam.depth);
+	if (img_check_size(r, pam.width, pam.height, pam.depth >= 3 ? 3 : 1,
+	    (unsigned)pam.maxval, e) < 0)
+		return -1;
+	img->width = pam.width;
+	img->height = pam.height;
+	img->channels = pam.depth >= 3 ? 3 : 1;
+	img->maxval = (unsigned)pam.maxval;
+	if (img_reader_alloc(r, img, e) < 0)
+		return -1;
+	raw = pam.format == RPGM_FORMAT || pam.format == RPPM_FORMAT ||
+	    pam.format == PAM_FORMAT;
+	if ((raw ? pnm_raw_raster(r, &pam, img, e) :
+	    pnm_tuple_raster(r, &pam, img, e)) < 0) {
+		img_reader_release(r, img);
+		return -1;
+	}
+	return 1;
+}
+
+/* Whether another PNM image follows (guarded pnm_nextimage). */
+int
+img_pnm_more(struct img_reader *r, int *more, struct gf_err *e)
+{
+	jmp_buf jb, *saved;
+	int eof = 1;
+
+	pthread_mutex_lock(&pnm_lock);
+	pnm_setup();
+	if (setjmp(jb) != 0) {
+		pm_setjmpbuf(saved);
+		gf_fail(e, "%s: garbage after image %d: %s", r->name,
+		    r->nread, pnm_msg);
+		pthread_mutex_unlock(&pnm_lock);
+		return -1;
+	}
+	pm_setjmpbufsave(&jb, &saved);
+	pnm_nextimage(r->f, &eof);
+	pm_setjmpbuf(saved);
+	pthread_mutex_unlock(&pnm_lock);
+	*more = !eof;
+	return 0;
+}
+
+/* The PNM header through libnetpbm, guarded. */
+static int
+write_pnm_header(FILE *f, const struct image *img, const char *name,
+    struct gf_err *e)
+{
+	jmp_buf jb, *saved;
+	struct pam pam;
+
+	memset(&pam, 0, sizeof(pam));
+	pam.size = sizeof(pam);
+	pam.len = PNM_PAM_LEN;
+	pam.file = f;
+	pam.format = img->channels == 1 ? RPGM_FORMAT : RPPM_FORMAT;
+	pam.plainformat = 0;
+	pam.width = img->width;
+	pam.height = img->height;
+	pam.depth = (unsigned)img->channels;
+	pam.maxval = img->maxval;
+	strcpy(pam.tuple_type, img->channels == 1 ? PAM_PGM_TUPLETYPE :
+	    PAM_PPM_TUPLETYPE);
+	pthread_mutex_lock(&pnm_lock);
+	pnm_setup();
+	if (setjmp(jb) != 0) {
+		pm_setjmpbuf(saved);
+		gf_fail(e, "cannot write %s: %s", name, pnm_msg);
+		pthread_mutex_unlock(&pnm_lock);
+		return -1;
+	}
+	pm_setjmpbufsave(&jb, &saved);
+	pnm_writepaminit(&pam);
+	pm_setjmpbuf(saved);
+	pthread_mutex_unlock(&pnm_lock);
+	return 0;
+}
+
+int
+img_write_rows(FILE *f, const struct image *img, int y0, int y1,
+    const char *name, struct gf_err *e)
+{
+	size_t row = (size_t)img->width * img->channels, n = row * (y1 - y0);
+
+	if (y0 == 0 && write_pnm_header(f, img, name, e) < 0)
+		return -1;
+	if (img->maxval <= 255) {
+		if (fwrite((const uint8_t *)img->px + row * y0, 1, n, f) != n)
+			return gf_fail(e, "cannot write %s: %s", name, strerror(errno));
+		return 0;
+	}
+	const uint16_t *s = (const uint16_t *)img->px + row * y0;
+	uint8_t buf[8192];
+	for (size_t i = 0; i < n; ) {
+		size_t k = 0;
+		for (; k < sizeof(buf) && i < n; k += 2, i++) {
+			buf[k] = (uint8_t)(s[i] >> 8);
+			buf[k + 1] = (uint8_t)s[i];
+		}
+		if (fwrite(buf, 1, k, f) != k)
+			return gf_fail(e, "cannot write %s: %s", name, strerror(errno));
+	}
+	return 0;
+}
+
+int
+img_pnm_write(FILE *f, const struct image *img, const char *name, struct gf_err *e)
+{
+	return img_write_rows(f, img, 0, img->height, name, e);
+}

@@ -1,0 +1,241 @@
+/*
+ * img_stb.c - BMP, TGA and GIF in through stb_image, the formats it
+ * serves well.  stb_image's implementation is compiled here, static and
+ * limited to those three decoders (STBI_ONLY_*), so no other format
+ * (JPEG, PNG, PSD, HDR, PIC, PNM) can ever reach it, and its failure
+ * reason is thread-local.  stb needs the whole file in memory, so the
+ * header is parsed first: its dimensions go through the pixel limit, and
+ * the length it implies (exact for uncompressed BMP and TGA, a lower
+ * bound for RLE TGA) is required before stb sees a byte.  What is read
+ * is bounded by what the header allows: never a whole unknown stream.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "img_int.h"
+
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_STATIC
+#define STBI_ONLY_BMP
+#define STBI_ONLY_TGA
+#define STBI_ONLY_GIF
+#define STBI_NO_STDIO
+#define STBI_NO_LINEAR
+#define STBI_NO_HDR
+#define STBI_MAX_DIMENSIONS GF_MAX_DIM
+/* stb declares static functions it does not define without its other formats. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include <stb_image.h>
+#pragma GCC diagnostic pop
+
+/* The most stb can be given (its lengths are int). */
+#define STB_MAX_FILE ((unsigned long long)INT_MAX)
+
+/* What a header says: the size, and the bytes the file must and may have. */
+struct stb_head {
+	const char *format;
+	long w, h;
+	unsigned bpp;
+	unsigned long long need; /* the file is truncated below this length */
+	unsigned long long most; /* bytes worth reading: stb reads no further */
+	int exact;              /* need is exact (uncompressed), not a bound */
+};
+
+/* BMP: the core (12-byte) or a Windows (40 or more) info header. */
+static int
+bmp_head(const unsigned char *b, size_t n, struct stb_head *h)
+{
+	unsigned long hsz = n >= 18 ? img_le32(b + 14) : 0, comp = 0;
+	unsigned long long stride, rows;
+
+	h->format = "BMP";
+	if (n < 26 || (hsz != 12 && n < 34))
+		return -1;
+	if (hsz == 12) {
+		h->w = (long)img_le16(b + 18);
+		h->h = (long)img_le16(b + 20);
+		h->bpp = img_le16(b + 24);
+	} else {
+		h->w = (long)(int32_t)img_le32(b + 18);
+		h->h = (long)(int32_t)img_le32(b + 22);
+		h->bpp = img_le16(b + 28);
+		comp = img_le32(b + 30);
+	}
+	rows = (unsigned long long)(h->h < 0 ? -h->h : h->h);
+	stride = ((unsigned long long)(h->w > 0 ? h->w : 0) * h->bpp + 31) / 32 * 4;
+	h->need = img_le32(b + 10);
+	h->exact = comp == 0 || comp == 3 || comp == 6;
+	if (h->exact && h->w <= GF_MAX_DIM && rows <= GF_MAX_DIM)
+		h->need += stride * rows;
+	h->most = h->exact ? h->need : STB_MAX_FILE;
+	h->h = (long)rows;
+	return 0;
+}
+
+/* TGA: pixels after the id and colour map; RLE packets cover 1 to 128 pixels. */
+static int
+tga_head(const unsigned char *b, size_t n, struct stb_head *h)
+{
+	unsigned long long npx, bytespp, base;
+
+	h->format = "TGA";
+	if (n < 18)
+		return -1;
+	h->w = (long)img_le16(b + 12);
+	h->h = (long)img_le16(b + 14);
+	h->bpp = b[16];
+	npx = (unsigned long long)h->w * (unsigned long long)h->h;
+	bytespp = (h->bpp + 7) / 8;
+	base = 18 + b[0] + (b[1] ? img_le16(b + 5) * ((b[7] + 7u) / 8) : 0);
+	h->exact = b[2] < 8;
+	if (h->exact) {
+		h->need = h->most = base + npx * bytespp;
+	} else {
+		h->need = base + (npx + 127) / 128 * (1 + bytespp);
+		h->most = base + npx * (1 + bytespp);
+	}
+	return 0;
+}
+
+/* GIF: the logical screen, which stb allocates whole; no length is implied. */
+static int
+gif_head(const unsigned char *b, size_t n, struct stb_head *h)
+{
+	unsigned long long npx;
+
+	h->format = "GIF";
+	if (n < 13)
+		return -1;
+	h->w = (long)img_le16(b + 6);
+	h->h = (long)img_le16(b + 8);
+	h->bpp = 8;
+	npx = (unsigned long long)h->w * (unsigned long long)h->h;
+	h->need = 13;
+	h->most = 2 * npx + (16u << 20);
+	h->exact = 0;
+	return 0;
+}
+
+/*
+ * Reads the stream, from its sniffed bytes on, into *buf: up to most
+ * bytes, stopping early at the end of the file.
+ */
+static int
+stb_slurp(struct img_reader *r, unsigned long long most, unsigned char **buf,
+    size_t *len, struct gf_err *e)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	unsigned char *b = NULL, *nb;
+
+	if (most > STB_MAX_FILE)
+		most = STB_MAX_FILE;
+	do {
+		if (cap > most)
+			cap = (size_t)most;
+		nb = realloc(b, cap > 0 ? cap : 1);
+		if (nb == NULL) {
+			free(b);
+			return gf_fail(e, "out of memory reading %s", r->name);
+		}
+		b = nb;
+		got = img_reader_bytes(r, b + n, cap - n);
+		n += got;
+		cap *= 2;
+	} while (n == cap / 2 && n < most);
+	if (ferror(r->f)) {
+		free(b);
+		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* Copies stb's 8-bit pixels (n channels, alpha dropped) into img. */
+static void
+from_stb(struct image *img, const unsigned char *px, int n)
+{
+	size_t npx = (size_t)img->width * img->height;
+	unsigned char *dst = img->px;
+
+	for (size_t i = 0; i < npx; i++)
+		for (int c = 0; c < img->channels; c++)
+			dst[i * img->channels + c] = px[i * n + c];
+}
+
+/* The header of kind, checked: sides, pixel limit, and the file's length. */
+static int
+stb_check_head(struct img_reader *r, enum img_kind kind, struct stb_head *h,
+    struct gf_err *e)
+{
+	int bad = kind == IMG_KIND_BMP ? bmp_head(r->head, r->nhead, h) :
+	    kind == IMG_KIND_TGA ? tga_head(r->head, r->nhead, h) :
+	    gif_head(r->head, r->nhead, h);
+
+	if (bad)
+		return gf_fail(e, "%s: the %s header is truncated: the file has %zu "
+		    "bytes", r->name, h->format, r->nhead);
+	if (img_check_size(r, h->w, h->h, 3, 255, e) < 0)
+		return -1;
+	if (h->need > STB_MAX_FILE)
+		return gf_fail(e, "%s: a %ld x %ld %s image of %u bits per pixel "
+		    "needs %llu bytes, more than the %s reader takes (%llu)", r->name,
+		    h->w, h->h, h->format, h->bpp, h->need, h->format, STB_MAX_FILE);
+	return 0;
+}
+
+/* Decodes buf (len bytes) with stb into img's final buffer. */
+static int
+stb_decode(struct img_reader *r, const unsigned char *buf, size_t len,
+    struct image *img, struct gf_err *e)
+{
+	int w, h, n;
+	unsigned char *px = stbi_load_from_memory(buf, (int)len, &w, &h, &n, 0);
+	char why[200];
+
+	if (px == NULL)
+		return gf_fail(e, "%s: cannot decode the image: %s", r->name,
+		    gf_escape(why, sizeof(why), stbi_failure_reason()));
+	img->width = w;
+	img->height = h;
+	img->channels = n >= 3 ? 3 : 1;
+	img->maxval = 255;
+	if (img_check_size(r, w, h, img->channels, 255, e) < 0 ||
+	    img_reader_alloc(r, img, e) < 0) {
+		stbi_image_free(px);
+		return -1;
+	}
+	from_stb(img, px, n);
+	stbi_image_free(px);
+	return 1;
+}
+
+int
+img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
+    struct gf_err *e)
+{
+	struct stb_head h = {0};
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (stb_check_head(r, kind, &h, e) < 0 ||
+	    stb_slurp(r, h.most, &buf, &len, e) < 0)
+		return -1;
+	if (len < h.need) {
+		free(buf);
+		return gf_fail(e, "%s: the %s image is truncated: its header (%ld x "
+		    "%ld, %u bits per pixel) implies %s%llu bytes, the file has %zu",
+		    r->name, h.format, h.w, h.h, h.bpp, h.exact ? "" : "at least ",
+		    h.need, len);
+	}
+	ret = stb_decode(r, buf, len, img, e);
+	free(buf);
+	return ret;
+}

@@ -1,0 +1,81 @@
+/*
+ * fuzz_img - libFuzzer target for the image reader: the bytes are one
+ * input stream (any format, or several PNM images one after another) read
+ * through fmemopen by img_reader_open / img_read_next until the end or
+ * an error, with the pixel limit lowered to 2^20 to keep runs fast.  An
+ * odd-sized input has its pixels put in memory of the caller's
+ * (img_reader_set_buffer), an even-sized one in img_alloc'd memory.  Each
+ * small image read is written back as PNM and PNG to a memory stream.
+ * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined); with
+ * tests/fuzz/driver.c instead of libFuzzer it runs files (AFL++).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "img.h"
+
+/* The caller's-memory path: a fresh malloc per image, freed by the target. */
+static void *
+fuzz_get(void *arg, size_t bytes)
+{
+	void **slot = arg;
+
+	*slot = malloc(bytes > 0 ? bytes : 1);
+	return *slot;
+}
+
+/* Writes img as PNM and PNG into memory, to run the writers too. */
+static void
+fuzz_write(const struct image *img)
+{
+	struct gf_err e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if ((size_t)img->width * img->height > 4096)
+		return;
+	f = open_memstream(&buf, &len);
+	if (f == NULL)
+		return;
+	(void)img_write(f, img, IMG_FORMAT_PNM, "memory", &e);
+	(void)img_write(f, img, IMG_FORMAT_PNG, "memory", &e);
+	fclose(f);
+	free(buf);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct img_reader *r;
+	struct img_buffer b;
+	struct image img;
+	struct gf_err e;
+	void *mine = NULL;
+	FILE *f;
+
+	if (size == 0)
+		return 0;
+	f = fmemopen((void *)data, size, "rb");
+	if (f == NULL)
+		return 0;
+	if (img_reader_open(&r, f, "fuzz", &e) == 0) {
+		img_reader_set_max_pixels(r, 1 << 20);
+		b.get = fuzz_get;
+		b.arg = &mine;
+		if (size % 2)
+			img_reader_set_buffer(r, &b);
+		while (img_read_next(r, &img, &e) > 0) {
+			fuzz_write(&img);
+			if (size % 2)
+				free(mine), mine = NULL;
+			else
+				img_free(&img);
+		}
+		free(mine);
+		img_reader_close(r);
+	}
+	fclose(f);
+	return 0;
+}

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""seeds.py - writes the fuzz seed corpora and the regression inputs.
+
+Usage: python3 tests/fuzz/seeds.py OUTDIR
+
+OUTDIR/img/     small valid images of every format the reader takes (PNM
+                of every kind and multi-image streams, PNG, JPEG, BMP, TGA,
+                GIF), built here from bytes with the standard library only,
+                plus every reproducer of issue 10 as regress-*.
+OUTDIR/kspec/   kernel specs for kspec_parse.
+
+tests/t_io.sh runs the tools on the regress-* files and checks each is
+refused with its message; the fuzzers start from everything here.
+"""
+import os
+import struct
+import sys
+import zlib
+
+
+def png_chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + \
+        struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+
+
+def png(w, h, depth, color, rows, extra=b'', interlace=0, idat=None):
+    """A PNG; rows is the raw scanline bytes (filter bytes included)."""
+    ihdr = struct.pack('>IIBBBBB', w, h, depth, color, 0, 0, interlace)
+    if idat is None:
+        idat = zlib.compress(rows)
+    return b'\x89PNG\r\n\x1a\n' + png_chunk(b'IHDR', ihdr) + extra + \
+        png_chunk(b'IDAT', idat) + png_chunk(b'IEND', b'')
+
+
+def png_rows(w, h, bpp_bytes, f=lambda x, y, c: (x * 37 + y * 91 + c * 53) & 0xff):
+    out = b''
+    for y in range(h):
+        out += b'\0' + bytes(f(x, y, c) for x in range(w) for c in range(bpp_bytes))
+    return out
+
+
+def jpeg_segment(marker, data):
+    return bytes([0xff, marker]) + struct.pack('>H', len(data) + 2) + data
+
+
+def jpeg(w, h, comps=1, dht_counts=None):
+    """A baseline JPEG of flat blocks: one-code Huffman tables, DC 0, EOB."""
+    out = b'\xff\xd8' + jpeg_segment(0xdb, b'\x00' + bytes([1] * 64))
+    sof = struct.pack('>BHHB', 8, h, w, comps)
+    for i in range(comps):
+        sof += bytes([i + 1, 0x11, 0])
+    out += jpeg_segment(0xc0, sof)
+    counts = dht_counts or [1] + [0] * 15
+    values = bytes(min(i, 255) for i in range(sum(counts)))
+    for cls in (0x00, 0x10):
+        out += jpeg_segment(0xc4, bytes([cls]) + bytes(counts) + values)
+    sos = bytes([comps]) + b''.join(bytes([i + 1, 0]) for i in range(comps))
+    out += jpeg_segment(0xda, sos + bytes([0, 63, 0]))
+    blocks = ((w + 7) // 8) * ((h + 7) // 8) * comps
+    nbits = 2 * blocks              # DC code "0", EOB code "0"
+    data = bytearray((nbits + 7) // 8)
+    if nbits % 8:
+        data[-1] = (1 << (8 - nbits % 8)) - 1   # pad with ones
+    return out + bytes(data) + b'\xff\xd9'
+
+
+def bmp(w, h, bpp=24, payload=True):
+    stride = (w * bpp + 31) // 32 * 4
+    pal = b''.join(bytes([i, i, i, 0]) for i in range(256)) if bpp == 8 else b''
+    off = 54 + len(pal)
+    size = off + stride * abs(h)
+    head = b'BM' + struct.pack('<IHHI', size, 0, 0, off) + \
+        struct.pack('<IiiHHIIiiII', 40, w, h, 1, bpp, 0, stride * abs(h),
+                    2835, 2835, 0, 0)
+    if not payload:
+        return head + pal
+    px = bytes((i * 7) & 0xff for i in range(stride * abs(h)))
+    return head + pal + px
+
+
+def tga(w, h, kind=2, bpp=24, payload=True):
+    head = struct.pack('<BBBHHBHHHHBB', 0, 0, kind, 0, 0, 0, 0, 0, w, h, bpp, 0)
+    if not payload:
+        return head
+    n = w * h * (bpp // 8)
+    if kind >= 8:                   # RLE: one run packet per pixel
+        return head + b''.join(bytes([0x80]) + bytes([(i * 5) & 0xff] *
+                                                     (bpp // 8)) for i in range(w * h))
+    return head + bytes((i * 11) & 0xff for i in range(n))
+
+
+def gif(w, h):
+    """A GIF of index-0 pixels; a clear code before each pixel keeps codes 3 bits."""
+    out = b'GIF89a' + struct.pack('<HHBBB', w, h, 0x80, 0, 0) + b'\0\0\0\xff\xff\xff'
+    out += b'\x2c' + struct.pack('<HHHHB', 0, 0, w, h, 0) + b'\x02'
+    codes = [4, 0] * (w * h) + [5]
+    acc = nacc = 0
+    data = bytearray()
+    for c in codes:
+        acc |= c << nacc
+        nacc += 3
+        while nacc >= 8:
+            data.append(acc & 0xff)
+            acc >>= 8
+            nacc -= 8
+    if nacc:
+        data.append(acc)
+    for i in range(0, len(data), 255):
+        out += bytes([len(data[i:i + 255])]) + data[i:i + 255]
+    return out + b'\0;'
+
+
+def pnm_seeds():
+    return {
+        'p1.pbm': b'P1\n# c\n3 2\n1 0 1\n0 1 0\n',
+        'p4.pbm': b'P4\n3 2\n\xa0\x40',
+        'p2.pgm': b'P2\n3 2\n300\n0 150 300\n1 2 3\n',
+        'p3.ppm': b'P3\n2 1\n255\n1 2 3 4 5 6\n',
+        'p5.pgm': b'P5\n3 2\n255\n\x00\x40\x80\xc0\xff\x01',
+        'p5-16.pgm': b'P5\n2 1\n65535\n\x12\x34\xff\xff',
+        'p6.ppm': b'P6\n2 1\n255\n\x01\x02\x03\x04\x05\x06',
+        'p7-rgba.pam': b'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 4\nMAXVAL 255\n'
+                       b'TUPLTYPE RGB_ALPHA\nENDHDR\n\x01\x02\x03\xff\x04\x05\x06\x00',
+        'stream3.pnm': b'P5\n1 1\n255\n\x07P2\n2 1\n9\n1 9\nP6\n1 1\n255\nabc',
+        'stream-trailing-space.pgm': b'P5\n1 1\n255\n\x07\n \n',
+    }
+
+
+def image_seeds():
+    s = pnm_seeds()
+    s['gray8.png'] = png(5, 3, 8, 0, png_rows(5, 3, 1))
+    s['rgb8.png'] = png(4, 4, 8, 2, png_rows(4, 4, 3))
+    s['rgba8.png'] = png(3, 2, 8, 6, png_rows(3, 2, 4))
+    s['graya16.png'] = png(2, 2, 16, 4, png_rows(2, 2, 4))
+    s['gray16.png'] = png(3, 2, 16, 0, png_rows(3, 2, 2))
+    s['gray1.png'] = png(9, 2, 1, 0, png_rows(2, 2, 1))
+    s['palette-trns.png'] = png(3, 1, 8, 3, b'\0\0\1\2',
+                                png_chunk(b'PLTE', b'\0\0\0\x10\x20\x30\xff\xfe\xfd') +
+                                png_chunk(b'tRNS', b'\x80'))
+    s['interlaced.png'] = png(9, 9, 8, 2, b'', interlace=1,
+                              idat=zlib.compress(bytes(600)))
+    s['gray.jpg'] = jpeg(16, 8, 1)
+    s['color.jpg'] = jpeg(9, 9, 3)
+    s['rgb24.bmp'] = bmp(5, 3)
+    s['top-down.bmp'] = bmp(3, -2)
+    s['pal8.bmp'] = bmp(4, 2, 8)
+    s['rgb24.tga'] = tga(3, 2)
+    s['gray8.tga'] = tga(4, 2, 3, 8)
+    s['rle24.tga'] = tga(3, 3, 10)
+    s['index0.gif'] = gif(3, 2)
+    return s
+
+
+def regressions():
+    """Issue 10's reproducers: each must be refused, quickly, with a message."""
+    esc = b'\x89PNG\r\n\x1a\n' + png_chunk(b'IHDR', struct.pack(
+        '>IIBBBBB', 1, 1, 8, 0, 0, 0, 0))
+    return {
+        'regress-tga-header-26000.tga': tga(26000, 26000, payload=False),
+        'regress-tga-truncated.tga': tga(1000, 1000, payload=False),
+        'regress-tga-rle-truncated.tga': tga(1000, 1000, 10, payload=False),
+        'regress-bmp-header-20000.bmp': bmp(20000, 20000, payload=False),
+        'regress-bmp-truncated.bmp': bmp(1000, 1000, payload=False),
+        'regress-png-30000.png': png(30000, 30000, 8, 0, b'',
+                                     idat=zlib.compress(bytes(30001 * 4))),
+        'regress-gif-23170.gif': b'GIF89a' + struct.pack('<HHBBB', 23170, 23170,
+                                                         0, 0, 0) + b';',
+        'regress-jpeg-30000.jpg': jpeg(30000, 30000)[:400],
+        'regress-jpeg-huffman-257.jpg': jpeg(8, 8, 1, [0] * 14 + [2, 255]),
+        'regress-jpeg-cmyk.jpg': jpeg(8, 8, 4),
+        'regress-png-escape-chunk.png': esc + b'\0\0\0\0\x1b[2J\0\0\0\0',
+        'regress-png-nul-chunk.png': esc + b'\0\0\0\0\0ABC\0\0\0\0',
+        'regress-pgm-stray-byte.pgm': b'P5\n2 1\n255\n\x07\x08x',
+        'regress-psd.psd': b'8BPS\0\1' + bytes(40),
+        'regress-hdr.hdr': b'#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 2\n' +
+                           bytes(16),
+    }
+
+
+def kspec_seeds():
+    return ['1 2 1; 2 4 2; 1 2 1', 'gauss:1.4', 'gauss:2:7', 'gauss:0.001',
+            'box:3', 'sharpen', 'laplace', 'emboss', 'sobelx', 'sobely',
+            'identity', '0.5 -0.25\n1e3 2', '1,2,1;2,4,2;1,2,1', '-1 0 1',
+            '1 2 1; 2 4', 'gauss:1e-200', '1e400']
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit('usage: seeds.py OUTDIR')
+    out = sys.argv[1]
+    for d in ('img', 'kspec'):
+        os.makedirs(os.path.join(out, d), exist_ok=True)
+    files = image_seeds()
+    files.update(regressions())
+    here = os.path.dirname(os.path.abspath(__file__))
+    real = os.path.join(here, '..', '..', 'samples', 'small.jpg')
+    if os.path.exists(real):        # a real photograph's JPEG tables
+        with open(real, 'rb') as f:
+            files['small.jpg'] = f.read()
+    for name, data in files.items():
+        with open(os.path.join(out, 'img', name), 'wb') as f:
+            f.write(data)
+    for i, text in enumerate(kspec_seeds()):
+        with open(os.path.join(out, 'kspec', 'k%02d' % i), 'w') as f:
+            f.write(text)
+
+
+main()
