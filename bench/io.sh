@@ -10,11 +10,12 @@
 #            against an OpenCV script on as many processes as cores
 #
 # Usage: sh bench/io.sh [stream|large|batch ...]   (after make and
-# build/bench/framegen; FRAMES and PHOTOS set the sizes; WORK the scratch dir)
+# build/bench/framegen; FRAMES and PHOTOS set the sizes; WORK the scratch
+# dir, in memory by default so that no disk write-back lands in the times)
 cd "$(dirname "$0")/.." || exit 1
 FRAMES=${FRAMES:-1000}
 PHOTOS=${PHOTOS:-200}
-WORK=${WORK:-/tmp/gpufilt-bench-io}
+WORK=${WORK:-/dev/shm/gpufilt-bench-io}
 mkdir -p "$WORK"
 
 # Wall seconds of a shell command, its output thrown away.

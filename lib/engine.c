@@ -38,7 +38,7 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
 /* Slots per reader: a stream needs read, filter and write in flight at once. */
 #define SLOTS_STREAM 4
 #define SLOTS_BATCH 2
-#define LANES 3
+#define LANES 2
 /* A strip carries about this many bytes of input; smaller images go whole. */
 #define STRIP_BYTES (16u << 20)
 
@@ -996,10 +996,18 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 		s->next = s->owner->free;
 		s->owner->free = s;
 	}
-	/* Pinned memory is the machine's: an eighth of it at most, 2 GiB tops. */
+	/*
+	 * Pinned memory is the machine's: an eighth of it at most, 2 GiB tops,
+	 * and only for one input (a stream, or one image), whose few buffers
+	 * are reused image after image.  A batch keeps dozens of buffers in
+	 * flight, one per decoding thread, and pinning them cost more (the
+	 * driver pins one buffer at a time) than their pageable uploads.
+	 */
 	en->pinned_max = pages > 0 ? (size_t)pages * sysconf(_SC_PAGESIZE) / 8 : 0;
 	if (en->pinned_max > ((size_t)2 << 30))
 		en->pinned_max = (size_t)2 << 30;
+	if (njobs > 1)
+		en->pinned_max = 0;
 	if ((env = getenv("GPUFILT_PINNED")) != NULL && strcmp(env, "0") == 0)
 		en->pinned_max = 0;
 	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
