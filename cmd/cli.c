@@ -118,11 +118,12 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st)
 	if (c->o->quiet || st->images < 2 || !(c->o->verbose || c->tty) || s <= 0)
 		return;
 	fprintf(stderr, "%s: %d images in %.2f s, %.1f images/s, %.1f MB/s; busy: "
-	    "read %.0f%% (%d threads), %s %.0f%% (%d lanes), write %.0f%%\n",
-	    c->prog, st->images, s, st->images / s, st->bytes_in / 1e6 / s,
-	    100 * st->read_ms / (st->wall_ms * st->readers), st->readers,
-	    st->on_gpu ? "gpu" : "cpu", 100 * st->filter_ms / (st->wall_ms *
-	    st->lanes), st->lanes, 100 * st->write_ms / st->wall_ms);
+	    "read %.0f%% (%d threads), %s %.0f%% (%d lanes), write %.0f%% "
+	    "(%d threads)\n", c->prog, st->images, s, st->images / s,
+	    st->bytes_in / 1e6 / s, 100 * st->read_ms / (st->wall_ms *
+	    st->readers), st->readers, st->on_gpu ? "gpu" : "cpu",
+	    100 * st->filter_ms / (st->wall_ms * st->lanes), st->lanes,
+	    100 * st->write_ms / (st->wall_ms * st->writers), st->writers);
 }
 
 /*

@@ -72,6 +72,14 @@ struct slot {
 	 * lane_done says the lane is finished with it (failed and t final).
 	 */
 	int partial, rows_done, lane_done;
+	/*
+	 * Its writing: done by an encoder (encoded), then told by the writer
+	 * in input order (pnext links the slots waiting to be told): written,
+	 * or wfailed with werr.
+	 */
+	int written, wfailed, encoded;
+	struct gf_err werr;
+	struct slot *pnext;
 };
 
 struct reader {
@@ -236,6 +244,8 @@ slot_take(struct reader *rd)
 	s->next = NULL;
 	s->end = s->failed = s->out_malloced = 0;
 	s->partial = s->rows_done = s->lane_done = 0;
+	s->written = s->wfailed = s->encoded = 0;
+	s->werr.msg[0] = '\0';
 	s->err.msg[0] = '\0';
 	memset(&s->t, 0, sizeof(s->t));
 	memset(&s->in, 0, sizeof(s->in));
@@ -292,32 +302,6 @@ take_work(struct engine *en)
 	s = en->work;
 	if (s != NULL && (en->work = s->next) == NULL)
 		en->work_tail = NULL;
-	pthread_mutex_unlock(&en->mu);
-	return s;
-}
-
-/*
- * Image index of job (or its end marker), when it is done; NULL when the
- * job will never start (a fatal error stopped the run first).
- */
-static struct slot *
-take_done(struct engine *en, int job, int index)
-{
-	struct slot **pp, *s = NULL;
-
-	pthread_mutex_lock(&en->mu);
-	for (;;) {
-		for (pp = &en->done; *pp != NULL; pp = &(*pp)->next)
-			if ((*pp)->job == job && (*pp)->index == index)
-				break;
-		if ((s = *pp) != NULL) {
-			*pp = s->next;
-			break;
-		}
-		if (en->stop && job >= en->next_job)
-			break;
-		pthread_cond_wait(&en->cv, &en->mu);
-	}
 	pthread_mutex_unlock(&en->mu);
 	return s;
 }
@@ -831,49 +815,54 @@ sink_close(struct sink *k, int ok, struct gf_err *e)
 	return rc;
 }
 
-/* The writer's state across a run. */
-struct writer {
+/*
+ * Where one thread encodes and writes: the sink of the job it is on.  The
+ * writer is one; a batch adds a pool of them, each taking the jobs whose
+ * number is its own modulo the pool's size, so that the images of one job
+ * stay in order while different jobs' outputs are encoded at once.
+ */
+struct encoder {
 	struct engine *en;
-	const struct engine_hooks *h;
-	struct engine_stats *st;
+	pthread_t th;
 	struct sink sink;
-	int failures;
-	double t0;
+	struct slot *queue, *tail;      /* under en->mu */
+	int stop;
+	double busy_ms;
 };
 
+/* Job j failed: no more of it is read or written; s carries the reason. */
 static void
-job_fail(struct writer *w, int job, const struct gf_err *err)
+job_fail(struct encoder *c, int j, struct slot *s, const struct gf_err *err)
 {
-	struct engine *en = w->en;
+	struct engine *en = c->en;
 
 	pthread_mutex_lock(&en->mu);
-	en->job_failed[job] = 1;
+	en->job_failed[j] = 1;
 	pthread_mutex_unlock(&en->mu);
-	sink_close(&w->sink, 0, NULL);
-	w->failures++;
-	if (w->h->error != NULL && err->msg[0] != '\0')
-		w->h->error(w->h->arg, err->msg);
+	sink_close(&c->sink, 0, NULL);
+	s->wfailed = 1;
+	if (err != &s->werr)
+		s->werr = *err;
 }
 
 /*
  * Writes a partial slot's rows as they arrive when its output is a PNM
  * file (which a failure can still withdraw); else, and to the end, waits
- * for the lane.  -1 with e when writing failed.
+ * for the lane.  1 when written, 0 when not yet, -1 with e on an error.
  */
 static int
-write_partial(struct writer *w, struct slot *s, struct gf_err *e)
+write_partial(struct encoder *c, struct slot *s, struct gf_err *e)
 {
-	struct sink *k = &w->sink;
+	struct sink *k = &c->sink;
 	int stream = k->fmt == IMG_FORMAT_PNM && k->f != stdout;
 	int y = 0, n;
 
-	while ((n = rows_after(w->en, s, y)) >= 0) {
+	while ((n = rows_after(c->en, s, y)) >= 0) {
 		if (stream && img_write_rows(k->f, &s->out, y, n, k->name, e) < 0)
 			break;
 		y = n;
 	}
-	while (rows_after(w->en, s, INT_MAX) >= 0)
-		;
+	rows_after(c->en, s, INT_MAX);
 	if (n >= 0)
 		return -1;
 	if (!stream || s->failed)
@@ -882,84 +871,262 @@ write_partial(struct writer *w, struct slot *s, struct gf_err *e)
 	return 1;
 }
 
-/* One filtered image of job j: written, or the job failed. */
+/* One filtered image of job j: written (s->written), or the job failed. */
 static void
-write_image(struct writer *w, int j, struct slot *s)
+write_image(struct encoder *c, int j, struct slot *s)
 {
-	struct engine *en = w->en;
+	struct engine *en = c->en;
 	struct gf_err e = {{0}};
 	double t0 = gf_now_ms();
 	int done = 0;
 
 	/* A partial slot's failed is known only once its lane is done. */
 	if (!s->partial && s->failed) {
-		job_fail(w, j, &s->err);
+		job_fail(c, j, s, &s->err);
 		return;
 	}
-	if (w->sink.f == NULL && sink_open(&w->sink, &en->jobs[j],
+	if (c->sink.f == NULL && sink_open(&c->sink, &en->jobs[j],
 	    en->o->format, &s->out, &e) < 0) {
 		if (s->partial)
-			write_partial(w, s, &e);
-		job_fail(w, j, &e);
+			write_partial(c, s, &e);
+		job_fail(c, j, s, &e);
 		return;
 	}
-	if (s->partial && (done = write_partial(w, s, &e)) < 0) {
-		job_fail(w, j, &e);
+	if (s->partial && (done = write_partial(c, s, &e)) < 0) {
+		job_fail(c, j, s, &e);
 		return;
 	}
 	if (s->failed) {
-		job_fail(w, j, &s->err);
+		job_fail(c, j, s, &s->err);
 		return;
 	}
-	if (!done && sink_write(&w->sink, &s->out, &e) < 0) {
-		job_fail(w, j, &e);
+	if (!done && sink_write(&c->sink, &s->out, &e) < 0) {
+		job_fail(c, j, s, &e);
 		return;
 	}
 	s->t.write = gf_now_ms() - t0;
-	w->st->write_ms += s->t.write;
-	w->st->images++;
-	w->st->bytes_in += img_bytes(&s->in);
-	if (w->h->image != NULL)
-		w->h->image(w->h->arg, en->jobs[j].input == NULL ? "standard input" :
-		    strcmp(en->jobs[j].input, "-") == 0 ? "standard input" :
-		    en->jobs[j].input, s->index, &s->out, &s->t,
-		    en->gpu_state == GPU_READY);
+	s->written = 1;
 }
 
-/* Writes every job's images in order; returns the jobs that failed. */
+/* Writes slot s (an image, or its job's end: commit what was written). */
+static void
+encode_slot(struct encoder *c, struct slot *s)
+{
+	struct engine *en = c->en;
+	struct gf_err e;
+	double t0 = gf_now_ms();
+
+	if (!s->end) {
+		if (!job_failed(en, s->job))
+			write_image(c, s->job, s);
+		else if (s->partial)
+			rows_after(en, s, INT_MAX);     /* the lane's, until done */
+	} else if (job_failed(en, s->job)) {
+		sink_close(&c->sink, 0, NULL);
+	} else if (s->failed) {
+		job_fail(c, s->job, s, &s->err);
+	} else if (sink_close(&c->sink, 1, &e) < 0) {
+		job_fail(c, s->job, s, &e);
+	}
+	c->busy_ms += gf_now_ms() - t0;
+}
+
+static void *
+encoder_main(void *arg)
+{
+	struct encoder *c = arg;
+	struct engine *en = c->en;
+	struct slot *s;
+
+	for (;;) {
+		pthread_mutex_lock(&en->mu);
+		while (c->queue == NULL && !c->stop)
+			pthread_cond_wait(&en->cv, &en->mu);
+		if ((s = c->queue) != NULL && (c->queue = s->next) == NULL)
+			c->tail = NULL;
+		pthread_mutex_unlock(&en->mu);
+		if (s == NULL)
+			return NULL;
+		encode_slot(c, s);
+		pthread_mutex_lock(&en->mu);
+		s->encoded = 1;
+		pthread_cond_broadcast(&en->cv);
+		pthread_mutex_unlock(&en->mu);
+	}
+}
+
+/* The writer's state across a run: its encoders, and what waits to be told. */
+struct writer {
+	struct engine *en;
+	const struct engine_hooks *h;
+	struct engine_stats *st;
+	struct encoder *enc;    /* nenc of them; enc[0] is the writer's own */
+	int nenc;
+	struct slot *pending, *pending_tail;    /* given to encoders, in order */
+	int failures;
+	double t0;
+};
+
+/* Tells what became of slot s, in input order, and gives it back. */
+static void
+report_slot(struct writer *w, struct slot *s, int *jobs_done)
+{
+	struct engine *en = w->en;
+	const char *in = en->jobs[s->job].input;
+
+	if (s->wfailed) {
+		w->failures++;
+		if (w->h->error != NULL && s->werr.msg[0] != '\0')
+			w->h->error(w->h->arg, s->werr.msg);
+	} else if (s->written) {
+		w->st->write_ms += s->t.write;
+		w->st->images++;
+		w->st->bytes_in += img_bytes(&s->in);
+		if (w->h->image != NULL)
+			w->h->image(w->h->arg, in == NULL || strcmp(in, "-") == 0 ?
+			    "standard input" : in, s->index, &s->out, &s->t,
+			    en->gpu_state == GPU_READY);
+	}
+	if (s->end)
+		(*jobs_done)++;
+	slot_give_back(en, s);
+	if (w->h->progress != NULL)
+		w->h->progress(w->h->arg, *jobs_done, en->njobs, w->st->images,
+		    gf_now_ms() - w->t0);
+}
+
+/*
+ * The next event for the writer: 1 with *s the slot (job, index) when it
+ * is filtered, 2 when the oldest pending slot is written, 0 when the run
+ * has stopped before job began.
+ */
+static int
+writer_wait(struct writer *w, int job, int index, struct slot **s)
+{
+	struct engine *en = w->en;
+	struct slot **pp;
+	int what = 0;
+
+	pthread_mutex_lock(&en->mu);
+	for (;;) {
+		if (w->pending != NULL && w->pending->encoded) {
+			what = 2;
+			break;
+		}
+		for (pp = &en->done; *pp != NULL; pp = &(*pp)->next)
+			if ((*pp)->job == job && (*pp)->index == index)
+				break;
+		if ((*s = *pp) != NULL) {
+			*pp = (*s)->next;
+			what = 1;
+			break;
+		}
+		if (en->stop && job >= en->next_job && w->pending == NULL)
+			break;
+		pthread_cond_wait(&en->cv, &en->mu);
+	}
+	pthread_mutex_unlock(&en->mu);
+	return what;
+}
+
+/* Hands s to the encoder of its job, to be told of once it is written. */
+static void
+dispatch(struct writer *w, struct slot *s)
+{
+	struct engine *en = w->en;
+	struct encoder *c = &w->enc[s->job % w->nenc];
+
+	pthread_mutex_lock(&en->mu);
+	s->next = NULL;
+	if (c->tail != NULL)
+		c->tail->next = s;
+	else
+		c->queue = s;
+	c->tail = s;
+	s->pnext = NULL;
+	if (w->pending_tail != NULL)
+		w->pending_tail->pnext = s;
+	else
+		w->pending = s;
+	w->pending_tail = s;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+}
+
+/*
+ * Writes every job's images in order; returns the jobs that failed.  With
+ * one encoder the writer writes each slot itself; with a pool it hands
+ * them out and tells of them as they come back, in the same order.
+ */
 static int
 writer_run(struct writer *w)
 {
 	struct engine *en = w->en;
-	struct gf_err e;
 	struct slot *s;
+	int j = 0, idx = 1, done = 0, what;
 
-	for (int j = 0, idx = 1; j < en->njobs; ) {
-		if ((s = take_done(en, j, idx)) == NULL)
+	while (j < en->njobs || w->pending != NULL) {
+		what = writer_wait(w, j < en->njobs ? j : INT_MAX, idx, &s);
+		if (what == 0)
 			break;
-		if (!s->end) {
-			if (!job_failed(en, j))
-				write_image(w, j, s);
-			else if (s->partial)
-				rows_after(en, s, INT_MAX);     /* the lane's, until done */
-			idx++;
-		} else {
-			/* The job's end: a read error, or commit what was written. */
-			if (job_failed(en, j))
-				sink_close(&w->sink, 0, NULL);
-			else if (s->failed)
-				job_fail(w, j, &s->err);
-			else if (sink_close(&w->sink, 1, &e) < 0)
-				job_fail(w, j, &e);
+		if (what == 2) {
+			pthread_mutex_lock(&en->mu);
+			s = w->pending;
+			if ((w->pending = s->pnext) == NULL)
+				w->pending_tail = NULL;
+			pthread_mutex_unlock(&en->mu);
+			report_slot(w, s, &done);
+			continue;
+		}
+		if (s->end) {
 			j++;
 			idx = 1;
+		} else {
+			idx++;
 		}
-		slot_give_back(en, s);
-		if (w->h->progress != NULL)
-			w->h->progress(w->h->arg, j, en->njobs, w->st->images,
-			    gf_now_ms() - w->t0);
+		if (w->nenc > 1) {
+			dispatch(w, s);
+		} else {
+			encode_slot(&w->enc[0], s);
+			report_slot(w, s, &done);
+		}
 	}
 	return w->failures;
+}
+
+/* Starts a pool of encoders for a batch; one, the writer itself, otherwise. */
+static int
+writer_open(struct writer *w, struct engine *en, struct gf_err *e)
+{
+	w->nenc = en->njobs > 1 ? en->nreaders : 1;
+	w->enc = calloc((size_t)w->nenc, sizeof(*w->enc));
+	if (w->enc == NULL)
+		return gf_fail(e, "out of memory");
+	for (int i = 0; i < w->nenc; i++)
+		w->enc[i].en = en;
+	for (int i = 0; w->nenc > 1 && i < w->nenc; i++)
+		if (pthread_create(&w->enc[i].th, NULL, encoder_main, &w->enc[i]) != 0)
+			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	return 0;
+}
+
+/* Stops the encoders and adds up their busy time. */
+static void
+writer_close(struct writer *w)
+{
+	struct engine *en = w->en;
+
+	pthread_mutex_lock(&en->mu);
+	for (int i = 0; i < w->nenc; i++)
+		w->enc[i].stop = 1;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+	for (int i = 0; w->nenc > 1 && i < w->nenc; i++)
+		pthread_join(w->enc[i].th, NULL);
+	for (int i = 0; i < w->nenc; i++)
+		sink_close(&w->enc[i].sink, 0, NULL);
+	w->st->writers = w->nenc;
+	free(w->enc);
 }
 
 /* ---- the run */
@@ -1075,10 +1242,13 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	w.h = hooks;
 	w.st = st;
 	w.t0 = gf_now_ms();
+	if (writer_open(&w, &en, e) < 0)
+		return -1;
 	state = gpu_decision(&en);
 	if (state == GPU_UNUSED && en.fallback && hooks->notice != NULL)
 		hooks->notice(hooks->arg, en.gpu_err.msg);
 	failures = writer_run(&w);
+	writer_close(&w);
 	if (o->strategy != GF_CPU)
 		pthread_join(opener, NULL);
 	for (int i = 0; i < en.nreaders; i++)

@@ -8,7 +8,8 @@
  *                     upload, kernels and download of one image (or of
  *                     the strips of a tall one) overlap another's;
  *                     on the CPU one lane runs the tool's CPU work
- *   write             the calling thread, in input order
+ *   write             the calling thread, in input order; a batch
+ *                     encodes its outputs on a pool of threads
  *
  * so that image k+1 is read while image k is filtered and image k-1 is
  * written.  The CUDA context is created on a thread of its own while the
@@ -32,7 +33,7 @@ struct engine_job {
 /* Busy time of each stage, and totals, for the run summary. */
 struct engine_stats {
 	int images;
-	int readers, lanes;     /* threads of the read and filter stages */
+	int readers, lanes, writers;    /* threads of each stage */
 	int on_gpu;
 	double wall_ms;
 	double bytes_in;        /* pixel bytes read */
