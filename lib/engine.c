@@ -74,13 +74,37 @@ struct slot {
 	int partial, rows_done, lane_done;
 	/*
 	 * Its writing: done by an encoder (encoded), then told by the writer
-	 * in input order (pnext links the slots waiting to be told): written,
-	 * or wfailed with werr.
+	 * in input order: written, or wfailed with werr.
 	 */
 	int written, wfailed, encoded;
 	struct gf_err werr;
-	struct slot *pnext;
 };
+
+/* Slots in arrival order, linked through next; used under en->mu. */
+struct fifo {
+	struct slot *head, *tail;
+};
+
+static void
+fifo_push(struct fifo *q, struct slot *s)
+{
+	s->next = NULL;
+	if (q->tail != NULL)
+		q->tail->next = s;
+	else
+		q->head = s;
+	q->tail = s;
+}
+
+static struct slot *
+fifo_pop(struct fifo *q)
+{
+	struct slot *s = q->head;
+
+	if (s != NULL && (q->head = s->next) == NULL)
+		q->tail = NULL;
+	return s;
+}
 
 struct reader {
 	struct engine *en;
@@ -111,7 +135,7 @@ struct engine {
 	int next_job;           /* the next job a reader takes */
 	int readers_left;
 	int stop;               /* a fatal error: start nothing more */
-	struct slot *work, *work_tail;
+	struct fifo work;       /* read, for the lanes */
 	struct slot *done;      /* finished, in no order */
 	int gpu_state, fallback;
 	struct gf_err gpu_err;
@@ -270,12 +294,7 @@ static void
 post_work(struct engine *en, struct slot *s)
 {
 	pthread_mutex_lock(&en->mu);
-	s->next = NULL;
-	if (en->work_tail != NULL)
-		en->work_tail->next = s;
-	else
-		en->work = s;
-	en->work_tail = s;
+	fifo_push(&en->work, s);
 	pthread_cond_broadcast(&en->cv);
 	pthread_mutex_unlock(&en->mu);
 }
@@ -297,11 +316,9 @@ take_work(struct engine *en)
 	struct slot *s;
 
 	pthread_mutex_lock(&en->mu);
-	while (en->work == NULL && en->readers_left > 0)
+	while (en->work.head == NULL && en->readers_left > 0)
 		pthread_cond_wait(&en->cv, &en->mu);
-	s = en->work;
-	if (s != NULL && (en->work = s->next) == NULL)
-		en->work_tail = NULL;
+	s = fifo_pop(&en->work);
 	pthread_mutex_unlock(&en->mu);
 	return s;
 }
@@ -825,7 +842,7 @@ struct encoder {
 	struct engine *en;
 	pthread_t th;
 	struct sink sink;
-	struct slot *queue, *tail;      /* under en->mu */
+	struct fifo queue;      /* under en->mu */
 	int stop;
 	double busy_ms;
 };
@@ -940,10 +957,9 @@ encoder_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&en->mu);
-		while (c->queue == NULL && !c->stop)
+		while (c->queue.head == NULL && !c->stop)
 			pthread_cond_wait(&en->cv, &en->mu);
-		if ((s = c->queue) != NULL && (c->queue = s->next) == NULL)
-			c->tail = NULL;
+		s = fifo_pop(&c->queue);
 		pthread_mutex_unlock(&en->mu);
 		if (s == NULL)
 			return NULL;
@@ -962,7 +978,9 @@ struct writer {
 	struct engine_stats *st;
 	struct encoder *enc;    /* nenc of them; enc[0] is the writer's own */
 	int nenc;
-	struct slot *pending, *pending_tail;    /* given to encoders, in order */
+	/* Slots given to encoders, to be told of in that order: a ring. */
+	struct slot **pending;
+	int first, npending, cap;
 	int failures;
 	double t0;
 };
@@ -1009,7 +1027,7 @@ writer_wait(struct writer *w, int job, int index, struct slot **s)
 
 	pthread_mutex_lock(&en->mu);
 	for (;;) {
-		if (w->pending != NULL && w->pending->encoded) {
+		if (w->npending > 0 && w->pending[w->first]->encoded) {
 			what = 2;
 			break;
 		}
@@ -1021,7 +1039,7 @@ writer_wait(struct writer *w, int job, int index, struct slot **s)
 			what = 1;
 			break;
 		}
-		if (en->stop && job >= en->next_job && w->pending == NULL)
+		if (en->stop && job >= en->next_job && w->npending == 0)
 			break;
 		pthread_cond_wait(&en->cv, &en->mu);
 	}
@@ -1037,18 +1055,8 @@ dispatch(struct writer *w, struct slot *s)
 	struct encoder *c = &w->enc[s->job % w->nenc];
 
 	pthread_mutex_lock(&en->mu);
-	s->next = NULL;
-	if (c->tail != NULL)
-		c->tail->next = s;
-	else
-		c->queue = s;
-	c->tail = s;
-	s->pnext = NULL;
-	if (w->pending_tail != NULL)
-		w->pending_tail->pnext = s;
-	else
-		w->pending = s;
-	w->pending_tail = s;
+	fifo_push(&c->queue, s);
+	w->pending[(w->first + w->npending++) % w->cap] = s;
 	pthread_cond_broadcast(&en->cv);
 	pthread_mutex_unlock(&en->mu);
 }
@@ -1065,15 +1073,15 @@ writer_run(struct writer *w)
 	struct slot *s;
 	int j = 0, idx = 1, done = 0, what;
 
-	while (j < en->njobs || w->pending != NULL) {
+	while (j < en->njobs || w->npending > 0) {
 		what = writer_wait(w, j < en->njobs ? j : INT_MAX, idx, &s);
 		if (what == 0)
 			break;
 		if (what == 2) {
 			pthread_mutex_lock(&en->mu);
-			s = w->pending;
-			if ((w->pending = s->pnext) == NULL)
-				w->pending_tail = NULL;
+			s = w->pending[w->first];
+			w->first = (w->first + 1) % w->cap;
+			w->npending--;
 			pthread_mutex_unlock(&en->mu);
 			report_slot(w, s, &done);
 			continue;
@@ -1099,8 +1107,10 @@ static int
 writer_open(struct writer *w, struct engine *en, struct gf_err *e)
 {
 	w->nenc = en->njobs > 1 ? en->nreaders : 1;
+	w->cap = en->nslots;    /* a slot is pending at most once */
 	w->enc = calloc((size_t)w->nenc, sizeof(*w->enc));
-	if (w->enc == NULL)
+	w->pending = calloc((size_t)w->cap, sizeof(*w->pending));
+	if (w->enc == NULL || w->pending == NULL)
 		return gf_fail(e, "out of memory");
 	for (int i = 0; i < w->nenc; i++)
 		w->enc[i].en = en;
@@ -1127,6 +1137,7 @@ writer_close(struct writer *w)
 		sink_close(&w->enc[i].sink, 0, NULL);
 	w->st->writers = w->nenc;
 	free(w->enc);
+	free(w->pending);
 }
 
 /* ---- the run */
