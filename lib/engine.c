@@ -9,8 +9,9 @@
  *   lanes    take work in arrival order, filter it (GPU or CPU) into the
  *            slot's output buffer, and hand it to the writer.
  *   writer   (the caller) takes slots in input order - job by job, image
- *            by image - writes them, and gives each slot back to its
- *            reader.
+ *            by image - writes them (in a batch, hands them to a pool of
+ *            encoders and tells of them in the same order), and gives
+ *            each slot back to its reader.
  *   opener   creates the CUDA context while the first input is read.
  *
  * A slot carries one image from reader to writer and goes back only to
