@@ -128,8 +128,9 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st)
 
 /*
  * Refuses a -o DIR batch before it runs (prints why, returns 2): DIR is
- * missing or not a directory, there is no input, two inputs would be
- * written to one output, or an input would be replaced by its output.
+ * not a directory, there is no input, two inputs would be written to one
+ * output, or an input would be replaced by its output.  Then makes DIR
+ * if it does not exist (returns 1 if it cannot be made).
  */
 static int
 cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
@@ -137,14 +138,18 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 {
 	struct gf_err e = {{0}};
 
-	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
-		return 2;
-	}
 	if (argc == 0) {
 		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
 		    o->outdir);
 		return 2;
+	}
+	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return 2;
+	}
+	if (batch_mkdir(o->outdir, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return 1;
 	}
 	return 0;
 }
@@ -173,8 +178,9 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 		fputs(ct->synopsis, stderr);
 		return 2;
 	}
-	if (o->outdir != NULL && cli_check_batch(prog, o, argc, argv) != 0)
-		return 2;
+	if (o->outdir != NULL && (status = cli_check_batch(prog, o, argc,
+	    argv)) != 0)
+		return status;
 	if (o->outdir != NULL) {
 		njobs = argc;
 		if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL) {
