@@ -178,6 +178,12 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 		fputs(ct->synopsis, stderr);
 		return 2;
 	}
+	if (o->outdir == NULL && argc > 1 &&
+	    img_format_check(argv[1], o->format, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		fputs(ct->synopsis, stderr);
+		return 2;
+	}
 	if (o->outdir != NULL && (status = cli_check_batch(prog, o, argc,
 	    argv)) != 0)
 		return status;
@@ -226,7 +232,8 @@ static const char cli_common_help[] =
     "  --device N      GPU number\n"
     "  --max-pixels N  refuse larger images (default 2^28; 0: no limit)\n"
     "  -j N            decoders and CPU threads (default: one per CPU online)\n"
-    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
+    "  -f pnm|png|jpeg output format (default: by output name; PNM on stdout)\n"
+    "  --quality N     JPEG quality, 1 to 100 (default 95)\n"
     "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
     "  -v              timings per image on stderr;  -q  no notices\n"
     "  -h, --help      this help;  -V, --version  the version\n";

@@ -41,3 +41,69 @@ fcheck outdir-file eval '[ $st -eq 2 ] && grep -q "it is not a directory" "$F/er
 st=$?
 why="exit $st: $(cat "$F/err")"
 fcheck outdir-refused-not-made eval '[ $st -eq 2 ] && [ ! -e "$F/refused" ]'
+
+# ---- every output name we accept gets its own format; others are refused.
+
+# The first bytes of file $1, in hex.
+magic() { od -A n -t x1 -N 3 "$1" | tr -d ' \n'; }
+
+for pair in out.jpg:ffd8ff out.JPEG:ffd8ff out.png:89504e out.pgm:50350a \
+    out.pnm:50350a out.pam:50350a out:50350a; do
+	oname=${pair%%:*} want=${pair#*:}
+	rm -f "$F/$oname"
+	"$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$F/$oname" 2>"$F/err"
+	st=$?
+	why="exit $st, bytes $(magic "$F/$oname" 2>/dev/null): $(cat "$F/err")"
+	fcheck "ext/$oname" eval '[ $st -eq 0 ] && [ "$(magic "$F/$oname")" = $want ]'
+done
+
+for oname in out.tif out.webp out.bmp; do
+	rm -f "$F/$oname"
+	"$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$F/$oname" 2>"$F/err"
+	st=$?
+	why="exit $st: $(cat "$F/err")"
+	fcheck "ext-refused/$oname" eval '[ $st -eq 2 ] && [ ! -e "$F/$oname" ] &&
+	    head -n 1 "$F/err" | grep -q "^sobel: $F/$oname: cannot write \.${oname#out.} files; .*\.png or \.jpg, \.jpeg"'
+done
+
+# -f names the format whatever the name says; jpg is jpeg.
+"$BIN/sobel" -q --cpu -f jpg "$SAMPLES/coins.pgm" >"$F/stdout.jpg" 2>"$F/err"
+why="$(magic "$F/stdout.jpg"): $(cat "$F/err")"
+fcheck f-jpg-stdout eval '[ "$(magic "$F/stdout.jpg")" = ffd8ff ]'
+"$BIN/sobel" -q --cpu -f png "$SAMPLES/coins.pgm" "$F/forced.tif" 2>"$F/err"
+why="$(cat "$F/err")"
+fcheck f-png-any-name eval '[ "$(magic "$F/forced.tif")" = 89504e ]'
+
+# ---- JPEG out: colour stays colour; --quality 1-100; one image per file;
+# 16 bit refused; a batch with -f jpeg writes .jpg.
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/chelsea.png" "$F/c.jpg" 2>"$F/err" &&
+    "$BIN/conv2d" -q --cpu -k identity "$F/c.jpg" "$F/c.ppm" 2>>"$F/err"
+why="$(cat "$F/err")"
+fcheck jpeg-colour eval '[ "$(magic "$F/c.jpg")" = ffd8ff ] && [ "$(head -c 2 "$F/c.ppm")" = P6 ]'
+
+"$BIN/conv2d" -q --cpu -k identity --quality 10 "$SAMPLES/chelsea.png" "$F/q10.jpg" 2>"$F/err"
+"$BIN/conv2d" -q --cpu -k identity --quality 100 "$SAMPLES/chelsea.png" "$F/q100.jpg" 2>>"$F/err"
+why="q10 $(wc -c <"$F/q10.jpg") bytes, q100 $(wc -c <"$F/q100.jpg"): $(cat "$F/err")"
+fcheck jpeg-quality eval '[ $(wc -c <"$F/q10.jpg") -lt $(wc -c <"$F/q100.jpg") ]'
+for q in 0 101 x; do
+	"$BIN/sobel" --quality $q "$FPX" "$F/q.jpg" 2>"$F/err"
+	st=$?
+	why="exit $st: $(cat "$F/err")"
+	fcheck "quality-refused/$q" eval '[ $st -eq 2 ] && grep -q "^sobel: --quality" "$F/err"'
+done
+
+cat "$FPX" "$FPX" | "$BIN/sobel" -q --cpu - "$F/two.jpg" 2>"$F/err"
+st=$?
+why="exit $st: $(cat "$F/err")"
+fcheck jpeg-one-image eval '[ $st -eq 1 ] && [ ! -e "$F/two.jpg" ] &&
+    grep -q "a JPEG file holds one image; write PNM for a stream" "$F/err"'
+
+"$BIN/sobel" -q --cpu "$SAMPLES/astro16.pgm" "$F/a16.jpg" 2>"$F/err"
+st=$?
+why="exit $st: $(cat "$F/err")"
+fcheck jpeg-16bit-refused eval '[ $st -eq 1 ] && [ ! -e "$F/a16.jpg" ] &&
+    grep -q "16 bit .*write PNG or PNM" "$F/err"'
+
+"$BIN/sobel" -q --cpu -f jpeg -o "$F/jb" "$FPX" "$SAMPLES/coins.pgm" 2>"$F/err"
+why="$(ls "$F/jb" 2>&1): $(cat "$F/err")"
+fcheck jpeg-batch eval '[ "$(magic "$F/jb/coins.jpg")" = ffd8ff ] && [ -s "$F/jb/px2x3.jpg" ]'
