@@ -235,7 +235,8 @@ static const char cli_common_help[] =
     "  -f pnm|png|jpeg output format (default: by output name; PNM on stdout)\n"
     "  --quality N     JPEG quality, 1 to 100 (default 95)\n"
     "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
-    "  -v              timings per image on stderr;  -q  no notices\n"
+    "  -v              timings per image on stderr\n"
+    "  -q              no notices, progress or summary, even with -v\n"
     "  -h, --help      this help;  -V, --version  the version\n";
 
 /* --help: the synopsis, the tool's options, the shared ones, the strategies. */

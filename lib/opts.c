@@ -151,13 +151,11 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 			return -1;
 		o->max_pixels = v;
 		return 1;
-	case 'v':
+	case 'v':               /* independent of -q, in either order */
 		o->verbose = 1;
-		o->quiet = 0;
 		return 1;
 	case 'q':
 		o->quiet = 1;
-		o->verbose = 0;
 		return 1;
 	case 'h':
 		o->help = 1;

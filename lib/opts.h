@@ -22,8 +22,8 @@ struct gf_opts {
 	enum img_format format;  /* with the JPEG quality (--quality) */
 	const char *outdir;     /* -o DIR: batch mode */
 	int threads;            /* -j N: decoders and CPU threads; 0: online CPUs */
-	int verbose;
-	int quiet;
+	int verbose;            /* -v: a line per image */
+	int quiet;              /* -q: no notices, progress or summary, even with -v */
 	int help;
 	int version;
 };

@@ -107,3 +107,13 @@ fcheck jpeg-16bit-refused eval '[ $st -eq 1 ] && [ ! -e "$F/a16.jpg" ] &&
 "$BIN/sobel" -q --cpu -f jpeg -o "$F/jb" "$FPX" "$SAMPLES/coins.pgm" 2>"$F/err"
 why="$(ls "$F/jb" 2>&1): $(cat "$F/err")"
 fcheck jpeg-batch eval '[ "$(magic "$F/jb/coins.jpg")" = ffd8ff ] && [ -s "$F/jb/px2x3.jpg" ]'
+
+# ---- -q wins over notices in either order; -v's lines still print.
+for order in "-q -v" "-v -q"; do
+	# shellcheck disable=SC2086
+	"$BIN/sobel" $order "$FPX" "$F/qv.pgm" 2>"$F/err"
+	why="$(cat "$F/err")"
+	fcheck "quiet-wins/${order% *}${order#* }" eval '! grep -q "running on the CPU" "$F/err" &&
+	    grep -q "^sobel: .* image 1: 2x3," "$F/err"'
+done
+
