@@ -130,3 +130,18 @@ else
 	fcheck no-driver-notice eval 'grep -q "^sobel: running on the CPU (no NVIDIA driver" "$F/err" &&
 	    ! grep -q insufficient "$F/err"'
 fi
+
+# ---- the build prints one short line per step; V=1 the full commands.
+# In a copy of the Makefile and lib/, so the tree's build is not touched.
+if command -v make >/dev/null 2>&1; then
+	rm -rf "$F/mk" && mkdir -p "$F/mk" && cp -R "$ROOT/Makefile" "$ROOT/lib" "$F/mk/"
+	(unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$F/mk" --no-print-directory \
+	    build/lib/gf.o) >"$F/mk.out" 2>&1
+	why="$(cat "$F/mk.out")"
+	fcheck make-short-lines eval '[ "$(cat "$F/mk.out")" = "  CC    build/lib/gf.o" ]'
+	(unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$F/mk" --no-print-directory -B \
+	    V=1 build/lib/gf.o) >"$F/mk.out" 2>&1
+	why="$(cat "$F/mk.out")"
+	fcheck make-v1-commands eval 'grep -q -- "-Wall -Wextra .* -c -o build/lib/gf.o lib/gf.c" "$F/mk.out" &&
+	    ! grep -q "^  CC " "$F/mk.out"'
+fi
