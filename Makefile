@@ -11,6 +11,10 @@
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
 #   make install    PREFIX=/usr/local
+#
+# Each step prints one short line (  CC lib/img.o); make V=1 prints the
+# full commands.  make demo and make test build with -j(number of CPUs)
+# unless a -j is given.
 
 VERSION   := 0.1
 PREFIX    ?= /usr/local
@@ -41,6 +45,22 @@ TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
 BINS     := $(TOOLS:%=bin/%)
 LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(wildcard lib/*.c)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
+# Short lines per step unless V=1: $(say) NAME target prints "  NAME target".
+V ?= 0
+ifeq ($(V),1)
+Q   :=
+say := @:
+else
+Q   := @
+say := @printf '  %-5s %s\n'
+endif
+
+# The -j of the sub-make of demo and test: none if the user gave one (the
+# jobserver then shares it), else one job per CPU online.  Decided in the
+# recipe's shell: make before 4.4 shows -j in MAKEFLAGS only there.
+SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
+            *) j=-j$$(nproc 2>/dev/null || echo 1) ;; esac
+
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/gpu_probe
 
@@ -48,14 +68,16 @@ all: $(BINS)
 
 build/libgpufilt.a: $(LIB_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $(LIB_OBJS)
+	$(say) AR $@
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $(LIB_OBJS)
 
 # Header dependencies come from the compilers (-MMD -MP): an edit to a
 # header rebuilds only the objects that include it.
 build/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The CPU paths' row loops are written for the vectorizer: -O3 turns it
 # on fully; without errno a sqrtf is one instruction; without traps the
@@ -66,23 +88,28 @@ build/lib/%_cpu.o build/lib/pool.o build/lib/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
 
 build/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c -o $@ $<
+	$(say) NVCC $<
+	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c -o $@ $<
 
 build/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
 
 bin/%: build/cmd/%.o build/cmd/cli.o build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/cmd/cli.o build/libgpufilt.a $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/cmd/cli.o build/libgpufilt.a $(LDLIBS)
 
 build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(say) CCLD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
 build/bench/%: bench/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(say) CCLD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
 # ---- sanitizers and fuzzing: host code only, compiled by clang.
 # test-asan builds lib/, cmd/ and the unit tests into build/asan/ with
@@ -99,20 +126,24 @@ ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)
 
 build/asan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
 
 build/asan/libgpufilt.a: $(ASAN_OBJS)
-	rm -f $@
-	ar rcs $@ $(ASAN_OBJS)
+	$(say) AR $@
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $(ASAN_OBJS)
 
 build/asan/bin/%: cmd/%.c cmd/cli.c build/asan/libgpufilt.a
 	@mkdir -p $(@D)
-	$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -DGF_VERSION='"$(VERSION)"' \
+	$(say) CCLD $@
+	$(Q)$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -DGF_VERSION='"$(VERSION)"' \
 	    -o $@ $< cmd/cli.c build/asan/libgpufilt.a $(LDLIBS)
 
 build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 	@mkdir -p $(@D)
-	$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -MMD -MP -o $@ $< \
+	$(say) CCLD $@
+	$(Q)$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -MMD -MP -o $@ $< \
 	    build/asan/libgpufilt.a $(LDLIBS)
 
 test-asan: deps
@@ -132,7 +163,8 @@ FUZZ_KSPEC_SRC := lib/kspec.c lib/opts.c lib/strategy.c $(FUZZ_IMG_SRC)
 
 build/fuzz/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 
 build/fuzz/fuzz_img: tests/fuzz/fuzz_img.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $^ \
@@ -158,11 +190,11 @@ deps:
 	@sh scripts/deps.sh
 
 demo: deps
-	@$(MAKE) --no-print-directory all build/tests/gpu_probe
+	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all build/tests/gpu_probe
 	@sh scripts/demo.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TESTS)
+	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
 	@sh tests/run.sh
 
 bench: all build/bench/bench

@@ -128,8 +128,9 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st)
 
 /*
  * Refuses a -o DIR batch before it runs (prints why, returns 2): DIR is
- * missing or not a directory, there is no input, two inputs would be
- * written to one output, or an input would be replaced by its output.
+ * not a directory, there is no input, two inputs would be written to one
+ * output, or an input would be replaced by its output.  Then makes DIR
+ * if it does not exist (returns 1 if it cannot be made).
  */
 static int
 cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
@@ -137,14 +138,18 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 {
 	struct gf_err e = {{0}};
 
-	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
-		return 2;
-	}
 	if (argc == 0) {
 		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
 		    o->outdir);
 		return 2;
+	}
+	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return 2;
+	}
+	if (batch_mkdir(o->outdir, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		return 1;
 	}
 	return 0;
 }
@@ -173,8 +178,15 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 		fputs(ct->synopsis, stderr);
 		return 2;
 	}
-	if (o->outdir != NULL && cli_check_batch(prog, o, argc, argv) != 0)
+	if (o->outdir == NULL && argc > 1 &&
+	    img_format_check(argv[1], o->format, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		fputs(ct->synopsis, stderr);
 		return 2;
+	}
+	if (o->outdir != NULL && (status = cli_check_batch(prog, o, argc,
+	    argv)) != 0)
+		return status;
 	if (o->outdir != NULL) {
 		njobs = argc;
 		if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL) {
@@ -220,9 +232,11 @@ static const char cli_common_help[] =
     "  --device N      GPU number\n"
     "  --max-pixels N  refuse larger images (default 2^28; 0: no limit)\n"
     "  -j N            decoders and CPU threads (default: one per CPU online)\n"
-    "  -f pnm|png      output format (default: by output name; PNM on stdout)\n"
+    "  -f pnm|png|jpeg output format (default: by output name; PNM on stdout)\n"
+    "  --quality N     JPEG quality, 1 to 100 (default 95)\n"
     "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
-    "  -v              timings per image on stderr;  -q  no notices\n"
+    "  -v              timings per image on stderr\n"
+    "  -q              no notices, progress or summary, even with -v\n"
     "  -h, --help      this help;  -V, --version  the version\n";
 
 /* --help: the synopsis, the tool's options, the shared ones, the strategies. */

@@ -43,18 +43,56 @@ out_cmp(const void *a, const void *b)
 	return c != 0 ? c : x->index - y->index;
 }
 
-/* dir exists and is a directory. */
+/* dir is a directory, or does not exist yet (batch_mkdir makes it). */
 static int
 check_dir(const char *dir, struct gf_err *e)
 {
 	struct stat st;
 
 	if (stat(dir, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
-		return gf_fail(e, "-o %s: the directory does not exist", dir);
+		return 0;
 	if (stat(dir, &st) != 0)
 		return gf_fail(e, "-o %s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		return gf_fail(e, "-o %s: it is not a directory", dir);
+	return 0;
+}
+
+/* Makes directory path unless it is one already (mode 0777 less the umask). */
+static int
+make_one_dir(const char *dir, const char *path, struct gf_err *e)
+{
+	struct stat st;
+
+	if (mkdir(path, 0777) == 0)
+		return 0;
+	if (errno == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	if (errno == EEXIST)
+		errno = ENOTDIR;
+	return gf_fail(e, "-o %s: cannot create the directory %s: %s", dir, path,
+	    strerror(errno));
+}
+
+int
+batch_mkdir(const char *dir, struct gf_err *e)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(path))
+		return gf_fail(e, "-o %s: the path is too long", dir);
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		if (path[i - 1] == '/')
+			continue;       /* "a//b", or a trailing slash */
+		path[i] = '\0';
+		if (make_one_dir(dir, path, e) < 0)
+			return -1;
+		path[i] = dir[i];
+	}
 	return 0;
 }
 
@@ -98,8 +136,9 @@ batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
     struct gf_err *e)
 {
 	static const char *const png[] = {"png", NULL}, *const pnm[] = {"pgm",
-	    "ppm", NULL};
-	const char *const *exts = fmt == IMG_FORMAT_PNG ? png : pnm;
+	    "ppm", NULL}, *const jpeg[] = {"jpg", NULL};
+	const char *const *exts = fmt == IMG_FORMAT_PNG ? png :
+	    img_format_kind(fmt) == IMG_FORMAT_JPEG ? jpeg : pnm;
 	struct batch_out *outs = calloc((size_t)n + 1, sizeof(*outs));
 	char path[PATH_MAX];
 	int m = 0, ret = -1;

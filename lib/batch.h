@@ -19,7 +19,7 @@ int batch_path(const char *dir, const char *input, const char *ext, char *buf,
 
 /*
  * Checks a batch of n inputs into dir in format fmt (AUTO: PNM) before it
- * runs: dir must be an existing directory, no two inputs may share an
+ * runs: dir must be a directory or not exist yet, no two inputs may share an
  * output (PGM and PPM count as one name, since which one is written
  * depends on the image), and no input may be the file its output would
  * replace (compared by device and inode, so any spelling of the path is
@@ -28,5 +28,12 @@ int batch_path(const char *dir, const char *input, const char *ext, char *buf,
  */
 int batch_check(const char *dir, char *const *inputs, int n,
     enum img_format fmt, struct gf_err *e);
+
+/*
+ * Makes directory dir and its missing parents, as mkdir -p does (mode
+ * 0777 less the umask); nothing if it exists.  -1 with e naming the
+ * directory that could not be made and why.
+ */
+int batch_mkdir(const char *dir, struct gf_err *e);
 
 #endif

@@ -3,9 +3,11 @@
  * from image to image, transfers, the texture object, event timing, and
  * checks of launch shapes against the device's limits.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu.h"
 
@@ -27,6 +29,33 @@ stream_open(struct gpu *g, struct gf_err *e)
 	return 0;
 }
 
+/*
+ * Why cudaGetDeviceCount found no GPU, in the user's terms.  The CUDA
+ * runtime says "driver version is insufficient" both for an old driver
+ * and for none at all; none is told apart by the driver's library
+ * (libcuda.so.1) not loading and its kernel module not being there.
+ */
+static const char *
+gpu_none_reason(cudaError_t err)
+{
+	void *libcuda;
+
+	if (err == cudaSuccess || err == cudaErrorNoDevice)
+		return "no GPU: the NVIDIA driver finds no CUDA device";
+	if (err != cudaErrorInsufficientDriver)
+		return cudaGetErrorString(err);
+	libcuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+	if (libcuda != NULL) {
+		dlclose(libcuda);
+		return cudaGetErrorString(err);
+	}
+	if (access("/proc/driver/nvidia/version", F_OK) != 0)
+		return "no NVIDIA driver: libcuda.so.1 is not installed and the "
+		    "kernel module is not loaded";
+	return "no NVIDIA driver: the kernel module is loaded but libcuda.so.1 "
+	    "is not installed";
+}
+
 int
 gpu_open(struct gpu *g, int dev, struct gf_err *e)
 {
@@ -37,8 +66,7 @@ gpu_open(struct gpu *g, int dev, struct gf_err *e)
 	memset(g, 0, sizeof(*g));
 	err = cudaGetDeviceCount(&n);
 	if (err != cudaSuccess || n == 0)
-		return gf_fail(e, "no usable GPU: %s", err != cudaSuccess ?
-		    cudaGetErrorString(err) : "no CUDA device found");
+		return gf_fail(e, "%s", gpu_none_reason(err));
 	if (dev >= n)
 		return gf_fail(e, "there is no GPU number %d; this machine has %d "
 		    "(0 to %d)", dev, n, n - 1);

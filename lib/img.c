@@ -16,6 +16,39 @@
 #include "img_int.h"
 #include "outfile.h"
 
+enum img_format
+img_format_with_quality(enum img_format f, int q)
+{
+	if (f != IMG_FORMAT_AUTO && img_format_kind(f) != IMG_FORMAT_JPEG)
+		return f;
+	return (enum img_format)(img_format_kind(f) | (q & 0x7f) << 8);
+}
+
+enum img_format
+img_format_kind(enum img_format f)
+{
+	return (enum img_format)(f & 0xff);
+}
+
+int
+img_format_quality(enum img_format f)
+{
+	int q = (f >> 8) & 0x7f;
+
+	return q >= 1 && q <= 100 ? q : IMG_JPEG_QUALITY;
+}
+
+/* The formats of the output extensions we write. */
+static const struct {
+	const char *ext;
+	enum img_format f;
+} img_exts[] = {
+	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PNM}, {"pnm", IMG_FORMAT_PNM},
+	{"pam", IMG_FORMAT_PNM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
+	{"jpeg", IMG_FORMAT_JPEG}
+};
+#define IMG_NEXTS (sizeof(img_exts) / sizeof(img_exts[0]))
+
 int
 img_format_parse(const char *s, enum img_format *f, struct gf_err *e)
 {
@@ -23,24 +56,63 @@ img_format_parse(const char *s, enum img_format *f, struct gf_err *e)
 		*f = IMG_FORMAT_PNM;
 	else if (strcmp(s, "png") == 0)
 		*f = IMG_FORMAT_PNG;
+	else if (strcmp(s, "jpeg") == 0 || strcmp(s, "jpg") == 0)
+		*f = IMG_FORMAT_JPEG;
 	else
-		return gf_fail(e, "'%s' is not an output format; choose pnm or png", s);
+		return gf_fail(e, "'%s' is not an output format; choose pnm, png "
+		    "or jpeg", s);
 	return 0;
+}
+
+/* The extension of path's last component, after its dot; NULL if none. */
+static const char *
+path_ext(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base == NULL ? path : base + 1;
+	dot = strrchr(base, '.');
+	return dot == NULL || dot == base ? NULL : dot + 1;
+}
+
+/* The index in img_exts of path's extension; -1 if unknown, -2 if none. */
+static int
+path_ext_index(const char *path)
+{
+	const char *ext = path_ext(path);
+
+	if (ext == NULL)
+		return -2;
+	for (size_t i = 0; i < IMG_NEXTS; i++)
+		if (strcasecmp(ext, img_exts[i].ext) == 0)
+			return (int)i;
+	return -1;
 }
 
 enum img_format
 img_format_for(const char *path, enum img_format asked)
 {
-	const char *dot;
+	int i;
 
-	if (asked != IMG_FORMAT_AUTO)
+	if (asked != IMG_FORMAT_AUTO && img_format_kind(asked) != IMG_FORMAT_AUTO)
 		return asked;
-	if (path == NULL || strcmp(path, "-") == 0)
+	if (path == NULL || strcmp(path, "-") == 0 || (i = path_ext_index(path)) < 0)
 		return IMG_FORMAT_PNM;
-	dot = strrchr(path, '.');
-	if (dot != NULL && strchr(dot, '/') == NULL && strcasecmp(dot, ".png") == 0)
-		return IMG_FORMAT_PNG;
-	return IMG_FORMAT_PNM;
+	return img_exts[i].f == IMG_FORMAT_JPEG ?
+	    img_format_with_quality(IMG_FORMAT_JPEG, img_format_quality(asked)) :
+	    img_exts[i].f;
+}
+
+int
+img_format_check(const char *path, enum img_format asked, struct gf_err *e)
+{
+	if (img_format_kind(asked) != IMG_FORMAT_AUTO || path == NULL ||
+	    strcmp(path, "-") == 0 || path_ext_index(path) != -1)
+		return 0;
+	return gf_fail(e, "%s: cannot write .%s files; the output name must end "
+	    "in .pgm, .ppm, .pnm, .pam (PNM), .png or .jpg, .jpeg (JPEG), or "
+	    "have no extension (PNM), or give -f pnm|png|jpeg", path,
+	    path_ext(path));
 }
 
 const char *
@@ -48,6 +120,8 @@ img_format_ext(enum img_format f, const struct image *img)
 {
 	if (f == IMG_FORMAT_PNG)
 		return "png";
+	if (img_format_kind(f) == IMG_FORMAT_JPEG)
+		return "jpg";
 	return img->channels == 1 ? "pgm" : "ppm";
 }
 
@@ -267,6 +341,8 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 {
 	if (fmt == IMG_FORMAT_PNG)
 		return img_png_write(f, img, name, e);
+	if (img_format_kind(fmt) == IMG_FORMAT_JPEG)
+		return img_jpeg_write(f, img, img_format_quality(fmt), name, e);
 	return img_pnm_write(f, img, name, e);
 }
 

@@ -1,7 +1,8 @@
 /*
  * img.h - reading and writing images: PNM (PBM, PGM, PPM, PAM) through
  * libnetpbm, PNG through libpng, JPEG through libjpeg-turbo, BMP, TGA
- * and GIF through stb_image; PNM or PNG (8 or 16 bit, libpng) out.  A
+ * and GIF through stb_image; PNM, PNG (8 or 16 bit, libpng) or JPEG (8
+ * bit, libjpeg-turbo) out.  A
  * reader walks a stream of concatenated PNM images; a writer puts one or
  * more images into one output.  Every header is checked (sides, memory,
  * pixel limit, and for BMP and TGA the file length it implies) before a
@@ -14,17 +15,50 @@
 
 #include "gf.h"
 
+/*
+ * An output format.  Bits 8-14 of an AUTO or JPEG value may hold the
+ * JPEG quality (img_format_with_quality; 0 there: IMG_JPEG_QUALITY), so
+ * that a format alone says how to write; PNM and PNG values never carry
+ * it and compare equal to their names.
+ */
 enum img_format {
 	IMG_FORMAT_AUTO,        /* by the output name's extension; PNM for stdout */
 	IMG_FORMAT_PNM,
-	IMG_FORMAT_PNG
+	IMG_FORMAT_PNG,
+	IMG_FORMAT_JPEG,
+	IMG_FORMAT_QUALITY_MAX = 0x7fff  /* room for the quality bits */
 };
 
-/* Parses "pnm" or "png" (-f); -1 with a message otherwise. */
+/* The JPEG quality when none is given (--quality). */
+#define IMG_JPEG_QUALITY 95
+
+/* f (AUTO or JPEG) carrying JPEG quality q (1-100); PNM and PNG unchanged. */
+enum img_format img_format_with_quality(enum img_format f, int q);
+
+/* The format f names, without its quality bits. */
+enum img_format img_format_kind(enum img_format f);
+
+/* The JPEG quality f carries (IMG_JPEG_QUALITY if none). */
+int img_format_quality(enum img_format f);
+
+/* Parses "pnm", "png", "jpeg" or "jpg" (-f); -1 with a message otherwise. */
 int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
 
-/* The format for output path (NULL or "-" is standard output). */
+/*
+ * The format for output path (NULL or "-" is standard output), with
+ * asked's quality: asked unless AUTO, else by the name's extension
+ * (.png, .jpg or .jpeg; PNM for .pgm, .ppm, .pnm, .pam, no extension and
+ * standard output).  img_format_check refuses the other extensions.
+ */
 enum img_format img_format_for(const char *path, enum img_format asked);
+
+/*
+ * Whether an output named path can be written with format asked: -1
+ * with a message listing the extensions we write when asked is AUTO and
+ * path has an extension we do not (out.tif, out.webp).
+ */
+int img_format_check(const char *path, enum img_format asked,
+    struct gf_err *e);
 
 /* The file name extension for a format, without the dot. */
 const char *img_format_ext(enum img_format f, const struct image *img);
@@ -73,7 +107,9 @@ void img_reader_close(struct img_reader *r);
 
 /*
  * Appends img to f in format fmt (PNM: PGM or PPM with img's maxval; PNG:
- * 8 bit for maxval <= 255, 16 bit above, samples scaled to 255 or 65535).
+ * 8 bit for maxval <= 255, 16 bit above, samples scaled to 255 or 65535;
+ * JPEG: 8 bit, samples scaled to 255, maxval above 255 refused, and only
+ * into an empty file unless f is stdout).
  */
 int img_write(FILE *f, const struct image *img, enum img_format fmt,
     const char *name, struct gf_err *e);

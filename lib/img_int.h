@@ -72,6 +72,8 @@ int img_pnm_write(FILE *f, const struct image *img, const char *name,
     struct gf_err *e);
 int img_png_write(FILE *f, const struct image *img, const char *name,
     struct gf_err *e);
+int img_jpeg_write(FILE *f, const struct image *img, int quality,
+    const char *name, struct gf_err *e);
 
 /* Little-endian fields of a header. */
 static inline unsigned

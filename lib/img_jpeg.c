@@ -1,12 +1,16 @@
 /*
- * img_jpeg.c - JPEG in through libjpeg-turbo's libjpeg API (jpeglib.h).
+ * img_jpeg.c - JPEG in and out through libjpeg-turbo's libjpeg API
+ * (jpeglib.h).
  * Chosen over TurboJPEG because it streams: the compressed bytes come
  * from the FILE through a source manager (no slurping of the file) and
  * jpeg_read_scanlines writes decoded rows straight into the image's
  * final buffer.  Each call has its own error manager and jmp_buf, so
  * readers on several threads share nothing.  Gray JPEGs are read as
- * gray, YCbCr and RGB as RGB; CMYK and YCCK are refused.
+ * gray, YCbCr and RGB as RGB; CMYK and YCCK are refused.  Out: 8-bit
+ * gray or RGB (YCbCr in the file), maxval below 255 scaled to 255, one
+ * image per file; 16-bit images are refused.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -200,5 +204,115 @@ img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e)
 	free(c);
 	if (ret < 0 && allocated)
 		img_reader_release(r, img);
+	return ret;
+}
+
+/* ---- JPEG out */
+
+/*
+ * From this quality up colour is written without chroma subsampling
+ * (4:4:4), below it at libjpeg's 4:2:0, as ImageMagick and libvips do.
+ */
+#define JPEG_FULL_CHROMA_QUALITY 90
+
+/* One encode: libjpeg's structs, where its errors go, one scaled row. */
+struct jpeg_out {
+	struct jpeg_compress_struct cinfo;
+	struct jpeg_error_mgr err;
+	jmp_buf jb;
+	JSAMPLE *row;           /* a row scaled to 255 (maxval < 255) */
+	char msg[JMSG_LENGTH_MAX + 64];
+};
+
+static void
+jpeg_out_error(j_common_ptr cinfo)
+{
+	struct jpeg_out *c = (struct jpeg_out *)((char *)cinfo -
+	    offsetof(struct jpeg_out, cinfo));
+	char raw[JMSG_LENGTH_MAX];
+
+	cinfo->err->format_message(cinfo, raw);
+	gf_escape(c->msg, sizeof(c->msg), raw);
+	longjmp(c->jb, 1);
+}
+
+/* Row y of img as 8-bit samples: its own memory at maxval 255, else c->row. */
+static JSAMPROW
+jpeg_out_row(const struct image *img, struct jpeg_out *c, int y)
+{
+	size_t n = (size_t)img->width * img->channels, base = (size_t)y * n;
+	unsigned m = img->maxval;
+
+	if (m == 255)
+		return (JSAMPROW)img->px + base;
+	for (size_t i = 0; i < n; i++)
+		c->row[i] = (JSAMPLE)((img_get(img, base + i) * 255 + m / 2) / m);
+	return c->row;
+}
+
+/* Compresses every row of img into f; called under c->jb's setjmp. */
+static void
+jpeg_encode(struct jpeg_out *c, FILE *f, const struct image *img, int quality)
+{
+	JSAMPROW row;
+
+	jpeg_stdio_dest(&c->cinfo, f);
+	c->cinfo.image_width = (JDIMENSION)img->width;
+	c->cinfo.image_height = (JDIMENSION)img->height;
+	c->cinfo.input_components = img->channels;
+	c->cinfo.in_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+	jpeg_set_defaults(&c->cinfo);
+	jpeg_set_quality(&c->cinfo, quality, TRUE);
+	if (quality >= JPEG_FULL_CHROMA_QUALITY)
+		for (int k = 0; k < c->cinfo.num_components; k++)
+			c->cinfo.comp_info[k].h_samp_factor =
+			    c->cinfo.comp_info[k].v_samp_factor = 1;
+	jpeg_start_compress(&c->cinfo, TRUE);
+	for (int y = 0; y < img->height; y++) {
+		row = jpeg_out_row(img, c, y);
+		jpeg_write_scanlines(&c->cinfo, &row, 1);
+	}
+	jpeg_finish_compress(&c->cinfo);
+}
+
+static int
+jpeg_write_guarded(struct jpeg_out *c, FILE *f, const struct image *img,
+    int quality, const char *name, struct gf_err *e)
+{
+	if (setjmp(c->jb) != 0)
+		return gf_fail(e, "cannot write %s as JPEG: %s", name, c->msg);
+	jpeg_create_compress(&c->cinfo);
+	jpeg_encode(c, f, img, quality);
+	return 0;
+}
+
+int
+img_jpeg_write(FILE *f, const struct image *img, int quality,
+    const char *name, struct gf_err *e)
+{
+	struct jpeg_out *c;
+	int ret;
+
+	if (img->maxval > 255)
+		return gf_fail(e, "cannot write %s as JPEG: the image is 16 bit "
+		    "(maxval %u) and JPEG holds 8; write PNG or PNM", name,
+		    img->maxval);
+	if (f != stdout && ftell(f) > 0)
+		return gf_fail(e, "cannot write another image to %s: a JPEG file "
+		    "holds one image; write PNM for a stream", name);
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->row = malloc((size_t)img->width * img->channels)) == NULL) {
+		free(c);
+		return gf_fail(e, "out of memory");
+	}
+	c->cinfo.err = jpeg_std_error(&c->err);
+	c->err.error_exit = jpeg_out_error;
+	c->err.output_message = jpeg_quiet;
+	ret = jpeg_write_guarded(c, f, img, quality, name, e);
+	jpeg_destroy_compress(&c->cinfo);
+	free(c->row);
+	free(c);
+	if (ret == 0 && ferror(f))
+		return gf_fail(e, "cannot write %s as JPEG: %s", name, strerror(errno));
 	return ret;
 }

@@ -105,6 +105,7 @@ parse_block(const char *s, struct gf_launch *l, struct gf_err *e)
 int
 gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 {
+	enum img_format f;
 	long v;
 
 	switch (c) {
@@ -116,7 +117,15 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 	case GF_OPT_BORDER:
 		return gf_parse_border(arg, &o->border, e) < 0 ? -1 : 1;
 	case 'f':
-		return img_format_parse(arg, &o->format, e) < 0 ? -1 : 1;
+		if (img_format_parse(arg, &f, e) < 0)
+			return -1;
+		o->format = img_format_with_quality(f, img_format_quality(o->format));
+		return 1;
+	case GF_OPT_QUALITY:
+		if (gf_parse_int(arg, "--quality", 1, 100, &v, e) < 0)
+			return -1;
+		o->format = img_format_with_quality(o->format, (int)v);
+		return 1;
 	case 'o':
 		o->outdir = arg;
 		return 1;
@@ -142,13 +151,11 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 			return -1;
 		o->max_pixels = v;
 		return 1;
-	case 'v':
+	case 'v':               /* independent of -q, in either order */
 		o->verbose = 1;
-		o->quiet = 0;
 		return 1;
 	case 'q':
 		o->quiet = 1;
-		o->verbose = 0;
 		return 1;
 	case 'h':
 		o->help = 1;

@@ -1,6 +1,6 @@
 /*
  * opts.h - the options every tool shares (-m, --cpu, --border, -f, -j, -o,
- * --block, --rows, --device, --max-pixels, -v, -q, -h, -V) and the parsers for option
+ * --quality, --block, --rows, --device, --max-pixels, -v, -q, -h, -V) and the parsers for option
  * values, so that the three tools accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
@@ -19,11 +19,11 @@ struct gf_opts {
 	struct gf_launch launch;
 	int device;             /* -1: the default device */
 	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
-	enum img_format format;
+	enum img_format format;  /* with the JPEG quality (--quality) */
 	const char *outdir;     /* -o DIR: batch mode */
 	int threads;            /* -j N: decoders and CPU threads; 0: online CPUs */
-	int verbose;
-	int quiet;
+	int verbose;            /* -v: a line per image */
+	int quiet;              /* -q: no notices, progress or summary, even with -v */
 	int help;
 	int version;
 };
@@ -36,6 +36,7 @@ enum {
 	GF_OPT_ROWS,
 	GF_OPT_DEVICE,
 	GF_OPT_MAX_PIXELS,
+	GF_OPT_QUALITY,
 	GF_OPT_TOOL = 300
 };
 
@@ -47,6 +48,7 @@ enum {
 	{"rows", required_argument, NULL, GF_OPT_ROWS}, \
 	{"device", required_argument, NULL, GF_OPT_DEVICE}, \
 	{"max-pixels", required_argument, NULL, GF_OPT_MAX_PIXELS}, \
+	{"quality", required_argument, NULL, GF_OPT_QUALITY}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
 

@@ -281,6 +281,68 @@ test_png_16bit(void)
 	img_free(&d);
 }
 
+/*
+ * JPEG out (lossy): smooth gradients, gray and RGB, and a maxval-100
+ * gray image, written at quality 100 and read back by our reader: the
+ * same size and channels, maxval 255, every sample within 8 of the
+ * original (scaled to 255); a 16-bit image is refused, naming PNG.
+ */
+static void
+check_jpeg_round_trip(const char *name, int ch, unsigned maxval)
+{
+	enum { W = 37, H = 23 };
+	struct image img = image_of(W, H, ch, maxval, NULL), back = {0};
+	struct gf_err e = {{0}};
+	unsigned worst = 0;
+	size_t n = (size_t)W * H * ch;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t x = i / ch % W, y = i / ch / W, c = i % ch;
+		((unsigned char *)img.px)[i] = (unsigned char)((x * 2 + y * 3 +
+		    c * 40) * maxval / 255);
+	}
+	if (round_trip(&img, img_format_with_quality(IMG_FORMAT_JPEG, 100), &back,
+	    NULL, 0, &e) < 0) {
+		result(name, 0, "%s", e.msg);
+		img_free(&img);
+		return;
+	}
+	if (back.width != W || back.height != H || back.channels != ch ||
+	    back.maxval != 255) {
+		result(name, 0, "got %dx%d, %d channels, maxval %u", back.width,
+		    back.height, back.channels, back.maxval);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			unsigned want = (img_get(&img, i) * 255 + maxval / 2) / maxval;
+			unsigned got = img_get(&back, i);
+			unsigned d = got > want ? got - want : want - got;
+			worst = d > worst ? d : worst;
+		}
+		result(name, worst <= 8, "a sample differs by %u", worst);
+	}
+	img_free(&img);
+	img_free(&back);
+}
+
+static void
+test_jpeg(void)
+{
+	static const unsigned v[] = {1000, 2000, 0, 65535, 256, 1};
+	struct image big = image_of(3, 2, 1, 65535, v), back = {0};
+	struct gf_err e = {{0}};
+	int ret;
+
+	check_jpeg_round_trip("jpeg_q100_gray", 1, 255);
+	check_jpeg_round_trip("jpeg_q100_rgb", 3, 255);
+	check_jpeg_round_trip("jpeg_q100_maxval_100_scaled", 1, 100);
+	ret = round_trip(&big, IMG_FORMAT_JPEG, &back, NULL, 0, &e);
+	result("jpeg_16bit_refused", ret < 0 && strstr(e.msg, "16 bit") &&
+	    strstr(e.msg, "PNG"), "ret %d: %s", ret, e.msg);
+	if (ret == 0)
+		img_free(&back);
+	img_free(&big);
+}
+
 /* ---- streams */
 
 /*
@@ -725,6 +787,7 @@ main(void)
 	test_round_trips();
 	test_png_scaled();
 	test_png_16bit();
+	test_jpeg();
 	test_stream();
 	test_pnm_variants();
 	test_bad_header();
