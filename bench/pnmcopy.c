@@ -44,7 +44,7 @@ copy_gpufilt(void)
 	if (img_reader_open(&r, stdin, "standard input", &e) < 0)
 		return 1;
 	while ((got = img_read_next(r, &img, &e)) > 0) {
-		got = img_write(stdout, &img, IMG_FORMAT_PNM, "standard output", &e);
+		got = img_write(stdout, &img, IMG_FORMAT_PNM, 0, "standard output", &e);
 		img_free(&img);
 		if (got < 0)
 			break;

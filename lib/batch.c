@@ -138,7 +138,7 @@ batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
 	static const char *const png[] = {"png", NULL}, *const pnm[] = {"pgm",
 	    "ppm", NULL}, *const jpeg[] = {"jpg", NULL};
 	const char *const *exts = fmt == IMG_FORMAT_PNG ? png :
-	    img_format_kind(fmt) == IMG_FORMAT_JPEG ? jpeg : pnm;
+	    fmt == IMG_FORMAT_JPEG ? jpeg : pnm;
 	struct batch_out *outs = calloc((size_t)n + 1, sizeof(*outs));
 	char path[PATH_MAX];
 	int m = 0, ret = -1;

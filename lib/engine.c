@@ -769,13 +769,14 @@ struct sink {
 	FILE *f;                /* stdout or file.f; NULL before the first image */
 	const char *name;
 	enum img_format fmt;
+	int quality;            /* JPEG */
 	char path[PATH_MAX];
 	int nwritten;
 };
 
 static int
 sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
-    const struct image *first, struct gf_err *e)
+    int quality, const struct image *first, struct gf_err *e)
 {
 	const char *output = jb->output;
 
@@ -790,6 +791,7 @@ sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
 		output = k->path;
 	}
 	k->fmt = img_format_for(output, asked);
+	k->quality = quality;
 	if (output == NULL || strcmp(output, "-") == 0) {
 		k->f = stdout;
 		k->name = "standard output";
@@ -806,10 +808,11 @@ sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
 static int
 sink_write(struct sink *k, const struct image *img, struct gf_err *e)
 {
-	if (k->fmt == IMG_FORMAT_PNG && k->nwritten > 0)
-		return gf_fail(e, "cannot write image %d to %s: a PNG file holds "
-		    "one image; write PNM for a stream", k->nwritten + 1, k->name);
-	if (img_write(k->f, img, k->fmt, k->name, e) < 0)
+	if (k->fmt != IMG_FORMAT_PNM && k->nwritten > 0)
+		return gf_fail(e, "cannot write image %d to %s: a %s file holds "
+		    "one image; write PNM for a stream", k->nwritten + 1, k->name,
+		    k->fmt == IMG_FORMAT_PNG ? "PNG" : "JPEG");
+	if (img_write(k->f, img, k->fmt, k->quality, k->name, e) < 0)
 		return -1;
 	if (k->f == stdout && fflush(stdout) != 0)
 		return gf_fail(e, "cannot write standard output: %s", strerror(errno));
@@ -904,7 +907,7 @@ write_image(struct encoder *c, int j, struct slot *s)
 		return;
 	}
 	if (c->sink.f == NULL && sink_open(&c->sink, &en->jobs[j],
-	    en->o->format, &s->out, &e) < 0) {
+	    en->o->format, en->o->quality, &s->out, &e) < 0) {
 		if (s->partial)
 			write_partial(c, s, &e);
 		job_fail(c, j, s, &e);

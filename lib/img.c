@@ -16,28 +16,6 @@
 #include "img_int.h"
 #include "outfile.h"
 
-enum img_format
-img_format_with_quality(enum img_format f, int q)
-{
-	if (f != IMG_FORMAT_AUTO && img_format_kind(f) != IMG_FORMAT_JPEG)
-		return f;
-	return (enum img_format)(img_format_kind(f) | (q & 0x7f) << 8);
-}
-
-enum img_format
-img_format_kind(enum img_format f)
-{
-	return (enum img_format)(f & 0xff);
-}
-
-int
-img_format_quality(enum img_format f)
-{
-	int q = (f >> 8) & 0x7f;
-
-	return q >= 1 && q <= 100 ? q : IMG_JPEG_QUALITY;
-}
-
 /* The formats of the output extensions we write. */
 static const struct {
 	const char *ext;
@@ -94,19 +72,17 @@ img_format_for(const char *path, enum img_format asked)
 {
 	int i;
 
-	if (asked != IMG_FORMAT_AUTO && img_format_kind(asked) != IMG_FORMAT_AUTO)
+	if (asked != IMG_FORMAT_AUTO)
 		return asked;
 	if (path == NULL || strcmp(path, "-") == 0 || (i = path_ext_index(path)) < 0)
 		return IMG_FORMAT_PNM;
-	return img_exts[i].f == IMG_FORMAT_JPEG ?
-	    img_format_with_quality(IMG_FORMAT_JPEG, img_format_quality(asked)) :
-	    img_exts[i].f;
+	return img_exts[i].f;
 }
 
 int
 img_format_check(const char *path, enum img_format asked, struct gf_err *e)
 {
-	if (img_format_kind(asked) != IMG_FORMAT_AUTO || path == NULL ||
+	if (asked != IMG_FORMAT_AUTO || path == NULL ||
 	    strcmp(path, "-") == 0 || path_ext_index(path) != -1)
 		return 0;
 	return gf_fail(e, "%s: cannot write .%s files; the output name must end "
@@ -120,7 +96,7 @@ img_format_ext(enum img_format f, const struct image *img)
 {
 	if (f == IMG_FORMAT_PNG)
 		return "png";
-	if (img_format_kind(f) == IMG_FORMAT_JPEG)
+	if (f == IMG_FORMAT_JPEG)
 		return "jpg";
 	return img->channels == 1 ? "pgm" : "ppm";
 }
@@ -337,12 +313,13 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 
 int
 img_write(FILE *f, const struct image *img, enum img_format fmt,
-    const char *name, struct gf_err *e)
+    int quality, const char *name, struct gf_err *e)
 {
 	if (fmt == IMG_FORMAT_PNG)
 		return img_png_write(f, img, name, e);
-	if (img_format_kind(fmt) == IMG_FORMAT_JPEG)
-		return img_jpeg_write(f, img, img_format_quality(fmt), name, e);
+	if (fmt == IMG_FORMAT_JPEG)
+		return img_jpeg_write(f, img, quality > 0 ? quality :
+		    IMG_JPEG_QUALITY, name, e);
 	return img_pnm_write(f, img, name, e);
 }
 
@@ -373,7 +350,7 @@ img_save(const char *path, const struct image *img, enum img_format fmt,
 
 	if (outfile_open(&o, path, e) < 0)
 		return -1;
-	if (img_write(o.f, img, img_format_for(path, fmt), path, e) < 0) {
+	if (img_write(o.f, img, img_format_for(path, fmt), 0, path, e) < 0) {
 		outfile_abort(&o);
 		return -1;
 	}

@@ -15,38 +15,22 @@
 
 #include "gf.h"
 
-/*
- * An output format.  Bits 8-14 of an AUTO or JPEG value may hold the
- * JPEG quality (img_format_with_quality; 0 there: IMG_JPEG_QUALITY), so
- * that a format alone says how to write; PNM and PNG values never carry
- * it and compare equal to their names.
- */
 enum img_format {
 	IMG_FORMAT_AUTO,        /* by the output name's extension; PNM for stdout */
 	IMG_FORMAT_PNM,
 	IMG_FORMAT_PNG,
-	IMG_FORMAT_JPEG,
-	IMG_FORMAT_QUALITY_MAX = 0x7fff  /* room for the quality bits */
+	IMG_FORMAT_JPEG
 };
 
-/* The JPEG quality when none is given (--quality). */
+/* The JPEG quality when none is given (--quality, img_write's 0). */
 #define IMG_JPEG_QUALITY 95
-
-/* f (AUTO or JPEG) carrying JPEG quality q (1-100); PNM and PNG unchanged. */
-enum img_format img_format_with_quality(enum img_format f, int q);
-
-/* The format f names, without its quality bits. */
-enum img_format img_format_kind(enum img_format f);
-
-/* The JPEG quality f carries (IMG_JPEG_QUALITY if none). */
-int img_format_quality(enum img_format f);
 
 /* Parses "pnm", "png", "jpeg" or "jpg" (-f); -1 with a message otherwise. */
 int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
 
 /*
- * The format for output path (NULL or "-" is standard output), with
- * asked's quality: asked unless AUTO, else by the name's extension
+ * The format for output path (NULL or "-" is standard output): asked
+ * unless AUTO, else by the name's extension
  * (.png, .jpg or .jpeg; PNM for .pgm, .ppm, .pnm, .pam, no extension and
  * standard output).  img_format_check refuses the other extensions.
  */
@@ -108,11 +92,12 @@ void img_reader_close(struct img_reader *r);
 /*
  * Appends img to f in format fmt (PNM: PGM or PPM with img's maxval; PNG:
  * 8 bit for maxval <= 255, 16 bit above, samples scaled to 255 or 65535;
- * JPEG: 8 bit, samples scaled to 255, maxval above 255 refused, and only
- * into an empty file unless f is stdout).
+ * JPEG: 8 bit at quality (1-100, 0: IMG_JPEG_QUALITY), samples scaled to
+ * 255, maxval above 255 refused).  A PNG or JPEG file holds one image:
+ * the caller writes no second one.
  */
 int img_write(FILE *f, const struct image *img, enum img_format fmt,
-    const char *name, struct gf_err *e);
+    int quality, const char *name, struct gf_err *e);
 
 /*
  * Appends rows y0 .. y1-1 of img to f as PNM, the header first when y0 is

@@ -297,9 +297,6 @@ img_jpeg_write(FILE *f, const struct image *img, int quality,
 		return gf_fail(e, "cannot write %s as JPEG: the image is 16 bit "
 		    "(maxval %u) and JPEG holds 8; write PNG or PNM", name,
 		    img->maxval);
-	if (f != stdout && ftell(f) > 0)
-		return gf_fail(e, "cannot write another image to %s: a JPEG file "
-		    "holds one image; write PNM for a stream", name);
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->row = malloc((size_t)img->width * img->channels)) == NULL) {
 		free(c);

@@ -119,12 +119,12 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 	case 'f':
 		if (img_format_parse(arg, &f, e) < 0)
 			return -1;
-		o->format = img_format_with_quality(f, img_format_quality(o->format));
+		o->format = f;
 		return 1;
 	case GF_OPT_QUALITY:
 		if (gf_parse_int(arg, "--quality", 1, 100, &v, e) < 0)
 			return -1;
-		o->format = img_format_with_quality(o->format, (int)v);
+		o->quality = (int)v;
 		return 1;
 	case 'o':
 		o->outdir = arg;

@@ -19,7 +19,8 @@ struct gf_opts {
 	struct gf_launch launch;
 	int device;             /* -1: the default device */
 	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
-	enum img_format format;  /* with the JPEG quality (--quality) */
+	enum img_format format;
+	int quality;            /* --quality: JPEG 1-100; 0: IMG_JPEG_QUALITY */  /* with the JPEG quality (--quality) */
 	const char *outdir;     /* -o DIR: batch mode */
 	int threads;            /* -j N: decoders and CPU threads; 0: online CPUs */
 	int verbose;            /* -v: a line per image */

@@ -157,7 +157,7 @@ round_trip(const struct image *img, enum img_format fmt, struct image *back,
 
 	if (f == NULL)
 		return gf_fail(e, "cannot make a temporary file");
-	ret = img_write(f, img, fmt, path, e);
+	ret = img_write(f, img, fmt, 100, path, e);
 	if (ret == 0 && head) {
 		memset(head, 0, headlen);
 		if (fseek(f, 0, SEEK_SET) == 0 && fread(head, 1, headlen, f) == 0)
@@ -301,7 +301,7 @@ check_jpeg_round_trip(const char *name, int ch, unsigned maxval)
 		((unsigned char *)img.px)[i] = (unsigned char)((x * 2 + y * 3 +
 		    c * 40) * maxval / 255);
 	}
-	if (round_trip(&img, img_format_with_quality(IMG_FORMAT_JPEG, 100), &back,
+	if (round_trip(&img, IMG_FORMAT_JPEG, &back,
 	    NULL, 0, &e) < 0) {
 		result(name, 0, "%s", e.msg);
 		img_free(&img);
@@ -365,7 +365,7 @@ test_stream(void)
 	int ok = f != NULL, ret = 0, k;
 
 	for (k = 0; ok && k < 3; k++)
-		ok = img_write(f, &in[k], IMG_FORMAT_PNM, path, &e) == 0;
+		ok = img_write(f, &in[k], IMG_FORMAT_PNM, 0, path, &e) == 0;
 	ok = ok && fseek(f, 0, SEEK_SET) == 0 && img_reader_open(&r, f, path, &e) == 0;
 	for (k = 0; ok && k < 3; k++) {
 		ok = (ret = img_read_next(r, &img, &e)) == 1 &&
@@ -596,7 +596,7 @@ test_png_huge(void)
 	}
 	setvbuf(f, NULL, _IONBF, 0);
 	img.px = px;
-	ret = img_write(f, &img, IMG_FORMAT_PNG, "huge.png", &e);
+	ret = img_write(f, &img, IMG_FORMAT_PNG, 0, "huge.png", &e);
 	fclose(f);
 	munmap(px, img_bytes(&img));
 	result("png_huge_write", ret == -1 && strstr(e.msg, "cannot write") &&

@@ -39,8 +39,8 @@ fuzz_write(const struct image *img)
 	f = open_memstream(&buf, &len);
 	if (f == NULL)
 		return;
-	(void)img_write(f, img, IMG_FORMAT_PNM, "memory", &e);
-	(void)img_write(f, img, IMG_FORMAT_PNG, "memory", &e);
+	(void)img_write(f, img, IMG_FORMAT_PNM, 0, "memory", &e);
+	(void)img_write(f, img, IMG_FORMAT_PNG, 0, "memory", &e);
 	fclose(f);
 	free(buf);
 }
