@@ -22,6 +22,14 @@ npass=0 nfail=0 nskip=0
 pass() { npass=$((npass + 1)); [ -z "$VERBOSE" ] || echo "pass $1"; }
 fail() { nfail=$((nfail + 1)); echo "FAIL $1: $2"; }
 skip() { nskip=$((nskip + 1)); [ -z "$VERBOSE" ] || echo "skip $1: $2"; }
+# Passes or fails case $1 on the exit status of the rest of the line; $why,
+# if set, says why it failed.
+check() {
+	name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name" "${why:-condition false}"; fi
+	why=
+}
 
 if gpu_name=$("$BUILD/tests/gpu_probe" 2>&1); then
 	GPU=1

@@ -8,14 +8,6 @@ mkdir -p "$E"
 PX=$SAMPLES/px2x3.pgm
 PXMAG=$GOLDEN/sobel/px2x3.mag.pgm
 
-# Passes or fails case $1 on the exit status of the rest of the line.
-check() {
-	name=$1
-	shift
-	if "$@"; then pass "env/$name"; else fail "env/$name" "${why:-condition false}"; fi
-	why=
-}
-
 # Temporary files (.NAME.XXXXXX or .gf.XXXXXX) left in directory $1.
 leftovers() { ls -A "$1" | grep '^\.' ; }
 
@@ -29,7 +21,7 @@ reader=$!
 limited "$BIN/sobel" -q --cpu "$PX" "$E/fifo/out" 2>"$E/err"
 wait "$reader"
 why="reader got $(wc -c <"$E/fifo.got") bytes: $(cat "$E/err")"
-check fifo-output eval '[ -p "$E/fifo/out" ] && cmp -s "$E/fifo.got" "$PXMAG"'
+check env/fifo-output eval '[ -p "$E/fifo/out" ] && cmp -s "$E/fifo.got" "$PXMAG"'
 
 # A private character device (/dev/null's numbers) stays a device; then
 # the real /dev/null (only once the private one is known to survive).
@@ -38,13 +30,13 @@ if mknod "$E/dev/null" c 1 3 2>/dev/null; then
 	"$BIN/sobel" -q --cpu "$PX" "$E/dev/null" 2>"$E/err"
 	st=$?
 	why="exit $st, $(ls -l "$E/dev/null"): $(cat "$E/err")"
-	check chardev-output eval '[ $st -eq 0 ] && [ -c "$E/dev/null" ] &&
+	check env/chardev-output eval '[ $st -eq 0 ] && [ -c "$E/dev/null" ] &&
 	    [ -z "$(leftovers "$E/dev")" ]'
 	if [ -c "$E/dev/null" ]; then
 		"$BIN/sobel" -q --cpu "$PX" /dev/null 2>"$E/err"
 		st=$?
 		why="exit $st: $(cat "$E/err")"
-		check dev-null-output eval '[ $st -eq 0 ] && [ -c /dev/null ]'
+		check env/dev-null-output eval '[ $st -eq 0 ] && [ -c /dev/null ]'
 	fi
 else
 	skip env/chardev-output "mknod is not permitted here"
@@ -54,7 +46,7 @@ fi
 ln -s /proc/self/fd/1 "$E/dev/stdout"
 "$BIN/sobel" -q --cpu "$PX" "$E/dev/stdout" >"$E/stdout.got" 2>"$E/err"
 why="$(ls -l "$E/dev/stdout"): $(cat "$E/err")"
-check stdout-link-output eval '[ -L "$E/dev/stdout" ] && cmp -s "$E/stdout.got" "$PXMAG"'
+check env/stdout-link-output eval '[ -L "$E/dev/stdout" ] && cmp -s "$E/stdout.got" "$PXMAG"'
 
 # A Unix socket with a listener gets the image, and stays a socket.
 if command -v python3 >/dev/null 2>&1; then
@@ -76,7 +68,7 @@ with open(sys.argv[2], "wb") as f:
 	limited "$BIN/sobel" -q --cpu "$PX" "$E/sock" 2>"$E/err"
 	wait "$listener"
 	why="$(ls -l "$E/sock"): $(cat "$E/err")"
-	check socket-output eval '[ -S "$E/sock" ] && cmp -s "$E/sock.got" "$PXMAG"'
+	check env/socket-output eval '[ -S "$E/sock" ] && cmp -s "$E/sock.got" "$PXMAG"'
 else
 	skip env/socket-output "python3 is not installed"
 fi
@@ -91,19 +83,19 @@ cp "$PX" "$E/b/a/first.pgm"
     "$E/b/b/x.pgm" 2>"$E/err"
 st=$?
 why="exit $st, out: $(ls "$E/b/out"): $(cat "$E/err")"
-check batch-same-base eval '[ $st -eq 2 ] && [ -z "$(ls -A "$E/b/out")" ] &&
+check env/batch-same-base eval '[ $st -eq 2 ] && [ -z "$(ls -A "$E/b/out")" ] &&
     grep -q "^sobel: .*/a/x.pgm.*/b/x.pgm" "$E/err"'
 "$BIN/sobel" -q --cpu -o "$E/b/a" "$E/b/a/x.pgm" 2>"$E/err"
 st=$?
 why="exit $st: $(cat "$E/err")"
-check batch-own-input eval '[ $st -eq 2 ] && cmp -s "$E/b/a/x.pgm" "$SAMPLES/coins.pgm" &&
+check env/batch-own-input eval '[ $st -eq 2 ] && cmp -s "$E/b/a/x.pgm" "$SAMPLES/coins.pgm" &&
     grep -q "^sobel: .*/a/x.pgm" "$E/err"'
 # The same file through another spelling of the directory.
 ln -s "$E/b/a" "$E/b/alias"
 "$BIN/sobel" -q --cpu -o "$E/b/alias" "$E/b/a/x.pgm" 2>"$E/err"
 st=$?
 why="exit $st: $(cat "$E/err")"
-check batch-own-input-alias eval '[ $st -eq 2 ] && cmp -s "$E/b/a/x.pgm" "$SAMPLES/coins.pgm"'
+check env/batch-own-input-alias eval '[ $st -eq 2 ] && cmp -s "$E/b/a/x.pgm" "$SAMPLES/coins.pgm"'
 
 # ---- 10: a replaced output keeps its mode.
 
@@ -112,13 +104,13 @@ rm -rf "$E/m" && mkdir -p "$E/m"
 chmod 600 "$E/m/out.pgm"
 "$BIN/sobel" -q --cpu "$PX" "$E/m/out.pgm"
 why="mode $(stat -c %a "$E/m/out.pgm")"
-check keep-mode eval '[ "$(stat -c %a "$E/m/out.pgm")" = 600 ] && cmp -s "$E/m/out.pgm" "$PXMAG"'
+check env/keep-mode eval '[ "$(stat -c %a "$E/m/out.pgm")" = 600 ] && cmp -s "$E/m/out.pgm" "$PXMAG"'
 : >"$E/m/target.pgm"
 chmod 640 "$E/m/target.pgm"
 ln -s target.pgm "$E/m/link.pgm"
 "$BIN/sobel" -q --cpu "$PX" "$E/m/link.pgm"
 why="$(ls -l "$E/m")"
-check symlink-replaced eval '[ ! -L "$E/m/link.pgm" ] && [ ! -s "$E/m/target.pgm" ] &&
+check env/symlink-replaced eval '[ ! -L "$E/m/link.pgm" ] && [ ! -s "$E/m/target.pgm" ] &&
     [ "$(stat -c %a "$E/m/link.pgm")" = 640 ]'
 
 # ---- 11: a signal removes the temporary file and still kills.
@@ -147,7 +139,7 @@ signal_case() {
 	st=$?
 	exec 3>&-
 	why="exit $st (want $((128 + num))), left: $(ls -A "$d/out")"
-	check "signal-$sig" eval '[ $n -lt 100 ] && [ $st -eq $((128 + num)) ] &&
+	check env/"signal-$sig" eval '[ $n -lt 100 ] && [ $st -eq $((128 + num)) ] &&
 	    [ -z "$(ls -A "$d/out")" ]'
 }
 # env --default-signal undoes the SIGINT that sh ignores in background jobs.
@@ -166,19 +158,19 @@ fi
 # With standard error closed, -v must not land in the output file.
 "$BIN/sobel" -v --cpu - "$E/fd2.pgm" <"$PX" 2>&-
 why="output differs from the golden one ($(wc -c <"$E/fd2.pgm") bytes)"
-check stderr-closed cmp -s "$E/fd2.pgm" "$PXMAG"
+check env/stderr-closed cmp -s "$E/fd2.pgm" "$PXMAG"
 "$BIN/sobel" -q --cpu "$PX" "$E/fd1.pgm" >&-
 st=$?
 why="exit $st"
-check stdout-closed-unused eval '[ $st -eq 0 ] && cmp -s "$E/fd1.pgm" "$PXMAG"'
+check env/stdout-closed-unused eval '[ $st -eq 0 ] && cmp -s "$E/fd1.pgm" "$PXMAG"'
 "$BIN/sobel" -q --cpu "$PX" >&- 2>"$E/err"
 st=$?
 why="exit $st: $(cat "$E/err")"
-check stdout-closed-written eval '[ $st -eq 1 ] && grep -q "^sobel: cannot write standard output" "$E/err"'
+check env/stdout-closed-written eval '[ $st -eq 1 ] && grep -q "^sobel: cannot write standard output" "$E/err"'
 "$BIN/sobel" -q --cpu - "$E/fd0.pgm" <&- 2>"$E/err"
 st=$?
 why="exit $st: $(cat "$E/err")"
-check stdin-closed eval '[ $st -eq 1 ] && grep -q "^sobel: " "$E/err" && [ ! -e "$E/fd0.pgm" ]'
+check env/stdin-closed eval '[ $st -eq 1 ] && grep -q "^sobel: " "$E/err" && [ ! -e "$E/fd0.pgm" ]'
 
 # ---- 13: help and version on a full disk.
 
@@ -188,7 +180,7 @@ for cmdline in "sobel -h" "sobel -V" "conv2d -h" "conv2d -V" "edge -h" "edge -V"
 	"$BIN/$tool" "$2" >/dev/full 2>"$E/err"
 	st=$?
 	why="exit $st: $(cat "$E/err")"
-	check "full-disk/$tool$2" eval '[ $st -eq 1 ] &&
+	check env/"full-disk/$tool$2" eval '[ $st -eq 1 ] &&
 	    grep -q "^$tool: cannot write standard output: No space left on device" "$E/err"'
 done
 
@@ -201,7 +193,7 @@ msg_case() {
 	"$@" >/dev/null 2>"$E/err" </dev/null
 	st=$?
 	why="exit $st: $(head -n 1 "$E/err" | od -c | head -n 3)"
-	check "msg/$name" eval '[ $st -eq 2 ] && head -n 1 "$E/err" | grep -q -- "$want" &&
+	check env/"msg/$name" eval '[ $st -eq 2 ] && head -n 1 "$E/err" | grep -q -- "$want" &&
 	    ! head -n 1 "$E/err" | LC_ALL=C grep -q "[[:cntrl:]]"'
 }
 mkdir -p "$E/msg"
@@ -223,7 +215,7 @@ msg_case rows-overflow "^sobel: --rows '99999999999999999999' is out of range" \
 "$BIN/sobel" -q --cpu -o "$E/msg/none/" "$PX" 2>"$E/err"
 st=$?
 why="exit $st: $(cat "$E/err")"
-check outdir-missing-made eval '[ $st -eq 0 ] && cmp -s "$E/msg/none/px2x3.pgm" "$PXMAG"'
+check env/outdir-missing-made eval '[ $st -eq 0 ] && cmp -s "$E/msg/none/px2x3.pgm" "$PXMAG"'
 : >"$E/msg/file"
 msg_case outdir-file "^sobel: -o $E/msg/file: it is not a directory$" \
     "$BIN/sobel" -o "$E/msg/file" "$PX"
@@ -234,7 +226,7 @@ mkdir -p "$E/msg"
 long=$(printf '%0251d' 0).pgm
 "$BIN/sobel" -q --cpu "$PX" "$E/msg/$long" 2>"$E/err"
 why="$(cat "$E/err")"
-check long-name eval 'cmp -s "$E/msg/$long" "$PXMAG" && [ -z "$(leftovers "$E/msg")" ]'
+check env/long-name eval 'cmp -s "$E/msg/$long" "$PXMAG" && [ -z "$(leftovers "$E/msg")" ]'
 
 # The same mistake gets the same message from every tool.
 same_message() {
@@ -248,7 +240,7 @@ same_message() {
 		echo "$? $(head -n 1 "$E/err.$tool" | sed "s/^$tool: //")"
 	done >"$E/same"
 	why="$(cat "$E/same" | tr '\n' '|')"
-	check "same-message/$name" eval '[ "$(sort -u "$E/same" | wc -l)" -eq 1 ] &&
+	check env/"same-message/$name" eval '[ "$(sort -u "$E/same" | wc -l)" -eq 1 ] &&
 	    grep -q "^2 " "$E/same"'
 }
 same_message unknown-short -w "$PX"
@@ -276,5 +268,5 @@ for tool in sobel conv2d edge; do
 	"$BIN/$tool" --help | sed -n '/^  --border/,/^  -h, --help/p' >"$E/help.$tool"
 done
 why="the tools' --help differ on the shared options"
-check same-help eval '[ -s "$E/help.sobel" ] && cmp -s "$E/help.sobel" "$E/help.conv2d" &&
+check env/same-help eval '[ -s "$E/help.sobel" ] && cmp -s "$E/help.sobel" "$E/help.conv2d" &&
     cmp -s "$E/help.sobel" "$E/help.edge"'

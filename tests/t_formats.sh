@@ -8,20 +8,12 @@ mkdir -p "$F"
 FPX=$SAMPLES/px2x3.pgm
 FPXMAG=$GOLDEN/sobel/px2x3.mag.pgm
 
-# Passes or fails case $1 on the exit status of the rest of the line.
-fcheck() {
-	name=$1
-	shift
-	if "$@"; then pass "formats/$name"; else fail "formats/$name" "${why:-condition false}"; fi
-	why=
-}
-
 # ---- -o DIR that does not exist is made, parents too, mode 0777 & ~umask.
 rm -rf "$F/made"
 (umask 022 && "$BIN/sobel" -q --cpu -o "$F/made/a/b" "$FPX") 2>"$F/err"
 st=$?
 why="exit $st: $(cat "$F/err")"
-fcheck outdir-made eval '[ $st -eq 0 ] && cmp -s "$F/made/a/b/px2x3.pgm" "$FPXMAG" &&
+check formats/outdir-made eval '[ $st -eq 0 ] && cmp -s "$F/made/a/b/px2x3.pgm" "$FPXMAG" &&
     [ "$(stat -c %a "$F/made/a/b")" = 755 ]'
 
 # A path through a file cannot be made: exit 1, the directory and why.
@@ -29,18 +21,18 @@ fcheck outdir-made eval '[ $st -eq 0 ] && cmp -s "$F/made/a/b/px2x3.pgm" "$FPXMA
 "$BIN/sobel" -q --cpu -o "$F/plain/sub" "$FPX" 2>"$F/err"
 st=$?
 why="exit $st: $(cat "$F/err")"
-fcheck outdir-cannot-make eval '[ $st -eq 1 ] && grep -q "^sobel: -o $F/plain/sub: cannot create the directory $F/plain: Not a directory$" "$F/err"'
+check formats/outdir-cannot-make eval '[ $st -eq 1 ] && grep -q "^sobel: -o $F/plain/sub: cannot create the directory $F/plain: Not a directory$" "$F/err"'
 
 # An existing file is still a usage error, and nothing is made for a
 # batch refused before it runs.
 "$BIN/sobel" -q --cpu -o "$F/plain" "$FPX" 2>"$F/err"
 st=$?
 why="exit $st: $(cat "$F/err")"
-fcheck outdir-file eval '[ $st -eq 2 ] && grep -q "it is not a directory" "$F/err"'
+check formats/outdir-file eval '[ $st -eq 2 ] && grep -q "it is not a directory" "$F/err"'
 "$BIN/sobel" -q --cpu -o "$F/refused" "$FPX" "$FPX" 2>"$F/err"
 st=$?
 why="exit $st: $(cat "$F/err")"
-fcheck outdir-refused-not-made eval '[ $st -eq 2 ] && [ ! -e "$F/refused" ]'
+check formats/outdir-refused-not-made eval '[ $st -eq 2 ] && [ ! -e "$F/refused" ]'
 
 # ---- every output name we accept gets its own format; others are refused.
 
@@ -54,7 +46,7 @@ for pair in out.jpg:ffd8ff out.JPEG:ffd8ff out.png:89504e out.pgm:50350a \
 	"$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$F/$oname" 2>"$F/err"
 	st=$?
 	why="exit $st, bytes $(magic "$F/$oname" 2>/dev/null): $(cat "$F/err")"
-	fcheck "ext/$oname" eval '[ $st -eq 0 ] && [ "$(magic "$F/$oname")" = $want ]'
+	check formats/"ext/$oname" eval '[ $st -eq 0 ] && [ "$(magic "$F/$oname")" = $want ]'
 done
 
 for oname in out.tif out.webp out.bmp; do
@@ -62,58 +54,58 @@ for oname in out.tif out.webp out.bmp; do
 	"$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$F/$oname" 2>"$F/err"
 	st=$?
 	why="exit $st: $(cat "$F/err")"
-	fcheck "ext-refused/$oname" eval '[ $st -eq 2 ] && [ ! -e "$F/$oname" ] &&
+	check formats/"ext-refused/$oname" eval '[ $st -eq 2 ] && [ ! -e "$F/$oname" ] &&
 	    head -n 1 "$F/err" | grep -q "^sobel: $F/$oname: cannot write \.${oname#out.} files; .*\.png or \.jpg, \.jpeg"'
 done
 
 # -f names the format whatever the name says; jpg is jpeg.
 "$BIN/sobel" -q --cpu -f jpg "$SAMPLES/coins.pgm" >"$F/stdout.jpg" 2>"$F/err"
 why="$(magic "$F/stdout.jpg"): $(cat "$F/err")"
-fcheck f-jpg-stdout eval '[ "$(magic "$F/stdout.jpg")" = ffd8ff ]'
+check formats/f-jpg-stdout eval '[ "$(magic "$F/stdout.jpg")" = ffd8ff ]'
 "$BIN/sobel" -q --cpu -f png "$SAMPLES/coins.pgm" "$F/forced.tif" 2>"$F/err"
 why="$(cat "$F/err")"
-fcheck f-png-any-name eval '[ "$(magic "$F/forced.tif")" = 89504e ]'
+check formats/f-png-any-name eval '[ "$(magic "$F/forced.tif")" = 89504e ]'
 
 # ---- JPEG out: colour stays colour; --quality 1-100; one image per file;
 # 16 bit refused; a batch with -f jpeg writes .jpg.
 "$BIN/conv2d" -q --cpu -k identity "$SAMPLES/chelsea.png" "$F/c.jpg" 2>"$F/err" &&
     "$BIN/conv2d" -q --cpu -k identity "$F/c.jpg" "$F/c.ppm" 2>>"$F/err"
 why="$(cat "$F/err")"
-fcheck jpeg-colour eval '[ "$(magic "$F/c.jpg")" = ffd8ff ] && [ "$(head -c 2 "$F/c.ppm")" = P6 ]'
+check formats/jpeg-colour eval '[ "$(magic "$F/c.jpg")" = ffd8ff ] && [ "$(head -c 2 "$F/c.ppm")" = P6 ]'
 
 "$BIN/conv2d" -q --cpu -k identity --quality 10 "$SAMPLES/chelsea.png" "$F/q10.jpg" 2>"$F/err"
 "$BIN/conv2d" -q --cpu -k identity --quality 100 "$SAMPLES/chelsea.png" "$F/q100.jpg" 2>>"$F/err"
 why="q10 $(wc -c <"$F/q10.jpg") bytes, q100 $(wc -c <"$F/q100.jpg"): $(cat "$F/err")"
-fcheck jpeg-quality eval '[ $(wc -c <"$F/q10.jpg") -lt $(wc -c <"$F/q100.jpg") ]'
+check formats/jpeg-quality eval '[ $(wc -c <"$F/q10.jpg") -lt $(wc -c <"$F/q100.jpg") ]'
 for q in 0 101 x; do
 	"$BIN/sobel" --quality $q "$FPX" "$F/q.jpg" 2>"$F/err"
 	st=$?
 	why="exit $st: $(cat "$F/err")"
-	fcheck "quality-refused/$q" eval '[ $st -eq 2 ] && grep -q "^sobel: --quality" "$F/err"'
+	check formats/"quality-refused/$q" eval '[ $st -eq 2 ] && grep -q "^sobel: --quality" "$F/err"'
 done
 
 cat "$FPX" "$FPX" | "$BIN/sobel" -q --cpu - "$F/two.jpg" 2>"$F/err"
 st=$?
 why="exit $st: $(cat "$F/err")"
-fcheck jpeg-one-image eval '[ $st -eq 1 ] && [ ! -e "$F/two.jpg" ] &&
+check formats/jpeg-one-image eval '[ $st -eq 1 ] && [ ! -e "$F/two.jpg" ] &&
     grep -q "a JPEG file holds one image; write PNM for a stream" "$F/err"'
 
 "$BIN/sobel" -q --cpu "$SAMPLES/astro16.pgm" "$F/a16.jpg" 2>"$F/err"
 st=$?
 why="exit $st: $(cat "$F/err")"
-fcheck jpeg-16bit-refused eval '[ $st -eq 1 ] && [ ! -e "$F/a16.jpg" ] &&
+check formats/jpeg-16bit-refused eval '[ $st -eq 1 ] && [ ! -e "$F/a16.jpg" ] &&
     grep -q "16 bit .*write PNG or PNM" "$F/err"'
 
 "$BIN/sobel" -q --cpu -f jpeg -o "$F/jb" "$FPX" "$SAMPLES/coins.pgm" 2>"$F/err"
 why="$(ls "$F/jb" 2>&1): $(cat "$F/err")"
-fcheck jpeg-batch eval '[ "$(magic "$F/jb/coins.jpg")" = ffd8ff ] && [ -s "$F/jb/px2x3.jpg" ]'
+check formats/jpeg-batch eval '[ "$(magic "$F/jb/coins.jpg")" = ffd8ff ] && [ -s "$F/jb/px2x3.jpg" ]'
 
 # ---- -q wins over notices in either order; -v's lines still print.
 for order in "-q -v" "-v -q"; do
 	# shellcheck disable=SC2086
 	"$BIN/sobel" $order "$FPX" "$F/qv.pgm" 2>"$F/err"
 	why="$(cat "$F/err")"
-	fcheck "quiet-wins/${order% *}${order#* }" eval '! grep -q "running on the CPU" "$F/err" &&
+	check formats/"quiet-wins/${order% *}${order#* }" eval '! grep -q "running on the CPU" "$F/err" &&
 	    grep -q "^sobel: .* image 1: 2x3," "$F/err"'
 done
 
@@ -127,7 +119,7 @@ elif [ -e /proc/driver/nvidia/version ] ||
 else
 	"$BIN/sobel" "$FPX" "$F/nd.pgm" 2>"$F/err"
 	why="$(cat "$F/err")"
-	fcheck no-driver-notice eval 'grep -q "^sobel: running on the CPU (no NVIDIA driver" "$F/err" &&
+	check formats/no-driver-notice eval 'grep -q "^sobel: running on the CPU (no NVIDIA driver" "$F/err" &&
 	    ! grep -q insufficient "$F/err"'
 fi
 
@@ -138,10 +130,10 @@ if command -v make >/dev/null 2>&1; then
 	(unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$F/mk" --no-print-directory \
 	    build/lib/gf.o) >"$F/mk.out" 2>&1
 	why="$(cat "$F/mk.out")"
-	fcheck make-short-lines eval '[ "$(cat "$F/mk.out")" = "  CC    build/lib/gf.o" ]'
+	check formats/make-short-lines eval '[ "$(cat "$F/mk.out")" = "  CC    build/lib/gf.o" ]'
 	(unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$F/mk" --no-print-directory -B \
 	    V=1 build/lib/gf.o) >"$F/mk.out" 2>&1
 	why="$(cat "$F/mk.out")"
-	fcheck make-v1-commands eval 'grep -q -- "-Wall -Wextra .* -c -o build/lib/gf.o lib/gf.c" "$F/mk.out" &&
+	check formats/make-v1-commands eval 'grep -q -- "-Wall -Wextra .* -c -o build/lib/gf.o lib/gf.c" "$F/mk.out" &&
 	    ! grep -q "^  CC " "$F/mk.out"'
 fi
