@@ -125,13 +125,15 @@ bench_sobel_mode(struct bench *b, const char *name, const struct sobel_params *p
 
 /* Launch shapes of shared and sliding besides the defaults, for tuning them. */
 static int
-bench_sobel_shapes(struct bench *b, const struct sobel_params *p, struct gf_err *e)
+bench_sobel_shapes(struct bench *b, const char *name, const struct sobel_params *p,
+    struct gf_err *e)
 {
 	static const struct { enum gf_strategy s; struct gf_launch l; } shapes[] = {
-		{GF_SHARED, {32, 4, 8}}, {GF_SHARED, {32, 8, 8}}, {GF_SHARED, {64, 4, 4}},
-		{GF_SHARED, {16, 16, 2}}, {GF_SLIDING, {32, 8, 16}},
-		{GF_SLIDING, {32, 2, 32}}, {GF_SLIDING, {64, 4, 8}},
-		{GF_SLIDING, {32, 4, 32}}, {GF_SLIDING, {128, 2, 16}},
+		{GF_SHARED, {32, 4, 4}}, {GF_SHARED, {32, 4, 8}}, {GF_SHARED, {32, 8, 4}},
+		{GF_SHARED, {64, 2, 8}}, {GF_SHARED, {32, 2, 16}}, {GF_SHARED, {64, 4, 4}},
+		{GF_SLIDING, {32, 4, 8}}, {GF_SLIDING, {32, 4, 16}}, {GF_SLIDING, {32, 8, 8}},
+		{GF_SLIDING, {64, 2, 16}}, {GF_SLIDING, {32, 2, 32}}, {GF_SLIDING, {128, 1, 16}},
+		{GF_SLIDING, {32, 4, 4}}, {GF_SLIDING, {64, 4, 4}},
 	};
 	char what[64];
 	double ms;
@@ -140,7 +142,7 @@ bench_sobel_shapes(struct bench *b, const struct sobel_params *p, struct gf_err 
 		struct sobel_run r = {b, *p, shapes[i].s, shapes[i].l};
 		if (bench_median(&b->g, run_sobel, &r, WARMUP, RUNS, &ms, e) < 0)
 			return -1;
-		snprintf(what, sizeof(what), "sobel magnitude %s %dx%d rows %d",
+		snprintf(what, sizeof(what), "sobel %s %s %dx%d rows %d", name,
 		    gf_strategies[r.s].name, r.l.block_w, r.l.block_h, r.l.rows);
 		row(b, what, ms, 2);
 	}
@@ -156,8 +158,10 @@ bench_sobel(struct bench *b, struct gf_err *e)
 	o.threshold = 1;
 	struct sobel_params thr = sobel_params_for(&o, 255, 100);
 	if (bench_sobel_mode(b, "magnitude", &mag, e) < 0 ||
-	    bench_sobel_mode(b, "threshold", &thr, e) < 0 ||
-	    (b->in.width > 4096 && bench_sobel_shapes(b, &mag, e) < 0))
+	    bench_sobel_mode(b, "threshold", &thr, e) < 0)
+		return -1;
+	if (getenv("BENCH_SHAPES") != NULL && (bench_sobel_shapes(b, "mag", &mag, e) < 0 ||
+	    bench_sobel_shapes(b, "thr", &thr, e) < 0))
 		return -1;
 	return 0;
 }
@@ -329,6 +333,20 @@ bench_conv2d(struct bench *b, struct gf_err *e)
 	return ret;
 }
 
+/* The tools named on the command line, or all. */
+static char **only;
+
+static int
+wanted(const char *tool)
+{
+	if (only == NULL || *only == NULL)
+		return 1;
+	for (char **p = only; *p != NULL; p++)
+		if (strcmp(*p, tool) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 bench_size(struct bench *b, int w, int h, struct gf_err *e)
 {
@@ -346,21 +364,25 @@ bench_size(struct bench *b, int w, int h, struct gf_err *e)
 	printf("|%s|%s|%s|%s|\n", "------------------------------------",
 	    "-----------", "---------", "--------");
 	row(b, "copy (16-byte vectors)", b->copy_ms, 2);
-	int ret = bench_sobel(b, e);
-	if (ret == 0 && w == 12288)
+	int ret = 0;
+	if (wanted("sobel"))
+		ret = bench_sobel(b, e);
+	if (ret == 0 && w == 12288 && wanted("conv2d"))
 		ret = bench_conv2d(b, e);
-	if (ret == 0)
+	if (ret == 0 && wanted("edge"))
 		ret = bench_edge(b, e);
 	img_free(&b->host);
 	return ret;
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	static struct bench b;
 	struct gf_err e;
 
+	(void)argc;
+	only = argv + 1;
 	if (gpu_open(&b.g, -1, &e) < 0) {
 		fprintf(stderr, "bench: %s\n", e.msg);
 		return 1;

@@ -15,6 +15,9 @@
  * Kernels are templated on the sample type T and the output mode M, so the
  * core's switch on the mode folds away.
  */
+#include <cuda_fp16.h>
+#include <cuda_pipeline.h>
+
 #include "sobel.h"
 #include "stencil.cuh"
 
@@ -93,36 +96,95 @@ sobel_chunk(const int *up, const int *mid, const int *down,
 }
 
 /*
- * The 8-bit path of shared and sliding.  A thread computes 16 outputs of a
- * row at a time.  Samples become offset floats 2^23 + p with one byte
- * permute each, so differences of them are exact small integers; gx comes
- * from each row's horizontal differences p(x+1) - p(x-1), computed once
- * per row and used by the three output rows that need it, and gy from the
- * vertical differences of the rows above and below.  The arithmetic stays
- * on the float pipe (sobel_value_f), and results are packed back to bytes
- * by permutes as well.
+ * The 8-bit path of shared and sliding.  A thread owns the 16 columns of
+ * one 16-byte chunk and walks down a run of rows.  Samples become pairs of
+ * half-precision numbers 1024 + p, one byte permute per pair; every sum
+ * and difference the gradients need is an integer of magnitude at most
+ * 2048, exact in half precision, so one instruction serves two pixels.
+ * Sobel is separable:
+ *
+ *   gx(y) = hd(y-1) + 2 hd(y) + hd(y+1)     hd = p(x+1) - p(x-1)
+ *   gy(y) = hs(y+1) - hs(y-1)               hs = p(x-1) + 2 p(x) + p(x+1)
+ *
+ * so each input row's hd and hs are made once, and an output row costs
+ * three instructions per pair of pixels, then the mode's.  The samples
+ * just left and right of a chunk are the neighbouring threads': they cross
+ * by warp shuffles, and only a thread at a warp, block or image edge loads
+ * its own.  Loads run three rows ahead of the arithmetic.
  */
 
-/* Samples x0-1 .. x0+16 of a row as loaded, before unpacking. */
-struct row8 {
-	uint4 q;                /* x0 .. x0+15 */
-	uint32_t l, r;          /* x0-1 and x0+16 */
+/* Two halves as the bits of one register, and back. */
+__device__ __forceinline__ __half2
+h2(uint32_t u)
+{
+	union { uint32_t u; __half2 h; } c;
+	c.u = u;
+	return c.h;
+}
+
+__device__ __forceinline__ uint32_t
+h2bits(__half2 h)
+{
+	union { uint32_t u; __half2 h; } c;
+	c.h = h;
+	return c.u;
+}
+
+/* Rows in flight per thread of the 8-bit sliding kernel. */
+#define SLIDE_DEPTH 4
+
+/* Bytes 0x64: permuted above a byte p they make the half 1024 + p. */
+#define HALF_HI 0x64646464u
+
+/* One row's chunk at x0, and the samples at x0 - 1 and x0 + 16 where the thread loads them. */
+struct raw8 {
+	uint4 q;
+	uint32_t l, r;
 };
 
-/* Row yi (mapped; -1 reads zeros) of the image, at column x0. */
-struct sobel_rows_global {
+/* Where a thread's row neighbours come from. */
+struct lanes8 {
+	unsigned mask;          /* the threads of the warp */
+	bool own_l, own_r;      /* loads x0 - 1 (x0 + 16) itself, not by shuffle */
+	bool slow;              /* reaches the right edge: every sample through the border rule */
+};
+
+/*
+ * A thread's lanes8: its shuffle partner must hold the chunk beside it on
+ * the same row, which the lanes either side in the warp do unless the
+ * thread is at a warp's or a block row's end.
+ */
+__device__ __forceinline__ lanes8
+lanes8_for(int x0, int width)
+{
+	const int lane = (threadIdx.y * blockDim.x + threadIdx.x) & 31;
+	lanes8 ln;
+	ln.mask = __activemask();
+	ln.slow = x0 + 17 > width;
+	ln.own_l = lane == 0 || threadIdx.x == 0 || x0 == 0 || ln.slow;
+	ln.own_r = lane == 31 || threadIdx.x == blockDim.x - 1 || ln.slow;
+	return ln;
+}
+
+/* Row y of the image at column x0 (sliding): the loads only. */
+struct rows8_global {
 	gpu_image in;
 	int x0, border;
+	lanes8 ln;
 
-	__device__ __forceinline__ row8 operator()(int y) const
+	__device__ __forceinline__ raw8 operator()(int y) const
 	{
+		raw8 w = {make_uint4(0, 0, 0, 0), 0, 0};
 		int yi = gf_border_index(y, in.height, border);
-		row8 w;
-		if (yi >= 0 && x0 >= 1 && x0 + 17 <= in.width) {
-			const uint8_t *row = gf_row<uint8_t>(in, yi);
+		if (yi < 0 || x0 >= in.width)
+			return w;
+		const uint8_t *row = gf_row<uint8_t>(in, yi);
+		if (!ln.slow) {
 			w.q = __ldg((const uint4 *)(row + x0));
-			w.l = __ldg(row + x0 - 1);
-			w.r = __ldg(row + x0 + 16);
+			if (ln.own_l)
+				w.l = gf_load_px<uint8_t>(in, x0 - 1, yi, border);
+			if (ln.own_r)
+				w.r = __ldg(row + x0 + 16);
 			return w;
 		}
 		int v[18];
@@ -138,120 +200,235 @@ struct sobel_rows_global {
 	}
 };
 
-/* Image row y from a shared tile whose row 0 holds image row y_top - 1. */
-struct sobel_rows_smem {
+/*
+ * The rows of a shared tile whose row 0 holds image row y_top - 1, with
+ * the border already applied (shared), one after the other.
+ */
+struct rows8_smem {
 	const uint8_t *col;     /* column x0 of tile row 0, 16-byte aligned */
 	int stride, y_top;
+	lanes8 ln;
+	int y, last;
 
-	__device__ __forceinline__ row8 operator()(int y) const
+	__device__ __forceinline__ void begin(int first, int last_row)
 	{
-		const uint8_t *src = col + (y - y_top + 1) * stride;
-		row8 w;
-		w.q = *(const uint4 *)src;
-		w.l = src[-1];
-		w.r = src[16];
+		y = first;
+		last = last_row;
+	}
+
+	__device__ __forceinline__ raw8 next()
+	{
+		raw8 w = {make_uint4(0, 0, 0, 0), 0, 0};
+		if (y <= last) {
+			const uint8_t *src = col + (y - y_top + 1) * stride;
+			w.q = *(const uint4 *)src;
+			if (ln.own_l)
+				w.l = src[-1];
+			if (ln.own_r)
+				w.r = src[16];
+		}
+		y++;
 		return w;
+	}
+
+	__device__ __forceinline__ void end() {}
+};
+
+/*
+ * The rows of the image at column x0 one after the other (sliding), the
+ * loads D rows ahead: copies straight into a ring of D slots of shared
+ * memory per thread (cp.async), so rows in flight cost no registers.  A
+ * thread whose own neighbour lies at a warp or block edge copies the
+ * aligned 4 bytes that hold it; one whose chunk crosses the right edge
+ * of the image reads every sample through the border rule as it goes.
+ */
+template <int D>
+struct rows8_ring {
+	gpu_image in;
+	int x0, border;
+	lanes8 ln;
+	uint4 *q;               /* this thread's slot 0; slot s is s * n further */
+	uint32_t *l, *r;
+	int n;
+	int lx, rx;             /* columns of the neighbours (-1: zero), */
+	int y, last, k;         /* the next row taken, the last read, its count */
+
+	__device__ __forceinline__ void issue(int yy, int slot)
+	{
+		if (yy > last || ln.slow)
+			return;
+		int yi = gf_border_index(yy, in.height, border);
+		const uint8_t *row = gf_row<uint8_t>(in, yi < 0 ? 0 : yi);
+		size_t zero = yi < 0 ? 16 : 0;
+		__pipeline_memcpy_async(q + slot * n, row + x0, 16, zero);
+		if (ln.own_l)
+			__pipeline_memcpy_async(l + slot * n, row + (lx & ~3), 4,
+			    yi < 0 || lx < 0 ? 4 : 0);
+		if (ln.own_r)
+			__pipeline_memcpy_async(r + slot * n, row + (rx & ~3), 4,
+			    yi < 0 || rx < 0 ? 4 : 0);
+	}
+
+	__device__ __forceinline__ void begin(int first, int last_row)
+	{
+		y = first;
+		last = last_row;
+		k = 0;
+		lx = gf_border_index(x0 - 1, in.width, border);
+		rx = gf_border_index(x0 + 16, in.width, border);
+#pragma unroll
+		for (int s = 0; s < D; s++) {
+			issue(first + s, s);
+			__pipeline_commit();
+		}
+	}
+
+	__device__ __forceinline__ raw8 next()
+	{
+		const int slot = k & (D - 1);
+		raw8 w;
+		if (ln.slow) {
+			w = rows8_global{in, x0, border, ln}(y);
+		} else {
+			__pipeline_wait_prior(D - 1);
+			w.q = q[slot * n];
+			w.l = ln.own_l ? (l[slot * n] >> 8 * (lx & 3)) & 0xff : 0;
+			w.r = ln.own_r ? (r[slot * n] >> 8 * (rx & 3)) & 0xff : 0;
+		}
+		issue(y + D, slot);
+		__pipeline_commit();
+		y++;
+		k++;
+		return w;
+	}
+
+	__device__ __forceinline__ void end()
+	{
+		__pipeline_wait_prior(0);
 	}
 };
 
-__device__ __forceinline__ void
-sobel_unpack8(const row8 &w, float *f)
+/* Shared memory of rows8_ring<D> for a block of n threads. */
+#define RING8_BYTES(D, n) ((size_t)(D) * (n) * 24)
+
+/* One input row as the output rows need it: hd and hs of its 8 column pairs. */
+struct grad8 {
+	__half2 hd[8];          /* p(x+1) - p(x-1) */
+	__half2 hs[8];          /* p(x-1) + 2 p(x) + p(x+1), plus 1024 */
+};
+
+/*
+ * The grad8 of a loaded row.  With f[i] = 1024 + p(x0 - 1 + i), pair a[j]
+ * is (f[2j], f[2j+1]) and b[j] is (f[2j+1], f[2j+2]): then column pair j
+ * (x0 + 2j, x0 + 2j + 1) has hd = a[j+1] - a[j] and hs = a[j] + 2 b[j] +
+ * a[j+1] - 3072, summed in an order that keeps every partial sum within
+ * 2048.  The neighbours l and r come from the threads beside by shuffle.
+ */
+__device__ __forceinline__ grad8
+grad8_of(const raw8 &w, const lanes8 &ln)
 {
-	const uint32_t q[4] = {w.q.x, w.q.y, w.q.z, w.q.w};
-	f[0] = __uint_as_float(GF_OFF8 | w.l);
+	const uint4 q = w.q;
+	uint32_t l = __shfl_up_sync(ln.mask, __byte_perm(q.w, HALF_HI, 0x4443), 1);
+	uint32_t r = __shfl_down_sync(ln.mask, __byte_perm(q.x, HALF_HI, 0x4440), 1);
+	if (ln.own_l)
+		l = 0x6400u | w.l;
+	if (ln.own_r)
+		r = 0x6400u | w.r;
+
+	const uint32_t w1 = __funnelshift_r(q.x, q.y, 24);     /* bytes 3..6 */
+	const uint32_t w2 = __funnelshift_r(q.y, q.z, 24);     /* 7..10 */
+	const uint32_t w3 = __funnelshift_r(q.z, q.w, 24);     /* 11..14 */
+	const uint32_t a[9] = {
+		__byte_perm(q.x, l, 0x5054), __byte_perm(q.x, HALF_HI, 0x4241),
+		__byte_perm(w1, HALF_HI, 0x4140), __byte_perm(w1, HALF_HI, 0x4342),
+		__byte_perm(w2, HALF_HI, 0x4140), __byte_perm(w2, HALF_HI, 0x4342),
+		__byte_perm(w3, HALF_HI, 0x4140), __byte_perm(w3, HALF_HI, 0x4342),
+		__byte_perm(q.w, r, 0x5453),
+	};
+	const uint32_t qw[4] = {q.x, q.y, q.z, q.w};
+	const __half2 two = __float2half2_rn(2.0f), m3072 = __float2half2_rn(-3072.0f);
+	grad8 g;
 #pragma unroll
-	for (int k = 0; k < 16; k++)
-		f[k + 1] = __uint_as_float(__byte_perm(q[k / 4], GF_OFF8, 0x7440 | (k % 4)));
-	f[17] = __uint_as_float(GF_OFF8 | w.r);
+	for (int j = 0; j < 8; j++) {
+		__half2 b = h2(__byte_perm(qw[j / 2], HALF_HI, j % 2 ? 0x4342 : 0x4140));
+		g.hd[j] = __hsub2(h2(a[j + 1]), h2(a[j]));
+		g.hs[j] = __hadd2(__hadd2(h2(a[j]), __hfma2(two, b, m3072)), h2(a[j + 1]));
+	}
+	return g;
 }
 
-/* p(x+1) - p(x-1) for the 16 columns of a row. */
-__device__ __forceinline__ void
-hdiff8(const float *f, float *hd)
-{
-#pragma unroll
-	for (int k = 0; k < 16; k++)
-		hd[k] = f[k + 2] - f[k];
-}
-
-/* 16 output bytes of a row from the rows above and below and three rows' hd. */
+/* Two outputs, as the low bytes of the halves of a register, from their gradients. */
 template <int M>
-__device__ __forceinline__ uint4
-chunk8(const float *f_up, const float *f_down, const float *hd_up,
-    const float *hd_mid, const float *hd_down, const struct sobel_params *q)
+__device__ __forceinline__ uint32_t
+pair8(__half2 gx, __half2 gy, const struct sobel_params *q)
 {
-	float cd[18];
-	uint32_t u[16], w[4];
+	if (M == SOBEL_MAG_L1 || M == SOBEL_THRESH_L1) {
+		__half2 l1 = __hadd2(__habs2(gx), __habs2(gy));        /* <= 2040 */
+		if (M == SOBEL_MAG_L1)
+			return h2bits(__hadd2(__hmin2(l1, __float2half2_rn((float)q->maxval)),
+			    __float2half2_rn(1024.0f)));
+		float t = q->thresh > 2048 ? 2048.0f : (float)q->thresh;
+		return __hgt2_mask(l1, __float2half2_rn(t)) & (q->maxval * 0x10001u);
+	}
+	float2 fx = __half22float2(gx), fy = __half22float2(gy);
+	return __byte_perm(__float_as_uint(sobel_value_f(fx.x, fy.x, q) + 8388608.0f),
+	    __float_as_uint(sobel_value_f(fx.y, fy.y, q) + 8388608.0f), 0x0400);
+}
+
+/* Output row y at x0 from the grad8 of the rows above, at and below. */
+template <int M>
+__device__ __forceinline__ void
+emit8(const gpu_image &out, int y, int x0, const grad8 &u, const grad8 &m,
+    const grad8 &d, const struct sobel_params *q)
+{
+	const __half2 two = __float2half2_rn(2.0f);
+	uint32_t pr[8], w[4];
 #pragma unroll
-	for (int j = 0; j < 18; j++)
-		cd[j] = f_down[j] - f_up[j];
-#pragma unroll
-	for (int k = 0; k < 16; k++) {
-		float gx = fmaf(2.0f, hd_mid[k], hd_up[k]) + hd_down[k];
-		float gy = fmaf(2.0f, cd[k + 1], cd[k]) + cd[k + 2];
-		u[k] = __float_as_uint(sobel_value_f(gx, gy, q) + 8388608.0f);
+	for (int j = 0; j < 8; j++) {
+		__half2 gx = __hadd2(__hfma2(two, m.hd[j], u.hd[j]), d.hd[j]);
+		__half2 gy = __hsub2(d.hs[j], u.hs[j]);
+		pr[j] = pair8<M>(gx, gy, q);
 	}
 #pragma unroll
 	for (int i = 0; i < 4; i++)
-		w[i] = __byte_perm(__byte_perm(u[4 * i], u[4 * i + 1], 0x0040),
-		    __byte_perm(u[4 * i + 2], u[4 * i + 3], 0x0040), 0x5410);
-	return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-__device__ __forceinline__ void
-store8(const gpu_image &out, int y, int x0, uint4 v)
-{
+		w[i] = __byte_perm(pr[2 * i], pr[2 * i + 1], 0x6420);
 	uint8_t *row = gf_row_out<uint8_t>(out, y);
 	if (x0 + 16 <= out.width) {
-		*(uint4 *)(row + x0) = v;
+		*(uint4 *)(row + x0) = make_uint4(w[0], w[1], w[2], w[3]);
 		return;
 	}
-	const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 	for (int k = 0; k < 16 && x0 + k < out.width; k++)
 		row[x0 + k] = (uint8_t)(w[k / 4] >> (8 * (k % 4)));
 }
 
 /*
- * Output row y: the row below arrives (prefetched last step), the one after
- * it is fetched, and the result is stored.  u/m/d name the rows above, at
- * and below y; the caller rotates the three buffers instead of copying.
+ * Output rows ybeg .. ybeg + nrows - 1 (those above yend) of the chunk at
+ * x0, from the rows of src.  Every thread of a warp takes each step while
+ * any needs it (the shuffles need them all); src reads only up to the last
+ * row the outputs need.  g0, g1, g2 rotate instead of being copied.
  */
 template <int M, class Rows>
 __device__ __forceinline__ void
-step8(const Rows &rows, int y, int yend, row8 &next, const float *f_up,
-    float *f_down, const float *hd_up, const float *hd_mid, float *hd_down,
+walk8(Rows &src, const lanes8 &ln, int ybeg, int nrows, int yend,
     const gpu_image &out, int x0, const struct sobel_params *q)
 {
-	sobel_unpack8(next, f_down);
-	if (y + 1 < yend)
-		next = rows(y + 2);
-	hdiff8(f_down, hd_down);
-	store8(out, y, x0, chunk8<M>(f_up, f_down, hd_up, hd_mid, hd_down, q));
-}
+	const int last = min(ybeg + nrows, yend);
+	const bool store = x0 < out.width;
 
-/* Output rows ybeg .. yend-1 of the 16 columns at x0. */
-template <int M, class Rows>
-__device__ __forceinline__ void
-walk8(const Rows &rows, int ybeg, int yend, const gpu_image &out, int x0,
-    const struct sobel_params *q)
-{
-	float fa[18], fb[18], fc[18], ha[16], hb[16], hc[16];
-	row8 next;
-
-	sobel_unpack8(rows(ybeg - 1), fa);
-	hdiff8(fa, ha);
-	sobel_unpack8(rows(ybeg), fb);
-	hdiff8(fb, hb);
-	next = rows(ybeg + 1);
-	for (int y = ybeg; y < yend; y += 3) {
-		step8<M>(rows, y, yend, next, fa, fc, ha, hb, hc, out, x0, q);
-		if (y + 1 >= yend)
-			break;
-		step8<M>(rows, y + 1, yend, next, fb, fa, hb, hc, ha, out, x0, q);
-		if (y + 2 >= yend)
-			break;
-		step8<M>(rows, y + 2, yend, next, fc, fb, hc, ha, hb, out, x0, q);
+	src.begin(ybeg - 1, last);
+	grad8 g0 = grad8_of(src.next(), ln), g1 = grad8_of(src.next(), ln), g2;
+	for (int y = ybeg; __any_sync(ln.mask, y < last); y += 3) {
+		g2 = grad8_of(src.next(), ln);
+		if (store && y < last)
+			emit8<M>(out, y, x0, g0, g1, g2, q);
+		g0 = grad8_of(src.next(), ln);
+		if (store && y + 1 < last)
+			emit8<M>(out, y + 1, x0, g1, g2, g0, q);
+		g1 = grad8_of(src.next(), ln);
+		if (store && y + 2 < last)
+			emit8<M>(out, y + 2, x0, g2, g0, g1, q);
 	}
+	src.end();
 }
 
 /* Moves the three-row window down by one row. */
@@ -273,7 +450,7 @@ slide_rows(int *up, int *mid, const int *down)
  * at VEC - 1 and the right one at VEC + tile width.
  */
 template <typename T, int M>
-__global__ void
+__global__ void __launch_bounds__(512, 2)
 sobel_shared(gpu_image in, gpu_image out, struct sobel_params p, int border,
     int rows)
 {
@@ -303,17 +480,22 @@ sobel_shared(gpu_image in, gpu_image out, struct sobel_params p, int border,
 
 	struct sobel_params q = fixed_mode<M>(p);
 	const int x = x0 + threadIdx.x * N, ty = threadIdx.y * rows;
+	if (sizeof(T) == 1) {
+		lanes8 ln = lanes8_for(x, out.width);
+		ln.slow = false;        /* the tile has the border applied */
+		rows8_smem rows8;
+		rows8.col = (const uint8_t *)tile + N + threadIdx.x * N;
+		rows8.stride = stride;
+		rows8.y_top = y0;
+		rows8.ln = ln;
+		walk8<M>(rows8, ln, y0 + ty, rows, out.height, out, x, &q);
+		return;
+	}
 	const T *src = tile + ty * stride + N + threadIdx.x * N;
 	int up[VEC(T) + 2], mid[VEC(T) + 2], down[VEC(T) + 2];
 	unsigned res[VEC(T)];
 	if (x >= out.width || y0 + ty >= out.height)
 		return;
-	if (sizeof(T) == 1) {
-		sobel_rows_smem rows8 = {(const uint8_t *)tile + N + threadIdx.x * N,
-		    stride, y0};
-		walk8<M>(rows8, y0 + ty, min(y0 + ty + rows, out.height), out, x, &q);
-		return;
-	}
 	gf_smem_window<T, 1>(src, up);
 	gf_smem_window<T, 1>(src + stride, mid);
 	for (int k = 0; k < rows && y0 + ty + k < out.height; k++) {
@@ -325,24 +507,35 @@ sobel_shared(gpu_image in, gpu_image out, struct sobel_params p, int border,
 }
 
 template <typename T, int M>
-__global__ void __launch_bounds__(256, 2)
+__global__ void __launch_bounds__(256, 3)
 sobel_sliding(gpu_image in, gpu_image out, struct sobel_params p, int border,
     int rows)
 {
 	const int N = VEC(T);
 	const int x = (blockIdx.x * blockDim.x + threadIdx.x) * N;
 	const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * rows;
+	struct sobel_params q = fixed_mode<M>(p);
+	if (sizeof(T) == 1) {
+		extern __shared__ uint4 ring[];
+		const int n = blockDim.x * blockDim.y;
+		const int t = threadIdx.y * blockDim.x + threadIdx.x;
+		rows8_ring<SLIDE_DEPTH> rows8;
+		rows8.in = in;
+		rows8.x0 = x;
+		rows8.border = border;
+		rows8.ln = lanes8_for(x, in.width);
+		rows8.q = ring + t;
+		rows8.l = (uint32_t *)(ring + SLIDE_DEPTH * n) + t;
+		rows8.r = rows8.l + SLIDE_DEPTH * n;
+		rows8.n = n;
+		walk8<M>(rows8, rows8.ln, y0, rows, in.height, out, x, &q);
+		return;
+	}
 	if (x >= in.width || y0 >= in.height)
 		return;
-	struct sobel_params q = fixed_mode<M>(p);
 	int up[VEC(T) + 2], mid[VEC(T) + 2], down[VEC(T) + 2];
 	unsigned res[VEC(T)];
 	const int yend = min(y0 + rows, in.height);
-
-	if (sizeof(T) == 1) {
-		walk8<M>(sobel_rows_global{in, x, border}, y0, yend, out, x, &q);
-		return;
-	}
 
 	gf_load_window<T, 1>(in, gf_border_index(y0 - 1, in.height, border), x, border, up);
 	gf_load_window<T, 1>(in, gf_border_index(y0, in.height, border), x, border, mid);
@@ -361,8 +554,8 @@ static const struct gf_launch sobel_defaults[GF_NSTRATEGIES] = {
 	{0, 0, 0},              /* cpu */
 	{32, 8, 1},             /* global */
 	{32, 8, 1},             /* texture */
-	{32, 8, 4},             /* shared */
-	{32, 4, 16},            /* sliding */
+	{32, 4, 8},             /* shared */
+	{32, 8, 8},             /* sliding */
 };
 
 extern "C" void
@@ -370,6 +563,8 @@ sobel_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
     int *tile_w, int *tile_h, size_t *smem)
 {
 	gf_launch_shape(s, sobel_defaults, maxval, 1, l, tile_w, tile_h, smem);
+	if (s == GF_SLIDING && maxval <= 255)
+		*smem = RING8_BYTES(SLIDE_DEPTH, l->block_w * l->block_h);
 }
 
 template <typename T, int M>
@@ -405,7 +600,7 @@ launch_mode(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
 		sobel_shared<T, M><<<grid, block, smem, st>>>(in, out, p, border, shape.rows);
 		break;
 	default:
-		sobel_sliding<T, M><<<grid, block, 0, st>>>(in, out, p, border, shape.rows);
+		sobel_sliding<T, M><<<grid, block, smem, st>>>(in, out, p, border, shape.rows);
 		break;
 	}
 	return cudaGetLastError();

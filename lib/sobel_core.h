@@ -115,6 +115,20 @@ gf_round_sqrt_f(float s, float r)
 }
 
 /*
+ * The same from y, an estimate of 1 / sqrt(max(s, 1)) with a relative
+ * error below 2^-13 (the GPU's rsqrtf is within 2 ulps): t = s * y + 1/4
+ * lies within 1/4 below sqrt(s) + 1/2, so floor(t) is the answer or one
+ * less, and r (r + 1) < s tells which.  Fewer steps than from a rounded
+ * guess, which can be off either way.
+ */
+GF_HD float
+gf_round_sqrt_y(float s, float y)
+{
+	float r = floorf(fmaf(s, y, 0.25f));
+	return fmaf(r, r, r) < s ? r + 1.0f : r;
+}
+
+/*
  * The smaller of a and b, neither of them NaN: what fminf gives there,
  * as a select, so that a row of it vectorizes on the host (fminf's NaN
  * rule keeps it a libm call).
@@ -149,11 +163,10 @@ sobel_value_f(float gx, float gy, const struct sobel_params *p)
 	if (p->mode == SOBEL_THRESH_L2)
 		return s > t ? m : 0.0f;
 #ifdef __CUDA_ARCH__
-	r = rintf(s * rsqrtf(fmaxf(s, 1.0f)));  /* within 1 of the answer */
+	r = gf_round_sqrt_y(s, rsqrtf(fmaxf(s, 1.0f)));
 #else
-	r = rintf(sqrtf(s));
+	r = gf_round_sqrt_f(s, rintf(sqrtf(s)));
 #endif
-	r = gf_round_sqrt_f(s, r);
 	return gf_minf(r, m);
 }
 

@@ -5,6 +5,7 @@
  * thresholds.  Every path of every tool computes 8-bit sobel values
  * through sobel_value_f, so this is what makes its exactness a fact.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "sobel_core.h"
@@ -55,6 +56,35 @@ round_sqrt(void)
 	return 0;
 }
 
+/*
+ * gf_round_sqrt_y, the GPU's way, from 1 / sqrt(max(s, 1)) rounded to
+ * float and moved up to 64 ulps either way: far more than rsqrtf's 2 ulps.
+ */
+static int
+round_sqrt_y(void)
+{
+	for (uint32_t s = 0; s <= 2 * 1020 * 1020; s++) {
+		float want = (float)gf_isqrt_round32(s);
+		float y0 = (float)(1.0 / sqrt(s > 1 ? (double)s : 1.0));
+		float lo = y0, hi = y0;
+		for (int k = 0; k < 64; k++) {
+			lo = nextafterf(lo, 0.0f);
+			hi = nextafterf(hi, 2.0f);
+		}
+		const float ys[] = {lo, y0, hi};
+		for (int i = 0; i < 3; i++) {
+			float got = gf_round_sqrt_y((float)s, ys[i]);
+			if (got != want) {
+				printf("fail round-sqrt-y: s=%u from y=%a gives %g, not %g\n",
+				    s, ys[i], got, want);
+				return 1;
+			}
+		}
+	}
+	printf("pass round-sqrt-y\n");
+	return 0;
+}
+
 int
 main(void)
 {
@@ -71,7 +101,7 @@ main(void)
 		{"thresh-l1-120", SOBEL_THRESH_L1, 200, 120},
 		{"thresh-l1-huge", SOBEL_THRESH_L1, 255, 1ull << 33},
 	};
-	int failed = round_sqrt();
+	int failed = round_sqrt() | round_sqrt_y();
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sobel_params p = {cases[i].mode, cases[i].maxval, cases[i].t};
