@@ -502,24 +502,6 @@ test_isqrt_large(void)
 
 /* ---- GPU against the CPU reference */
 
-/* A pseudo-random image, reproducible; samples below amp + 1. */
-static struct image
-noise(int w, int h, unsigned maxval, unsigned amp, uint32_t seed)
-{
-	struct image img = image_of(w, h, 1, maxval, NULL);
-	size_t n = (size_t)w * h;
-
-	for (size_t i = 0; i < n; i++) {
-		seed = seed * 1664525u + 1013904223u;
-		unsigned v = (seed >> 8) % (amp + 1);
-		if (maxval > 255)
-			((uint16_t *)img.px)[i] = (uint16_t)v;
-		else
-			((uint8_t *)img.px)[i] = (uint8_t)v;
-	}
-	return img;
-}
-
 static size_t
 differ(const struct image *a, const struct image *b)
 {
@@ -556,8 +538,8 @@ gpu_one(struct gpu *g, const struct gpu_image *din, const struct gpu_image *dout
     const struct image *want, const struct sobel_params *p, int border,
     enum gf_strategy s, const struct gf_launch *l, struct tally *t)
 {
-	struct image got = noise(want->width, want->height, want->maxval,
-	    want->maxval, 12345);
+	struct image got = image_noise(want->width, want->height, 1,
+	    want->maxval, want->maxval, 12345);
 	struct gf_err e = {{0}};
 
 	if (gpu_upload(g, &got, 0, dout, &e) < 0 ||
@@ -632,8 +614,9 @@ test_gpu(void)
 		for (int bits = 8; bits <= 16; bits += 8)
 			for (unsigned div = 1; div <= 16; div *= 16) {
 				unsigned mv = bits == 8 ? 255 : 65535;
-				struct image in = noise(sizes[z][0], sizes[z][1], mv,
-				    mv / div, 7 + (uint32_t)z * 31 + div);
+				struct image in = image_noise(sizes[z][0],
+				    sizes[z][1], 1, mv, mv / div,
+				    7 + (uint32_t)z * 31 + div);
 				for (int b = 0; b < 4; b++)
 					for (int m = 0; m < 4; m++)
 						gpu_image_case(&g, &in, b, m, t);
@@ -701,8 +684,8 @@ test_cpu_threads(void)
 		size_t bad = 0;
 		for (size_t k = 0; k < 5; k++)
 		for (int b = 0; b < 4; b++) {
-			struct image in = noise(sizes[k][0], sizes[k][1], m, m,
-			    (uint32_t)(k * 16 + b));
+			struct image in = image_noise(sizes[k][0],
+			    sizes[k][1], 1, m, m, (uint32_t)(k * 16 + b));
 			/* All outputs live at once: none reuses another's memory. */
 			struct image want = sobel_plain(&in, &p, b), out[4] = {{0}};
 			for (int t = 0; t < 4; t++) {
