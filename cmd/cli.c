@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "cli_env.h"
 #include "engine.h"
+#include "gpu.h"
 
 /* The version is set in one place, the Makefile's VERSION. */
 #ifndef GF_VERSION
@@ -44,13 +45,20 @@ cli_clear_progress(struct cli_ctx *c)
 	c->progress_shown = 0;
 }
 
+/* The notice that the CPU runs instead of the GPU, and why (not with -q). */
+static void
+cli_say_cpu(const char *prog, const struct gf_opts *o, const char *why)
+{
+	if (!o->quiet)
+		fprintf(stderr, "%s: running on the CPU (%s)\n", prog, why);
+}
+
 static void
 cli_notice(void *arg, const char *msg)
 {
 	struct cli_ctx *c = arg;
 
-	if (!c->o->quiet)
-		fprintf(stderr, "%s: running on the CPU (%s)\n", c->prog, msg);
+	cli_say_cpu(c->prog, c->o, msg);
 }
 
 static void
@@ -155,6 +163,39 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 }
 
 /*
+ * --fallback: a strategy that needs a GPU (any but cpu, and auto only
+ * with --device, since plain auto falls back by itself) becomes cpu, with
+ * the notice, when no GPU is there.  This asks the driver on the main
+ * thread, before the first input is read, so only when --fallback is
+ * given: otherwise the engine finds the GPU while the first input is read.
+ */
+static void
+cli_fallback(const char *prog, struct gf_opts *o)
+{
+	struct gf_err e = {{0}};
+
+	if (!o->fallback || o->strategy == GF_CPU ||
+	    (o->strategy == GF_AUTO && o->device < 0))
+		return;
+	if (gpu_present(o->device, &e) == 0)
+		return;
+	o->strategy = GF_CPU;
+	cli_say_cpu(prog, o, e.msg);
+}
+
+/* After a failed run without --fallback: if no GPU was the reason, the way out. */
+static void
+cli_fallback_hint(const char *prog, const struct gf_opts *o)
+{
+	struct gf_err e = {{0}};
+
+	if (o->fallback || o->strategy == GF_CPU || gpu_present(o->device, &e) == 0)
+		return;
+	fprintf(stderr, "%s: --fallback runs the CPU reference instead when "
+	    "there is no GPU\n", prog);
+}
+
+/*
  * Runs tool t over the operands after option parsing and returns the exit
  * status: 0 if every image was written, 1 if any run failed, 2 for a
  * usage error (too many operands, -o without a directory).
@@ -202,6 +243,7 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	failed = engine_run(t, o, jobs, njobs, &h, &stats, &e);
 	if (failed < 0) {
 		cli_error(&c, e.msg);
+		cli_fallback_hint(prog, o);
 		status = 1;
 	} else if (failed > 0) {
 		status = 1;
@@ -228,6 +270,7 @@ cli_strategies(FILE *f)
 static const char cli_common_help[] =
     "  --border mode   replicate (default), zero, reflect or wrap\n"
     "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
+    "  --fallback      the CPU reference, with a notice, if -m finds no GPU\n"
     "  --block WxH     threads per block;  --rows N  rows per thread\n"
     "  --device N      GPU number\n"
     "  --max-pixels N  refuse larger images (default 2^28; 0: no limit)\n"
@@ -313,6 +356,7 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 			printf("%s (gpufilt) %s\n", ct->name, GF_VERSION);
 		return cli_close_stdout(ct->name);
 	}
+	cli_fallback(ct->name, ct->common);
 	ct->make(ct->ctx, &t);
 	return cli_run(ct, &t, argc - first, argv + first);
 }

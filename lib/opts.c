@@ -114,6 +114,9 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 	case GF_OPT_CPU:
 		o->strategy = GF_CPU;
 		return 1;
+	case GF_OPT_FALLBACK:
+		o->fallback = 1;
+		return 1;
 	case GF_OPT_BORDER:
 		return gf_parse_border(arg, &o->border, e) < 0 ? -1 : 1;
 	case 'f':

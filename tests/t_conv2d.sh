@@ -150,15 +150,6 @@ else
 	fail conv2d/identity "identity changed the image"
 fi
 
-# Without a GPU: an explicit GPU strategy is an error that names --cpu.
-if ! have_gpu; then
-	"$BIN/conv2d" -k box:3 -m shared "$SAMPLES/px2x3.pgm" "$TMP/x.pgm" 2>"$TMP/err"
-	if [ $? -eq 1 ] && grep -q -- '--cpu' "$TMP/err"; then
-		pass conv2d/nogpu/explicit
-	else
-		fail conv2d/nogpu/explicit "expected exit 1 naming --cpu: $(cat "$TMP/err")"
-	fi
-fi
 
 if "$BIN/conv2d" --help >/dev/null && "$BIN/conv2d" -V | grep -q gpufilt; then
 	pass conv2d/help-version
