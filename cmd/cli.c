@@ -18,6 +18,7 @@
 
 #include "batch.h"
 #include "cli.h"
+#include "cli_complete.h"
 #include "cli_env.h"
 #include "engine.h"
 #include "gpu.h"
@@ -306,23 +307,65 @@ cli_longopts(const struct cli_tool *ct, struct option *all)
 	all[n] = (struct option){NULL, 0, NULL, 0};
 }
 
+/* The hidden option that prints the shell completion (cli_complete.h). */
+enum { CLI_OPT_COMPLETION = GF_OPT_TOOL - 1 };
+
 /*
- * The option loop: every option of argv into ct->ctx and *ct->common.
- * Returns optind, or -1 with e set on a usage error.
+ * --completion bash|zsh: the completion script of ct, from its option
+ * tables and help, on standard output.  The exit status.
  */
 static int
-cli_parse(const struct cli_tool *ct, int argc, char **argv, struct gf_err *e)
+cli_completion(const struct cli_tool *ct, const char *shell)
 {
 	struct option longopts[GF_CLI_MAXOPTS];
-	char shortopts[64];
-	int c, r;
+	struct complete_opt o[GF_CLI_MAXOPTS + 64];
+	char shortopts[64], help[4096];
+	int n;
 
 	cli_longopts(ct, longopts);
+	snprintf(shortopts, sizeof(shortopts), "%s%s", GF_SHORTOPTS, ct->shortopts);
+	snprintf(help, sizeof(help), "%s%s", ct->help, cli_common_help);
+	n = complete_opts(shortopts, longopts, o, GF_CLI_MAXOPTS + 64);
+	if (strcmp(shell, "bash") == 0)
+		complete_bash(stdout, ct->name, o, n);
+	else if (strcmp(shell, "zsh") == 0)
+		complete_zsh(stdout, ct->name, o, n, help);
+	else {
+		fprintf(stderr, "%s: '%s' is not a shell this tool completes for; "
+		    "choose bash or zsh\n", ct->name, shell);
+		return 2;
+	}
+	return cli_close_stdout(ct->name);
+}
+
+/*
+ * The option loop: every option of argv into ct->ctx and *ct->common,
+ * and the shell of --completion into *shell.  Returns optind, or -1 with
+ * e set on a usage error.
+ */
+static int
+cli_parse(const struct cli_tool *ct, int argc, char **argv,
+    const char **shell, struct gf_err *e)
+{
+	struct option longopts[GF_CLI_MAXOPTS + 1];
+	char shortopts[64];
+	int c, r, n = 0;
+
+	cli_longopts(ct, longopts);
+	while (longopts[n].name != NULL)
+		n++;
+	longopts[n] = (struct option){"completion", required_argument, NULL,
+	    CLI_OPT_COMPLETION};
+	longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
 	snprintf(shortopts, sizeof(shortopts), ":%s%s", GF_SHORTOPTS,
 	    ct->shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return gf_opts_refused(c, argv, longopts, e);
+		if (c == CLI_OPT_COMPLETION) {
+			*shell = optarg;
+			continue;
+		}
 		r = gf_opts_common(ct->common, c, optarg, e);
 		if (r == 0)
 			r = ct->option(ct->ctx, c, optarg, e);
@@ -339,11 +382,13 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 {
 	struct gf_err e = {{0}};
 	struct tool t;
+	const char *shell = NULL;
 	int first;
 
 	cli_start(ct->name);
-	if ((first = cli_parse(ct, argc, argv, &e)) < 0 ||
-	    (!ct->common->help && !ct->common->version &&
+	if ((first = cli_parse(ct, argc, argv, &shell, &e)) >= 0 && shell != NULL)
+		return cli_completion(ct, shell);
+	if (first < 0 || (!ct->common->help && !ct->common->version &&
 	    ct->check(ct->ctx, &e) < 0)) {
 		fprintf(stderr, "%s: %s\n", ct->name, e.msg);
 		fputs(ct->synopsis, stderr);

@@ -99,7 +99,7 @@ main(int argc, char **argv)
 		    "              [--no-separable] [--quality N] [--rows N] [input [output]]\n"
 		    "       conv2d [options] -o dir input ...\n",
 		.help =
-		    "  -k kernel       taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
+		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
 		    "                  gauss:SIGMA[:SIZE], sharpen, laplace, emboss, sobelx,\n"
 		    "                  sobely, identity\n"
 		    "  --normalize     divide by the sum of the taps (when it is not 0)\n"

@@ -57,6 +57,10 @@ enum {
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
 
+/* The names of --border, in the order of enum gf_border. */
+#define GF_NBORDERS 4
+extern const char *const gf_border_names[GF_NBORDERS];
+
 /*
  * The smallest Gaussian sigma accepted (edge --sigma, conv2d gauss:): below
  * it 2 sigma^2 underflows and the taps are not numbers.
