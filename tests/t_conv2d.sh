@@ -29,13 +29,7 @@ conv2d_golden() {
 			fi
 		done
 	done >"$TMP/c2golden-$m.log"
-	while read -r what rest; do
-		case $what in
-		ok) pass "conv2d/golden/$m/$rest" ;;
-		bad) fail "conv2d/golden/$m/$rest" "differs from $GOLDEN/conv2d" ;;
-		run) fail "conv2d/golden/$m/run" "$rest" ;;
-		esac
-	done <"$TMP/c2golden-$m.log"
+	tally "conv2d/golden/$m" "$TMP/c2golden-$m.log" "differs from $GOLDEN/conv2d"
 }
 
 for m in $(strategies conv2d); do
@@ -73,13 +67,7 @@ conv2d_shapes | while IFS='|' read -r m shape cfg; do
 		fi
 	done
 done >"$TMP/c2shapes.log" 2>&1
-while read -r what rest; do
-	case $what in
-	ok) pass "conv2d/shape/$rest" ;;
-	skip) skip "conv2d/shape/$rest" "no GPU" ;;
-	*) fail "conv2d/shape/$rest" "differs from golden or failed" ;;
-	esac
-done <"$TMP/c2shapes.log"
+tally conv2d/shape "$TMP/c2shapes.log" "differs from golden or failed"
 
 # A shape the device cannot run is refused with a message, exit 1.
 if have_gpu; then

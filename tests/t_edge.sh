@@ -20,13 +20,7 @@ edge_golden() {
 			then echo "ok $s.$cfg"; else echo "bad $s.$cfg"; fi
 		done
 	done >"$TMP/edge-golden-$m.log"
-	while read -r what rest; do
-		case $what in
-		ok) pass "edge/golden/$m/$rest" ;;
-		bad) fail "edge/golden/$m/$rest" "differs from $GOLDEN/edge" ;;
-		run) fail "edge/golden/$m/run" "$rest" ;;
-		esac
-	done <"$TMP/edge-golden-$m.log"
+	tally "edge/golden/$m" "$TMP/edge-golden-$m.log" "differs from $GOLDEN/edge"
 }
 
 for m in $(strategies edge); do

@@ -24,13 +24,7 @@ sobel_golden() {
 				echo "bad $s.$cfg"; fi
 		done
 	done >"$TMP/golden-$m.log"
-	while read -r what rest; do
-		case $what in
-		ok) pass "sobel/golden/$m/$rest" ;;
-		bad) fail "sobel/golden/$m/$rest" "differs from $GOLDEN/sobel" ;;
-		run) fail "sobel/golden/$m/run" "$rest" ;;
-		esac
-	done <"$TMP/golden-$m.log"
+	tally "sobel/golden/$m" "$TMP/golden-$m.log" "differs from $GOLDEN/sobel"
 }
 
 for m in $(strategies sobel); do
@@ -68,13 +62,7 @@ sobel_shapes | while IFS='|' read -r m opts; do
 		fi
 	done
 done >"$TMP/shapes.log" 2>&1
-while read -r what rest; do
-	case $what in
-	ok) pass "sobel/shape/$rest" ;;
-	skip) skip "sobel/shape/$rest" "no GPU" ;;
-	*) fail "sobel/shape/$rest" "differs from golden or failed" ;;
-	esac
-done <"$TMP/shapes.log"
+tally sobel/shape "$TMP/shapes.log" "differs from golden or failed"
 
 # Shapes the device cannot run are refused with a message, exit 1.
 if have_gpu; then
