@@ -10,7 +10,8 @@
 #   make bench      GPU only: kernel times against a copy kernel
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
-#   make install    PREFIX=/usr/local
+#   make install    PREFIX=/usr/local: the tools, their man pages, and
+#                   bash and zsh completion under $(PREFIX)/share
 #
 # Each step prints one short line (  CC lib/img.o); make V=1 prints the
 # full commands.  make demo and make test build with -j(number of CPUs)
@@ -205,10 +206,28 @@ bench-io: all build/bench/framegen build/tests/gpu_probe
 bench-cpu: all
 	sh bench/cpu.sh
 
-install: all
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+# Shell completion: each tool prints its own from its option tables.
+BASH_COMPLETIONS := $(TOOLS:%=build/completion/bash/%)
+ZSH_COMPLETIONS  := $(TOOLS:%=build/completion/zsh/_%)
+
+build/completion/bash/%: bin/%
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)$< --completion bash >$@.tmp && mv $@.tmp $@
+
+build/completion/zsh/_%: bin/%
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)$< --completion zsh >$@.tmp && mv $@.tmp $@
+
+install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS)
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	cp $(BASH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/
+	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
 
 clean:
 	rm -rf bin build

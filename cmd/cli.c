@@ -18,8 +18,10 @@
 
 #include "batch.h"
 #include "cli.h"
+#include "cli_complete.h"
 #include "cli_env.h"
 #include "engine.h"
+#include "gpu.h"
 
 /* The version is set in one place, the Makefile's VERSION. */
 #ifndef GF_VERSION
@@ -44,13 +46,20 @@ cli_clear_progress(struct cli_ctx *c)
 	c->progress_shown = 0;
 }
 
+/* The notice that the CPU runs instead of the GPU, and why (not with -q). */
+static void
+cli_say_cpu(const char *prog, const struct gf_opts *o, const char *why)
+{
+	if (!o->quiet)
+		fprintf(stderr, "%s: running on the CPU (%s)\n", prog, why);
+}
+
 static void
 cli_notice(void *arg, const char *msg)
 {
 	struct cli_ctx *c = arg;
 
-	if (!c->o->quiet)
-		fprintf(stderr, "%s: running on the CPU (%s)\n", c->prog, msg);
+	cli_say_cpu(c->prog, c->o, msg);
 }
 
 static void
@@ -155,6 +164,39 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 }
 
 /*
+ * --fallback: a strategy that needs a GPU (any but cpu, and auto only
+ * with --device, since plain auto falls back by itself) becomes cpu, with
+ * the notice, when no GPU is there.  This asks the driver on the main
+ * thread, before the first input is read, so only when --fallback is
+ * given: otherwise the engine finds the GPU while the first input is read.
+ */
+static void
+cli_fallback(const char *prog, struct gf_opts *o)
+{
+	struct gf_err e = {{0}};
+
+	if (!o->fallback || o->strategy == GF_CPU ||
+	    (o->strategy == GF_AUTO && o->device < 0))
+		return;
+	if (gpu_present(o->device, &e) == 0)
+		return;
+	o->strategy = GF_CPU;
+	cli_say_cpu(prog, o, e.msg);
+}
+
+/* After a failed run without --fallback: if no GPU was the reason, the way out. */
+static void
+cli_fallback_hint(const char *prog, const struct gf_opts *o)
+{
+	struct gf_err e = {{0}};
+
+	if (o->fallback || o->strategy == GF_CPU || gpu_present(o->device, &e) == 0)
+		return;
+	fprintf(stderr, "%s: --fallback runs the CPU reference instead when "
+	    "there is no GPU\n", prog);
+}
+
+/*
  * Runs tool t over the operands after option parsing and returns the exit
  * status: 0 if every image was written, 1 if any run failed, 2 for a
  * usage error (too many operands, -o without a directory).
@@ -202,6 +244,7 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	failed = engine_run(t, o, jobs, njobs, &h, &stats, &e);
 	if (failed < 0) {
 		cli_error(&c, e.msg);
+		cli_fallback_hint(prog, o);
 		status = 1;
 	} else if (failed > 0) {
 		status = 1;
@@ -228,6 +271,7 @@ cli_strategies(FILE *f)
 static const char cli_common_help[] =
     "  --border mode   replicate (default), zero, reflect or wrap\n"
     "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
+    "  --fallback      the CPU reference, with a notice, if -m finds no GPU\n"
     "  --block WxH     threads per block;  --rows N  rows per thread\n"
     "  --device N      GPU number\n"
     "  --max-pixels N  refuse larger images (default 2^28; 0: no limit)\n"
@@ -263,23 +307,65 @@ cli_longopts(const struct cli_tool *ct, struct option *all)
 	all[n] = (struct option){NULL, 0, NULL, 0};
 }
 
+/* The hidden option that prints the shell completion (cli_complete.h). */
+enum { CLI_OPT_COMPLETION = GF_OPT_TOOL - 1 };
+
 /*
- * The option loop: every option of argv into ct->ctx and *ct->common.
- * Returns optind, or -1 with e set on a usage error.
+ * --completion bash|zsh: the completion script of ct, from its option
+ * tables and help, on standard output.  The exit status.
  */
 static int
-cli_parse(const struct cli_tool *ct, int argc, char **argv, struct gf_err *e)
+cli_completion(const struct cli_tool *ct, const char *shell)
 {
 	struct option longopts[GF_CLI_MAXOPTS];
-	char shortopts[64];
-	int c, r;
+	struct complete_opt o[GF_CLI_MAXOPTS + 64];
+	char shortopts[64], help[4096];
+	int n;
 
 	cli_longopts(ct, longopts);
+	snprintf(shortopts, sizeof(shortopts), "%s%s", GF_SHORTOPTS, ct->shortopts);
+	snprintf(help, sizeof(help), "%s%s", ct->help, cli_common_help);
+	n = complete_opts(shortopts, longopts, o, GF_CLI_MAXOPTS + 64);
+	if (strcmp(shell, "bash") == 0)
+		complete_bash(stdout, ct->name, o, n);
+	else if (strcmp(shell, "zsh") == 0)
+		complete_zsh(stdout, ct->name, o, n, help);
+	else {
+		fprintf(stderr, "%s: '%s' is not a shell this tool completes for; "
+		    "choose bash or zsh\n", ct->name, shell);
+		return 2;
+	}
+	return cli_close_stdout(ct->name);
+}
+
+/*
+ * The option loop: every option of argv into ct->ctx and *ct->common,
+ * and the shell of --completion into *shell.  Returns optind, or -1 with
+ * e set on a usage error.
+ */
+static int
+cli_parse(const struct cli_tool *ct, int argc, char **argv,
+    const char **shell, struct gf_err *e)
+{
+	struct option longopts[GF_CLI_MAXOPTS + 1];
+	char shortopts[64];
+	int c, r, n = 0;
+
+	cli_longopts(ct, longopts);
+	while (longopts[n].name != NULL)
+		n++;
+	longopts[n] = (struct option){"completion", required_argument, NULL,
+	    CLI_OPT_COMPLETION};
+	longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
 	snprintf(shortopts, sizeof(shortopts), ":%s%s", GF_SHORTOPTS,
 	    ct->shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return gf_opts_refused(c, argv, longopts, e);
+		if (c == CLI_OPT_COMPLETION) {
+			*shell = optarg;
+			continue;
+		}
 		r = gf_opts_common(ct->common, c, optarg, e);
 		if (r == 0)
 			r = ct->option(ct->ctx, c, optarg, e);
@@ -296,11 +382,13 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 {
 	struct gf_err e = {{0}};
 	struct tool t;
+	const char *shell = NULL;
 	int first;
 
 	cli_start(ct->name);
-	if ((first = cli_parse(ct, argc, argv, &e)) < 0 ||
-	    (!ct->common->help && !ct->common->version &&
+	if ((first = cli_parse(ct, argc, argv, &shell, &e)) >= 0 && shell != NULL)
+		return cli_completion(ct, shell);
+	if (first < 0 || (!ct->common->help && !ct->common->version &&
 	    ct->check(ct->ctx, &e) < 0)) {
 		fprintf(stderr, "%s: %s\n", ct->name, e.msg);
 		fputs(ct->synopsis, stderr);
@@ -313,6 +401,7 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 			printf("%s (gpufilt) %s\n", ct->name, GF_VERSION);
 		return cli_close_stdout(ct->name);
 	}
+	cli_fallback(ct->name, ct->common);
 	ct->make(ct->ctx, &t);
 	return cli_run(ct, &t, argc - first, argv + first);
 }

@@ -95,11 +95,11 @@ main(int argc, char **argv)
 		.synopsis =
 		    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
 		    "              [--bias B] [--block WxH] [--border mode] [--device N]\n"
-		    "              [--divisor D | --normalize] [--max-pixels N] [--no-separable]\n"
-		    "              [--quality N] [--rows N] [input [output]]\n"
+		    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
+		    "              [--no-separable] [--quality N] [--rows N] [input [output]]\n"
 		    "       conv2d [options] -o dir input ...\n",
 		.help =
-		    "  -k kernel       taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
+		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
 		    "                  gauss:SIGMA[:SIZE], sharpen, laplace, emboss, sobelx,\n"
 		    "                  sobely, identity\n"
 		    "  --normalize     divide by the sum of the taps (when it is not 0)\n"

@@ -57,19 +57,27 @@ gpu_none_reason(cudaError_t err)
 }
 
 int
-gpu_open(struct gpu *g, int dev, struct gf_err *e)
+gpu_present(int dev, struct gf_err *e)
 {
-	struct cudaDeviceProp p;
 	int n = 0;
-	cudaError_t err;
+	cudaError_t err = cudaGetDeviceCount(&n);
 
-	memset(g, 0, sizeof(*g));
-	err = cudaGetDeviceCount(&n);
 	if (err != cudaSuccess || n == 0)
 		return gf_fail(e, "%s", gpu_none_reason(err));
 	if (dev >= n)
 		return gf_fail(e, "there is no GPU number %d; this machine has %d "
 		    "(0 to %d)", dev, n, n - 1);
+	return 0;
+}
+
+int
+gpu_open(struct gpu *g, int dev, struct gf_err *e)
+{
+	struct cudaDeviceProp p;
+
+	memset(g, 0, sizeof(*g));
+	if (gpu_present(dev, e) < 0)
+		return -1;
 	if (dev < 0)
 		GPU_TRY(e, cudaGetDevice(&dev));
 	GPU_TRY(e, cudaSetDevice(dev));

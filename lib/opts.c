@@ -63,13 +63,14 @@ gf_parse_double(const char *s, const char *what, double lo, double hi,
 	return 0;
 }
 
+const char *const gf_border_names[GF_NBORDERS] = {"replicate", "zero",
+    "reflect", "wrap"};
+
 int
 gf_parse_border(const char *s, enum gf_border *b, struct gf_err *e)
 {
-	static const char *names[] = {"replicate", "zero", "reflect", "wrap"};
-
-	for (int i = 0; i < 4; i++) {
-		if (strcmp(s, names[i]) == 0) {
+	for (int i = 0; i < GF_NBORDERS; i++) {
+		if (strcmp(s, gf_border_names[i]) == 0) {
 			*b = (enum gf_border)i;
 			return 0;
 		}
@@ -113,6 +114,9 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 		return gf_strategy_parse(arg, &o->strategy, e) < 0 ? -1 : 1;
 	case GF_OPT_CPU:
 		o->strategy = GF_CPU;
+		return 1;
+	case GF_OPT_FALLBACK:
+		o->fallback = 1;
 		return 1;
 	case GF_OPT_BORDER:
 		return gf_parse_border(arg, &o->border, e) < 0 ? -1 : 1;

@@ -1,7 +1,8 @@
 /*
- * opts.h - the options every tool shares (-m, --cpu, --border, -f, -j, -o,
- * --quality, --block, --rows, --device, --max-pixels, -v, -q, -h, -V) and the parsers for option
- * values, so that the three tools accept and refuse values alike.
+ * opts.h - the options every tool shares (-m, --cpu, --fallback, --border,
+ * -f, -j, -o, --quality, --block, --rows, --device, --max-pixels, -v, -q,
+ * -h, -V) and the parsers for option values, so that the three tools
+ * accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
 #define GF_OPTS_H
@@ -15,6 +16,7 @@
 
 struct gf_opts {
 	enum gf_strategy strategy;
+	int fallback;           /* --fallback: the CPU when a -m strategy finds no GPU */
 	enum gf_border border;
 	struct gf_launch launch;
 	int device;             /* -1: the default device */
@@ -38,12 +40,14 @@ enum {
 	GF_OPT_DEVICE,
 	GF_OPT_MAX_PIXELS,
 	GF_OPT_QUALITY,
+	GF_OPT_FALLBACK,
 	GF_OPT_TOOL = 300
 };
 
 #define GF_SHORTOPTS "m:f:j:o:vqhV"
 #define GF_LONGOPTS \
 	{"cpu", no_argument, NULL, GF_OPT_CPU}, \
+	{"fallback", no_argument, NULL, GF_OPT_FALLBACK}, \
 	{"border", required_argument, NULL, GF_OPT_BORDER}, \
 	{"block", required_argument, NULL, GF_OPT_BLOCK}, \
 	{"rows", required_argument, NULL, GF_OPT_ROWS}, \
@@ -52,6 +56,10 @@ enum {
 	{"quality", required_argument, NULL, GF_OPT_QUALITY}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
+
+/* The names of --border, in the order of enum gf_border. */
+#define GF_NBORDERS 4
+extern const char *const gf_border_names[GF_NBORDERS];
 
 /*
  * The smallest Gaussian sigma accepted (edge --sigma, conv2d gauss:): below

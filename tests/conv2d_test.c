@@ -289,24 +289,6 @@ test_int64(void)
 	img_free(&in5);
 }
 
-/* A pseudo-random image, reproducible. */
-static struct image
-noise(int w, int h, int ch, unsigned maxval, uint32_t seed)
-{
-	struct image img = image_of(w, h, ch, maxval, NULL);
-	size_t n = (size_t)w * h * ch;
-
-	for (size_t i = 0; i < n; i++) {
-		seed = seed * 1664525u + 1013904223u;
-		unsigned v = (seed >> 8) % (maxval + 1);
-		if (maxval > 255)
-			((uint16_t *)img.px)[i] = (uint16_t)v;
-		else
-			((uint8_t *)img.px)[i] = (uint8_t)v;
-	}
-	return img;
-}
-
 /* Counts samples of a and b that differ, and the largest difference. */
 static size_t
 differ(const struct image *a, const struct image *b, int *maxdiff)
@@ -341,7 +323,9 @@ test_separable_cpu(void)
 		int worst = 0, md, bad = 0;
 		for (int b = 0; b < 4; b++) {
 			for (int bits = 8; bits <= 16; bits += 8) {
-				struct image in = noise(37, 23, 1, bits == 8 ? 255 : 65535, 7 + b);
+				struct image in = image_noise(37, 23, 1,
+				    bits == 8 ? 255 : 65535, bits == 8 ? 255 : 65535,
+				    7 + b);
 				struct image o1, o2;
 				params(&p, kernels[k], b, 0, bits == 8 ? 0 : 3, NULL);
 				p.allow_separable = 1;
@@ -501,7 +485,8 @@ gpu_compare(struct gpu *g, const struct gpu_case *gc, enum gf_strategy s,
 		for (int b = 0; ok && b < 4; b++) {
 			for (int bits = 8; ok && bits <= 16; bits += 8) {
 				unsigned mv = bits == 8 ? 255 : 65535;
-				struct image in = noise(sizes[z][0], sizes[z][1], 1, mv, 99 + z);
+				struct image in = image_noise(sizes[z][0],
+				    sizes[z][1], 1, mv, mv, 99 + z);
 				struct image want, got = in;
 				struct gpu_image din, dout;
 				ok = params(&p, gc->kernel, b, gc->div, gc->bias, &e) == 0;
@@ -748,8 +733,9 @@ test_cpu_threads(void)
 		for (size_t si = 0; si < 6; si++)
 		for (int b = 0; b < 4; b++) {
 			struct conv2d_filter p;
-			struct image in = noise(sizes[si][0], sizes[si][1],
-			    sizes[si][2], m, (uint32_t)(si * 8 + b)), out[4] = {{0}};
+			struct image in = image_noise(sizes[si][0],
+			    sizes[si][1], sizes[si][2], m, m,
+			    (uint32_t)(si * 8 + b)), out[4] = {{0}};
 			params(&p, ks[ki].k, b, ks[ki].div, ks[ki].centre ? m / 2 : 0,
 			    NULL);
 			p.allow_separable = ks[ki].sep;

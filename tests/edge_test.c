@@ -11,19 +11,7 @@
 #include "border.h"
 #include "edge.h"
 #include "otsu.h"
-
-static int nfail;
-
-static void
-report(const char *name, int ok, const char *why)
-{
-	if (ok)
-		printf("pass %s\n", name);
-	else {
-		printf("fail %s: %s\n", name, why);
-		nfail++;
-	}
-}
+#include "unit.h"
 
 /* A gray w x h image with maxval m, samples from f(x, y). */
 static struct image
@@ -132,14 +120,15 @@ test_step(void)
 	struct edge_opts o = opts(799, 799, 0), p = opts(800, 800, 0);
 	char why[600] = "";
 
-	report("cpu/step", edges_are_column(&a, &o, 3, why), why);
+	result("cpu/step", edges_are_column(&a, &o, 3, why), "%s", why);
 	/* 800^2 is not > 800^2: nothing passes. */
-	report("cpu/step-at-threshold", edges_are_column(&a, &p, -1, why), why);
+	result("cpu/step-at-threshold", edges_are_column(&a, &p, -1, why),
+	    "%s", why);
 	o.l1 = 1;
-	report("cpu/step-l1", edges_are_column(&a, &o, 3, why), why);
+	result("cpu/step-l1", edges_are_column(&a, &o, 3, why), "%s", why);
 	/* gx = 240000: gx^2 needs 64 bits. */
 	o = opts(239999, 239999, 0);
-	report("cpu/step-16bit", edges_are_column(&b, &o, 3, why), why);
+	result("cpu/step-16bit", edges_are_column(&b, &o, 3, why), "%s", why);
 	img_free(&a);
 	img_free(&b);
 }
@@ -164,9 +153,10 @@ test_ramp(void)
 	struct edge_opts o = opts(300, 300, 0);
 	char why[600] = "";
 
-	report("cpu/ramp", edges_are_column(&a, &o, 3, why), why);
+	result("cpu/ramp", edges_are_column(&a, &o, 3, why), "%s", why);
 	o = opts(100, 100, 0);
-	report("cpu/ramp-low-threshold", edges_are_column(&a, &o, 3, why), why);
+	result("cpu/ramp-low-threshold", edges_are_column(&a, &o, 3, why),
+	    "%s", why);
 	img_free(&a);
 }
 
@@ -180,7 +170,8 @@ test_frame(void)
 	struct edge_opts o = opts(10, 10, 0);
 	char why[600] = "";
 
-	report("cpu/frame-never-edge", edges_are_column(&a, &o, -1, why), why);
+	result("cpu/frame-never-edge", edges_are_column(&a, &o, -1, why),
+	    "%s", why);
 	img_free(&a);
 }
 
@@ -242,14 +233,18 @@ test_chains(void)
 	struct edge_opts o = opts(300, 500, 0);
 	char why[600] = "";
 
-	report("cpu/weak-chain-connected", edges_match(&a, &o, want_chain, why), why);
+	result("cpu/weak-chain-connected", edges_match(&a, &o, want_chain, why),
+	    "%s", why);
 	o = opts(300, 900, 0);
-	report("cpu/weak-chain-no-strong", edges_are_column(&a, &o, -1, why), why);
+	result("cpu/weak-chain-no-strong", edges_are_column(&a, &o, -1, why),
+	    "%s", why);
 	o = opts(150, 500, 0);
-	report("cpu/weak-chain-not-connected", edges_are_column(&b, &o, 3, why), why);
+	result("cpu/weak-chain-not-connected", edges_are_column(&b, &o, 3, why),
+	    "%s", why);
 	o = opts(150, 150, 0);
 	want_col = -1;
-	report("cpu/both-strong", edges_match(&b, &o, want_two, why), why);
+	result("cpu/both-strong", edges_match(&b, &o, want_two, why),
+	    "%s", why);
 	img_free(&a);
 	img_free(&b);
 }
@@ -269,9 +264,18 @@ test_tiny(void)
 		struct image a = make_image(sizes[i][0], sizes[i][1], 255, noise);
 		struct edge_opts o = opts(0, 0, 0);
 		snprintf(name, sizeof(name), "cpu/tiny-%dx%d", sizes[i][0], sizes[i][1]);
-		report(name, edges_are_column(&a, &o, -1, why), why);
+		result(name, edges_are_column(&a, &o, -1, why), "%s", why);
 		img_free(&a);
 	}
+}
+
+/* Otsu's threshold of the first n bins of h is want, or case name fails. */
+static void
+check_otsu(const char *name, const uint32_t *h, int n, uint32_t want)
+{
+	uint32_t t = otsu_threshold(h, n);
+
+	result(name, t == want, "got %u, expected %u", t, want);
 }
 
 /* Otsu on histograms whose answers are worked out by hand. */
@@ -279,16 +283,12 @@ static void
 test_otsu(void)
 {
 	static uint32_t h[256];
-	char why[200];
-	uint32_t t;
 
 	/* Two spikes at 50 and 200: every t in 50..199 splits them alike; the first wins. */
 	memset(h, 0, sizeof(h));
 	h[50] = 1000;
 	h[200] = 300;
-	t = otsu_threshold(h, 256);
-	snprintf(why, sizeof(why), "got %u, expected 50", t);
-	report("otsu/two-spikes", t == 50, why);
+	check_otsu("otsu/two-spikes", h, 256, 50);
 
 	/*
 	 * Values 0 (1 pixel), 1 (1), 3 (2): t = 0 scores 1 * 3 * (7/3)^2 =
@@ -298,27 +298,19 @@ test_otsu(void)
 	h[0] = 1;
 	h[1] = 1;
 	h[3] = 2;
-	t = otsu_threshold(h, 4);
-	snprintf(why, sizeof(why), "got %u, expected 1", t);
-	report("otsu/three-values", t == 1, why);
+	check_otsu("otsu/three-values", h, 4, 1);
 
 	/* Bimodal: 40..59 and 160..179 with equal counts; the gap 59..159 ties, first wins. */
 	memset(h, 0, sizeof(h));
 	for (int i = 40; i < 60; i++)
 		h[i] = h[i + 120] = 10 + (uint32_t)(i % 3);
-	t = otsu_threshold(h, 256);
-	snprintf(why, sizeof(why), "got %u, expected 59", t);
-	report("otsu/bimodal", t == 59, why);
+	check_otsu("otsu/bimodal", h, 256, 59);
 
 	memset(h, 0, sizeof(h));
 	h[7] = 5;
-	t = otsu_threshold(h, 256);
-	snprintf(why, sizeof(why), "got %u, expected 7", t);
-	report("otsu/one-value", t == 7, why);
+	check_otsu("otsu/one-value", h, 256, 7);
 	memset(h, 0, sizeof(h));
-	t = otsu_threshold(h, 256);
-	snprintf(why, sizeof(why), "got %u, expected 0", t);
-	report("otsu/empty", t == 0, why);
+	check_otsu("otsu/empty", h, 256, 0);
 }
 
 /* ---- GPU against the CPU reference ---- */
@@ -451,7 +443,7 @@ gpu_case_run(struct gpu *g, const struct gpu_case *c, enum gf_strategy s)
 	else if (!(ok = ia.low == ib.low && ia.high == ib.high))
 		snprintf(why, sizeof(why), "thresholds %g %g, CPU %g %g", ib.low,
 		    ib.high, ia.low, ia.high);
-	report(name, ok, why);
+	result(name, ok, "%s", why);
 	img_free(&in);
 	img_free(&a);
 	img_free(&b);
@@ -480,7 +472,7 @@ gpu_otsu_run(struct gpu *g, unsigned maxval, int l1)
 		snprintf(why, sizeof(why), "%s", e.msg);
 	else if (!(ok = tc == tg))
 		snprintf(why, sizeof(why), "GPU %u, CPU %u", tg, tc);
-	report(name, ok, why);
+	result(name, ok, "%s", why);
 	img_free(&in);
 }
 
@@ -532,7 +524,7 @@ test_classify_rule(void)
 			want = m > hi ? EDGE_STRONG : EDGE_WEAK;
 		bad += edge_classify(m, b, a, s, &p) != want;
 	}
-	report("classify_rule", bad == 0, "edge_classify breaks its rule");
+	result("classify_rule", bad == 0, "edge_classify breaks its rule");
 }
 
 /* ---- the CPU path on threads ---- */
@@ -608,7 +600,7 @@ test_cpu_threads(void)
 		}
 		snprintf(name, sizeof(name), "cpu_threads_%dbit%s", deep ? 16 : 8,
 		    smooth ? "_sigma1.4" : "");
-		report(name, bad == 0, why);
+		result(name, bad == 0, "%s", why);
 	}
 }
 

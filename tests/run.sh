@@ -31,6 +31,20 @@ check() {
 	why=
 }
 
+# Counts the lines of log $2, written by a loop in a subshell, as cases
+# named $1/...: "ok NAME" passed, "skip NAME" skipped (no GPU), "run WHY"
+# the failed run $1/run, and any other "WORD NAME" failed for reason $3.
+tally() {
+	while read -r what rest; do
+		case $what in
+		ok) pass "$1/$rest" ;;
+		skip) skip "$1/$rest" "no GPU" ;;
+		run) fail "$1/run" "$rest" ;;
+		*) fail "$1/$rest" "$3" ;;
+		esac
+	done <"$2"
+}
+
 if gpu_name=$("$BUILD/tests/gpu_probe" 2>&1); then
 	GPU=1
 	echo "GPU: $gpu_name"

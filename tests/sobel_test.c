@@ -225,67 +225,79 @@ grad_image(int gx, int gy, unsigned maxval)
 	return image_of(3, 3, 1, maxval, px);
 }
 
-/* The centre sample of grad_image(gx, gy) in mode with threshold t. */
+/* A case of grad_image: the centre sample in mode with threshold t is want. */
+struct grad_case {
+	const char *name;
+	int gx, gy;
+	unsigned maxval;
+	int mode;
+	double t;
+	unsigned want;
+};
+
+/* Runs the n cases of c on the CPU, each on its own grad_image. */
 static void
-check_grad(const char *name, int gx, int gy, unsigned maxval, int mode,
-    double t, unsigned want)
+check_grads(const struct grad_case *c, size_t n)
 {
 	static const size_t centre[] = {4};
-	struct image in = grad_image(gx, gy, maxval);
 
-	check_cpu(name, &in, mode, t, GF_BORDER_REPLICATE, centre, &want, 1);
-	img_free(&in);
-}
-
-/*
- * Threshold "> t": (6, 8) has gx^2 + gy^2 = 100 = 10^2, not above t = 10:
- * 0; t = 9.999 (t^2 = 99.98): 255.  t = 2.5, t^2 = 6.25: (2, 0) s = 4 and
- * (1, 1) s = 2 give 0, (2, 2) s = 8 gives 255.  t = 2.9, t^2 = 8.41:
- * (2, 2) gives 0, (3, 1) s = 10 gives 255.  L1 (|gx| + |gy| > t): (6, 8)
- * is 14: t = 14 gives 0, t = 13.5 gives 255, t = 13.999 gives 255.
- * maxval 100: the edge value is 100, not 255.
- */
-static void
-test_threshold(void)
-{
-	check_grad("thresh_l2_equal", 6, 8, 255, SOBEL_THRESH_L2, 10, 0);
-	check_grad("thresh_l2_just_below", 6, 8, 255, SOBEL_THRESH_L2, 9.999, 255);
-	check_grad("thresh_l2_2.5_s4", 2, 0, 255, SOBEL_THRESH_L2, 2.5, 0);
-	check_grad("thresh_l2_2.5_s2", 1, 1, 255, SOBEL_THRESH_L2, 2.5, 0);
-	check_grad("thresh_l2_2.5_s8", 2, 2, 255, SOBEL_THRESH_L2, 2.5, 255);
-	check_grad("thresh_l2_2.9_s8", 2, 2, 255, SOBEL_THRESH_L2, 2.9, 0);
-	check_grad("thresh_l2_2.9_s10", 3, 1, 255, SOBEL_THRESH_L2, 2.9, 255);
-	check_grad("thresh_l1_equal", 6, 8, 255, SOBEL_THRESH_L1, 14, 0);
-	check_grad("thresh_l1_13.5", 6, 8, 255, SOBEL_THRESH_L1, 13.5, 255);
-	check_grad("thresh_l1_13.999", 6, 8, 255, SOBEL_THRESH_L1, 13.999, 255);
-	check_grad("thresh_l2_16bit_equal", 6, 8, 65535, SOBEL_THRESH_L2, 10, 0);
-	check_grad("thresh_l2_16bit_below", 6, 8, 65535, SOBEL_THRESH_L2, 9.99, 65535);
-	check_grad("thresh_maxval_100", 6, 8, 100, SOBEL_THRESH_L2, 5, 100);
-	{
-		struct sobel_params p = params(SOBEL_THRESH_L2, 255, 2.5);
-		struct sobel_params q = params(SOBEL_THRESH_L1, 255, 2.5);
-		result("thresh_params_2.5", p.thresh == 6 && q.thresh == 2,
-		    "thresh is %llu (l2) and %llu (l1), expected 6 and 2",
-		    (unsigned long long)p.thresh, (unsigned long long)q.thresh);
+	for (size_t i = 0; i < n; i++) {
+		struct image in = grad_image(c[i].gx, c[i].gy, c[i].maxval);
+		check_cpu(c[i].name, &in, c[i].mode, c[i].t, GF_BORDER_REPLICATE,
+		    centre, &c[i].want, 1);
+		img_free(&in);
 	}
 }
 
-/*
- * L2 rounds half up: r for r*r - r < s <= r*r + r.  Reachable in an
- * image (equal parity): (1, 1) s = 2 = 1*1 + 1 -> 1 (1.414); (4, 2)
- * s = 20 = 4*4 + 4 -> 4 (4.472); (6, 6) s = 72 = 8*8 + 8 -> 8 (8.485);
- * (9, 3) s = 90 = 9*9 + 9 -> 9 (9.487); (2, 0) -> 2.  L1 of (9, 3) is 12.
- */
+/* The centre samples of grad_image, worked out by hand. */
 static void
-test_rounding_image(void)
+test_grads(void)
 {
-	check_grad("round_1_1", 1, 1, 255, SOBEL_MAG_L2, 0, 1);
-	check_grad("round_4_2", 4, 2, 255, SOBEL_MAG_L2, 0, 4);
-	check_grad("round_6_6", 6, 6, 255, SOBEL_MAG_L2, 0, 8);
-	check_grad("round_9_3", 9, 3, 255, SOBEL_MAG_L2, 0, 9);
-	check_grad("round_9_3_16bit", 9, 3, 65535, SOBEL_MAG_L2, 0, 9);
-	check_grad("round_2_0", 2, 0, 255, SOBEL_MAG_L2, 0, 2);
-	check_grad("l1_9_3", 9, 3, 255, SOBEL_MAG_L1, 0, 12);
+	static const struct grad_case cases[] = {
+		/*
+		 * Threshold "> t": (6, 8) has gx^2 + gy^2 = 100 = 10^2, not
+		 * above t = 10: 0; t = 9.999 (t^2 = 99.98): 255.  t = 2.5,
+		 * t^2 = 6.25: (2, 0) s = 4 and (1, 1) s = 2 give 0, (2, 2)
+		 * s = 8 gives 255.  t = 2.9, t^2 = 8.41: (2, 2) gives 0,
+		 * (3, 1) s = 10 gives 255.  L1 (|gx| + |gy| > t): (6, 8) is
+		 * 14: t = 14 gives 0, t = 13.5 and 13.999 give 255.  maxval
+		 * 100: the edge value is 100, not 255.
+		 */
+		{"thresh_l2_equal", 6, 8, 255, SOBEL_THRESH_L2, 10, 0},
+		{"thresh_l2_just_below", 6, 8, 255, SOBEL_THRESH_L2, 9.999, 255},
+		{"thresh_l2_2.5_s4", 2, 0, 255, SOBEL_THRESH_L2, 2.5, 0},
+		{"thresh_l2_2.5_s2", 1, 1, 255, SOBEL_THRESH_L2, 2.5, 0},
+		{"thresh_l2_2.5_s8", 2, 2, 255, SOBEL_THRESH_L2, 2.5, 255},
+		{"thresh_l2_2.9_s8", 2, 2, 255, SOBEL_THRESH_L2, 2.9, 0},
+		{"thresh_l2_2.9_s10", 3, 1, 255, SOBEL_THRESH_L2, 2.9, 255},
+		{"thresh_l1_equal", 6, 8, 255, SOBEL_THRESH_L1, 14, 0},
+		{"thresh_l1_13.5", 6, 8, 255, SOBEL_THRESH_L1, 13.5, 255},
+		{"thresh_l1_13.999", 6, 8, 255, SOBEL_THRESH_L1, 13.999, 255},
+		{"thresh_l2_16bit_equal", 6, 8, 65535, SOBEL_THRESH_L2, 10, 0},
+		{"thresh_l2_16bit_below", 6, 8, 65535, SOBEL_THRESH_L2, 9.99, 65535},
+		{"thresh_maxval_100", 6, 8, 100, SOBEL_THRESH_L2, 5, 100},
+		/*
+		 * L2 rounds half up: r for r*r - r < s <= r*r + r.  Reachable
+		 * in an image (equal parity): (1, 1) s = 2 = 1*1 + 1 -> 1
+		 * (1.414); (4, 2) s = 20 = 4*4 + 4 -> 4 (4.472); (6, 6)
+		 * s = 72 = 8*8 + 8 -> 8 (8.485); (9, 3) s = 90 = 9*9 + 9 -> 9
+		 * (9.487); (2, 0) -> 2.  L1 of (9, 3) is 12.
+		 */
+		{"round_1_1", 1, 1, 255, SOBEL_MAG_L2, 0, 1},
+		{"round_4_2", 4, 2, 255, SOBEL_MAG_L2, 0, 4},
+		{"round_6_6", 6, 6, 255, SOBEL_MAG_L2, 0, 8},
+		{"round_9_3", 9, 3, 255, SOBEL_MAG_L2, 0, 9},
+		{"round_9_3_16bit", 9, 3, 65535, SOBEL_MAG_L2, 0, 9},
+		{"round_2_0", 2, 0, 255, SOBEL_MAG_L2, 0, 2},
+		{"l1_9_3", 9, 3, 255, SOBEL_MAG_L1, 0, 12},
+	};
+	struct sobel_params p = params(SOBEL_THRESH_L2, 255, 2.5);
+	struct sobel_params q = params(SOBEL_THRESH_L1, 255, 2.5);
+
+	check_grads(cases, sizeof(cases) / sizeof(cases[0]));
+	result("thresh_params_2.5", p.thresh == 6 && q.thresh == 2,
+	    "thresh is %llu (l2) and %llu (l1), expected 6 and 2",
+	    (unsigned long long)p.thresh, (unsigned long long)q.thresh);
 }
 
 /*
@@ -502,24 +514,6 @@ test_isqrt_large(void)
 
 /* ---- GPU against the CPU reference */
 
-/* A pseudo-random image, reproducible; samples below amp + 1. */
-static struct image
-noise(int w, int h, unsigned maxval, unsigned amp, uint32_t seed)
-{
-	struct image img = image_of(w, h, 1, maxval, NULL);
-	size_t n = (size_t)w * h;
-
-	for (size_t i = 0; i < n; i++) {
-		seed = seed * 1664525u + 1013904223u;
-		unsigned v = (seed >> 8) % (amp + 1);
-		if (maxval > 255)
-			((uint16_t *)img.px)[i] = (uint16_t)v;
-		else
-			((uint8_t *)img.px)[i] = (uint8_t)v;
-	}
-	return img;
-}
-
 static size_t
 differ(const struct image *a, const struct image *b)
 {
@@ -556,8 +550,8 @@ gpu_one(struct gpu *g, const struct gpu_image *din, const struct gpu_image *dout
     const struct image *want, const struct sobel_params *p, int border,
     enum gf_strategy s, const struct gf_launch *l, struct tally *t)
 {
-	struct image got = noise(want->width, want->height, want->maxval,
-	    want->maxval, 12345);
+	struct image got = image_noise(want->width, want->height, 1,
+	    want->maxval, want->maxval, 12345);
 	struct gf_err e = {{0}};
 
 	if (gpu_upload(g, &got, 0, dout, &e) < 0 ||
@@ -632,8 +626,9 @@ test_gpu(void)
 		for (int bits = 8; bits <= 16; bits += 8)
 			for (unsigned div = 1; div <= 16; div *= 16) {
 				unsigned mv = bits == 8 ? 255 : 65535;
-				struct image in = noise(sizes[z][0], sizes[z][1], mv,
-				    mv / div, 7 + (uint32_t)z * 31 + div);
+				struct image in = image_noise(sizes[z][0],
+				    sizes[z][1], 1, mv, mv / div,
+				    7 + (uint32_t)z * 31 + div);
 				for (int b = 0; b < 4; b++)
 					for (int m = 0; m < 4; m++)
 						gpu_image_case(&g, &in, b, m, t);
@@ -701,8 +696,8 @@ test_cpu_threads(void)
 		size_t bad = 0;
 		for (size_t k = 0; k < 5; k++)
 		for (int b = 0; b < 4; b++) {
-			struct image in = noise(sizes[k][0], sizes[k][1], m, m,
-			    (uint32_t)(k * 16 + b));
+			struct image in = image_noise(sizes[k][0],
+			    sizes[k][1], 1, m, m, (uint32_t)(k * 16 + b));
 			/* All outputs live at once: none reuses another's memory. */
 			struct image want = sobel_plain(&in, &p, b), out[4] = {{0}};
 			for (int t = 0; t < 4; t++) {
@@ -732,8 +727,7 @@ main(void)
 	test_border_index();
 	test_border_3x3();
 	test_1x1();
-	test_threshold();
-	test_rounding_image();
+	test_grads();
 	test_rounding_core();
 	test_clamp();
 	test_16bit();

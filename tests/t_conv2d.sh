@@ -1,6 +1,6 @@
 # conv2d: golden images for every strategy and the separable path, launch
-# shapes, streams, a pipeline, batches and malformed kernels.  Sourced
-# by tests/run.sh.
+# shapes, streams, a pipeline, batches and the named kernels (malformed
+# kernels and other bad input: t_bad.sh).  Sourced by tests/run.sh.
 
 . ./tests/cases_conv2d.sh
 
@@ -29,13 +29,7 @@ conv2d_golden() {
 			fi
 		done
 	done >"$TMP/c2golden-$m.log"
-	while read -r what rest; do
-		case $what in
-		ok) pass "conv2d/golden/$m/$rest" ;;
-		bad) fail "conv2d/golden/$m/$rest" "differs from $GOLDEN/conv2d" ;;
-		run) fail "conv2d/golden/$m/run" "$rest" ;;
-		esac
-	done <"$TMP/c2golden-$m.log"
+	tally "conv2d/golden/$m" "$TMP/c2golden-$m.log" "differs from $GOLDEN/conv2d"
 }
 
 for m in $(strategies conv2d); do
@@ -73,13 +67,7 @@ conv2d_shapes | while IFS='|' read -r m shape cfg; do
 		fi
 	done
 done >"$TMP/c2shapes.log" 2>&1
-while read -r what rest; do
-	case $what in
-	ok) pass "conv2d/shape/$rest" ;;
-	skip) skip "conv2d/shape/$rest" "no GPU" ;;
-	*) fail "conv2d/shape/$rest" "differs from golden or failed" ;;
-	esac
-done <"$TMP/c2shapes.log"
+tally conv2d/shape "$TMP/c2shapes.log" "differs from golden or failed"
 
 # A shape the device cannot run is refused with a message, exit 1.
 if have_gpu; then
@@ -150,78 +138,6 @@ else
 	fail conv2d/identity "identity changed the image"
 fi
 
-# Without a GPU: an explicit GPU strategy is an error that names --cpu.
-if ! have_gpu; then
-	"$BIN/conv2d" -k box:3 -m shared "$SAMPLES/px2x3.pgm" "$TMP/x.pgm" 2>"$TMP/err"
-	if [ $? -eq 1 ] && grep -q -- '--cpu' "$TMP/err"; then
-		pass conv2d/nogpu/explicit
-	else
-		fail conv2d/nogpu/explicit "expected exit 1 naming --cpu: $(cat "$TMP/err")"
-	fi
-fi
-
-# Bad input: a "conv2d:" message, the expected exit status, the existing
-# output untouched and nothing left beside it; a message naming the spot.
-conv2d_bad() {
-	name=$1 want=$2 needle=$3
-	shift 3
-	mkdir -p "$TMP/c2bad"
-	rm -f "$TMP/c2bad/"* "$TMP/c2bad/".out*
-	printf 'precious\n' >"$TMP/c2bad/out.pgm"
-	limited "$@" >"$TMP/c2bad.stdout" 2>"$TMP/c2bad.err" </dev/null
-	st=$?
-	if [ "$st" -ne "$want" ]; then
-		fail "conv2d/bad/$name" "exit $st, expected $want: $(head -c 200 "$TMP/c2bad.err")"
-	elif ! grep -q '^conv2d: ' "$TMP/c2bad.err"; then
-		fail "conv2d/bad/$name" "no 'conv2d:' message: $(head -c 200 "$TMP/c2bad.err")"
-	elif [ -n "$needle" ] && ! grep -q -- "$needle" "$TMP/c2bad.err"; then
-		fail "conv2d/bad/$name" "message lacks '$needle': $(head -c 200 "$TMP/c2bad.err")"
-	elif [ "$(cat "$TMP/c2bad/out.pgm")" != precious ]; then
-		fail "conv2d/bad/$name" "the existing output was clobbered"
-	elif [ "$(ls -A "$TMP/c2bad" | wc -l)" -ne 1 ]; then
-		fail "conv2d/bad/$name" "left files behind: $(ls -A "$TMP/c2bad")"
-	else
-		pass "conv2d/bad/$name"
-	fi
-}
-
-B=$TMP/c2badin
-mkdir -p "$B/dir.pgm"
-: >"$B/empty.pgm"
-printf 'P5\n12' >"$B/trunc-header.pgm"
-printf 'P5\n4 4\n255\nabc' >"$B/trunc-pixels.pgm"
-printf 'P5\n0 5\n255\n' >"$B/width0.pgm"
-printf 'P5\n200000 200000\n255\n' >"$B/toobig.pgm"
-printf 'P5\n2 2\n0\n\0\0\0\0' >"$B/maxval0.pgm"
-printf '\003\177\201\377\020\042\333\300\001\017\200\100\377\376\375\374' >"$B/random.bin"
-head -c 1000 "$SAMPLES/chelsea.png" >"$B/trunc.png"
-for f in empty.pgm trunc-header.pgm trunc-pixels.pgm width0.pgm toobig.pgm \
-    maxval0.pgm random.bin trunc.png dir.pgm; do
-	conv2d_bad "$f" 1 "" "$BIN/conv2d" --cpu -k box:3 "$B/$f" "$TMP/c2bad/out.pgm"
-done
-O=$TMP/c2bad/out.pgm
-C=$SAMPLES/coins.pgm
-conv2d_bad missing-file 1 "" "$BIN/conv2d" --cpu -k box:3 "$B/none.pgm" "$O"
-conv2d_bad unwritable 1 "" "$BIN/conv2d" --cpu -k box:3 "$C" "$B/no/such/dir/out.pgm"
-conv2d_bad no-kernel 2 "no kernel" "$BIN/conv2d" "$C" "$O"
-conv2d_bad ragged 2 "row 2 has 2 values; row 1 has 3" "$BIN/conv2d" -k "1 2 1; 2 4" "$C" "$O"
-conv2d_bad not-a-number 2 "row 1, value 2: 'x'" "$BIN/conv2d" -k "1 x 1" "$C" "$O"
-conv2d_bad empty-kernel 2 "empty" "$BIN/conv2d" -k "" "$C" "$O"
-conv2d_bad empty-row 2 "row 2 is empty" "$BIN/conv2d" -k "1 2;;3 4" "$C" "$O"
-conv2d_bad too-big 2 "1 to 63" "$BIN/conv2d" -k box:64 "$C" "$O"
-conv2d_bad gauss-too-big 2 "more than 63" "$BIN/conv2d" -k gauss:12 "$C" "$O"
-conv2d_bad unknown-kernel 2 "not a kernel" "$BIN/conv2d" -k blur "$C" "$O"
-conv2d_bad kernel-file-missing 2 "cannot open" "$BIN/conv2d" -k @"$B/none.k" "$C" "$O"
-printf '1 2\n3 oops\n' >"$B/bad.k"
-conv2d_bad kernel-file-bad 2 "line 2: kernel row 2, value 2" "$BIN/conv2d" -k @"$B/bad.k" "$C" "$O"
-conv2d_bad divisor-zero 2 "divisor" "$BIN/conv2d" -k box:3 --divisor 0 "$C" "$O"
-conv2d_bad divisor-abc 2 "divisor" "$BIN/conv2d" -k box:3 --divisor abc "$C" "$O"
-conv2d_bad bias-abc 2 "bias" "$BIN/conv2d" -k box:3 --bias abc "$C" "$O"
-conv2d_bad normalize-and-divisor 2 "exclude" "$BIN/conv2d" -k box:3 --normalize --divisor 3 "$C" "$O"
-conv2d_bad m-bogus 2 "" "$BIN/conv2d" -k box:3 -m bogus "$C" "$O"
-conv2d_bad border-bogus 2 "" "$BIN/conv2d" -k box:3 --border bogus "$C" "$O"
-conv2d_bad unknown-option 2 "" "$BIN/conv2d" -k box:3 --frobnicate "$C" "$O"
-conv2d_bad too-many-operands 2 "" "$BIN/conv2d" -k box:3 "$C" "$O" "$TMP/c2bad/x"
 
 if "$BIN/conv2d" --help >/dev/null && "$BIN/conv2d" -V | grep -q gpufilt; then
 	pass conv2d/help-version

@@ -1,5 +1,5 @@
-# edge: golden images for every strategy, the smoothing stage against
-# conv2d, streams, batches, and the bad inputs.  Sourced by tests/run.sh.
+# edge: golden images for every strategy, launch shapes, streams and
+# batches (bad input: t_bad.sh).  Sourced by tests/run.sh.
 
 . ./tests/cases_edge.sh
 
@@ -20,13 +20,7 @@ edge_golden() {
 			then echo "ok $s.$cfg"; else echo "bad $s.$cfg"; fi
 		done
 	done >"$TMP/edge-golden-$m.log"
-	while read -r what rest; do
-		case $what in
-		ok) pass "edge/golden/$m/$rest" ;;
-		bad) fail "edge/golden/$m/$rest" "differs from $GOLDEN/edge" ;;
-		run) fail "edge/golden/$m/run" "$rest" ;;
-		esac
-	done <"$TMP/edge-golden-$m.log"
+	tally "edge/golden/$m" "$TMP/edge-golden-$m.log" "differs from $GOLDEN/edge"
 }
 
 for m in $(strategies edge); do
@@ -88,60 +82,6 @@ if "$BIN/edge" -q -v --cpu --sigma 0 --auto "$SAMPLES/coins.pgm" "$TMP/v.pgm" \
 else
 	fail edge/verbose-threshold "$(cat "$TMP/v.err")"
 fi
-
-# Bad input: an "edge:" message, the exit status, an existing output untouched.
-edge_bad() {
-	name=$1 want=$2
-	shift 2
-	mkdir -p "$TMP/ebad"
-	rm -f "$TMP/ebad/"* "$TMP/ebad/".out* 2>/dev/null
-	printf 'precious\n' >"$TMP/ebad/out.pgm"
-	limited "$@" >"$TMP/ebad.stdout" 2>"$TMP/ebad.err" </dev/null
-	st=$?
-	if [ "$st" -ne "$want" ]; then
-		fail "edge/bad/$name" "exit $st, expected $want: $(head -c 200 "$TMP/ebad.err")"
-	elif ! grep -q '^edge: ' "$TMP/ebad.err"; then
-		fail "edge/bad/$name" "no 'edge:' message: $(head -c 200 "$TMP/ebad.err")"
-	elif [ "$(cat "$TMP/ebad/out.pgm")" != precious ]; then
-		fail "edge/bad/$name" "the existing output was clobbered"
-	elif [ "$(ls -A "$TMP/ebad" | wc -l)" -ne 1 ]; then
-		fail "edge/bad/$name" "left files behind: $(ls -A "$TMP/ebad")"
-	else
-		pass "edge/bad/$name"
-	fi
-}
-
-EB=$TMP/ebadin
-mkdir -p "$EB"
-: >"$EB/empty.pgm"
-printf 'P5\n12' >"$EB/trunc-header.pgm"
-printf 'P5\n4 4\n255\nabc' >"$EB/trunc-pixels.pgm"
-printf 'P5\n0 5\n255\n' >"$EB/width0.pgm"
-printf 'P5\n-3 5\n255\n' >"$EB/negative.pgm"
-printf 'P5\n4294967296 4294967296\n255\n' >"$EB/overflow.pgm"
-printf 'P5\n2 2\n0\n\0\0\0\0' >"$EB/maxval0.pgm"
-printf 'P5\n2 2\n70000\n\0\0\0\0\0\0\0\0' >"$EB/maxval70000.pgm"
-printf '\003\177\201\377\020\042\333\300\001\017\200\100\377\376\375\374' >"$EB/random.bin"
-head -c 1000 "$SAMPLES/chelsea.png" >"$EB/trunc.png"
-mkdir -p "$EB/dir.pgm"
-for f in empty.pgm trunc-header.pgm trunc-pixels.pgm width0.pgm negative.pgm \
-    overflow.pgm maxval0.pgm maxval70000.pgm random.bin trunc.png dir.pgm; do
-	edge_bad "$f" 1 "$BIN/edge" --cpu "$EB/$f" "$TMP/ebad/out.pgm"
-done
-edge_bad missing-file 1 "$BIN/edge" --cpu "$EB/nonexistent.pgm" "$TMP/ebad/out.pgm"
-edge_bad unwritable 1 "$BIN/edge" --cpu "$SAMPLES/coins.pgm" "$EB/no/such/dir/out.pgm"
-C=$SAMPLES/coins.pgm O=$TMP/ebad/out.pgm
-edge_bad low-above-high 2 "$BIN/edge" --low 100 --high 50 "$C" "$O"
-edge_bad low-without-high 2 "$BIN/edge" --low 10 "$C" "$O"
-edge_bad auto-and-high 2 "$BIN/edge" --auto --high 50 "$C" "$O"
-edge_bad low-abc 2 "$BIN/edge" --low abc --high 9 "$C" "$O"
-edge_bad high-negative 2 "$BIN/edge" --high -5 "$C" "$O"
-edge_bad sigma-too-large 2 "$BIN/edge" --sigma 11 "$C" "$O"
-edge_bad m-bogus 2 "$BIN/edge" -m bogus "$C" "$O"
-edge_bad border-bogus 2 "$BIN/edge" --border bogus "$C" "$O"
-edge_bad unknown-option 2 "$BIN/edge" --frobnicate "$C" "$O"
-edge_bad outdir-not-dir 2 "$BIN/edge" -o "$O" "$C"
-edge_bad too-many-operands 2 "$BIN/edge" "$C" "$O" "$TMP/ebad/x"
 
 if "$BIN/edge" --help >/dev/null && "$BIN/edge" -V | grep -q gpufilt; then
 	pass edge/help-version

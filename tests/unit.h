@@ -7,6 +7,7 @@
 #define GF_UNIT_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,6 +42,22 @@ image_of(int w, int h, int ch, unsigned maxval, const unsigned *vals)
 		abort();
 	for (size_t i = 0; i < (size_t)w * h * ch; i++)
 		img_set(&img, i, vals ? vals[i] : 0);
+	return img;
+}
+
+/*
+ * A reproducible pseudo-random w x h x ch image of maxval: samples 0 to
+ * amp (at most maxval), from a linear congruential sequence of seed.
+ */
+static struct image __attribute__((unused))
+image_noise(int w, int h, int ch, unsigned maxval, unsigned amp, uint32_t seed)
+{
+	struct image img = image_of(w, h, ch, maxval, NULL);
+
+	for (size_t i = 0; i < (size_t)w * h * ch; i++) {
+		seed = seed * 1664525u + 1013904223u;
+		img_set(&img, i, (seed >> 8) % (amp + 1));
+	}
 	return img;
 }
 
