@@ -48,7 +48,7 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
 
 /*
  * Slots per reader: a stream needs read, filter and write in flight at
- * once, and each GPU past the first adds LANES more (engine_lanes_start).
+ * once, and each GPU past the first adds LANES more (lanes_start).
  */
 #define SLOTS_STREAM 4
 #define SLOTS_BATCH 2

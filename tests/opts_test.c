@@ -11,133 +11,109 @@
 #include "opts.h"
 #include "unit.h"
 
-/* --device values that parse, and the GPU list each gives. */
-static void
-test_devices_good(void)
+/*
+ * Parses arg with parse into fresh options: 1 when it was taken (with
+ * says NULL) or refused with a message holding says; else 0, with why.
+ */
+static int
+parse_case(int (*parse)(const char *, struct gf_opts *, struct gf_err *),
+    const char *arg, const char *says, struct gf_opts *o, char *why,
+    size_t whylen)
 {
-	static const struct {
-		const char *arg;
-		int all, n, list[4];
-	} cases[] = {
-		{"all", 1, 0, {0}},
-		{"0", 0, 1, {0}},
-		{"7", 0, 1, {7}},
-		{"1023", 0, 1, {1023}},
-		{"0,2,3", 0, 3, {0, 2, 3}},
-		{"3,1", 0, 2, {3, 1}},
-		{"007,1", 0, 2, {7, 1}},
-	};
+	struct gf_err e = {{0}};
+	int r;
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct gf_opts o;
-		struct gf_err e = {{0}};
-		char name[64];
-		int r, ok;
-
-		gf_opts_init(&o);
-		r = gf_parse_devices(cases[i].arg, &o, &e);
-		ok = r == 0 && o.all_devices == cases[i].all &&
-		    o.ndevices == cases[i].n;
-		for (int k = 0; ok && k < cases[i].n; k++)
-			ok = o.devices[k] == cases[i].list[k];
-		snprintf(name, sizeof(name), "device_good/%s", cases[i].arg);
-		result(name, ok, "returned %d (%s), all %d, %d devices", r, e.msg,
-		    o.all_devices, o.ndevices);
-	}
+	gf_opts_init(o);
+	r = parse(arg, o, &e);
+	snprintf(why, whylen, "returned %d, message '%s'", r, e.msg);
+	if (says == NULL)
+		return r == 0;
+	return r < 0 && strstr(e.msg, says) != NULL;
 }
 
-/* --device values that are refused, and a word the message must hold. */
+/* --device: values taken (says NULL) and their GPUs; values refused, and a word of why. */
 static void
-test_devices_bad(void)
+test_devices(void)
 {
 	static const struct {
 		const char *arg, *says;
+		int all, n, list[4];
 	} cases[] = {
-		{"", "not a GPU number"},
-		{"x", "not a GPU number"},
-		{"All", "not a GPU number"},
-		{"all,1", "not a GPU number"},
-		{"0,,2", "not a GPU number"},
-		{"0,2,", "not a GPU number"},
-		{",1", "not a GPU number"},
-		{"-1", "not a GPU number"},
-		{"+1", "not a GPU number"},
-		{" 1", "not a GPU number"},
-		{"1 ", "not a GPU number"},
-		{"1.5", "not a GPU number"},
-		{"1024", "GPU 1024 is out of range"},
-		{"0,99999999999999999999", "out of range"},
-		{"0,2,0", "names GPU 0 twice"},
-		{"3,3", "names GPU 3 twice"},
+		{"all", NULL, 1, 0, {0}},
+		{"0", NULL, 0, 1, {0}},
+		{"1023", NULL, 0, 1, {1023}},
+		{"0,2,3", NULL, 0, 3, {0, 2, 3}},
+		{"3,1", NULL, 0, 2, {3, 1}},
+		{"007,1", NULL, 0, 2, {7, 1}},
+		{"", "not a GPU number", 0, 0, {0}},
+		{"x", "not a GPU number", 0, 0, {0}},
+		{"All", "not a GPU number", 0, 0, {0}},
+		{"all,1", "not a GPU number", 0, 0, {0}},
+		{"0,,2", "not a GPU number", 0, 0, {0}},
+		{"0,2,", "not a GPU number", 0, 0, {0}},
+		{",1", "not a GPU number", 0, 0, {0}},
+		{"-1", "not a GPU number", 0, 0, {0}},
+		{"+1", "not a GPU number", 0, 0, {0}},
+		{" 1", "not a GPU number", 0, 0, {0}},
+		{"1 ", "not a GPU number", 0, 0, {0}},
+		{"1.5", "not a GPU number", 0, 0, {0}},
+		{"1024", "GPU 1024 is out of range", 0, 0, {0}},
+		{"0,99999999999999999999", "out of range", 0, 0, {0}},
+		{"0,2,0", "names GPU 0 twice", 0, 0, {0}},
+		{"3,3", "names GPU 3 twice", 0, 0, {0}},
 	};
-	char many[256] = "0";
+	char many[256] = "0", why[600], name[64];
+	struct gf_opts o;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct gf_opts o;
-		struct gf_err e = {{0}};
-		char name[64];
-		int r;
-
-		gf_opts_init(&o);
-		r = gf_parse_devices(cases[i].arg, &o, &e);
-		snprintf(name, sizeof(name), "device_bad/'%s'", cases[i].arg);
-		result(name, r < 0 && strstr(e.msg, cases[i].says) != NULL &&
-		    strstr(e.msg, "--device") != NULL, "returned %d, message '%s'",
-		    r, e.msg);
+		int ok = parse_case(gf_parse_devices, cases[i].arg, cases[i].says,
+		    &o, why, sizeof(why)) && o.all_devices == cases[i].all &&
+		    o.ndevices == cases[i].n;
+		for (int k = 0; ok && k < cases[i].n; k++)
+			ok = o.devices[k] == cases[i].list[k];
+		snprintf(name, sizeof(name), "device/'%s'", cases[i].arg);
+		result(name, ok, "%s; all %d, %d GPUs", why, o.all_devices,
+		    o.ndevices);
 	}
 	for (int k = 1; k <= GF_MAX_DEVICES; k++)
 		snprintf(many + strlen(many), sizeof(many) - strlen(many), ",%d", k);
-	struct gf_opts o;
-	struct gf_err e = {{0}};
-	gf_opts_init(&o);
-	int r = gf_parse_devices(many, &o, &e);
-	result("device_bad/too-many", r < 0 && strstr(e.msg, "more than") != NULL,
-	    "returned %d, message '%s'", r, e.msg);
+	result("device/too-many", parse_case(gf_parse_devices, many, "more than",
+	    &o, why, sizeof(why)), "%s", why);
 }
 
-/* --shard: good values and their K and N; bad ones and their words. */
+/* --shard: values taken with their K and N, values refused with their words. */
 static void
 test_shard(void)
 {
 	static const struct {
-		const char *arg;
-		int k, n;               /* n 0: refused, with says */
-		const char *says;
+		const char *arg, *says;
+		int k, n;
 	} cases[] = {
-		{"0/1", 0, 1, NULL},
-		{"0/4", 0, 4, NULL},
-		{"3/4", 3, 4, NULL},
-		{"999999/1000000", 999999, 1000000, NULL},
-		{"4/4", 0, 0, "must be 0 to 3"},
-		{"0/0", 0, 0, "N must be 1 to"},
-		{"0/1000001", 0, 0, "N must be 1 to"},
-		{"1", 0, 0, "not of the form K/N"},
-		{"1/", 0, 0, "not of the form K/N"},
-		{"/2", 0, 0, "not of the form K/N"},
-		{"-1/3", 0, 0, "not of the form K/N"},
-		{"1/2/3", 0, 0, "not of the form K/N"},
-		{"a/b", 0, 0, "not of the form K/N"},
-		{"1 /2", 0, 0, "not of the form K/N"},
-		{"", 0, 0, "not of the form K/N"},
+		{"0/1", NULL, 0, 1},
+		{"0/4", NULL, 0, 4},
+		{"3/4", NULL, 3, 4},
+		{"999999/1000000", NULL, 999999, 1000000},
+		{"4/4", "must be 0 to 3", 0, 0},
+		{"0/0", "N must be 1 to", 0, 0},
+		{"0/1000001", "N must be 1 to", 0, 0},
+		{"1", "not of the form K/N", 0, 0},
+		{"1/", "not of the form K/N", 0, 0},
+		{"/2", "not of the form K/N", 0, 0},
+		{"-1/3", "not of the form K/N", 0, 0},
+		{"1/2/3", "not of the form K/N", 0, 0},
+		{"a/b", "not of the form K/N", 0, 0},
+		{"1 /2", "not of the form K/N", 0, 0},
+		{"", "not of the form K/N", 0, 0},
 	};
+	char why[600], name[64];
+	struct gf_opts o;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct gf_opts o;
-		struct gf_err e = {{0}};
-		char name[64];
-		int r, ok;
-
-		gf_opts_init(&o);
-		r = gf_parse_shard(cases[i].arg, &o, &e);
-		if (cases[i].n > 0)
-			ok = r == 0 && o.shard_k == cases[i].k &&
-			    o.shard_n == cases[i].n;
-		else
-			ok = r < 0 && strstr(e.msg, cases[i].says) != NULL &&
-			    o.shard_n == 0;
+		int ok = parse_case(gf_parse_shard, cases[i].arg, cases[i].says, &o,
+		    why, sizeof(why)) && o.shard_k == cases[i].k &&
+		    o.shard_n == cases[i].n;
 		snprintf(name, sizeof(name), "shard/'%s'", cases[i].arg);
-		result(name, ok, "returned %d, %d/%d, message '%s'", r, o.shard_k,
-		    o.shard_n, e.msg);
+		result(name, ok, "%s; %d/%d", why, o.shard_k, o.shard_n);
 	}
 }
 
@@ -199,8 +175,7 @@ test_batch_shard(void)
 int
 main(void)
 {
-	test_devices_good();
-	test_devices_bad();
+	test_devices();
 	test_shard();
 	test_batch_shard();
 	return nfail ? 1 : 0;
