@@ -74,7 +74,7 @@ cli_error(void *arg, const char *msg)
 /* -v: one line per image on stderr. */
 static void
 cli_report(void *arg, const char *input, int index, const struct image *out,
-    const struct gf_times *t, int on_gpu)
+    const struct gf_times *t, int device)
 {
 	struct cli_ctx *c = arg;
 	double gbs = t->kernel > 0 ? t->kernel_bytes / (t->kernel * 1e6) : 0;
@@ -90,9 +90,10 @@ cli_report(void *arg, const char *input, int index, const struct image *out,
 	else if (t->thresholds == 2)
 		fprintf(stderr, "low %g high %g%s, ", t->low, t->high, otsu);
 	fprintf(stderr, "read %.2f ms, ", t->read);
-	if (on_gpu)
-		fprintf(stderr, "upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
-		    "download %.2f ms, ", t->upload, t->kernel, gbs, t->download);
+	if (device >= 0)
+		fprintf(stderr, "GPU %d: upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
+		    "download %.2f ms, ", device, t->upload, t->kernel, gbs,
+		    t->download);
 	else
 		fprintf(stderr, "cpu %.2f ms, ", t->cpu);
 	fprintf(stderr, "write %.2f ms\n", t->write);
@@ -116,7 +117,9 @@ cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
 
 /*
  * The run summary, for runs of several images with -v or on a terminal:
- * the rate, and how busy each stage was (the bottleneck is near 100%).
+ * the rate, and how busy each stage was (the bottleneck is near 100%);
+ * on the GPU, a line per GPU: the images it took and the fraction of
+ * the run it had one.
  */
 static void
 cli_summary(struct cli_ctx *c, const struct engine_stats *st)
@@ -133,6 +136,10 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st)
 	    st->readers), st->readers, st->on_gpu ? "gpu" : "cpu",
 	    100 * st->filter_ms / (st->wall_ms * st->lanes), st->lanes,
 	    100 * st->write_ms / (st->wall_ms * st->writers), st->writers);
+	for (int i = 0; i < st->ndevices; i++)
+		fprintf(stderr, "%s: GPU %d (%s): %d images, busy %.0f%%\n", c->prog,
+		    st->dev[i].device, st->dev[i].name, st->dev[i].images,
+		    100 * st->dev[i].busy_ms / st->wall_ms);
 }
 
 /*
@@ -170,15 +177,27 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
  * thread, before the first input is read, so only when --fallback is
  * given: otherwise the engine finds the GPU while the first input is read.
  */
+/* The largest GPU number --device names, or -1 (any GPU will do). */
+static int
+cli_top_device(const struct gf_opts *o)
+{
+	int top = -1;
+
+	for (int i = 0; i < o->ndevices; i++)
+		if (o->devices[i] > top)
+			top = o->devices[i];
+	return top;
+}
+
 static void
 cli_fallback(const char *prog, struct gf_opts *o)
 {
 	struct gf_err e = {{0}};
 
 	if (!o->fallback || o->strategy == GF_CPU ||
-	    (o->strategy == GF_AUTO && o->device < 0))
+	    (o->strategy == GF_AUTO && o->ndevices == 0))
 		return;
-	if (gpu_present(o->device, &e) == 0)
+	if (gpu_present(cli_top_device(o), &e) == 0)
 		return;
 	o->strategy = GF_CPU;
 	cli_say_cpu(prog, o, e.msg);
@@ -190,16 +209,37 @@ cli_fallback_hint(const char *prog, const struct gf_opts *o)
 {
 	struct gf_err e = {{0}};
 
-	if (o->fallback || o->strategy == GF_CPU || gpu_present(o->device, &e) == 0)
+	if (o->fallback || o->strategy == GF_CPU ||
+	    gpu_present(cli_top_device(o), &e) == 0)
 		return;
 	fprintf(stderr, "%s: --fallback runs the CPU reference instead when "
 	    "there is no GPU\n", prog);
 }
 
 /*
+ * --shard K/N of a checked batch: keeps in argv, in place and in the
+ * order given, the operands of shard K (batch_shard) and returns their
+ * count (with -v, says so when there are none); -1 after a message.
+ */
+static int
+cli_shard(const char *prog, const struct gf_opts *o, int argc, char **argv)
+{
+	struct gf_err e = {{0}};
+	int n = batch_shard(argv, argc, o->shard_k, o->shard_n, argv, &e);
+
+	if (n < 0)
+		fprintf(stderr, "%s: %s\n", prog, e.msg);
+	else if (n == 0 && o->verbose && !o->quiet)
+		fprintf(stderr, "%s: shard %d/%d of %d inputs is empty\n", prog,
+		    o->shard_k, o->shard_n, argc);
+	return n;
+}
+
+/*
  * Runs tool t over the operands after option parsing and returns the exit
  * status: 0 if every image was written, 1 if any run failed, 2 for a
- * usage error (too many operands, -o without a directory).
+ * usage error (too many operands, -o without a directory, --shard
+ * without -o).
  */
 static int
 cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
@@ -214,6 +254,12 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	struct engine_job one, *jobs = &one;
 	int status = 0, njobs = 1, failed;
 
+	if (o->outdir == NULL && o->shard_n > 0) {
+		fprintf(stderr, "%s: --shard needs a batch (-o DIR): it picks some "
+		    "of the input files\n", prog);
+		fputs(ct->synopsis, stderr);
+		return 2;
+	}
 	if (o->outdir == NULL && argc > 2) {
 		fprintf(stderr, "%s: too many operands (%d): give at most an input "
 		    "and an output, or -o DIR for many inputs\n", prog, argc);
@@ -229,6 +275,9 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	if (o->outdir != NULL && (status = cli_check_batch(prog, o, argc,
 	    argv)) != 0)
 		return status;
+	if (o->outdir != NULL && o->shard_n > 0 &&
+	    (argc = cli_shard(prog, o, argc, argv)) <= 0)
+		return argc < 0 ? 1 : cli_close_stdout(prog);
 	if (o->outdir != NULL) {
 		njobs = argc;
 		if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL) {
@@ -273,7 +322,10 @@ static const char cli_common_help[] =
     "  -m strategy     GPU kernel strategy (below); --cpu = -m cpu\n"
     "  --fallback      the CPU reference, with a notice, if -m finds no GPU\n"
     "  --block WxH     threads per block;  --rows N  rows per thread\n"
-    "  --device N      GPU number\n"
+    "  --device N|all  GPU number, a list (0,2,3) or all: images go to the\n"
+    "                  first free one\n"
+    "  --shard K/N     batch: only the inputs whose place in the sorted list\n"
+    "                  is K modulo N (K from 0)\n"
     "  --max-pixels N  refuse larger images (default 2^28; 0: no limit)\n"
     "  -j N            decoders and CPU threads (default: one per CPU online)\n"
     "  -f pnm|png|jpeg output format (default: by output name; PNM on stdout)\n"

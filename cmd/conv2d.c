@@ -94,10 +94,10 @@ main(int argc, char **argv)
 		.name = "conv2d",
 		.synopsis =
 		    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
-		    "              [--bias B] [--block WxH] [--border mode] [--device N]\n"
+		    "              [--bias B] [--block WxH] [--border mode] [--device list]\n"
 		    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
 		    "              [--no-separable] [--quality N] [--rows N] [input [output]]\n"
-		    "       conv2d [options] -o dir input ...\n",
+		    "       conv2d [options] [--shard K/N] -o dir input ...\n",
 		.help =
 		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
 		    "                  gauss:SIGMA[:SIZE], sharpen, laplace, emboss, sobelx,\n"

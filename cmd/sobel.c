@@ -60,10 +60,10 @@ main(int argc, char **argv)
 		.name = "sobel",
 		.synopsis =
 		    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
-		    "             [--block WxH] [--border mode] [--device N] [--fallback]\n"
+		    "             [--block WxH] [--border mode] [--device list] [--fallback]\n"
 		    "             [--max-pixels N] [--norm l2|l1] [--quality N] [--rows N]\n"
 		    "             [input [output]]\n"
-		    "       sobel [options] -o dir input ...\n",
+		    "       sobel [options] [--shard K/N] -o dir input ...\n",
 		.help =
 		    "  -t T            edge map: maxval where the gradient exceeds T, else 0;\n"
 		    "                  -t auto takes Otsu's threshold of each image\n"

@@ -1,5 +1,6 @@
 /*
- * batch.c - output names of -o DIR batches, and the check for collisions.
+ * batch.c - output names of -o DIR batches, the check for collisions,
+ * and the shards of a batch.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,7 +29,10 @@ batch_path(const char *dir, const char *input, const char *ext, char *buf,
 	return 0;
 }
 
-/* An input's output path (with the first extension of its format) and place. */
+/*
+ * An input's output path (with the first extension of its format) and
+ * place; or, for a shard, the input's own name and place.
+ */
 struct batch_out {
 	char *path;
 	int index;
@@ -165,4 +169,30 @@ done:
 		free(outs[i].path);
 	free(outs);
 	return ret;
+}
+
+int
+batch_shard(char *const *inputs, int n, int k, int of, char **out,
+    struct gf_err *e)
+{
+	struct batch_out *v = calloc((size_t)(n > 0 ? n : 1), sizeof(*v));
+	char *keep = calloc((size_t)(n > 0 ? n : 1), 1);
+	int m = 0;
+
+	if (v == NULL || keep == NULL) {
+		free(v);
+		free(keep);
+		return gf_fail(e, "out of memory");
+	}
+	for (int i = 0; i < n; i++)
+		v[i] = (struct batch_out){inputs[i], i};
+	qsort(v, (size_t)n, sizeof(*v), out_cmp);       /* by name, then place */
+	for (int i = k; i < n; i += of)
+		keep[v[i].index] = 1;
+	for (int i = 0; i < n; i++)
+		if (keep[i])
+			out[m++] = inputs[i];
+	free(v);
+	free(keep);
+	return m;
 }

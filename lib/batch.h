@@ -3,7 +3,8 @@
  * dir/<its base name without extension>.<extension of the output format>,
  * and a batch is refused before anything runs when two inputs would be
  * written to one output or an input would be replaced by its own output.
- * Shared by the filter loop (lib/engine.c) and the check in cmd/.
+ * Shared by the filter loop (lib/engine.c) and the check in cmd/, which
+ * also picks a shard of the inputs (--shard) here.
  */
 #ifndef GF_BATCH_H
 #define GF_BATCH_H
@@ -35,5 +36,18 @@ int batch_check(const char *dir, char *const *inputs, int n,
  * directory that could not be made and why.
  */
 int batch_mkdir(const char *dir, struct gf_err *e);
+
+/*
+ * Shard k of of (--shard K/N): the inputs whose position, when the n
+ * inputs are sorted by the bytes of their names as given (strcmp, so
+ * "b" and "./b" are different names; equal names keep their order), is
+ * k modulo of.  They go into out (room for n) in the order given, so
+ * that the shards 0 .. of-1 of one list are disjoint and cover it
+ * whatever order each host is given the names in; out may be inputs
+ * itself.  Returns their count,
+ * or -1 with e when out of memory.
+ */
+int batch_shard(char *const *inputs, int n, int k, int of, char **out,
+    struct gf_err *e);
 
 #endif

@@ -7,17 +7,27 @@
  *            their own small set, read the image into the slot's host
  *            buffer and queue it as work; a job ends with a marker slot.
  *   lanes    take work in arrival order, filter it (GPU or CPU) into the
- *            slot's output buffer, and hand it to the writer.
+ *            slot's output buffer, and hand it to the writer.  On the
+ *            GPU each device has LANES of them, and a lane sets its
+ *            device on its own thread: the work queue is one, so a
+ *            free lane of any GPU takes the next image.
  *   writer   (the caller) takes slots in input order - job by job, image
  *            by image - writes them (in a batch, hands them to a pool of
  *            encoders and tells of them in the same order), and gives
  *            each slot back to its reader.
- *   opener   creates the CUDA context while the first input is read.
+ *   opener   opens the GPUs (one thread each, at once) while the first
+ *            input is read; the lanes start once it has decided.
  *
  * A slot carries one image from reader to writer and goes back only to
  * the reader it came from.  Each reader owns a fixed number of slots, so
  * memory stays bounded, and the earliest image the writer waits for
  * always has a slot of its own: nothing waits in a circle.
+ *
+ * One image goes to one GPU.  Its strips (a tall image) stay on the
+ * lane's two streams: they are written in order as their downloads end,
+ * and a tool with no halo (Otsu, hysteresis) needs the whole image on
+ * one device anyway.  A device that breaks (an error that sticks to its
+ * context) stops the whole run, with an error that names it.
  */
 #define _GNU_SOURCE             /* F_SETPIPE_SZ */
 #include <errno.h>
@@ -36,10 +46,13 @@
 
 enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
 
-/* Slots per reader: a stream needs read, filter and write in flight at once. */
+/*
+ * Slots per reader: a stream needs read, filter and write in flight at
+ * once, and each GPU past the first adds LANES more (lanes_start).
+ */
 #define SLOTS_STREAM 4
 #define SLOTS_BATCH 2
-#define LANES 2
+#define LANES 2                 /* per GPU */
 /* A strip carries about this many bytes of input; smaller images go whole. */
 #define STRIP_BYTES (16u << 20)
 
@@ -61,6 +74,8 @@ struct slot {
 	struct reader *owner;
 	int job, index;         /* index: 1, 2, ... in the job; the marker's is last */
 	int end;                /* the job's end marker */
+	int committed;          /* the marker: its job's output was committed */
+	int device;             /* the GPU that filtered it; -1: the CPU */
 	int failed;             /* err says why (empty: the job had failed already) */
 	struct gf_err err;
 	struct image in, out;
@@ -114,9 +129,28 @@ struct reader {
 	double busy_ms;
 };
 
-/* A filter lane: on the GPU, two streams that strips alternate between. */
+/*
+ * A GPU of the run: opened by its own thread while the first input is
+ * read, then shared by its lanes, with what they did on it.
+ */
+struct device {
+	struct engine *en;
+	pthread_t th;
+	int spawned;            /* th runs device_open_main */
+	int number;             /* as asked; -1: the default device */
+	int opened;             /* base is open; else err says why */
+	struct gpu base;        /* its limits and shared state; lanes add streams */
+	struct gf_err err;
+	/* Under en->mu: */
+	int taken, images;      /* images its lanes took, and filtered */
+	int active;             /* lanes with an image on it now */
+	double busy_since, busy_ms;     /* time with at least one */
+};
+
+/* A filter lane: on a GPU, two streams that strips alternate between. */
 struct lane {
 	struct engine *en;
+	struct device *dev;     /* NULL: the CPU lane */
 	pthread_t th;
 	struct gpu sub[2];
 	int nsub;
@@ -140,14 +174,19 @@ struct engine {
 	struct slot *done;      /* finished, in no order */
 	int gpu_state, fallback;
 	struct gf_err gpu_err;
-	struct gpu dev;
+	struct device *dev;     /* ndev GPUs, once gpu_state is GPU_READY */
+	int ndev;
+	struct device *broken;  /* the device that stopped the run, with why */
+	struct gf_err broken_err;
 	size_t pinned, pinned_max;
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
+	int fail_gpu, fail_at;  /* GPUFILT_FAIL_GPU=D:K: GPU D breaks at its image K */
 	struct reader *rd;
 	int nreaders;
-	struct lane ln[LANES];
-	struct slot *slots;
-	int nslots;
+	struct lane *ln;
+	int nlanes;
+	struct slot *slots;     /* nslots in use, of slots_cap */
+	int nslots, slots_cap;
 };
 
 /* ---- host buffers */
@@ -201,7 +240,8 @@ hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 	hbuf_free(en, b);
 	b->uses = uses;
 	if (pin && pinned_allow(en, cap, 1)) {
-		if (cudaSetDevice(en->dev.device) == cudaSuccess &&
+		/* Portable: pinned for every GPU, since any may take the slot. */
+		if (cudaSetDevice(en->dev[0].base.device) == cudaSuccess &&
 		    cudaHostAlloc(&b->p, cap, cudaHostAllocPortable) == cudaSuccess) {
 			b->cap = cap;
 			b->pinned = 1;
@@ -267,7 +307,8 @@ slot_take(struct reader *rd)
 	rd->free = s->next;
 	pthread_mutex_unlock(&en->mu);
 	s->next = NULL;
-	s->end = s->failed = s->out_malloced = 0;
+	s->end = s->committed = s->failed = s->out_malloced = 0;
+	s->device = -1;
 	s->partial = s->rows_done = s->lane_done = 0;
 	s->written = s->wfailed = s->encoded = 0;
 	s->werr.msg[0] = '\0';
@@ -444,23 +485,93 @@ reader_main(void *arg)
 
 /* ---- the GPU: opening it, and one image's strips */
 
+static void *
+device_open_main(void *arg)
+{
+	struct device *d = arg;
+
+	d->opened = gpu_open(&d->base, d->number, &d->err) == 0;
+	return NULL;
+}
+
+/* Closes the devices that opened, and forgets them all. */
+static void
+devices_close(struct engine *en)
+{
+	for (int i = 0; i < en->ndev; i++)
+		if (en->dev[i].opened)
+			gpu_close(&en->dev[i].base);
+	free(en->dev);
+	en->dev = NULL;
+	en->ndev = 0;
+}
+
 /*
- * Whether to use the GPU: 1 yes (dev open), 0 the CPU (with *fallback
- * when -m auto found no GPU: the reason is in e), -1 when an explicit GPU
- * strategy cannot run (e names --cpu).
+ * Opens the GPUs of --device (the default one, a list, or all there
+ * are, at most GF_MAX_DEVICES), each on a thread of its own, so that
+ * their contexts are made at once.  0 when all opened; -1 with e naming
+ * the first that did not; -2 with e when there is no GPU at all.
  */
 static int
-gpu_choose(struct gpu *dev, const struct gf_opts *o, int *fallback,
-    struct gf_err *e)
+devices_open(struct engine *en, struct gf_err *e)
 {
+	const struct gf_opts *o = en->o;
+	int n, i;
+
+	if (gpu_count(&n, e) < 0)
+		return -2;
+	en->ndev = o->all_devices ? (n < GF_MAX_DEVICES ? n : GF_MAX_DEVICES) :
+	    o->ndevices > 0 ? o->ndevices : 1;
+	if ((en->dev = calloc((size_t)en->ndev, sizeof(*en->dev))) == NULL) {
+		en->ndev = 0;
+		return gf_fail(e, "out of memory");
+	}
+	for (i = 0; i < en->ndev; i++) {
+		struct device *d = &en->dev[i];
+		d->en = en;
+		d->number = o->all_devices ? i : o->ndevices > 0 ? o->devices[i] : -1;
+		d->spawned = en->ndev > 1 &&
+		    pthread_create(&d->th, NULL, device_open_main, d) == 0;
+		if (!d->spawned)
+			device_open_main(d);
+	}
+	for (i = 0; i < en->ndev; i++)
+		if (en->dev[i].spawned)
+			pthread_join(en->dev[i].th, NULL);
+	for (i = 0; i < en->ndev && en->dev[i].opened; i++)
+		;
+	if (i == en->ndev)
+		return 0;
+	if (en->dev[i].number >= 0 && en->dev[i].number < n)
+		gf_fail(e, "cannot open GPU %d: %s", en->dev[i].number,
+		    en->dev[i].err.msg);
+	else
+		*e = en->dev[i].err;
+	devices_close(en);
+	return -1;
+}
+
+/*
+ * Whether to use the GPU: 1 yes (en->dev open), 0 the CPU (with
+ * *fallback when -m auto found no GPU: the reason is in e), -1 when an
+ * explicit GPU strategy, or a GPU named by --device, cannot run (e says
+ * why, and names --cpu).
+ */
+static int
+gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
+{
+	const struct gf_opts *o = en->o;
 	size_t n;
+	int r;
 
 	*fallback = 0;
 	if (o->strategy == GF_CPU)
 		return 0;
-	if (gpu_open(dev, o->device, e) == 0)
+	if ((r = devices_open(en, e)) == 0)
 		return 1;
-	if (o->strategy == GF_AUTO && o->device < 0) {
+	/* No GPU named: the default one, or all there are (if there are any). */
+	if (o->strategy == GF_AUTO && o->ndevices == 0 &&
+	    (r == -2 || !o->all_devices)) {
 		*fallback = 1;
 		return 0;
 	}
@@ -477,7 +588,7 @@ opener_main(void *arg)
 {
 	struct engine *en = arg;
 	struct gf_err e = {{0}};
-	int fallback, r = gpu_choose(&en->dev, en->o, &fallback, &e);
+	int fallback, r = gpu_choose(en, &fallback, &e);
 
 	pthread_mutex_lock(&en->mu);
 	en->gpu_state = r > 0 ? GPU_READY : r == 0 ? GPU_UNUSED : GPU_FATAL;
@@ -702,7 +813,7 @@ static int
 lane_open(struct lane *ln, struct gf_err *e)
 {
 	for (ln->nsub = 0; ln->nsub < 2; ln->nsub++)
-		if (gpu_open_stream(&ln->sub[ln->nsub], &ln->en->dev, e) < 0)
+		if (gpu_open_stream(&ln->sub[ln->nsub], &ln->dev->base, e) < 0)
 			return -1;
 	return 0;
 }
@@ -717,6 +828,99 @@ lane_close(struct lane *ln)
 		gpu_close(&ln->sub[i]);
 }
 
+/* The name of job j's input in messages. */
+static const char *
+job_name(const struct engine *en, int j)
+{
+	const char *in = en->jobs[j].input;
+
+	return in == NULL || strcmp(in, "-") == 0 ? "standard input" : in;
+}
+
+/*
+ * A lane begins an image on d: d is busy from its first lane's start to
+ * its last lane's end.  1 when GPUFILT_FAIL_GPU says that this image
+ * breaks d (the tests' way to make a GPU fail).
+ */
+static int
+device_begin(struct engine *en, struct device *d)
+{
+	int inject;
+
+	pthread_mutex_lock(&en->mu);
+	if (d->active++ == 0)
+		d->busy_since = gf_now_ms();
+	inject = ++d->taken == en->fail_at && d->base.device == en->fail_gpu;
+	pthread_mutex_unlock(&en->mu);
+	return inject;
+}
+
+static void
+device_end(struct engine *en, struct device *d, int filtered)
+{
+	pthread_mutex_lock(&en->mu);
+	if (--d->active == 0)
+		d->busy_ms += gf_now_ms() - d->busy_since;
+	d->images += filtered;
+	pthread_mutex_unlock(&en->mu);
+}
+
+/*
+ * d is broken (slot s failed there with s->err): the run stops, and its
+ * error names d and the image.  s's own message is cleared, so that the
+ * failure is told once, by engine_run.
+ */
+static void
+device_fail(struct engine *en, struct device *d, struct slot *s)
+{
+	pthread_mutex_lock(&en->mu);
+	if (en->broken == NULL) {
+		en->broken = d;
+		gf_fail(&en->broken_err, "GPU %d (%s) failed on %s image %d: %s",
+		    d->base.device, d->base.name, job_name(en, s->job), s->index,
+		    s->err.msg);
+	}
+	en->stop = 1;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+	s->err.msg[0] = '\0';
+}
+
+/*
+ * Slot s on the lane's GPU.  An image that fails there fails its job;
+ * one that leaves the device broken (the lane could not open its
+ * streams, or an error stuck to the context: a fault, a lost GPU) stops
+ * the run.  With several GPUs an image's error names its GPU.
+ */
+static void
+lane_image(struct lane *ln, struct slot *s, const struct gf_err *open_err)
+{
+	struct engine *en = ln->en;
+	struct device *d = ln->dev;
+	int rc = -1, broken = 1;
+
+	s->device = d->base.device;
+	if (open_err != NULL) {
+		s->err = *open_err;
+	} else if (device_begin(en, d)) {
+		gf_fail(&s->err, "GPUFILT_FAIL_GPU made it fail at its image %d",
+		    en->fail_at);
+	} else {
+		rc = lane_gpu(ln, s, &s->err);
+		broken = rc < 0 && cudaDeviceSynchronize() != cudaSuccess;
+	}
+	s->failed = rc < 0;
+	if (open_err == NULL)
+		device_end(en, d, rc == 0);
+	if (broken)
+		device_fail(en, d, s);
+	else if (s->failed && en->ndev > 1) {
+		struct gf_err e = s->err;
+		gf_fail(&s->err, "GPU %d (%s): %s", d->base.device, d->base.name,
+		    e.msg);
+	}
+}
+
 static void *
 lane_main(void *arg)
 {
@@ -724,23 +928,15 @@ lane_main(void *arg)
 	struct engine *en = ln->en;
 	const struct tool *tl = en->tool;
 	struct gf_err open_err = {{0}};
-	int mode = gpu_decision(en), opened = 1;
+	int opened = ln->dev == NULL || lane_open(ln, &open_err) == 0;
 	struct slot *s;
 
-	/* The CPU work is threaded already (-j): one lane feeds it. */
-	if (mode != GPU_READY && ln != &en->ln[0])
-		return NULL;
-	if (mode == GPU_READY)
-		opened = lane_open(ln, &open_err) == 0;
 	while ((s = take_work(en)) != NULL) {
 		double t0 = gf_now_ms();
 		if (job_failed(en, s->job)) {
 			s->failed = 1;
-		} else if (!opened) {
-			s->failed = 1;
-			s->err = open_err;
-		} else if (mode == GPU_READY) {
-			s->failed = lane_gpu(ln, s, &s->err) < 0;
+		} else if (ln->dev != NULL) {
+			lane_image(ln, s, opened ? NULL : &open_err);
 		} else {
 			s->failed = tl->cpu(tl->ctx, &s->in, &s->out, &s->t, &s->err) < 0;
 			s->out_malloced = !s->failed;
@@ -756,7 +952,7 @@ lane_main(void *arg)
 			post_done(en, s);
 		}
 	}
-	if (mode == GPU_READY)
+	if (ln->dev != NULL)
 		lane_close(ln);
 	return NULL;
 }
@@ -948,6 +1144,8 @@ encode_slot(struct encoder *c, struct slot *s)
 		job_fail(c, s->job, s, &s->err);
 	} else if (sink_close(&c->sink, 1, &e) < 0) {
 		job_fail(c, s->job, s, &e);
+	} else {
+		s->committed = 1;
 	}
 	c->busy_ms += gf_now_ms() - t0;
 }
@@ -986,6 +1184,7 @@ struct writer {
 	struct slot **pending;
 	int first, npending, cap;
 	int failures;
+	int committed;          /* jobs whose output was committed whole */
 	double t0;
 };
 
@@ -994,7 +1193,6 @@ static void
 report_slot(struct writer *w, struct slot *s, int *jobs_done)
 {
 	struct engine *en = w->en;
-	const char *in = en->jobs[s->job].input;
 
 	if (s->wfailed) {
 		w->failures++;
@@ -1005,12 +1203,12 @@ report_slot(struct writer *w, struct slot *s, int *jobs_done)
 		w->st->images++;
 		w->st->bytes_in += img_bytes(&s->in);
 		if (w->h->image != NULL)
-			w->h->image(w->h->arg, in == NULL || strcmp(in, "-") == 0 ?
-			    "standard input" : in, s->index, &s->out, &s->t,
-			    en->gpu_state == GPU_READY);
+			w->h->image(w->h->arg, job_name(en, s->job), s->index,
+			    &s->out, &s->t, s->device);
 	}
 	if (s->end)
 		(*jobs_done)++;
+	w->committed += s->committed;
 	slot_give_back(en, s);
 	if (w->h->progress != NULL)
 		w->h->progress(w->h->arg, *jobs_done, en->njobs, w->st->images,
@@ -1166,9 +1364,11 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 		en->nreaders = njobs;
 	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
 	en->nslots = en->nreaders * per;
+	/* Room for a stream's slots of more GPUs; they are linked in later. */
+	en->slots_cap = en->nslots + (njobs == 1 ? LANES * (GF_MAX_DEVICES - 1) : 0);
 	en->job_failed = calloc((size_t)njobs, 1);
 	en->rd = calloc((size_t)en->nreaders, sizeof(*en->rd));
-	en->slots = calloc((size_t)en->nslots, sizeof(*en->slots));
+	en->slots = calloc((size_t)en->slots_cap, sizeof(*en->slots));
 	if (en->job_failed == NULL || en->rd == NULL || en->slots == NULL)
 		return gf_fail(e, "out of memory");
 	for (int i = 0; i < en->nslots; i++) {
@@ -1194,6 +1394,9 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 		en->pinned_max = 0;
 	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
 		en->strip_rows = atoi(env) > 0 ? atoi(env) : 0;
+	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||
+	    sscanf(env, "%d:%d", &en->fail_gpu, &en->fail_at) != 2)
+		en->fail_at = 0;
 	pthread_mutex_init(&en->mu, NULL);
 	pthread_cond_init(&en->cv, NULL);
 	en->readers_left = en->nreaders;
@@ -1207,16 +1410,16 @@ engine_free(struct engine *en)
 		hbuf_free(en, &en->slots[i].inbuf);
 		hbuf_free(en, &en->slots[i].outbuf);
 	}
-	if (en->gpu_state == GPU_READY)
-		gpu_close(&en->dev);
+	devices_close(en);
 	pthread_mutex_destroy(&en->mu);
 	pthread_cond_destroy(&en->cv);
+	free(en->ln);
 	free(en->slots);
 	free(en->rd);
 	free(en->job_failed);
 }
 
-/* Starts the opener, readers and lanes; -1 if a thread cannot start. */
+/* Starts the opener and the readers; -1 if a thread cannot start. */
 static int
 engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 {
@@ -1229,12 +1432,63 @@ engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 		if (pthread_create(&en->rd[i].th, NULL, reader_main, &en->rd[i]) != 0)
 			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
 	}
-	for (int i = 0; i < LANES; i++) {
+	return 0;
+}
+
+/*
+ * Once the GPUs are decided (state): LANES lanes per GPU, or one lane
+ * for the CPU (whose work is threaded already, -j) and for a run that
+ * cannot start (it fails what was read).  A stream's reader gets LANES
+ * more slots per GPU past the first, so that every lane can hold an
+ * image.  -1 if out of memory or a thread cannot start.
+ */
+static int
+lanes_start(struct engine *en, int state, struct gf_err *e)
+{
+	int more = state == GPU_READY && en->njobs == 1 ? LANES * (en->ndev - 1) : 0;
+
+	en->nlanes = state == GPU_READY ? LANES * en->ndev : 1;
+	if ((en->ln = calloc((size_t)en->nlanes, sizeof(*en->ln))) == NULL)
+		return gf_fail(e, "out of memory");
+	pthread_mutex_lock(&en->mu);
+	for (; more > 0; more--) {
+		struct slot *s = &en->slots[en->nslots++];
+		s->en = en;
+		s->owner = &en->rd[0];
+		s->next = s->owner->free;
+		s->owner->free = s;
+	}
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+	for (int i = 0; i < en->nlanes; i++) {
 		en->ln[i].en = en;
+		en->ln[i].dev = state == GPU_READY ? &en->dev[i / LANES] : NULL;
 		if (pthread_create(&en->ln[i].th, NULL, lane_main, &en->ln[i]) != 0)
 			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
 	}
 	return 0;
+}
+
+/* The run's figures, once every thread has ended, into st. */
+static void
+engine_stats_fill(const struct engine *en, int state, struct engine_stats *st)
+{
+	st->readers = en->nreaders;
+	st->on_gpu = state == GPU_READY;
+	st->lanes = en->nlanes;
+	for (int i = 0; i < en->nreaders; i++)
+		st->read_ms += en->rd[i].busy_ms;
+	for (int i = 0; i < en->nlanes; i++)
+		st->filter_ms += en->ln[i].busy_ms;
+	st->ndevices = st->on_gpu ? en->ndev : 0;
+	for (int i = 0; i < st->ndevices; i++) {
+		const struct device *d = &en->dev[i];
+		struct engine_device_stats *ds = &st->dev[i];
+		ds->device = d->base.device;
+		snprintf(ds->name, sizeof(ds->name), "%s", d->base.name);
+		ds->images = d->images;
+		ds->busy_ms = d->busy_ms;
+	}
 }
 
 int
@@ -1257,9 +1511,9 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	w.h = hooks;
 	w.st = st;
 	w.t0 = gf_now_ms();
-	if (writer_open(&w, &en, e) < 0)
-		return -1;
 	state = gpu_decision(&en);
+	if (lanes_start(&en, state, e) < 0 || writer_open(&w, &en, e) < 0)
+		return -1;
 	if (state == GPU_UNUSED && en.fallback && hooks->notice != NULL)
 		hooks->notice(hooks->arg, en.gpu_err.msg);
 	failures = writer_run(&w);
@@ -1268,18 +1522,16 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 		pthread_join(opener, NULL);
 	for (int i = 0; i < en.nreaders; i++)
 		pthread_join(en.rd[i].th, NULL);
-	for (int i = 0; i < LANES; i++)
+	for (int i = 0; i < en.nlanes; i++)
 		pthread_join(en.ln[i].th, NULL);
 	st->wall_ms = gf_now_ms() - w.t0;
-	st->readers = en.nreaders;
-	st->on_gpu = state == GPU_READY;
-	st->lanes = st->on_gpu ? LANES : 1;
-	for (int i = 0; i < en.nreaders; i++)
-		st->read_ms += en.rd[i].busy_ms;
-	for (int i = 0; i < LANES; i++)
-		st->filter_ms += en.ln[i].busy_ms;
+	engine_stats_fill(&en, state, st);
 	if (state == GPU_FATAL) {
 		*e = en.gpu_err;
+		failures = -1;
+	} else if (en.broken != NULL) {
+		gf_fail(e, "%s; the run stopped, and %d of %d inputs were not "
+		    "written", en.broken_err.msg, njobs - w.committed, njobs);
 		failures = -1;
 	}
 	engine_free(&en);

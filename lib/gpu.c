@@ -1,5 +1,5 @@
 /*
- * gpu.c - the process's CUDA context: opening a device, buffers reused
+ * gpu.c - a CUDA device: counting and opening devices, buffers reused
  * from image to image, transfers, the texture object, event timing, and
  * checks of launch shapes against the device's limits.
  */
@@ -57,13 +57,26 @@ gpu_none_reason(cudaError_t err)
 }
 
 int
+gpu_count(int *n, struct gf_err *e)
+{
+	cudaError_t err;
+
+	*n = 0;
+	err = cudaGetDeviceCount(n);
+	if (err != cudaSuccess || *n == 0) {
+		*n = 0;
+		return gf_fail(e, "%s", gpu_none_reason(err));
+	}
+	return 0;
+}
+
+int
 gpu_present(int dev, struct gf_err *e)
 {
 	int n = 0;
-	cudaError_t err = cudaGetDeviceCount(&n);
 
-	if (err != cudaSuccess || n == 0)
-		return gf_fail(e, "%s", gpu_none_reason(err));
+	if (gpu_count(&n, e) < 0)
+		return -1;
 	if (dev >= n)
 		return gf_fail(e, "there is no GPU number %d; this machine has %d "
 		    "(0 to %d)", dev, n, n - 1);
@@ -115,6 +128,8 @@ gpu_open_stream(struct gpu *g, const struct gpu *base, struct gf_err *e)
 void
 gpu_close(struct gpu *g)
 {
+	if (g->stream)
+		(void)cudaSetDevice(g->device); /* the calling thread's may differ */
 	if (g->tex)
 		cudaDestroyTextureObject(g->tex);
 	for (int i = 0; i < GPU_NBUFS; i++)

@@ -1,6 +1,6 @@
 /*
- * gpu.h - the one CUDA context of a process and what it keeps between
- * images: the device's limits, a stream, timing events, device buffers
+ * gpu.h - a CUDA device of the process (the engine opens one per GPU it
+ * uses) and what it keeps between images: the device's limits, a stream, timing events, device buffers
  * that grow but are never freed until the end, and a texture object over
  * the current input.  Kernel launchers (kernels/ *.cu) receive device
  * images and never allocate or copy; lib/ code moves the data.
@@ -99,6 +99,9 @@ struct gpu {
 		    __LINE__, #expr, cudaGetErrorString(gpu_try_err_)); \
 } while (0)
 
+/* The number of GPUs in *n; -1 with the reason in e (and *n 0) when none. */
+int gpu_count(int *n, struct gf_err *e);
+
 /*
  * Whether device number dev (-1: any) is there, without opening it (no
  * context is made): 0, or -1 with the reason in e, as gpu_open gives it.
@@ -118,7 +121,10 @@ int gpu_open(struct gpu *g, int dev, struct gf_err *e);
  */
 int gpu_open_stream(struct gpu *g, const struct gpu *base, struct gf_err *e);
 
-/* Releases everything gpu_open (or gpu_open_stream) and the buffers took. */
+/*
+ * Releases everything gpu_open (or gpu_open_stream) and the buffers took;
+ * callable from any thread (it makes g's device the thread's current one).
+ */
 void gpu_close(struct gpu *g);
 
 /*

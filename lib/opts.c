@@ -18,7 +18,6 @@ gf_opts_init(struct gf_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->strategy = GF_AUTO;
 	o->border = GF_BORDER_REPLICATE;
-	o->device = -1;
 	o->format = IMG_FORMAT_AUTO;
 	o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
 }
@@ -77,6 +76,80 @@ gf_parse_border(const char *s, enum gf_border *b, struct gf_err *e)
 	}
 	return gf_fail(e, "'%s' is not a border mode; choose replicate, zero, "
 	    "reflect or wrap", s);
+}
+
+/*
+ * A decimal number of digits only (no sign, no space) at s, up to max:
+ * its value, with *end after it; -1 when s has no digit, -2 when it is
+ * larger than max.
+ */
+static long
+parse_digits(const char *s, long max, const char **end)
+{
+	long v = 0;
+
+	*end = s;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	for (; isdigit((unsigned char)**end); (*end)++)
+		if (v <= max)
+			v = v * 10 + (**end - '0');
+	return v > max ? -2 : v;
+}
+
+int
+gf_parse_devices(const char *s, struct gf_opts *o, struct gf_err *e)
+{
+	const char *p = s, *end;
+	long v;
+	int n = 0;
+
+	o->all_devices = strcmp(s, "all") == 0;
+	o->ndevices = 0;
+	if (o->all_devices)
+		return 0;
+	for (;; p = end + 1) {
+		if ((v = parse_digits(p, 1023, &end)) == -1 || (*end != ',' &&
+		    *end != '\0'))
+			return gf_fail(e, "--device '%s' is not a GPU number, a list of "
+			    "them separated by commas (0,2,3) or all", s);
+		if (v == -2)
+			return gf_fail(e, "--device '%s': GPU %.*s is out of range; GPU "
+			    "numbers are 0 to 1023", s, (int)(end - p), p);
+		for (int i = 0; i < n; i++)
+			if (o->devices[i] == v)
+				return gf_fail(e, "--device '%s' names GPU %ld twice", s, v);
+		if (n == GF_MAX_DEVICES)
+			return gf_fail(e, "--device '%s' names more than %d GPUs", s,
+			    GF_MAX_DEVICES);
+		o->devices[n++] = (int)v;
+		if (*end == '\0')
+			break;
+	}
+	o->ndevices = n;
+	return 0;
+}
+
+int
+gf_parse_shard(const char *s, struct gf_opts *o, struct gf_err *e)
+{
+	const char *slash, *end;
+	long k = parse_digits(s, 1000000, &slash), n = -1;
+
+	if (k != -1 && *slash == '/')
+		n = parse_digits(slash + 1, 1000000, &end);
+	if (k == -1 || n == -1 || *slash != '/' || *end != '\0')
+		return gf_fail(e, "--shard '%s' is not of the form K/N (0/4 is the "
+		    "first of four shards)", s);
+	if (k == -2 || n == -2 || n == 0)
+		return gf_fail(e, "--shard '%s' is out of range: N must be 1 to "
+		    "1000000", s);
+	if (k >= n)
+		return gf_fail(e, "--shard '%s' is out of range: K counts from 0, "
+		    "so it must be 0 to %ld", s, n - 1);
+	o->shard_k = (int)k;
+	o->shard_n = (int)n;
+	return 0;
 }
 
 /* Parses WxH for --block. */
@@ -146,10 +219,9 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 		o->threads = (int)v;
 		return 1;
 	case GF_OPT_DEVICE:
-		if (gf_parse_int(arg, "--device", 0, 1023, &v, e) < 0)
-			return -1;
-		o->device = (int)v;
-		return 1;
+		return gf_parse_devices(arg, o, e) < 0 ? -1 : 1;
+	case GF_OPT_SHARD:
+		return gf_parse_shard(arg, o, e) < 0 ? -1 : 1;
 	case GF_OPT_MAX_PIXELS:
 		if (gf_parse_int(arg, "--max-pixels", 0, LONG_MAX, &v, e) < 0)
 			return -1;

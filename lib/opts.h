@@ -1,8 +1,8 @@
 /*
  * opts.h - the options every tool shares (-m, --cpu, --fallback, --border,
- * -f, -j, -o, --quality, --block, --rows, --device, --max-pixels, -v, -q,
- * -h, -V) and the parsers for option values, so that the three tools
- * accept and refuse values alike.
+ * -f, -j, -o, --quality, --block, --rows, --device, --shard, --max-pixels,
+ * -v, -q, -h, -V) and the parsers for option values, so that the three
+ * tools accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
 #define GF_OPTS_H
@@ -14,12 +14,23 @@
 #include "img.h"
 #include "strategy.h"
 
+/* The most GPUs one run uses: a --device list, or the first of --device all. */
+#define GF_MAX_DEVICES 32
+
 struct gf_opts {
 	enum gf_strategy strategy;
 	int fallback;           /* --fallback: the CPU when a -m strategy finds no GPU */
 	enum gf_border border;
 	struct gf_launch launch;
-	int device;             /* -1: the default device */
+	/*
+	 * --device: ndevices GPU numbers, distinct, in the order given; none
+	 * (ndevices 0) is the default device, or with all_devices every GPU.
+	 */
+	int devices[GF_MAX_DEVICES];
+	int ndevices;
+	int all_devices;
+	/* --shard K/N: only the batch inputs of sorted position K modulo N; N 0: all */
+	int shard_k, shard_n;
 	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
 	enum img_format format;
 	int quality;            /* --quality: JPEG 1-100; 0: IMG_JPEG_QUALITY */  /* with the JPEG quality (--quality) */
@@ -41,6 +52,7 @@ enum {
 	GF_OPT_MAX_PIXELS,
 	GF_OPT_QUALITY,
 	GF_OPT_FALLBACK,
+	GF_OPT_SHARD,
 	GF_OPT_TOOL = 300
 };
 
@@ -54,6 +66,7 @@ enum {
 	{"device", required_argument, NULL, GF_OPT_DEVICE}, \
 	{"max-pixels", required_argument, NULL, GF_OPT_MAX_PIXELS}, \
 	{"quality", required_argument, NULL, GF_OPT_QUALITY}, \
+	{"shard", required_argument, NULL, GF_OPT_SHARD}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
 
@@ -96,5 +109,15 @@ int gf_parse_int(const char *s, const char *what, long lo, long hi,
 int gf_parse_double(const char *s, const char *what, double lo, double hi,
     double *v, struct gf_err *e);
 int gf_parse_border(const char *s, enum gf_border *b, struct gf_err *e);
+
+/*
+ * --device: "all", or GPU numbers 0 to 1023 separated by commas ("0,2,3"),
+ * none twice, at most GF_MAX_DEVICES, into o's devices.  -1 with e
+ * quoting the value and saying what is wrong.
+ */
+int gf_parse_devices(const char *s, struct gf_opts *o, struct gf_err *e);
+
+/* --shard: "K/N", decimal, 1 <= N <= 1000000 and 0 <= K < N, into o. */
+int gf_parse_shard(const char *s, struct gf_opts *o, struct gf_err *e);
 
 #endif

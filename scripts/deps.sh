@@ -2,13 +2,14 @@
 # Installs the Debian packages that the build and the tests need, when they
 # are missing: libnetpbm-dev, libstb-dev, libjpeg62-turbo-dev and libpng-dev
 # (through pkg-config), mandoc (man page lint and examples), netpbm (the
-# pngtopam | ppmtopgm examples).  make test-asan and make
+# pngtopam | ppmtopgm examples), parallel (GNU parallel: the test that a
+# batch spread over processes writes one process's files).  make test-asan and make
 # fuzz also need clang and libclang-rt-14-dev, which make deps does not
 # install: .ci/run does.  Does nothing, and needs no root, when all are there; else
 # says what it will install, then runs apt-get as root or through sudo
 # (only where sudo needs no password: otherwise it says the command to
 # run).  A missing build dependency that cannot be installed is an error;
-# a missing mandoc or netpbm only means the tests that use it are skipped.
+# a missing mandoc, netpbm or parallel only means the tests that use it are skipped.
 need=
 pkg-config --version >/dev/null 2>&1 || need="$need pkg-config"
 pkg-config --exists netpbm 2>/dev/null || need="$need libnetpbm-dev"
@@ -17,6 +18,7 @@ pkg-config --exists libjpeg 2>/dev/null || need="$need libjpeg62-turbo-dev"
 pkg-config --exists libpng 2>/dev/null || need="$need libpng-dev"
 command -v mandoc >/dev/null 2>&1 || need="$need mandoc"
 command -v pngtopam >/dev/null 2>&1 || need="$need netpbm"
+command -v parallel >/dev/null 2>&1 || need="$need parallel"
 [ -n "$need" ] || exit 0
 
 if [ "$(id -u)" = 0 ]; then

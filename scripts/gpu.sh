@@ -7,7 +7,8 @@
 # return folder), else to build/gpu-logs.
 #
 # Usage, on the GPU machine from the project root:
-#   . .deps/env.sh; sh scripts/gpu.sh [test|sanitize|bench ...]
+#   . .deps/env.sh; sh scripts/gpu.sh [test|sanitize|bench|io|multi ...]
+# (multi, not in the default steps: bench/multi.sh, every GPU against one)
 OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
 steps=${*:-test sanitize bench io}
@@ -93,6 +94,10 @@ io)
 bench)
 	build/bench/bench >"$OUT/bench.log" 2>&1 || status=1
 	cat "$OUT/bench.log"
+	;;
+multi)
+	# Several GPUs: the suite with --device all, then one GPU against all.
+	OUT="$OUT/multi" sh bench/multi.sh test bench || status=1
 	;;
 esac
 done
