@@ -95,8 +95,8 @@ main(int argc, char **argv)
 		.synopsis =
 		    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
 		    "              [--bias B] [--block WxH] [--border mode] [--device N]\n"
-		    "              [--divisor D | --normalize] [--max-pixels N] [--no-separable]\n"
-		    "              [--quality N] [--rows N] [input [output]]\n"
+		    "              [--divisor D | --normalize] [--max-pixels N] [--no-autorotate]\n"
+		    "              [--no-separable] [--quality N] [--rows N] [input [output]]\n"
 		    "       conv2d [options] -o dir input ...\n",
 		.help =
 		    "  -k kernel       taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"

@@ -61,7 +61,8 @@ main(int argc, char **argv)
 		.synopsis =
 		    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
 		    "             [--block WxH] [--border mode] [--device N] [--max-pixels N]\n"
-		    "             [--norm l2|l1] [--quality N] [--rows N] [input [output]]\n"
+		    "             [--no-autorotate] [--norm l2|l1] [--quality N] [--rows N]\n"
+		    "             [input [output]]\n"
 		    "       sobel [options] -o dir input ...\n",
 		.help =
 		    "  -t T            edge map: maxval where the gradient exceeds T, else 0;\n"

@@ -1,6 +1,7 @@
 /*
  * opts.h - the options every tool shares (-m, --cpu, --border, -f, -j, -o,
- * --quality, --block, --rows, --device, --max-pixels, -v, -q, -h, -V) and the parsers for option
+ * --quality, --block, --rows, --device, --max-pixels, --no-autorotate, -v,
+ * -q, -h, -V) and the parsers for option
  * values, so that the three tools accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
@@ -19,6 +20,7 @@ struct gf_opts {
 	struct gf_launch launch;
 	int device;             /* -1: the default device */
 	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
+	int no_autorotate;      /* --no-autorotate: keep pixels as stored (EXIF, TIFF) */
 	enum img_format format;
 	int quality;            /* --quality: JPEG 1-100; 0: IMG_JPEG_QUALITY */  /* with the JPEG quality (--quality) */
 	const char *outdir;     /* -o DIR: batch mode */
@@ -38,6 +40,7 @@ enum {
 	GF_OPT_DEVICE,
 	GF_OPT_MAX_PIXELS,
 	GF_OPT_QUALITY,
+	GF_OPT_NO_AUTOROTATE,
 	GF_OPT_TOOL = 300
 };
 
@@ -50,6 +53,7 @@ enum {
 	{"device", required_argument, NULL, GF_OPT_DEVICE}, \
 	{"max-pixels", required_argument, NULL, GF_OPT_MAX_PIXELS}, \
 	{"quality", required_argument, NULL, GF_OPT_QUALITY}, \
+	{"no-autorotate", no_argument, NULL, GF_OPT_NO_AUTOROTATE}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
 

@@ -394,15 +394,16 @@ test_stream(void)
  * PAM_PBM_BLACK = 0 for black and PAM_PBM_WHITE = 1 for white, maxval 1.
  * Rows "1 0 1" / "0 1 0" therefore read 0 1 0 / 1 0 1.  P4 packs them
  * into bits, high bit first, rows padded to a byte: 0xA0 0x40.  P2
- * (plain PGM) maxval 300 is 16 bit.  PAM alpha channels are dropped.
+ * (plain PGM) maxval 300 is 16 bit.  PAM alpha channels are kept.
  */
 static void
 test_pnm_variants(void)
 {
 	static const unsigned pbm[] = {0, 1, 0, 1, 0, 1};
 	static const unsigned p2[] = {0, 150, 300, 1, 2, 3};
-	static const unsigned ga[] = {10, 20}, rgba[] = {1, 2, 3, 4, 5, 6};
-	static const unsigned rgba16[] = {0x0102, 3, 65535};
+	static const unsigned ga[] = {10, 255, 20, 0};
+	static const unsigned rgba[] = {1, 2, 3, 255, 4, 5, 6, 0};
+	static const unsigned rgba16[] = {0x0102, 3, 65535, 0x1234};
 	static const char p1[] = "P1\n# comment\n3 2\n1 0 1\n0 1 0\n";
 	static const char p4[] = "P4\n3 2\n\xa0\x40";
 	static const char p2t[] = "P2\n3 2\n300\n0 150 300\n1 2 3\n";
@@ -416,9 +417,9 @@ test_pnm_variants(void)
 	expect_read("pbm_plain_p1", p1, sizeof(p1) - 1, 3, 2, 1, 1, pbm);
 	expect_read("pbm_raw_p4", p4, sizeof(p4) - 1, 3, 2, 1, 1, pbm);
 	expect_read("pgm_plain_p2_16bit", p2t, sizeof(p2t) - 1, 3, 2, 1, 300, p2);
-	expect_read("pam_gray_alpha", p7ga, sizeof(p7ga) - 1, 2, 1, 1, 255, ga);
-	expect_read("pam_rgb_alpha", p7rgba, sizeof(p7rgba) - 1, 2, 1, 3, 255, rgba);
-	expect_read("pam_rgb_alpha_16bit", p7rgba16, sizeof(p7rgba16) - 1, 1, 1, 3,
+	expect_read("pam_gray_alpha", p7ga, sizeof(p7ga) - 1, 2, 1, 2, 255, ga);
+	expect_read("pam_rgb_alpha", p7rgba, sizeof(p7rgba) - 1, 2, 1, 4, 255, rgba);
+	expect_read("pam_rgb_alpha_16bit", p7rgba16, sizeof(p7rgba16) - 1, 1, 1, 4,
 	    65535, rgba16);
 }
 
