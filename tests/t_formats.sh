@@ -137,3 +137,94 @@ if command -v make >/dev/null 2>&1; then
 	check formats/make-v1-commands eval 'grep -q -- "-Wall -Wextra .* -c -o build/lib/gf.o lib/gf.c" "$F/mk.out" &&
 	    ! grep -q "^  CC " "$F/mk.out"'
 fi
+
+# ---- TIFF in and out: 8 and 16 bit, gray and RGB, exact round trips
+# through the tools, from a file, a pipe and a redirection.
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/chelsea.png" "$F/c.ppm" 2>"$F/err"
+for s in c.ppm:"$F/c.ppm" astro16:"$SAMPLES/astro16.pgm" coins:"$SAMPLES/coins.pgm"; do
+	n=${s%%:*} src=${s#*:}
+	rm -f "$F/$n.tif" "$F/$n.back.pnm"
+	"$BIN/conv2d" -q --cpu -k identity "$src" "$F/$n.tif" 2>"$F/err" &&
+	    "$BIN/conv2d" -q --cpu -k identity "$F/$n.tif" "$F/$n.back.pnm" 2>>"$F/err"
+	why="$(magic "$F/$n.tif" 2>/dev/null): $(cat "$F/err")"
+	check formats/"tiff-round-trip/$n" eval '[ "$(magic "$F/$n.tif")" = 49492a ] && cmp -s "$F/$n.back.pnm" "$src"'
+	cat "$F/$n.tif" | "$BIN/conv2d" -q --cpu -k identity - >"$F/$n.pipe" 2>"$F/err"
+	why="$(cat "$F/err")"
+	check formats/"tiff-pipe/$n" cmp -s "$F/$n.pipe" "$src"
+done
+"$BIN/conv2d" -q --cpu -k identity -f tiff <"$F/c.ppm" >"$F/stdout.tif" 2>"$F/err" &&
+    "$BIN/conv2d" -q --cpu -k identity <"$F/stdout.tif" >"$F/stdout.back" 2>>"$F/err"
+why="$(cat "$F/err")"
+check formats/tiff-stdin-stdout eval '[ "$(magic "$F/stdout.tif")" = 49492a ] && cmp -s "$F/stdout.back" "$F/c.ppm"'
+
+# 16-bit PNG through the tools, exact.
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/astro16.pgm" "$F/a16.png" 2>"$F/err" &&
+    "$BIN/conv2d" -q --cpu -k identity "$F/a16.png" "$F/a16.back.pgm" 2>>"$F/err"
+why="$(cat "$F/err")"
+check formats/png-16bit-round-trip cmp -s "$F/a16.back.pgm" "$SAMPLES/astro16.pgm"
+
+# A multi-page TIFF is a stream: each page filtered, in order (tiffcp
+# makes it); a stream into one .tif is refused, and nothing is left.
+if command -v tiffcp >/dev/null 2>&1; then
+	tiffcp "$F/c.ppm.tif" "$F/astro16.tif" "$F/coins.tif" "$F/pages.tif" 2>"$F/err"
+	"$BIN/sobel" -q --cpu "$F/pages.tif" "$F/pages.pnm" 2>>"$F/err"
+	for n in c.ppm astro16 coins; do "$BIN/sobel" -q --cpu "$F/$n.tif"; done >"$F/pages.want"
+	why="$(cat "$F/err")"
+	check formats/tiff-pages-stream cmp -s "$F/pages.pnm" "$F/pages.want"
+	"$BIN/sobel" -q --cpu "$F/pages.tif" "$F/pages-out.tif" 2>"$F/err"
+	st=$?
+	why="exit $st: $(cat "$F/err")"
+	check formats/tiff-pages-one-file eval '[ $st -eq 1 ] && [ ! -e "$F/pages-out.tif" ] &&
+	    grep -q "cannot write image 2 .*a TIFF file holds one image; write PNM for a stream" "$F/err"'
+else
+	skip formats/tiff-pages-stream "tiffcp is not installed"
+	skip formats/tiff-pages-one-file "tiffcp is not installed"
+fi
+
+# A truncated TIFF (libtiff writes the directory last): a sentence, exit
+# 1, no output.
+head -c 3000 "$F/c.ppm.tif" >"$F/short.tif"
+"$BIN/sobel" -q --cpu "$F/short.tif" "$F/short.pgm" 2>"$F/err"
+st=$?
+why="exit $st: $(cat "$F/err")"
+check formats/tiff-truncated eval '[ $st -eq 1 ] && [ ! -e "$F/short.pgm" ] &&
+    grep -q "^sobel: $F/short.tif: cannot read the TIFF file: Failed to read directory at offset" "$F/err"'
+
+# ---- EXIF orientation: chelsea (451 x 300) as JPEG with an APP1 EXIF
+# block whose IFD0 holds Orientation o, spliced in after SOI.  It is read
+# turned (5-8: 300 x 451) unless --no-autorotate; pixels are checked
+# against pamflip where Netpbm's programs are installed.
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/chelsea.png" "$F/o.jpg" 2>"$F/err"
+"$BIN/conv2d" -q --cpu -k identity "$F/o.jpg" "$F/o.ppm" 2>>"$F/err"
+# The JPEG of $F/o.jpg tagged with orientation $1, on stdout.
+exif_jpeg() {
+	printf '\377\330\377\341\000\042Exif\000\000MM\000\052\000\000\000\010'
+	printf '\000\001\001\022\000\003\000\000\000\001\000'
+	printf "\\$(printf %03o "$1")"
+	printf '\000\000\000\000\000\000'
+	tail -c +3 "$F/o.jpg"
+}
+# pamflip's operations for each orientation (7: transpose, then 180 degrees).
+flips="1:-null 2:-lr 3:-r180 4:-tb 5:-xy 6:-cw 7:-xy,-r180 8:-ccw"
+for pair in $flips; do
+	o=${pair%%:*} ops=${pair#*:}
+	exif_jpeg "$o" >"$F/o$o.jpg"
+	"$BIN/conv2d" -q --cpu -k identity "$F/o$o.jpg" "$F/o$o.ppm" 2>"$F/err"
+	if [ "$o" -ge 5 ]; then dims="300 451"; else dims="451 300"; fi
+	why="header $(head -n 2 "$F/o$o.ppm" | tail -n 1): $(cat "$F/err")"
+	check formats/"exif-orientation-$o/size" eval '[ "$(head -n 2 "$F/o$o.ppm" | tail -n 1)" = "$dims" ]'
+	if command -v pamflip >/dev/null 2>&1; then
+		cp "$F/o.ppm" "$F/flip.ppm"
+		for op in $(echo "$ops" | tr , ' '); do
+			pamflip "$op" "$F/flip.ppm" >"$F/flip2.ppm" && mv "$F/flip2.ppm" "$F/flip.ppm"
+		done
+		"$BIN/conv2d" -q --cpu -k identity "$F/flip.ppm" "$F/flip3.ppm"
+		why="differs from pamflip $ops"
+		check formats/"exif-orientation-$o/pixels" cmp -s "$F/o$o.ppm" "$F/flip3.ppm"
+	else
+		skip formats/"exif-orientation-$o/pixels" "pamflip is not installed"
+	fi
+done
+"$BIN/conv2d" -q --cpu -k identity --no-autorotate "$F/o6.jpg" "$F/o6-kept.ppm" 2>"$F/err"
+why="$(cat "$F/err")"
+check formats/exif-no-autorotate cmp -s "$F/o6-kept.ppm" "$F/o.ppm"
