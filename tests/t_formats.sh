@@ -228,3 +228,95 @@ done
 "$BIN/conv2d" -q --cpu -k identity --no-autorotate "$F/o6.jpg" "$F/o6-kept.ppm" 2>"$F/err"
 why="$(cat "$F/err")"
 check formats/exif-no-autorotate cmp -s "$F/o6-kept.ppm" "$F/o.ppm"
+
+# ---- alpha: chelsea with an alpha ramp (RGB_ALPHA PAM, made by python3),
+# and astro16 with one (GRAYSCALE_ALPHA, 16 bit).  conv2d filters the
+# colour and carries alpha through byte for byte; sobel and edge ignore
+# it; PNG and TIFF keep it.  GPU strategies must give the CPU's bytes.
+# alpha.py add IN OUT: IN (PPM or PGM, as we write them) with alpha
+# (x * 7 + y * 3) mod (maxval + 1) as PAM.  alpha.py split IN COLOUR
+# ALPHA: a PAM with alpha into its colour (PPM/PGM) and its alpha (raw).
+cat >"$F/alpha.py" <<'PY'
+import sys
+def read(p):
+    d = open(p, 'rb').read()
+    if d[:2] == b'P7':
+        hdr, _, px = d.partition(b'ENDHDR\n')
+        f = dict(l.split(b' ', 1) for l in hdr.split(b'\n')[1:] if b' ' in l)
+        return (int(f[b'WIDTH']), int(f[b'HEIGHT']), int(f[b'DEPTH']),
+                int(f[b'MAXVAL']), px)
+    t = d.split(None, 4)
+    return int(t[1]), int(t[2]), 3 if t[0] == b'P6' else 1, int(t[3]), t[4]
+w, h, ch, mx, px = read(sys.argv[2])
+b = 2 if mx > 255 else 1
+if sys.argv[1] == 'add':
+    out = bytearray()
+    for i in range(w * h):
+        a = ((i % w) * 7 + (i // w) * 3) % (mx + 1)
+        out += px[i * ch * b:(i + 1) * ch * b] + a.to_bytes(b, 'big')
+    tt = {1: b'GRAYSCALE_ALPHA', 3: b'RGB_ALPHA'}[ch]
+    open(sys.argv[3], 'wb').write(b'P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n'
+                                  % (w, h, ch + 1, mx, tt) + out)
+else:
+    n = ch - 1
+    col, alpha = bytearray(), bytearray()
+    for i in range(w * h):
+        p = px[i * ch * b:(i + 1) * ch * b]
+        col += p[:n * b]
+        alpha += p[n * b:]
+    open(sys.argv[3], 'wb').write(b'%s\n%d %d\n%d\n' % (b'P6' if n == 3 else b'P5', w, h, mx) + col)
+    open(sys.argv[4], 'wb').write(alpha)
+PY
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$F/alpha.py" add "$F/c.ppm" "$F/rgba.pam" &&
+	    python3 "$F/alpha.py" add "$SAMPLES/astro16.pgm" "$F/ga16.pam"
+	for s in rgba:c.ppm ga16:astro16; do
+		n=${s%%:*} rgb=${s#*:}
+		[ "$rgb" = c.ppm ] && rgb=$F/c.ppm || rgb=$SAMPLES/$rgb.pgm
+		python3 "$F/alpha.py" split "$F/$n.pam" "$F/$n.colour" "$F/$n.alpha"
+		# conv2d: colour as without alpha, alpha unchanged.
+		"$BIN/conv2d" -q --cpu -k gauss:1.4 "$F/$n.pam" "$F/$n.blur.pam" 2>"$F/err" &&
+		    "$BIN/conv2d" -q --cpu -k gauss:1.4 "$rgb" "$F/$n.blur.want.pnm" 2>>"$F/err" &&
+		    python3 "$F/alpha.py" split "$F/$n.blur.pam" "$F/$n.blur.colour" "$F/$n.blur.alpha"
+		why="$(cat "$F/err")"
+		check formats/"alpha-conv2d/$n/colour" cmp -s "$F/$n.blur.colour" "$F/$n.blur.want.pnm"
+		check formats/"alpha-conv2d/$n/alpha" cmp -s "$F/$n.blur.alpha" "$F/$n.alpha"
+		# sobel and edge: as on the image without alpha.
+		for tool in sobel edge; do
+			"$BIN/$tool" -q --cpu "$F/$n.pam" "$F/$n.$tool.pnm" 2>"$F/err" &&
+			    "$BIN/$tool" -q --cpu "$rgb" "$F/$n.$tool.want.pnm" 2>>"$F/err"
+			why="$(cat "$F/err")"
+			check formats/"alpha-$tool/$n" cmp -s "$F/$n.$tool.pnm" "$F/$n.$tool.want.pnm"
+		done
+		# PNG and TIFF keep alpha: through each and back, the same PAM.
+		for ext in png tif; do
+			"$BIN/conv2d" -q --cpu -k identity "$F/$n.pam" "$F/$n.$ext" 2>"$F/err" &&
+			    "$BIN/conv2d" -q --cpu -k identity "$F/$n.$ext" "$F/$n.$ext.pam" 2>>"$F/err"
+			why="$(cat "$F/err")"
+			check formats/"alpha-$ext/$n" cmp -s "$F/$n.$ext.pam" "$F/$n.pam"
+		done
+		# GPU strategies, whole and in strips of 16 rows, against the CPU.
+		for m in $(strategies conv2d); do
+			[ "$m" = cpu ] || [ "$m" = auto ] && continue
+			if ! have_gpu; then
+				skip formats/"alpha-gpu/$n/$m" "no GPU"
+				continue
+			fi
+			"$BIN/conv2d" -q -m "$m" -k gauss:1.4 "$F/$n.pam" "$F/$n.$m.pam" 2>"$F/err" &&
+			    GPUFILT_STRIP_ROWS=16 "$BIN/conv2d" -q -m "$m" -k gauss:1.4 \
+			    "$F/$n.pam" "$F/$n.$m.strips.pam" 2>>"$F/err" &&
+			    "$BIN/sobel" -q -m "$m" "$F/$n.pam" "$F/$n.$m.sobel.pnm" 2>>"$F/err"
+			why="$(cat "$F/err")"
+			check formats/"alpha-gpu/$n/$m" eval 'cmp -s "$F/$n.$m.pam" "$F/$n.blur.pam" &&
+			    cmp -s "$F/$n.$m.strips.pam" "$F/$n.blur.pam" &&
+			    cmp -s "$F/$n.$m.sobel.pnm" "$F/$n.sobel.want.pnm"'
+		done
+	done
+	# JPEG has no alpha: it is dropped.
+	"$BIN/conv2d" -q --cpu -k identity "$F/rgba.pam" "$F/rgba.jpg" 2>"$F/err" &&
+	    "$BIN/conv2d" -q --cpu -k identity "$F/rgba.jpg" "$F/rgba.jpg.pnm" 2>>"$F/err"
+	why="$(cat "$F/err")"
+	check formats/alpha-jpeg-dropped eval '[ "$(head -c 2 "$F/rgba.jpg.pnm")" = P6 ]'
+else
+	skip formats/alpha "python3 is not installed"
+fi
