@@ -492,7 +492,8 @@ img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
 		return 0;
 	} else if (!TIFFReadDirectory(t->tif)) {
 		return gf_fail(e, "%s: cannot read TIFF page %d: %s", r->name,
-		    r->nread + 1, t->msg[0] ? t->msg : "a bad directory");
+		    r->nread + 1, t->msg[0] ? t->msg :
+		    "its directory is unreadable or loops back to an earlier page");
 	}
 	return tiff_page_read(r, t, img, e);
 }

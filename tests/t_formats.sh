@@ -157,12 +157,6 @@ done
 why="$(cat "$F/err")"
 check formats/tiff-stdin-stdout eval '[ "$(magic "$F/stdout.tif")" = 49492a ] && cmp -s "$F/stdout.back" "$F/c.ppm"'
 
-# 16-bit PNG through the tools, exact.
-"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/astro16.pgm" "$F/a16.png" 2>"$F/err" &&
-    "$BIN/conv2d" -q --cpu -k identity "$F/a16.png" "$F/a16.back.pgm" 2>>"$F/err"
-why="$(cat "$F/err")"
-check formats/png-16bit-round-trip cmp -s "$F/a16.back.pgm" "$SAMPLES/astro16.pgm"
-
 # A multi-page TIFF is a stream: each page filtered, in order (tiffcp
 # makes it); a stream into one .tif is refused, and nothing is left.
 if command -v tiffcp >/dev/null 2>&1; then
