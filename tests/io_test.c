@@ -610,7 +610,7 @@ check_tiff_pages(const char *name, const struct tiff_spec *s, int from_pipe)
 	    "read %d: %s", k, s->pages, ret, e.msg);
 }
 
-/* Page k of the TIFF of s must be refused with a message containing needle. */
+/* Page k (0-based) of the TIFF of s must be refused with a message containing needle. */
 static void
 expect_tiff_error_at(const char *name, const struct tiff_spec *s, int k,
     const char *needle)
@@ -621,11 +621,6 @@ expect_tiff_error_at(const char *name, const struct tiff_spec *s, int k,
 	expect_error_at(name, buf, len, k, needle);
 }
 
-static void
-expect_tiff_error(const char *name, const struct tiff_spec *s, const char *needle)
-{
-	expect_tiff_error_at(name, s, 0, needle);
-}
 
 /*
  * TIFF in: the shapes we read, each from a file (mapped) and from a
@@ -637,6 +632,29 @@ test_tiff_read(void)
 {
 	static const uint16_t shapes[][2] = {{8, 1}, {16, 1}, {8, 2}, {16, 2},
 	    {8, 3}, {16, 3}, {8, 4}, {16, 4}};
+	/* w, h, bits, spp, photometric, planar, format, pages, cut */
+	static const struct {
+		const char *name;
+		struct tiff_spec s;
+		int page;
+		const char *needle;
+	} bad[] = {
+		{"tiff_huge_pixel_limit", {100000, 100000, 8, 1, 1, 1, 1, 1, 0}, 0,
+		    "more than the limit"},
+		{"tiff_side_too_large", {300000, 1, 8, 1, 1, 1, 1, 1, 0}, 0, "262144"},
+		{"tiff_12_bits", {4, 4, 12, 1, 1, 1, 1, 1, 0}, 0,
+		    "has 12 bits per sample; 8 and 16"},
+		{"tiff_float", {4, 4, 32, 1, 1, 1, 3, 1, 0}, 0,
+		    "sample format 3 (floating point)"},
+		{"tiff_planar", {4, 4, 8, 3, 2, 2, 1, 1, 0}, 0, "planar configuration 2"},
+		{"tiff_cmyk", {4, 4, 8, 4, 5, 1, 1, 1, 0}, 0,
+		    "is CMYK (photometric interpretation 5"},
+		{"tiff_5_samples", {4, 4, 8, 5, 2, 1, 1, 1, 0}, 0, "5 samples per pixel"},
+		{"tiff_truncated_strip", {40, 40, 8, 1, 1, 1, 1, 1, 100}, 0,
+		    "cannot decode strip 1"},
+		{"tiff_truncated_second_page", {4, 4, 8, 1, 1, 1, 1, 2, 8}, 1,
+		    "TIFF page 2: cannot decode strip 1"},
+	};
 	struct tiff_spec s;
 	char name[64];
 
@@ -650,30 +668,8 @@ test_tiff_read(void)
 	s = tiff_good(7, 2, 8, 3, 3);
 	check_tiff_pages("tiff_3_pages_file", &s, 0);
 	check_tiff_pages("tiff_3_pages_pipe", &s, 1);
-	s = tiff_good(100000, 100000, 8, 1, 1);
-	expect_tiff_error("tiff_huge_pixel_limit", &s, "more than the limit");
-	s = tiff_good(300000, 1, 8, 1, 1);
-	expect_tiff_error("tiff_side_too_large", &s, "262144");
-	s = tiff_good(4, 4, 12, 1, 1);
-	expect_tiff_error("tiff_12_bits", &s, "has 12 bits per sample; 8 and 16");
-	s = tiff_good(4, 4, 32, 1, 1);
-	s.format = 3;
-	expect_tiff_error("tiff_float", &s, "sample format 3 (floating point)");
-	s = tiff_good(4, 4, 8, 3, 1);
-	s.planar = 2;
-	expect_tiff_error("tiff_planar", &s, "planar configuration 2");
-	s = tiff_good(4, 4, 8, 4, 1);
-	s.photometric = 5;
-	expect_tiff_error("tiff_cmyk", &s, "is CMYK (photometric interpretation 5");
-	s = tiff_good(4, 4, 8, 5, 1);
-	expect_tiff_error("tiff_5_samples", &s, "5 samples per pixel");
-	s = tiff_good(40, 40, 8, 1, 1);
-	s.cut = 100;
-	expect_tiff_error("tiff_truncated_strip", &s, "cannot decode strip 1");
-	s = tiff_good(4, 4, 8, 1, 2);
-	s.cut = 8;
-	expect_tiff_error_at("tiff_truncated_second_page", &s, 1,
-	    "TIFF page 2: cannot decode strip 1");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_tiff_error_at(bad[i].name, &bad[i].s, bad[i].page, bad[i].needle);
 	expect_error("tiff_header_only", "II*\0\x08\0\0", 7, "TIFF");
 	expect_error("tiff_ifd_past_end", "II*\0\xff\xff\0\0", 8, "TIFF");
 }

@@ -223,6 +223,20 @@ done
 why="$(cat "$F/err")"
 check formats/exif-no-autorotate cmp -s "$F/o6-kept.ppm" "$F/o.ppm"
 
+# TIFF's Orientation tag likewise (tiffset writes it): 6 is read turned,
+# and kept as stored with --no-autorotate.
+if command -v tiffset >/dev/null 2>&1; then
+	cp "$F/c.ppm.tif" "$F/o6.tif" && tiffset -s 274 6 "$F/o6.tif" 2>"$F/err"
+	"$BIN/conv2d" -q --cpu -k identity "$F/o6.tif" "$F/o6-tif.ppm" 2>>"$F/err"
+	"$BIN/conv2d" -q --cpu -k identity --no-autorotate "$F/o6.tif" \
+	    "$F/o6-tif-kept.ppm" 2>>"$F/err"
+	why="$(cat "$F/err")"
+	check formats/tiff-orientation eval '[ "$(head -n 2 "$F/o6-tif.ppm" | tail -n 1)" = "300 451" ] &&
+	    cmp -s "$F/o6-tif-kept.ppm" "$F/c.ppm"'
+else
+	skip formats/tiff-orientation "tiffset is not installed"
+fi
+
 # ---- alpha: chelsea with an alpha ramp (RGB_ALPHA PAM, made by python3),
 # and astro16 with one (GRAYSCALE_ALPHA, 16 bit).  conv2d filters the
 # colour and carries alpha through byte for byte; sobel and edge ignore
