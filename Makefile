@@ -27,7 +27,7 @@ NVCCFLAGS ?= -O3
 # Hopper machine code, plus PTX the driver can compile for older GPUs.
 GENCODE   ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 
-PKGS      := netpbm stb libpng libjpeg
+PKGS      := netpbm stb libpng libjpeg libtiff-4 libexif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -159,7 +159,8 @@ FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 30
 FUZZ_IMG_SRC   := lib/img.c lib/img_pnm.c lib/img_png.c lib/img_jpeg.c \
-                  lib/img_stb.c lib/gf.c lib/outfile.c
+                  lib/img_tiff.c lib/img_orient.c lib/img_stb.c lib/gf.c \
+                  lib/outfile.c
 FUZZ_KSPEC_SRC := lib/kspec.c lib/opts.c lib/strategy.c $(FUZZ_IMG_SRC)
 
 build/fuzz/lib/%.o: lib/%.c

@@ -96,7 +96,8 @@ main(int argc, char **argv)
 		    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
 		    "              [--bias B] [--block WxH] [--border mode] [--device list]\n"
 		    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
-		    "              [--no-separable] [--quality N] [--rows N] [input [output]]\n"
+		    "              [--no-autorotate] [--no-separable] [--quality N] [--rows N]\n"
+		    "              [input [output]]\n"
 		    "       conv2d [options] [--shard K/N] -o dir input ...\n",
 		.help =
 		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"

@@ -110,8 +110,8 @@ main(int argc, char **argv)
 		.synopsis =
 		    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
 		    "            [--block WxH] [--border mode] [--device list] [--fallback]\n"
-		    "            [--high H] [--l1] [--low L] [--max-pixels n] [--quality n]\n"
-		    "            [--rows n] [--sigma S] [input [output]]\n"
+		    "            [--high H] [--l1] [--low L] [--max-pixels n] [--no-autorotate]\n"
+		    "            [--quality n] [--rows n] [--sigma S] [input [output]]\n"
 		    "       edge [options] [--shard K/N] -o dir input ...\n",
 		.help =
 		    "  --sigma S       Gaussian smoothing, 0 to 10 (default 1.4; 0: none)\n"

@@ -61,8 +61,8 @@ main(int argc, char **argv)
 		.synopsis =
 		    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
 		    "             [--block WxH] [--border mode] [--device list] [--fallback]\n"
-		    "             [--max-pixels N] [--norm l2|l1] [--quality N] [--rows N]\n"
-		    "             [input [output]]\n"
+		    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1] [--quality N]\n"
+		    "             [--rows N] [input [output]]\n"
 		    "       sobel [options] [--shard K/N] -o dir input ...\n",
 		.help =
 		    "  -t T            edge map: maxval where the gradient exceeds T, else 0;\n"

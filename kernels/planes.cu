@@ -19,13 +19,13 @@ gray_of(unsigned r, unsigned g, unsigned b)
 
 template <typename T>
 __global__ void
-gray_kernel(const T *__restrict__ packed, gpu_image dst)
+gray_kernel(const T *__restrict__ packed, int channels, gpu_image dst)
 {
 	int x = blockIdx.x * blockDim.x + threadIdx.x;
 	for (int y = blockIdx.y; x < dst.width && y < dst.height; y += gridDim.y) {
-		const T *p = packed + ((size_t)y * dst.width + x) * 3;
+		const T *p = packed + ((size_t)y * dst.width + x) * channels;
 		T *row = (T *)((char *)dst.px + (size_t)y * dst.pitch);
-		row[x] = (T)gray_of(p[0], p[1], p[2]);
+		row[x] = channels < 3 ? p[0] : (T)gray_of(p[0], p[1], p[2]);
 	}
 }
 
@@ -53,15 +53,15 @@ grid_for(const struct gpu_image *d)
 }
 
 extern "C" cudaError_t
-planes_launch_gray(const void *packed, const struct gpu_image *dst,
-    cudaStream_t stream)
+planes_launch_gray(const void *packed, int channels,
+    const struct gpu_image *dst, cudaStream_t stream)
 {
 	if (dst->maxval > 255)
 		gray_kernel<uint16_t><<<grid_for(dst), 256, 0, stream>>>(
-		    (const uint16_t *)packed, *dst);
+		    (const uint16_t *)packed, channels, *dst);
 	else
 		gray_kernel<uint8_t><<<grid_for(dst), 256, 0, stream>>>(
-		    (const uint8_t *)packed, *dst);
+		    (const uint8_t *)packed, channels, *dst);
 	return cudaGetLastError();
 }
 

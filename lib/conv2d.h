@@ -79,7 +79,7 @@ void kspec_classify(struct kspec *k);
 
 /*
  * CPU reference (lib/conv2d_cpu.c): out gets in's size, channels and
- * maxval.  nthreads threads (0: the CPUs online); the result does not
+ * maxval; each colour channel is filtered, alpha copied.  nthreads threads (0: the CPUs online); the result does not
  * depend on it.
  */
 int conv2d_cpu(const struct image *in, struct image *out,

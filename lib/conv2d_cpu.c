@@ -292,6 +292,16 @@ out_row(const struct conv_job *j, struct conv_rows *r, int c, int y)
 			img_set(j->out, base + (size_t)x * ch, r->res[x]);
 }
 
+/* Rows y0 .. y1-1 of in's alpha channel, unchanged, into out's. */
+static void
+copy_alpha(const struct image *in, struct image *out, int y0, int y1)
+{
+	size_t ch = (size_t)in->channels, w = (size_t)in->width;
+
+	for (size_t i = (size_t)y0 * w; i < (size_t)y1 * w; i++)
+		img_set(out, i * ch + ch - 1, img_get(in, i * ch + ch - 1));
+}
+
 static int
 conv_band(void *arg, int b)
 {
@@ -302,7 +312,7 @@ conv_band(void *arg, int b)
 	if (rows_alloc(&r, j) < 0)
 		return -1;
 	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
-	for (int c = 0; c < j->in->channels && y0 < y1; c++) {
+	for (int c = 0; c < img_colour_channels(j->in) && y0 < y1; c++) {
 		/* Output row y reads virtual rows y .. y + kh - 1 of ymap. */
 		for (int v = y0; v < y0 + kh - 1; v++)
 			fill_ring(j, &r, c, v);
@@ -311,6 +321,8 @@ conv_band(void *arg, int b)
 			out_row(j, &r, c, y);
 		}
 	}
+	if (img_has_alpha(j->in))
+		copy_alpha(j->in, j->out, y0, y1);
 	free(r.mem);
 	return 0;
 }

@@ -427,6 +427,7 @@ read_job(struct reader *rd, int j)
 
 	if (f != NULL && img_reader_open(&r, f, name, &s->err) == 0) {
 		img_reader_set_max_pixels(r, en->o->max_pixels);
+		img_reader_set_autorotate(r, !en->o->no_autorotate);
 		for (;; idx++) {
 			if (idx > 1)
 				s = slot_take(rd);
@@ -649,24 +650,32 @@ lane_events(struct lane *ln, int nstrips, struct gf_err *e)
 	return 0;
 }
 
-/* The tool's work on the planes of one strip already on the device. */
+/*
+ * The tool's work on the planes of one strip already on the device: a
+ * gray tool's on the gray, another's on each colour channel; alpha goes
+ * from packed to packed_out through din unchanged, as on the CPU.
+ */
 static int
 strip_filter(const struct tool *tl, struct gpu *g, struct slot *s, void *packed,
     void *packed_out, const struct gpu_image *din, const struct gpu_image *dout,
     struct gf_err *e)
 {
-	int ch = s->in.channels;
+	int ch = s->in.channels, alpha = ch - 1;
 
 	if (ch == 1 || tl->gray) {
 		if (ch != 1)
-			GPU_TRY(e, planes_launch_gray(packed, din, g->stream));
+			GPU_TRY(e, planes_launch_gray(packed, ch, din, g->stream));
 		return tl->gpu(tl->ctx, g, din, dout, &s->t, e);
 	}
-	for (int c = 0; c < ch; c++) {
+	for (int c = 0; c < img_colour_channels(&s->in); c++) {
 		GPU_TRY(e, planes_launch_copy(packed, ch, c, din, 0, g->stream));
 		if (tl->gpu(tl->ctx, g, din, dout, &s->t, e) < 0)
 			return -1;
 		GPU_TRY(e, planes_launch_copy(packed_out, ch, c, dout, 1, g->stream));
+	}
+	if (img_has_alpha(&s->in)) {
+		GPU_TRY(e, planes_launch_copy(packed, ch, alpha, din, 0, g->stream));
+		GPU_TRY(e, planes_launch_copy(packed_out, ch, alpha, din, 1, g->stream));
 	}
 	return 0;
 }
@@ -1007,7 +1016,7 @@ sink_write(struct sink *k, const struct image *img, struct gf_err *e)
 	if (k->fmt != IMG_FORMAT_PNM && k->nwritten > 0)
 		return gf_fail(e, "cannot write image %d to %s: a %s file holds "
 		    "one image; write PNM for a stream", k->nwritten + 1, k->name,
-		    k->fmt == IMG_FORMAT_PNG ? "PNG" : "JPEG");
+		    img_format_name(k->fmt));
 	if (img_write(k->f, img, k->fmt, k->quality, k->name, e) < 0)
 		return -1;
 	if (k->f == stdout && fflush(stdout) != 0)

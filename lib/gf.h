@@ -43,10 +43,23 @@ int gf_fail(struct gf_err *e, const char *fmt, ...)
 struct image {
 	int width;
 	int height;
-	int channels;           /* 1 (gray) or 3 (RGB) */
+	int channels;           /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGB+alpha */
 	unsigned maxval;        /* 1..65535 */
 	void *px;
 };
+
+/* The colour channels of img (1 or 3): alpha, if any, is the one after them. */
+static inline int
+img_colour_channels(const struct image *img)
+{
+	return img->channels >= 3 ? 3 : 1;
+}
+
+static inline int
+img_has_alpha(const struct image *img)
+{
+	return img->channels == 2 || img->channels == 4;
+}
 
 /* Largest width or height accepted anywhere: keeps every index in int. */
 #define GF_MAX_DIM 262144

@@ -5,7 +5,7 @@
  * pixel-limit checks every decoder makes from the header, and the
  * writers' dispatch.  The decoders live one format per file:
  * img_pnm.c (libnetpbm), img_png.c (libpng), img_jpeg.c (libjpeg-turbo),
- * img_stb.c (stb_image for BMP, TGA and GIF).
+ * img_tiff.c (libtiff), img_stb.c (stb_image for BMP, TGA and GIF).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@ static const struct {
 } img_exts[] = {
 	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PNM}, {"pnm", IMG_FORMAT_PNM},
 	{"pam", IMG_FORMAT_PNM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
-	{"jpeg", IMG_FORMAT_JPEG}
+	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF}
 };
 #define IMG_NEXTS (sizeof(img_exts) / sizeof(img_exts[0]))
 
@@ -36,9 +36,11 @@ img_format_parse(const char *s, enum img_format *f, struct gf_err *e)
 		*f = IMG_FORMAT_PNG;
 	else if (strcmp(s, "jpeg") == 0 || strcmp(s, "jpg") == 0)
 		*f = IMG_FORMAT_JPEG;
+	else if (strcmp(s, "tiff") == 0 || strcmp(s, "tif") == 0)
+		*f = IMG_FORMAT_TIFF;
 	else
-		return gf_fail(e, "'%s' is not an output format; choose pnm, png "
-		    "or jpeg", s);
+		return gf_fail(e, "'%s' is not an output format; choose pnm, png, "
+		    "jpeg or tiff", s);
 	return 0;
 }
 
@@ -86,8 +88,9 @@ img_format_check(const char *path, enum img_format asked, struct gf_err *e)
 	    strcmp(path, "-") == 0 || path_ext_index(path) != -1)
 		return 0;
 	return gf_fail(e, "%s: cannot write .%s files; the output name must end "
-	    "in .pgm, .ppm, .pnm, .pam (PNM), .png or .jpg, .jpeg (JPEG), or "
-	    "have no extension (PNM), or give -f pnm|png|jpeg", path,
+	    "in .pgm, .ppm, .pnm, .pam (PNM), .png, .jpg, .jpeg (JPEG) or .tif, "
+	    ".tiff (TIFF), or have no extension (PNM), or give -f "
+	    "pnm|png|jpeg|tiff", path,
 	    path_ext(path));
 }
 
@@ -98,7 +101,19 @@ img_format_ext(enum img_format f, const struct image *img)
 		return "png";
 	if (f == IMG_FORMAT_JPEG)
 		return "jpg";
+	if (f == IMG_FORMAT_TIFF)
+		return "tif";
+	if (img_has_alpha(img))
+		return "pam";
 	return img->channels == 1 ? "pgm" : "ppm";
+}
+
+const char *
+img_format_name(enum img_format f)
+{
+	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF"};
+
+	return names[f];
 }
 
 int
@@ -111,6 +126,7 @@ img_reader_open(struct img_reader **r, FILE *f, const char *name,
 	(*r)->f = f;
 	(*r)->name = name;
 	(*r)->max_pixels = IMG_DEFAULT_MAX_PIXELS;
+	(*r)->autorotate = 1;
 	return 0;
 }
 
@@ -124,6 +140,12 @@ void
 img_reader_set_max_pixels(struct img_reader *r, long long n)
 {
 	r->max_pixels = n;
+}
+
+void
+img_reader_set_autorotate(struct img_reader *r, int on)
+{
+	r->autorotate = on;
 }
 
 int
@@ -149,6 +171,8 @@ img_reader_release(struct img_reader *r, struct image *img)
 void
 img_reader_close(struct img_reader *r)
 {
+	if (r != NULL)
+		img_tiff_close(r->tiff);
 	free(r);
 }
 
@@ -164,6 +188,37 @@ img_reader_bytes(struct img_reader *r, void *buf, size_t n)
 	if (k < n)
 		k += fread((unsigned char *)buf + k, 1, n - k, r->f);
 	return k;
+}
+
+int
+img_reader_slurp(struct img_reader *r, unsigned long long most,
+    unsigned char **buf, size_t *len, struct gf_err *e)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	unsigned char *b = NULL, *nb;
+
+	if (most > SIZE_MAX / 2)
+		most = SIZE_MAX / 2;
+	do {
+		if (cap > most)
+			cap = (size_t)most;
+		nb = realloc(b, cap > 0 ? cap : 1);
+		if (nb == NULL) {
+			free(b);
+			return gf_fail(e, "out of memory reading %s", r->name);
+		}
+		b = nb;
+		got = img_reader_bytes(r, b + n, cap - n);
+		n += got;
+		cap *= 2;
+	} while (n == cap / 2 && n < most);
+	if (ferror(r->f)) {
+		free(b);
+		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
+	}
+	*buf = b;
+	*len = n;
+	return 0;
 }
 
 int
@@ -220,6 +275,9 @@ sniff(const unsigned char *b, size_t n)
 		return IMG_KIND_JPEG;
 	if (n >= 6 && (memcmp(b, "GIF87a", 6) == 0 || memcmp(b, "GIF89a", 6) == 0))
 		return IMG_KIND_GIF;
+	if (n >= 4 && (memcmp(b, "II*\0", 4) == 0 || memcmp(b, "MM\0*", 4) == 0 ||
+	    memcmp(b, "II+\0", 4) == 0 || memcmp(b, "MM\0+", 4) == 0))
+		return IMG_KIND_TIFF;
 	if (n >= 2 && b[0] == 'B' && b[1] == 'M')
 		return IMG_KIND_BMP;
 	if (sniff_tga(b, n))
@@ -248,13 +306,15 @@ read_other(struct img_reader *r, int first, struct image *img,
 		return img_png_read(r, img, e);
 	case IMG_KIND_JPEG:
 		return img_jpeg_read(r, img, e);
+	case IMG_KIND_TIFF:
+		return img_tiff_read(r, img, e);
 	case IMG_KIND_UNKNOWN:
 		break;
 	default:
 		return img_stb_read(r, kind, img, e);
 	}
 	return gf_fail(e, "%s: not an image this tool reads (PNM, PNG, JPEG, "
-	    "BMP, TGA, GIF): it starts with the bytes %02x %02x",
+	    "TIFF, BMP, TGA, GIF): it starts with the bytes %02x %02x",
 	    r->name, r->head[0], r->nhead > 1 ? r->head[1] : 0);
 }
 
@@ -283,6 +343,11 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	int c, more, ret;
 
 	img->px = NULL;
+	if (r->tiff != NULL) {          /* the next page of a TIFF */
+		if ((ret = img_tiff_read(r, img, e)) > 0)
+			r->nread++;
+		return ret;
+	}
 	if (r->done)
 		return 0;
 	if (r->nread > 0) {
@@ -320,7 +385,27 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 	if (fmt == IMG_FORMAT_JPEG)
 		return img_jpeg_write(f, img, quality > 0 ? quality :
 		    IMG_JPEG_QUALITY, name, e);
+	if (fmt == IMG_FORMAT_TIFF)
+		return img_tiff_write(f, img, name, e);
 	return img_pnm_write(f, img, name, e);
+}
+
+const void *
+img_out_row(const struct image *img, int y, unsigned top, void *buf)
+{
+	size_t n = (size_t)img->width * img->channels, base = (size_t)y * n;
+	unsigned m = img->maxval;
+
+	if (m == top)
+		return (const char *)img->px + base * gf_sample_bytes(m);
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = (img_get(img, base + i) * top + m / 2) / m;
+		if (top == 255)
+			((uint8_t *)buf)[i] = (uint8_t)v;
+		else
+			((uint16_t *)buf)[i] = (uint16_t)v;
+	}
+	return buf;
 }
 
 int

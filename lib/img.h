@@ -19,19 +19,20 @@ enum img_format {
 	IMG_FORMAT_AUTO,        /* by the output name's extension; PNM for stdout */
 	IMG_FORMAT_PNM,
 	IMG_FORMAT_PNG,
-	IMG_FORMAT_JPEG
+	IMG_FORMAT_JPEG,
+	IMG_FORMAT_TIFF
 };
 
 /* The JPEG quality when none is given (--quality, img_write's 0). */
 #define IMG_JPEG_QUALITY 95
 
-/* Parses "pnm", "png", "jpeg" or "jpg" (-f); -1 with a message otherwise. */
+/* Parses "pnm", "png", "jpeg", "jpg", "tiff" or "tif" (-f); -1 with a message otherwise. */
 int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
 
 /*
  * The format for output path (NULL or "-" is standard output): asked
  * unless AUTO, else by the name's extension
- * (.png, .jpg or .jpeg; PNM for .pgm, .ppm, .pnm, .pam, no extension and
+ * (.png, .jpg or .jpeg, .tif or .tiff; PNM for .pgm, .ppm, .pnm, .pam, no extension and
  * standard output).  img_format_check refuses the other extensions.
  */
 enum img_format img_format_for(const char *path, enum img_format asked);
@@ -44,8 +45,11 @@ enum img_format img_format_for(const char *path, enum img_format asked);
 int img_format_check(const char *path, enum img_format asked,
     struct gf_err *e);
 
-/* The file name extension for a format, without the dot. */
+/* The file name extension for a format, without the dot (PNM: by img's channels). */
 const char *img_format_ext(enum img_format f, const struct image *img);
+
+/* The format's name for messages: "PNM", "PNG", "JPEG", "TIFF". */
+const char *img_format_name(enum img_format f);
 
 struct img_reader;
 
@@ -87,6 +91,14 @@ void img_reader_set_buffer(struct img_reader *r, const struct img_buffer *b);
  */
 void img_reader_set_max_pixels(struct img_reader *r, long long n);
 
+/*
+ * Whether a JPEG's EXIF Orientation and a TIFF's Orientation tag (2-8)
+ * are applied, so that the image comes out as it is displayed (1, the
+ * default, as cv2.imread and vips autorot do), or the pixels are kept as
+ * stored (0, --no-autorotate).
+ */
+void img_reader_set_autorotate(struct img_reader *r, int on);
+
 void img_reader_close(struct img_reader *r);
 
 /*
@@ -114,9 +126,9 @@ int img_save(const char *path, const struct image *img, enum img_format fmt,
     struct gf_err *e);
 
 /*
- * Colour (3 channels) to gray: Y = (299 R + 587 G + 114 B + 500) / 1000,
- * into gray (allocated here, in's size and maxval, one channel).
- * lib/gray.c.
+ * Colour to gray: Y = (299 R + 587 G + 114 B + 500) / 1000, into gray
+ * (allocated here, in's size and maxval, one channel); alpha is dropped,
+ * and gray+alpha gives its gray.  lib/gray.c.
  */
 int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);
 

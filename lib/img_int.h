@@ -22,8 +22,11 @@ enum img_kind {
 	IMG_KIND_JPEG,
 	IMG_KIND_BMP,
 	IMG_KIND_TGA,
-	IMG_KIND_GIF
+	IMG_KIND_GIF,
+	IMG_KIND_TIFF
 };
+
+struct img_tiff;
 
 struct img_reader {
 	FILE *f;
@@ -35,6 +38,8 @@ struct img_reader {
 	unsigned char head[IMG_HEAD_MAX]; /* sniffed bytes, read before f's */
 	size_t nhead;           /* bytes in head */
 	size_t hpos;            /* bytes of head already consumed */
+	int autorotate;         /* apply JPEG's and TIFF's orientation tags */
+	struct img_tiff *tiff;  /* a TIFF being read, page after page */
 };
 
 /*
@@ -43,6 +48,13 @@ struct img_reader {
  * error (ferror(r->f)).
  */
 size_t img_reader_bytes(struct img_reader *r, void *buf, size_t n);
+
+/*
+ * Reads the stream, from its sniffed bytes on, into *buf (malloc'd): up
+ * to most bytes, fewer at the end of the file.  -1 on a read error.
+ */
+int img_reader_slurp(struct img_reader *r, unsigned long long most,
+    unsigned char **buf, size_t *len, struct gf_err *e);
 
 /*
  * Refuses sizes that do not fit the tools, the machine or the pixel
@@ -57,12 +69,38 @@ int img_reader_alloc(struct img_reader *r, struct image *img, struct gf_err *e);
 /* Undoes img_reader_alloc after a failed read. */
 void img_reader_release(struct img_reader *r, struct image *img);
 
+/*
+ * Turns img, decoded as stored, the way an EXIF or TIFF orientation
+ * (1-8) says it is displayed: 5-8 swap width and height.  The pixels
+ * stay in img->px (the count of bytes does not change); other values
+ * leave img as it is.  lib/img_orient.c.
+ */
+int img_orient(struct image *img, int orientation, struct gf_err *e);
+
+/*
+ * Row y of img with its samples scaled from maxval to top (255 or
+ * 65535, rounded half up): img's own memory when maxval is top, else
+ * buf (room for a row of top's samples).
+ */
+const void *img_out_row(const struct image *img, int y, unsigned top,
+    void *buf);
+
 /* The decoders, one per file: 1 for an image, -1 with e set. */
 int img_pnm_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_png_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
     struct gf_err *e);
+
+/*
+ * img_tiff_read reads page after page of the TIFF that the sniffed bytes
+ * begin (r->tiff holds it open): 1 for an image, 0 after the last page.
+ * img_tiff_close frees r->tiff.  img_tiff_input_cap: the most bytes of
+ * TIFF held in memory for a pixel limit (0: none).
+ */
+int img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e);
+void img_tiff_close(struct img_tiff *t);
+long long img_tiff_input_cap(long long max_pixels);
 
 /* Whether another PNM image follows, past whitespace (*more), or -1. */
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);
@@ -74,6 +112,8 @@ int img_png_write(FILE *f, const struct image *img, const char *name,
     struct gf_err *e);
 int img_jpeg_write(FILE *f, const struct image *img, int quality,
     const char *name, struct gf_err *e);
+int img_tiff_write(FILE *f, const struct image *img, const char *name,
+    struct gf_err *e);
 
 /* Little-endian fields of a header. */
 static inline unsigned

@@ -7,8 +7,10 @@
  * final buffer.  Each call has its own error manager and jmp_buf, so
  * readers on several threads share nothing.  Gray JPEGs are read as
  * gray, YCbCr and RGB as RGB; CMYK and YCCK are refused.  Out: 8-bit
- * gray or RGB (YCbCr in the file), maxval below 255 scaled to 255, one
- * image per file; 16-bit images are refused.
+ * gray or RGB (YCbCr in the file), maxval below 255 scaled to 255, alpha
+ * dropped, one image per file; 16-bit images are refused.  An EXIF
+ * Orientation tag (APP1, parsed by libexif) turns the decoded image
+ * unless the reader keeps pixels as stored.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +21,7 @@
 
 #include <jpeglib.h>
 #include <jerror.h>
+#include <libexif/exif-data.h>
 
 #include "img_int.h"
 
@@ -133,8 +136,36 @@ jpeg_setup(struct jpeg_call *c)
 }
 
 /*
+ * The EXIF Orientation (1-8) in IFD0 of the first EXIF APP1 marker that
+ * libjpeg saved; 1 (as stored) when there is none or it is unreadable.
+ * libexif bounds every offset of the block by its length.
+ */
+static int
+jpeg_orientation(j_decompress_ptr ci)
+{
+	jpeg_saved_marker_ptr m = ci->marker_list;
+	ExifData *ed;
+	ExifEntry *en;
+	int o = 1;
+
+	while (m != NULL && (m->marker != JPEG_APP0 + 1 || m->data_length < 6 ||
+	    memcmp(m->data, "Exif\0\0", 6) != 0))
+		m = m->next;
+	if (m == NULL || (ed = exif_data_new()) == NULL)
+		return 1;
+	exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+	exif_data_load_data(ed, m->data, m->data_length);
+	en = exif_content_get_entry(ed->ifd[EXIF_IFD_0], EXIF_TAG_ORIENTATION);
+	if (en != NULL && en->format == EXIF_FORMAT_SHORT && en->components == 1 &&
+	    en->size >= 2 && en->data != NULL)
+		o = exif_get_short(en->data, exif_data_get_byte_order(ed));
+	exif_data_unref(ed);
+	return o;
+}
+
+/*
  * Reads the header, checks the size and colour space, then decodes each
- * row into img's final buffer.  Under the caller's setjmp; -1 (e set)
+ * row into img's final buffer, and turns it as its EXIF orientation says.  Under the caller's setjmp; -1 (e set)
  * for a refusal of ours, libjpeg's errors longjmp.
  */
 static int
@@ -147,6 +178,8 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	jpeg_create_decompress(ci);
 	ci->src = &c->src;
 	ci->progress = &c->progress;
+	if (c->r->autorotate)
+		jpeg_save_markers(ci, JPEG_APP0 + 1, 0xffff);
 	jpeg_read_header(ci, TRUE);
 	if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK)
 		return gf_fail(e, "%s: the JPEG image is CMYK, which is not read; "
@@ -174,6 +207,8 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 			rows[n] = (JSAMPROW)img->px + (ci->output_scanline + n) * rowbytes;
 		jpeg_read_scanlines(ci, rows, (JDIMENSION)n);
 	}
+	if (c->r->autorotate && img_orient(img, jpeg_orientation(ci), e) < 0)
+		return -1;
 	return 1;
 }
 
@@ -236,17 +271,23 @@ jpeg_out_error(j_common_ptr cinfo)
 	longjmp(c->jb, 1);
 }
 
-/* Row y of img as 8-bit samples: its own memory at maxval 255, else c->row. */
+/*
+ * Row y of img as 8-bit samples of its colour channels (JPEG has no
+ * alpha): its own memory at maxval 255 without alpha, else c->row.
+ */
 static JSAMPROW
 jpeg_out_row(const struct image *img, struct jpeg_out *c, int y)
 {
-	size_t n = (size_t)img->width * img->channels, base = (size_t)y * n;
+	int ch = img->channels, nc = img_colour_channels(img);
+	size_t base = (size_t)y * img->width * ch;
 	unsigned m = img->maxval;
 
-	if (m == 255)
+	if (m == 255 && ch == nc)
 		return (JSAMPROW)img->px + base;
-	for (size_t i = 0; i < n; i++)
-		c->row[i] = (JSAMPLE)((img_get(img, base + i) * 255 + m / 2) / m);
+	for (size_t x = 0; x < (size_t)img->width; x++)
+		for (int k = 0; k < nc; k++)
+			c->row[x * nc + k] = (JSAMPLE)((img_get(img, base + x * ch + k) *
+			    255 + m / 2) / m);
 	return c->row;
 }
 
@@ -259,8 +300,9 @@ jpeg_encode(struct jpeg_out *c, FILE *f, const struct image *img, int quality)
 	jpeg_stdio_dest(&c->cinfo, f);
 	c->cinfo.image_width = (JDIMENSION)img->width;
 	c->cinfo.image_height = (JDIMENSION)img->height;
-	c->cinfo.input_components = img->channels;
-	c->cinfo.in_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+	c->cinfo.input_components = img_colour_channels(img);
+	c->cinfo.in_color_space = img_colour_channels(img) == 1 ? JCS_GRAYSCALE :
+	    JCS_RGB;
 	jpeg_set_defaults(&c->cinfo);
 	jpeg_set_quality(&c->cinfo, quality, TRUE);
 	if (quality >= JPEG_FULL_CHROMA_QUALITY)

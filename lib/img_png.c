@@ -63,17 +63,19 @@ png_source(png_structp png, png_bytep data, size_t n)
 }
 
 /*
- * Sets the transformations that give stb's samples: palette to RGB,
- * gray below 8 bit scaled to 8, alpha dropped, 16 bit in host order.
+ * Sets the transformations that give our samples: palette to RGB, gray
+ * below 8 bit scaled to 8, a tRNS chunk (transparent palette entries or
+ * colour) to an alpha channel, 16 bit in host order.
  */
 static void
-png_transforms(png_structp png, int color, int depth)
+png_transforms(png_structp png, png_infop info, int color, int depth)
 {
 	if (color == PNG_COLOR_TYPE_PALETTE)
 		png_set_palette_to_rgb(png);
 	if (color == PNG_COLOR_TYPE_GRAY && depth < 8)
 		png_set_expand_gray_1_2_4_to_8(png);
-	png_set_strip_alpha(png);
+	if (png_get_valid(png, info, PNG_INFO_tRNS))
+		png_set_tRNS_to_alpha(png);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (depth == 16)
 		png_set_swap(png);
@@ -99,12 +101,12 @@ png_decode(png_structp png, png_infop info, struct png_call *c,
 	png_set_user_limits(png, GF_MAX_DIM, GF_MAX_DIM);
 	png_read_info(png, info);
 	png_get_IHDR(png, info, &w, &h, &depth, &color, NULL, NULL, NULL);
-	img->channels = color & PNG_COLOR_MASK_COLOR ? 3 : 1;
+	png_transforms(png, info, color, depth);
+	png_read_update_info(png, info);
+	img->channels = png_get_channels(png, info);
 	img->maxval = depth == 16 ? 65535 : 255;
 	if (img_check_size(c->r, (long)w, (long)h, img->channels, img->maxval, e) < 0)
 		return -1;
-	png_transforms(png, color, depth);
-	png_read_update_info(png, info);
 	img->width = (int)w;
 	img->height = (int)h;
 	rowbytes = (size_t)img->width * img->channels * gf_sample_bytes(img->maxval);
@@ -175,38 +177,18 @@ png_sink_flush(png_structp png)
 	(void)png;
 }
 
-/*
- * Row y of img as PNG samples: the image's own memory when maxval is
- * 255 or 65535, else scaled to that in c->row (rounded half up).
- */
-static png_bytep
-png_out_row(const struct image *img, struct png_call *c, int y)
-{
-	size_t n = (size_t)img->width * img->channels, base = (size_t)y * n;
-	unsigned m = img->maxval, top = m > 255 ? 65535 : 255;
-
-	if (m == top)
-		return (png_bytep)img->px + base * gf_sample_bytes(m);
-	for (size_t i = 0; i < n; i++) {
-		unsigned v = (img_get(img, base + i) * top + m / 2) / m;
-		if (top == 255)
-			c->row[i] = (uint8_t)v;
-		else
-			((uint16_t *)c->row)[i] = (uint16_t)v;
-	}
-	return c->row;
-}
-
 /* Writes the header and every row; called under the caller's setjmp. */
 static void
 png_encode(png_structp png, png_infop info, const struct image *img,
     struct png_call *c)
 {
+	static const int types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+	    PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
 	int bits = img->maxval > 255 ? 16 : 8;
 
 	png_set_write_fn(png, c, png_sink, png_sink_flush);
 	png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height,
-	    bits, img->channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB,
+	    bits, types[img->channels - 1],
 	    PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
 	    PNG_FILTER_TYPE_DEFAULT);
 	png_set_compression_level(png, PNG_WRITE_LEVEL);
@@ -217,7 +199,8 @@ png_encode(png_structp png, png_infop info, const struct image *img,
 		png_set_swap(png);
 #endif
 	for (int y = 0; y < img->height; y++)
-		png_write_row(png, png_out_row(img, c, y));
+		png_write_row(png, (png_const_bytep)img_out_row(img, y,
+		    bits == 16 ? 65535 : 255, c->row));
 	png_write_end(png, NULL);
 }
 

@@ -107,44 +107,19 @@ check_samples(const struct img_reader *r, const struct image *img,
 	return 0;
 }
 
-/*
- * Reads a raw raster (P5, P6, P7) as bytes, big-endian samples, alpha
- * dropped.  Without alpha the bytes go straight into the image.
- */
+/* Reads a raw raster (P5, P6, P7) as bytes straight into the image, big-endian samples. */
 static int
-pnm_raw_raster(struct img_reader *r, const struct pam *pam,
-    struct image *img, struct gf_err *e)
+pnm_raw_raster(struct img_reader *r, struct image *img, struct gf_err *e)
 {
-	int bps = gf_sample_bytes(img->maxval), depth = pam->depth;
-	size_t rowbytes = (size_t)pam->width * depth * bps, got;
-	uint8_t *row = NULL;
+	size_t rowbytes = (size_t)img->width * img->channels *
+	    gf_sample_bytes(img->maxval);
+	size_t got = fread(img->px, 1, rowbytes * img->height, r->f);
 
-	if (depth == img->channels) {
-		/* The whole raster in one read, straight into the image. */
-		got = fread(img->px, 1, rowbytes * img->height, r->f);
-		if (got != rowbytes * img->height)
-			return gf_fail(e, "%s: image %d is truncated: its pixel data "
-			    "ends in row %zu of %d", r->name, r->nread + 1,
-			    got / rowbytes + 1, img->height);
-	} else if ((row = malloc(rowbytes)) == NULL) {
-		return gf_fail(e, "out of memory");
-	}
-	for (int y = 0; depth != img->channels && y < img->height; y++) {
-		uint8_t *dst = (uint8_t *)img->px + (size_t)y * img->width *
-		    img->channels * bps;
-		if (fread(row, 1, rowbytes, r->f) != rowbytes) {
-			free(row);
-			return gf_fail(e, "%s: image %d is truncated: its pixel data "
-			    "ends in row %d of %d", r->name, r->nread + 1, y + 1,
-			    img->height);
-		}
-		for (int x = 0; x < img->width; x++)
-			memcpy(dst + (size_t)x * img->channels * bps,
-			    row + (size_t)x * depth * bps, (size_t)img->channels * bps);
-	}
-	if (depth != img->channels)
-		free(row);
-	if (bps == 2) {
+	if (got != rowbytes * img->height)
+		return gf_fail(e, "%s: image %d is truncated: its pixel data "
+		    "ends in row %zu of %d", r->name, r->nread + 1,
+		    got / rowbytes + 1, img->height);
+	if (img->maxval > 255) {
 		uint8_t *b = img->px;
 		for (size_t i = 0; i < img_bytes(img) / 2; i++)
 			((uint16_t *)img->px)[i] = (uint16_t)(b[2 * i] << 8 | b[2 * i + 1]);
@@ -198,18 +173,18 @@ img_pnm_read(struct img_reader *r, struct image *img, struct gf_err *e)
 		return gf_fail(e, "%s: PAM image %d has depth %u; only gray (1), "
 		    "gray+alpha (2), RGB (3) and RGB+alpha (4) are read", r->name,
 		    r->nread + 1, pam.depth);
-	if (img_check_size(r, pam.width, pam.height, pam.depth >= 3 ? 3 : 1,
+	if (img_check_size(r, pam.width, pam.height, (int)pam.depth,
 	    (unsigned)pam.maxval, e) < 0)
 		return -1;
 	img->width = pam.width;
 	img->height = pam.height;
-	img->channels = pam.depth >= 3 ? 3 : 1;
+	img->channels = (int)pam.depth;
 	img->maxval = (unsigned)pam.maxval;
 	if (img_reader_alloc(r, img, e) < 0)
 		return -1;
 	raw = pam.format == RPGM_FORMAT || pam.format == RPPM_FORMAT ||
 	    pam.format == PAM_FORMAT;
-	if ((raw ? pnm_raw_raster(r, &pam, img, e) :
+	if ((raw ? pnm_raw_raster(r, img, e) :
 	    pnm_tuple_raster(r, &pam, img, e)) < 0) {
 		img_reader_release(r, img);
 		return -1;
@@ -241,11 +216,13 @@ img_pnm_more(struct img_reader *r, int *more, struct gf_err *e)
 	return 0;
 }
 
-/* The PNM header through libnetpbm, guarded. */
+/* The PNM header through libnetpbm, guarded: PGM, PPM, or PAM with alpha. */
 static int
 write_pnm_header(FILE *f, const struct image *img, const char *name,
     struct gf_err *e)
 {
+	static const char *const types[] = {PAM_PGM_TUPLETYPE,
+	    PAM_PGM_ALPHA_TUPLETYPE, PAM_PPM_TUPLETYPE, PAM_PPM_ALPHA_TUPLETYPE};
 	jmp_buf jb, *saved;
 	struct pam pam;
 
@@ -253,14 +230,14 @@ write_pnm_header(FILE *f, const struct image *img, const char *name,
 	pam.size = sizeof(pam);
 	pam.len = PNM_PAM_LEN;
 	pam.file = f;
-	pam.format = img->channels == 1 ? RPGM_FORMAT : RPPM_FORMAT;
+	pam.format = img_has_alpha(img) ? PAM_FORMAT : img->channels == 1 ?
+	    RPGM_FORMAT : RPPM_FORMAT;
 	pam.plainformat = 0;
 	pam.width = img->width;
 	pam.height = img->height;
 	pam.depth = (unsigned)img->channels;
 	pam.maxval = img->maxval;
-	strcpy(pam.tuple_type, img->channels == 1 ? PAM_PGM_TUPLETYPE :
-	    PAM_PPM_TUPLETYPE);
+	strcpy(pam.tuple_type, types[img->channels - 1]);
 	pthread_mutex_lock(&pnm_lock);
 	pnm_setup();
 	if (setjmp(jb) != 0) {

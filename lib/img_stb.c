@@ -122,41 +122,6 @@ gif_head(const unsigned char *b, size_t n, struct stb_head *h)
 	return 0;
 }
 
-/*
- * Reads the stream, from its sniffed bytes on, into *buf: up to most
- * bytes, stopping early at the end of the file.
- */
-static int
-stb_slurp(struct img_reader *r, unsigned long long most, unsigned char **buf,
-    size_t *len, struct gf_err *e)
-{
-	size_t cap = 1 << 16, n = 0, got;
-	unsigned char *b = NULL, *nb;
-
-	if (most > STB_MAX_FILE)
-		most = STB_MAX_FILE;
-	do {
-		if (cap > most)
-			cap = (size_t)most;
-		nb = realloc(b, cap > 0 ? cap : 1);
-		if (nb == NULL) {
-			free(b);
-			return gf_fail(e, "out of memory reading %s", r->name);
-		}
-		b = nb;
-		got = img_reader_bytes(r, b + n, cap - n);
-		n += got;
-		cap *= 2;
-	} while (n == cap / 2 && n < most);
-	if (ferror(r->f)) {
-		free(b);
-		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
-	}
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 /* Copies stb's 8-bit pixels (n channels, alpha dropped) into img. */
 static void
 from_stb(struct image *img, const unsigned char *px, int n)
@@ -226,7 +191,8 @@ img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
 	int ret;
 
 	if (stb_check_head(r, kind, &h, e) < 0 ||
-	    stb_slurp(r, h.most, &buf, &len, e) < 0)
+	    img_reader_slurp(r, h.most < STB_MAX_FILE ? h.most : STB_MAX_FILE,
+	    &buf, &len, e) < 0)
 		return -1;
 	if (len < h.need) {
 		free(buf);

@@ -227,6 +227,9 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 			return -1;
 		o->max_pixels = v;
 		return 1;
+	case GF_OPT_NO_AUTOROTATE:
+		o->no_autorotate = 1;
+		return 1;
 	case 'v':               /* independent of -q, in either order */
 		o->verbose = 1;
 		return 1;

@@ -1,8 +1,8 @@
 /*
  * opts.h - the options every tool shares (-m, --cpu, --fallback, --border,
  * -f, -j, -o, --quality, --block, --rows, --device, --shard, --max-pixels,
- * -v, -q, -h, -V) and the parsers for option values, so that the three
- * tools accept and refuse values alike.
+ * --no-autorotate, -v, -q, -h, -V) and the parsers for option values, so
+ * that the three tools accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
 #define GF_OPTS_H
@@ -32,6 +32,7 @@ struct gf_opts {
 	/* --shard K/N: only the batch inputs of sorted position K modulo N; N 0: all */
 	int shard_k, shard_n;
 	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
+	int no_autorotate;      /* --no-autorotate: keep pixels as stored (EXIF, TIFF) */
 	enum img_format format;
 	int quality;            /* --quality: JPEG 1-100; 0: IMG_JPEG_QUALITY */  /* with the JPEG quality (--quality) */
 	const char *outdir;     /* -o DIR: batch mode */
@@ -53,6 +54,7 @@ enum {
 	GF_OPT_QUALITY,
 	GF_OPT_FALLBACK,
 	GF_OPT_SHARD,
+	GF_OPT_NO_AUTOROTATE,
 	GF_OPT_TOOL = 300
 };
 
@@ -67,6 +69,7 @@ enum {
 	{"max-pixels", required_argument, NULL, GF_OPT_MAX_PIXELS}, \
 	{"quality", required_argument, NULL, GF_OPT_QUALITY}, \
 	{"shard", required_argument, NULL, GF_OPT_SHARD}, \
+	{"no-autorotate", no_argument, NULL, GF_OPT_NO_AUTOROTATE}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
 

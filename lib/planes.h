@@ -12,9 +12,13 @@
 extern "C" {
 #endif
 
-/* dst = the gray (img_to_gray's formula, img.h) of packed, 3 channels of dst's size. */
-cudaError_t planes_launch_gray(const void *packed, const struct gpu_image *dst,
-    cudaStream_t stream);
+/*
+ * dst = the gray of packed (channels 2, 3 or 4 interleaved, dst's size):
+ * img_to_gray's formula (img.h) of the first three, or with 2 channels
+ * (gray+alpha) the first; alpha is dropped.
+ */
+cudaError_t planes_launch_gray(const void *packed, int channels,
+    const struct gpu_image *dst, cudaStream_t stream);
 
 /*
  * Copies channel c of packed (channels interleaved, plane's size and

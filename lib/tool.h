@@ -27,8 +27,9 @@ struct tool {
 	const char *name;
 	/*
 	 * 1: the tool works on gray images, and colour is made gray first
-	 * (img_to_gray's formula); its output has one channel.  0: each
-	 * channel is filtered alone, and the output has the input's channels.
+	 * (img_to_gray's formula, alpha dropped); its output has one channel.
+	 * 0: each colour channel is filtered alone, alpha is carried through
+	 * unchanged, and the output has the input's channels.
 	 */
 	int gray;
 	/*

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "img.h"
+#include "img_int.h"
 #include "outfile.h"
 #include "unit.h"
 
@@ -190,7 +191,7 @@ check_round_trip(const char *name, const struct image *img, enum img_format fmt,
 		return;
 	}
 	result(name, same(&back, img->width, img->height, img->channels,
-	    fmt != IMG_FORMAT_PNG ? img->maxval : img->maxval > 255 ? 65535 : 255,
+	    fmt == IMG_FORMAT_PNM ? img->maxval : img->maxval > 255 ? 65535 : 255,
 	    w, why, sizeof(why)),
 	    "%s", why);
 	img_free(&back);
@@ -224,6 +225,10 @@ test_round_trips(void)
 	check_round_trip("pgm_maxval_7", &g, IMG_FORMAT_PNM, NULL);
 	check_round_trip("png_gray", &a, IMG_FORMAT_PNG, NULL);
 	check_round_trip("png_rgb", &c, IMG_FORMAT_PNG, NULL);
+	check_round_trip("tiff_gray_8bit", &a, IMG_FORMAT_TIFF, NULL);
+	check_round_trip("tiff_gray_16bit", &b, IMG_FORMAT_TIFF, NULL);
+	check_round_trip("tiff_rgb_8bit", &c, IMG_FORMAT_TIFF, NULL);
+	check_round_trip("tiff_rgb_16bit", &d, IMG_FORMAT_TIFF, NULL);
 	ok = round_trip(&b, IMG_FORMAT_PNM, &back, head, sizeof(head), &e) == 0;
 	result("pgm_16bit_big_endian", ok && memcmp(head, "P5\n3 2\n65535\n\x12\x34", 15)
 	    == 0, "file starts '%.13s' %02x %02x %s", head, head[13], head[14], e.msg);
@@ -234,6 +239,46 @@ test_round_trips(void)
 	img_free(&c);
 	img_free(&d);
 	img_free(&g);
+}
+
+/*
+ * Alpha is kept by PAM, PNG and TIFF, 8 and 16 bit, gray and RGB: a
+ * 2 x 2 image with alpha 0, 1, 128 and 255 (65535) comes back as it was.
+ * TIFF scales maxval 15 like PNG: 17 v.
+ */
+static void
+test_alpha(void)
+{
+	static const unsigned ga8[] = {0, 0, 10, 1, 200, 128, 255, 255};
+	static const unsigned ga16[] = {0, 0, 1000, 1, 40000, 32768, 65535, 65535};
+	static const unsigned rgba8[] = {1, 2, 3, 0, 4, 5, 6, 1, 7, 8, 9, 128,
+	    250, 251, 252, 255};
+	static const unsigned rgba16[] = {1, 2, 3, 0, 400, 500, 600, 1, 7, 8, 9,
+	    32768, 65000, 65001, 65002, 65535};
+	static const unsigned v15[] = {0, 1, 7, 8, 14, 15}, w15[] = {0, 17, 119, 136,
+	    238, 255};
+	struct image img[4] = {image_of(2, 2, 2, 255, ga8),
+	    image_of(2, 2, 2, 65535, ga16), image_of(2, 2, 4, 255, rgba8),
+	    image_of(2, 2, 4, 65535, rgba16)};
+	static const char *const shape[4] = {"gray_alpha_8bit", "gray_alpha_16bit",
+	    "rgba_8bit", "rgba_16bit"};
+	static const struct {
+		const char *name;
+		enum img_format f;
+	} fmts[] = {{"pam", IMG_FORMAT_PNM}, {"png", IMG_FORMAT_PNG},
+	    {"tiff", IMG_FORMAT_TIFF}};
+	struct image g15 = image_of(3, 2, 1, 15, v15);
+	char name[64];
+
+	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+		for (int k = 0; k < 4; k++) {
+			snprintf(name, sizeof(name), "%s_%s", fmts[f].name, shape[k]);
+			check_round_trip(name, &img[k], fmts[f].f, NULL);
+		}
+	check_round_trip("tiff_maxval_15_scaled", &g15, IMG_FORMAT_TIFF, w15);
+	for (int k = 0; k < 4; k++)
+		img_free(&img[k]);
+	img_free(&g15);
 }
 
 /*
@@ -394,15 +439,16 @@ test_stream(void)
  * PAM_PBM_BLACK = 0 for black and PAM_PBM_WHITE = 1 for white, maxval 1.
  * Rows "1 0 1" / "0 1 0" therefore read 0 1 0 / 1 0 1.  P4 packs them
  * into bits, high bit first, rows padded to a byte: 0xA0 0x40.  P2
- * (plain PGM) maxval 300 is 16 bit.  PAM alpha channels are dropped.
+ * (plain PGM) maxval 300 is 16 bit.  PAM alpha channels are kept.
  */
 static void
 test_pnm_variants(void)
 {
 	static const unsigned pbm[] = {0, 1, 0, 1, 0, 1};
 	static const unsigned p2[] = {0, 150, 300, 1, 2, 3};
-	static const unsigned ga[] = {10, 20}, rgba[] = {1, 2, 3, 4, 5, 6};
-	static const unsigned rgba16[] = {0x0102, 3, 65535};
+	static const unsigned ga[] = {10, 255, 20, 0};
+	static const unsigned rgba[] = {1, 2, 3, 255, 4, 5, 6, 0};
+	static const unsigned rgba16[] = {0x0102, 3, 65535, 0x1234};
 	static const char p1[] = "P1\n# comment\n3 2\n1 0 1\n0 1 0\n";
 	static const char p4[] = "P4\n3 2\n\xa0\x40";
 	static const char p2t[] = "P2\n3 2\n300\n0 150 300\n1 2 3\n";
@@ -416,10 +462,216 @@ test_pnm_variants(void)
 	expect_read("pbm_plain_p1", p1, sizeof(p1) - 1, 3, 2, 1, 1, pbm);
 	expect_read("pbm_raw_p4", p4, sizeof(p4) - 1, 3, 2, 1, 1, pbm);
 	expect_read("pgm_plain_p2_16bit", p2t, sizeof(p2t) - 1, 3, 2, 1, 300, p2);
-	expect_read("pam_gray_alpha", p7ga, sizeof(p7ga) - 1, 2, 1, 1, 255, ga);
-	expect_read("pam_rgb_alpha", p7rgba, sizeof(p7rgba) - 1, 2, 1, 3, 255, rgba);
-	expect_read("pam_rgb_alpha_16bit", p7rgba16, sizeof(p7rgba16) - 1, 1, 1, 3,
+	expect_read("pam_gray_alpha", p7ga, sizeof(p7ga) - 1, 2, 1, 2, 255, ga);
+	expect_read("pam_rgb_alpha", p7rgba, sizeof(p7rgba) - 1, 2, 1, 4, 255, rgba);
+	expect_read("pam_rgb_alpha_16bit", p7rgba16, sizeof(p7rgba16) - 1, 1, 1, 4,
 	    65535, rgba16);
+}
+
+/* ---- orientation */
+
+/*
+ * img_orient on the 3 x 2 image  a b c / d e f  (a = 1 ... f = 6), by
+ * hand from the EXIF definitions: 2 mirrors, 3 turns 180 degrees, 4
+ * flips, 5 transposes, 6 turns 90 degrees clockwise (the first row
+ * becomes the right column), 7 transverses, 8 turns counter-clockwise.
+ */
+static void
+test_orient(void)
+{
+	static const unsigned v[] = {1, 2, 3, 4, 5, 6};
+	static const unsigned want[9][6] = {
+		{0}, {1, 2, 3, 4, 5, 6}, {3, 2, 1, 6, 5, 4}, {6, 5, 4, 3, 2, 1},
+		{4, 5, 6, 1, 2, 3}, {1, 4, 2, 5, 3, 6}, {4, 1, 5, 2, 6, 3},
+		{6, 3, 5, 2, 4, 1}, {3, 6, 2, 5, 1, 4}};
+	char name[32], why[600];
+
+	for (int o = 1; o <= 8; o++) {
+		struct image img = image_of(3, 2, 1, 65535, v);
+		struct gf_err e = {{0}};
+		int ok = img_orient(&img, o, &e) == 0;
+		snprintf(name, sizeof(name), "orientation_%d", o);
+		result(name, ok && same(&img, o >= 5 ? 2 : 3, o >= 5 ? 3 : 2, 1,
+		    65535, want[o], why, sizeof(why)), "%s %s", why, e.msg);
+		img_free(&img);
+	}
+}
+
+/* ---- TIFF files made by hand */
+
+/* What tiff_make writes: one strip per page, uncompressed, little-endian. */
+struct tiff_spec {
+	uint32_t w, h;
+	uint16_t bits, spp, photometric, planar, format;
+	int pages;
+	size_t cut;             /* the file ends this many bytes early */
+};
+
+static void
+le16(unsigned char *p, unsigned v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static void
+le32(unsigned char *p, unsigned long v)
+{
+	le16(p, (unsigned)(v & 0xffff));
+	le16(p + 2, (unsigned)(v >> 16));
+}
+
+/*
+ * Writes the TIFF of s into buf (cap bytes) and returns its length:
+ * header, then per page its IFD and its pixels, sample i of page k
+ * being (i + 16 k) mod 256 in every byte of the sample.  The pixels
+ * are written only as far as cap allows (huge headers).
+ */
+static size_t
+tiff_make(unsigned char *buf, size_t cap, const struct tiff_spec *s)
+{
+	enum { N = 12 };
+	size_t px = (size_t)s->w * s->h * s->spp * (s->bits / 8), off = 8;
+
+	memset(buf, 0, cap);
+	memcpy(buf, "II*\0", 4);
+	le32(buf + 4, 8);
+	for (int k = 0; k < s->pages; k++) {
+		const unsigned tags[N][3] = {{256, 4, s->w}, {257, 4, s->h},
+		    {258, 3, s->bits}, {259, 3, 1}, {262, 3, s->photometric},
+		    {273, 4, 0}, {277, 3, s->spp}, {278, 4, s->h},
+		    {279, 4, (unsigned)px}, {284, 3, s->planar},
+		    {338, 3, 2}, {339, 3, s->format}};
+		size_t ifd = off, data = ifd + 2 + N * 12 + 4, n = 0;
+		for (int t = 0; t < N; t++) {
+			/* ExtraSamples (unassociated alpha) only with 2 or 4 samples. */
+			if (tags[t][0] == 338 && s->spp != 2 && s->spp != 4)
+				continue;
+			unsigned char *e = buf + ifd + 2 + n++ * 12;
+			le16(e, tags[t][0]);
+			le16(e + 2, tags[t][1]);
+			le32(e + 4, 1);
+			if (tags[t][1] == 3)
+				le16(e + 8, tags[t][2]);
+			else
+				le32(e + 8, tags[t][0] == 273 ? (unsigned long)data : tags[t][2]);
+		}
+		le16(buf + ifd, (unsigned)n);
+		off = data + px;
+		le32(buf + ifd + 2 + n * 12, k + 1 < s->pages ? (unsigned long)off : 0);
+		for (size_t i = 0; i < px && data + i < cap; i++)
+			buf[data + i] = (unsigned char)(i / (s->bits / 8) + 16 * k);
+	}
+	return (off < cap ? off : cap) - s->cut;
+}
+
+/* The spec of a good w x h page of bits and spp, min-is-black or RGB. */
+static struct tiff_spec
+tiff_good(uint32_t w, uint32_t h, uint16_t bits, uint16_t spp, int pages)
+{
+	return (struct tiff_spec){w, h, bits, spp, spp >= 3 ? 2 : 1, 1, 1,
+	    pages, 0};
+}
+
+/* Reads every page of the TIFF of s; checks each page's size and first samples. */
+static void
+check_tiff_pages(const char *name, const struct tiff_spec *s, int from_pipe)
+{
+	static unsigned char buf[1 << 16];
+	size_t len = tiff_make(buf, sizeof(buf), s);
+	FILE *f = fmemopen(buf, len, "rb");
+	char path[32] = "";
+	struct img_reader *r = NULL;
+	struct image img = {0};
+	struct gf_err e = {{0}};
+	int k = 0, ret = -2, ok = 1;
+
+	if (!from_pipe && f != NULL) {
+		fclose(f);
+		if ((f = scratch(path)) != NULL &&
+		    (fwrite(buf, 1, len, f) != len || fseek(f, 0, SEEK_SET) != 0))
+			fclose(f), f = NULL;
+	}
+	if (f != NULL && img_reader_open(&r, f, "input", &e) == 0) {
+		while (ok && (ret = img_read_next(r, &img, &e)) == 1) {
+			ok = img.width == (int)s->w && img.height == (int)s->h &&
+			    img.channels == s->spp && img_get(&img, 1) ==
+			    (unsigned)(1 + 16 * k) * (s->bits == 16 ? 257 : 1);
+			k++;
+			img_free(&img);
+		}
+		img_reader_close(r);
+	}
+	if (f != NULL)
+		fclose(f);
+	if (path[0])
+		remove(path);
+	result(name, ok && ret == 0 && k == s->pages, "%d of %d pages, last "
+	    "read %d: %s", k, s->pages, ret, e.msg);
+}
+
+/* Page k (0-based) of the TIFF of s must be refused with a message containing needle. */
+static void
+expect_tiff_error_at(const char *name, const struct tiff_spec *s, int k,
+    const char *needle)
+{
+	static unsigned char buf[1 << 16];
+	size_t len = tiff_make(buf, sizeof(buf), s);
+
+	expect_error_at(name, buf, len, k, needle);
+}
+
+
+/*
+ * TIFF in: the shapes we read, each from a file (mapped) and from a
+ * pipe (read whole); three pages as a stream; and the headers we
+ * refuse, each with a sentence naming the value.
+ */
+static void
+test_tiff_read(void)
+{
+	static const uint16_t shapes[][2] = {{8, 1}, {16, 1}, {8, 2}, {16, 2},
+	    {8, 3}, {16, 3}, {8, 4}, {16, 4}};
+	/* w, h, bits, spp, photometric, planar, format, pages, cut */
+	static const struct {
+		const char *name;
+		struct tiff_spec s;
+		int page;
+		const char *needle;
+	} bad[] = {
+		{"tiff_huge_pixel_limit", {100000, 100000, 8, 1, 1, 1, 1, 1, 0}, 0,
+		    "more than the limit"},
+		{"tiff_side_too_large", {300000, 1, 8, 1, 1, 1, 1, 1, 0}, 0, "262144"},
+		{"tiff_12_bits", {4, 4, 12, 1, 1, 1, 1, 1, 0}, 0,
+		    "has 12 bits per sample; 8 and 16"},
+		{"tiff_float", {4, 4, 32, 1, 1, 1, 3, 1, 0}, 0,
+		    "sample format 3 (floating point)"},
+		{"tiff_planar", {4, 4, 8, 3, 2, 2, 1, 1, 0}, 0, "planar configuration 2"},
+		{"tiff_cmyk", {4, 4, 8, 4, 5, 1, 1, 1, 0}, 0,
+		    "is CMYK (photometric interpretation 5"},
+		{"tiff_5_samples", {4, 4, 8, 5, 2, 1, 1, 1, 0}, 0, "5 samples per pixel"},
+		{"tiff_truncated_strip", {40, 40, 8, 1, 1, 1, 1, 1, 100}, 0,
+		    "cannot decode strip 1"},
+		{"tiff_truncated_second_page", {4, 4, 8, 1, 1, 1, 1, 2, 8}, 1,
+		    "TIFF page 2: cannot decode strip 1"},
+	};
+	struct tiff_spec s;
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		for (int pipe = 0; pipe < 2; pipe++) {
+			s = tiff_good(5, 3, shapes[i][0], shapes[i][1], 1);
+			snprintf(name, sizeof(name), "tiff_read_%ubit_%uch_%s",
+			    shapes[i][0], shapes[i][1], pipe ? "pipe" : "file");
+			check_tiff_pages(name, &s, pipe);
+		}
+	s = tiff_good(7, 2, 8, 3, 3);
+	check_tiff_pages("tiff_3_pages_file", &s, 0);
+	check_tiff_pages("tiff_3_pages_pipe", &s, 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_tiff_error_at(bad[i].name, &bad[i].s, bad[i].page, bad[i].needle);
+	expect_error("tiff_header_only", "II*\0\x08\0\0", 7, "TIFF");
+	expect_error("tiff_ifd_past_end", "II*\0\xff\xff\0\0", 8, "TIFF");
 }
 
 /* ---- bad inputs */
@@ -787,6 +1039,9 @@ main(void)
 	test_round_trips();
 	test_png_scaled();
 	test_png_16bit();
+	test_alpha();
+	test_orient();
+	test_tiff_read();
 	test_jpeg();
 	test_stream();
 	test_pnm_variants();

@@ -40,7 +40,7 @@ check formats/outdir-refused-not-made eval '[ $st -eq 2 ] && [ ! -e "$F/refused"
 magic() { od -A n -t x1 -N 3 "$1" | tr -d ' \n'; }
 
 for pair in out.jpg:ffd8ff out.JPEG:ffd8ff out.png:89504e out.pgm:50350a \
-    out.pnm:50350a out.pam:50350a out:50350a; do
+    out.pnm:50350a out.pam:50350a out:50350a out.tif:49492a out.TIFF:49492a; do
 	oname=${pair%%:*} want=${pair#*:}
 	rm -f "$F/$oname"
 	"$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$F/$oname" 2>"$F/err"
@@ -49,13 +49,13 @@ for pair in out.jpg:ffd8ff out.JPEG:ffd8ff out.png:89504e out.pgm:50350a \
 	check formats/"ext/$oname" eval '[ $st -eq 0 ] && [ "$(magic "$F/$oname")" = $want ]'
 done
 
-for oname in out.tif out.webp out.bmp; do
+for oname in out.webp out.bmp; do
 	rm -f "$F/$oname"
 	"$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$F/$oname" 2>"$F/err"
 	st=$?
 	why="exit $st: $(cat "$F/err")"
 	check formats/"ext-refused/$oname" eval '[ $st -eq 2 ] && [ ! -e "$F/$oname" ] &&
-	    head -n 1 "$F/err" | grep -q "^sobel: $F/$oname: cannot write \.${oname#out.} files; .*\.png or \.jpg, \.jpeg"'
+	    head -n 1 "$F/err" | grep -q "^sobel: $F/$oname: cannot write \.${oname#out.} files; .*\.png, \.jpg, \.jpeg (JPEG) or \.tif, \.tiff (TIFF)"'
 done
 
 # -f names the format whatever the name says; jpg is jpeg.
@@ -136,4 +136,195 @@ if command -v make >/dev/null 2>&1; then
 	why="$(cat "$F/mk.out")"
 	check formats/make-v1-commands eval 'grep -q -- "-Wall -Wextra .* -c -o build/lib/gf.o lib/gf.c" "$F/mk.out" &&
 	    ! grep -q "^  CC " "$F/mk.out"'
+fi
+
+# ---- TIFF in and out: 8 and 16 bit, gray and RGB, exact round trips
+# through the tools, from a file, a pipe and a redirection.
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/chelsea.png" "$F/c.ppm" 2>"$F/err"
+for s in c.ppm:"$F/c.ppm" astro16:"$SAMPLES/astro16.pgm" coins:"$SAMPLES/coins.pgm"; do
+	n=${s%%:*} src=${s#*:}
+	rm -f "$F/$n.tif" "$F/$n.back.pnm"
+	"$BIN/conv2d" -q --cpu -k identity "$src" "$F/$n.tif" 2>"$F/err" &&
+	    "$BIN/conv2d" -q --cpu -k identity "$F/$n.tif" "$F/$n.back.pnm" 2>>"$F/err"
+	why="$(magic "$F/$n.tif" 2>/dev/null): $(cat "$F/err")"
+	check formats/"tiff-round-trip/$n" eval '[ "$(magic "$F/$n.tif")" = 49492a ] && cmp -s "$F/$n.back.pnm" "$src"'
+	cat "$F/$n.tif" | "$BIN/conv2d" -q --cpu -k identity - >"$F/$n.pipe" 2>"$F/err"
+	why="$(cat "$F/err")"
+	check formats/"tiff-pipe/$n" cmp -s "$F/$n.pipe" "$src"
+done
+"$BIN/conv2d" -q --cpu -k identity -f tiff <"$F/c.ppm" >"$F/stdout.tif" 2>"$F/err" &&
+    "$BIN/conv2d" -q --cpu -k identity <"$F/stdout.tif" >"$F/stdout.back" 2>>"$F/err"
+why="$(cat "$F/err")"
+check formats/tiff-stdin-stdout eval '[ "$(magic "$F/stdout.tif")" = 49492a ] && cmp -s "$F/stdout.back" "$F/c.ppm"'
+
+# A multi-page TIFF is a stream: each page filtered, in order (tiffcp
+# makes it); a stream into one .tif is refused, and nothing is left.
+if command -v tiffcp >/dev/null 2>&1; then
+	tiffcp "$F/c.ppm.tif" "$F/astro16.tif" "$F/coins.tif" "$F/pages.tif" 2>"$F/err"
+	"$BIN/sobel" -q --cpu "$F/pages.tif" "$F/pages.pnm" 2>>"$F/err"
+	for n in c.ppm astro16 coins; do "$BIN/sobel" -q --cpu "$F/$n.tif"; done >"$F/pages.want"
+	why="$(cat "$F/err")"
+	check formats/tiff-pages-stream cmp -s "$F/pages.pnm" "$F/pages.want"
+	"$BIN/sobel" -q --cpu "$F/pages.tif" "$F/pages-out.tif" 2>"$F/err"
+	st=$?
+	why="exit $st: $(cat "$F/err")"
+	check formats/tiff-pages-one-file eval '[ $st -eq 1 ] && [ ! -e "$F/pages-out.tif" ] &&
+	    grep -q "cannot write image 2 .*a TIFF file holds one image; write PNM for a stream" "$F/err"'
+else
+	skip formats/tiff-pages-stream "tiffcp is not installed"
+	skip formats/tiff-pages-one-file "tiffcp is not installed"
+fi
+
+# A truncated TIFF (libtiff writes the directory last): a sentence, exit
+# 1, no output.
+head -c 3000 "$F/c.ppm.tif" >"$F/short.tif"
+"$BIN/sobel" -q --cpu "$F/short.tif" "$F/short.pgm" 2>"$F/err"
+st=$?
+why="exit $st: $(cat "$F/err")"
+check formats/tiff-truncated eval '[ $st -eq 1 ] && [ ! -e "$F/short.pgm" ] &&
+    grep -q "^sobel: $F/short.tif: cannot read the TIFF file: Failed to read directory at offset" "$F/err"'
+
+# ---- EXIF orientation: chelsea (451 x 300) as JPEG with an APP1 EXIF
+# block whose IFD0 holds Orientation o, spliced in after SOI.  It is read
+# turned (5-8: 300 x 451) unless --no-autorotate; pixels are checked
+# against pamflip where Netpbm's programs are installed.
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/chelsea.png" "$F/o.jpg" 2>"$F/err"
+"$BIN/conv2d" -q --cpu -k identity "$F/o.jpg" "$F/o.ppm" 2>>"$F/err"
+# The JPEG of $F/o.jpg tagged with orientation $1, on stdout.
+exif_jpeg() {
+	printf '\377\330\377\341\000\042Exif\000\000MM\000\052\000\000\000\010'
+	printf '\000\001\001\022\000\003\000\000\000\001\000'
+	printf "\\$(printf %03o "$1")"
+	printf '\000\000\000\000\000\000'
+	tail -c +3 "$F/o.jpg"
+}
+# pamflip's operations for each orientation (7: transpose, then 180 degrees).
+flips="1:-null 2:-lr 3:-r180 4:-tb 5:-xy 6:-cw 7:-xy,-r180 8:-ccw"
+for pair in $flips; do
+	o=${pair%%:*} ops=${pair#*:}
+	exif_jpeg "$o" >"$F/o$o.jpg"
+	"$BIN/conv2d" -q --cpu -k identity "$F/o$o.jpg" "$F/o$o.ppm" 2>"$F/err"
+	if [ "$o" -ge 5 ]; then dims="300 451"; else dims="451 300"; fi
+	why="header $(head -n 2 "$F/o$o.ppm" | tail -n 1): $(cat "$F/err")"
+	check formats/"exif-orientation-$o/size" eval '[ "$(head -n 2 "$F/o$o.ppm" | tail -n 1)" = "$dims" ]'
+	if command -v pamflip >/dev/null 2>&1; then
+		cp "$F/o.ppm" "$F/flip.ppm"
+		for op in $(echo "$ops" | tr , ' '); do
+			pamflip "$op" "$F/flip.ppm" >"$F/flip2.ppm" && mv "$F/flip2.ppm" "$F/flip.ppm"
+		done
+		"$BIN/conv2d" -q --cpu -k identity "$F/flip.ppm" "$F/flip3.ppm"
+		why="differs from pamflip $ops"
+		check formats/"exif-orientation-$o/pixels" cmp -s "$F/o$o.ppm" "$F/flip3.ppm"
+	else
+		skip formats/"exif-orientation-$o/pixels" "pamflip is not installed"
+	fi
+done
+"$BIN/conv2d" -q --cpu -k identity --no-autorotate "$F/o6.jpg" "$F/o6-kept.ppm" 2>"$F/err"
+why="$(cat "$F/err")"
+check formats/exif-no-autorotate cmp -s "$F/o6-kept.ppm" "$F/o.ppm"
+
+# TIFF's Orientation tag likewise (tiffset writes it): 6 is read turned,
+# and kept as stored with --no-autorotate.
+if command -v tiffset >/dev/null 2>&1; then
+	cp "$F/c.ppm.tif" "$F/o6.tif" && tiffset -s 274 6 "$F/o6.tif" 2>"$F/err"
+	"$BIN/conv2d" -q --cpu -k identity "$F/o6.tif" "$F/o6-tif.ppm" 2>>"$F/err"
+	"$BIN/conv2d" -q --cpu -k identity --no-autorotate "$F/o6.tif" \
+	    "$F/o6-tif-kept.ppm" 2>>"$F/err"
+	why="$(cat "$F/err")"
+	check formats/tiff-orientation eval '[ "$(head -n 2 "$F/o6-tif.ppm" | tail -n 1)" = "300 451" ] &&
+	    cmp -s "$F/o6-tif-kept.ppm" "$F/c.ppm"'
+else
+	skip formats/tiff-orientation "tiffset is not installed"
+fi
+
+# ---- alpha: chelsea with an alpha ramp (RGB_ALPHA PAM, made by python3),
+# and astro16 with one (GRAYSCALE_ALPHA, 16 bit).  conv2d filters the
+# colour and carries alpha through byte for byte; sobel and edge ignore
+# it; PNG and TIFF keep it.  GPU strategies must give the CPU's bytes.
+# alpha.py add IN OUT: IN (PPM or PGM, as we write them) with alpha
+# (x * 7 + y * 3) mod (maxval + 1) as PAM.  alpha.py split IN COLOUR
+# ALPHA: a PAM with alpha into its colour (PPM/PGM) and its alpha (raw).
+cat >"$F/alpha.py" <<'PY'
+import sys
+def read(p):
+    d = open(p, 'rb').read()
+    if d[:2] == b'P7':
+        hdr, _, px = d.partition(b'ENDHDR\n')
+        f = dict(l.split(b' ', 1) for l in hdr.split(b'\n')[1:] if b' ' in l)
+        return (int(f[b'WIDTH']), int(f[b'HEIGHT']), int(f[b'DEPTH']),
+                int(f[b'MAXVAL']), px)
+    t = d.split(None, 4)
+    return int(t[1]), int(t[2]), 3 if t[0] == b'P6' else 1, int(t[3]), t[4]
+w, h, ch, mx, px = read(sys.argv[2])
+b = 2 if mx > 255 else 1
+if sys.argv[1] == 'add':
+    out = bytearray()
+    for i in range(w * h):
+        a = ((i % w) * 7 + (i // w) * 3) % (mx + 1)
+        out += px[i * ch * b:(i + 1) * ch * b] + a.to_bytes(b, 'big')
+    tt = {1: b'GRAYSCALE_ALPHA', 3: b'RGB_ALPHA'}[ch]
+    open(sys.argv[3], 'wb').write(b'P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n'
+                                  % (w, h, ch + 1, mx, tt) + out)
+else:
+    n = ch - 1
+    col, alpha = bytearray(), bytearray()
+    for i in range(w * h):
+        p = px[i * ch * b:(i + 1) * ch * b]
+        col += p[:n * b]
+        alpha += p[n * b:]
+    open(sys.argv[3], 'wb').write(b'%s\n%d %d\n%d\n' % (b'P6' if n == 3 else b'P5', w, h, mx) + col)
+    open(sys.argv[4], 'wb').write(alpha)
+PY
+if command -v python3 >/dev/null 2>&1; then
+	python3 "$F/alpha.py" add "$F/c.ppm" "$F/rgba.pam" &&
+	    python3 "$F/alpha.py" add "$SAMPLES/astro16.pgm" "$F/ga16.pam"
+	for s in rgba:c.ppm ga16:astro16; do
+		n=${s%%:*} rgb=${s#*:}
+		[ "$rgb" = c.ppm ] && rgb=$F/c.ppm || rgb=$SAMPLES/$rgb.pgm
+		python3 "$F/alpha.py" split "$F/$n.pam" "$F/$n.colour" "$F/$n.alpha"
+		# conv2d: colour as without alpha, alpha unchanged.
+		"$BIN/conv2d" -q --cpu -k gauss:1.4 "$F/$n.pam" "$F/$n.blur.pam" 2>"$F/err" &&
+		    "$BIN/conv2d" -q --cpu -k gauss:1.4 "$rgb" "$F/$n.blur.want.pnm" 2>>"$F/err" &&
+		    python3 "$F/alpha.py" split "$F/$n.blur.pam" "$F/$n.blur.colour" "$F/$n.blur.alpha"
+		why="$(cat "$F/err")"
+		check formats/"alpha-conv2d/$n/colour" cmp -s "$F/$n.blur.colour" "$F/$n.blur.want.pnm"
+		check formats/"alpha-conv2d/$n/alpha" cmp -s "$F/$n.blur.alpha" "$F/$n.alpha"
+		# sobel and edge: as on the image without alpha.
+		for tool in sobel edge; do
+			"$BIN/$tool" -q --cpu "$F/$n.pam" "$F/$n.$tool.pnm" 2>"$F/err" &&
+			    "$BIN/$tool" -q --cpu "$rgb" "$F/$n.$tool.want.pnm" 2>>"$F/err"
+			why="$(cat "$F/err")"
+			check formats/"alpha-$tool/$n" cmp -s "$F/$n.$tool.pnm" "$F/$n.$tool.want.pnm"
+		done
+		# PNG and TIFF keep alpha: through each and back, the same PAM.
+		for ext in png tif; do
+			"$BIN/conv2d" -q --cpu -k identity "$F/$n.pam" "$F/$n.$ext" 2>"$F/err" &&
+			    "$BIN/conv2d" -q --cpu -k identity "$F/$n.$ext" "$F/$n.$ext.pam" 2>>"$F/err"
+			why="$(cat "$F/err")"
+			check formats/"alpha-$ext/$n" cmp -s "$F/$n.$ext.pam" "$F/$n.pam"
+		done
+		# GPU strategies, whole and in strips of 16 rows, against the CPU.
+		for m in $(strategies conv2d); do
+			[ "$m" = cpu ] || [ "$m" = auto ] && continue
+			if ! have_gpu; then
+				skip formats/"alpha-gpu/$n/$m" "no GPU"
+				continue
+			fi
+			"$BIN/conv2d" -q -m "$m" -k gauss:1.4 "$F/$n.pam" "$F/$n.$m.pam" 2>"$F/err" &&
+			    GPUFILT_STRIP_ROWS=16 "$BIN/conv2d" -q -m "$m" -k gauss:1.4 \
+			    "$F/$n.pam" "$F/$n.$m.strips.pam" 2>>"$F/err" &&
+			    "$BIN/sobel" -q -m "$m" "$F/$n.pam" "$F/$n.$m.sobel.pnm" 2>>"$F/err"
+			why="$(cat "$F/err")"
+			check formats/"alpha-gpu/$n/$m" eval 'cmp -s "$F/$n.$m.pam" "$F/$n.blur.pam" &&
+			    cmp -s "$F/$n.$m.strips.pam" "$F/$n.blur.pam" &&
+			    cmp -s "$F/$n.$m.sobel.pnm" "$F/$n.sobel.want.pnm"'
+		done
+	done
+	# JPEG has no alpha: it is dropped.
+	"$BIN/conv2d" -q --cpu -k identity "$F/rgba.pam" "$F/rgba.jpg" 2>"$F/err" &&
+	    "$BIN/conv2d" -q --cpu -k identity "$F/rgba.jpg" "$F/rgba.jpg.pnm" 2>>"$F/err"
+	why="$(cat "$F/err")"
+	check formats/alpha-jpeg-dropped eval '[ "$(head -c 2 "$F/rgba.jpg.pnm")" = P6 ]'
+else
+	skip formats/alpha "python3 is not installed"
 fi

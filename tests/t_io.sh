@@ -53,6 +53,12 @@ regress-png-nul-chunk.png|cannot decode the PNG image: .*00.*ABC
 regress-pgm-stray-byte.pgm|garbage after image 1: byte 78
 regress-psd.psd|not an image this tool reads
 regress-hdr.hdr|not an image this tool reads
+regress-tiff-huge.tif|100000 x 100000 = 10000000000 pixels, more than the limit
+regress-tiff-12bit.tif|TIFF page 1 has 12 bits per sample; 8 and 16 are read
+regress-tiff-float.tif|TIFF page 1 has sample format 3 (floating point)
+regress-tiff-planar.tif|TIFF page 1 stores each channel in a plane of its own
+regress-tiff-truncated.tif|TIFF page 1: cannot decode strip 1
+regress-tiff-ifd-loop.tif|cannot read TIFF page 2: its directory
 END
 
 # Without the pixel limit the truncated headers are still refused, by length.

@@ -5,7 +5,8 @@
  * an error, with the pixel limit lowered to 2^20 to keep runs fast.  An
  * odd-sized input has its pixels put in memory of the caller's
  * (img_reader_set_buffer), an even-sized one in img_alloc'd memory.  Each
- * small image read is written back as PNM and PNG to a memory stream.
+ * small image read is written back as PNM, PNG and TIFF to a memory
+ * stream.
  * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined); with
  * tests/fuzz/driver.c instead of libFuzzer it runs files (AFL++).
  */
@@ -25,7 +26,7 @@ fuzz_get(void *arg, size_t bytes)
 	return *slot;
 }
 
-/* Writes img as PNM and PNG into memory, to run the writers too. */
+/* Writes img as PNM, PNG and TIFF into memory, to run the writers too. */
 static void
 fuzz_write(const struct image *img)
 {
@@ -41,6 +42,7 @@ fuzz_write(const struct image *img)
 		return;
 	(void)img_write(f, img, IMG_FORMAT_PNM, 0, "memory", &e);
 	(void)img_write(f, img, IMG_FORMAT_PNG, 0, "memory", &e);
+	(void)img_write(f, img, IMG_FORMAT_TIFF, 0, "memory", &e);
 	fclose(f);
 	free(buf);
 }

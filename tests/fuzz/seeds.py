@@ -4,8 +4,10 @@
 Usage: python3 tests/fuzz/seeds.py OUTDIR
 
 OUTDIR/img/     small valid images of every format the reader takes (PNM
-                of every kind and multi-image streams, PNG, JPEG, BMP, TGA,
-                GIF), built here from bytes with the standard library only,
+                of every kind and multi-image streams, PNG, JPEG with and
+                without EXIF orientation, TIFF of every depth, channel
+                count, byte order and layout, multi-page, BMP, TGA, GIF),
+                built here from bytes with the standard library only,
                 plus every reproducer of issue 10 as regress-*.
 OUTDIR/kspec/   kernel specs for kspec_parse.
 
@@ -62,6 +64,70 @@ def jpeg(w, h, comps=1, dht_counts=None):
     if nbits % 8:
         data[-1] = (1 << (8 - nbits % 8)) - 1   # pad with ones
     return out + bytes(data) + b'\xff\xd9'
+
+
+def exif_jpeg(orientation, ifd_offset=8):
+    """A small gray JPEG with an EXIF APP1 block: IFD0 holds Orientation."""
+    tiff = b'MM\0*' + struct.pack('>I', ifd_offset) + struct.pack('>H', 1) + \
+        struct.pack('>HHIHH', 0x112, 3, 1, orientation, 0) + bytes(4)
+    base = jpeg(16, 8, 1)
+    return base[:2] + jpeg_segment(0xe1, b'Exif\0\0' + tiff) + base[2:]
+
+
+def tiff(w, h, bits=8, spp=1, photometric=None, pages=1, order='<',
+         fmt=1, planar=1, tile=None, nextifd=None, cut=0, payload=True):
+    """An uncompressed TIFF: per page its IFD, then its pixels (one strip,
+    or tiles of tile x tile; none without payload); ExtraSamples (alpha)
+    with 2 or 4 samples; cut bytes short."""
+    if photometric is None:
+        photometric = 2 if spp >= 3 else 1
+    bo = b'II*\0' if order == '<' else b'MM\0*'
+    out = bytearray(bo + struct.pack(order + 'I', 8))
+    for k in range(pages):
+        if tile:
+            across, down = (w + tile - 1) // tile, (h + tile - 1) // tile
+            nchunks, chunk = across * down, tile * tile * spp * bits // 8
+        else:
+            nchunks, chunk = 1, w * h * spp * bits // 8
+        tags = [(256, 4, [w]), (257, 4, [h]), (258, 3, [bits] * spp), (259, 3, [1]),
+                (262, 3, [photometric]), (277, 3, [spp]), (284, 3, [planar]),
+                (339, 3, [fmt] * spp)]
+        if spp in (2, 4):
+            tags.append((338, 3, [2]))
+        offs_tag, counts_tag = (324, 325) if tile else (273, 279)
+        if tile:
+            tags += [(322, 4, [tile]), (323, 4, [tile])]
+        else:
+            tags.append((278, 4, [h]))
+        tags += [(offs_tag, 4, [0] * nchunks),
+                 (counts_tag, 4, [chunk & 0xffffffff] * nchunks)]
+        tags.sort()
+        ifd = len(out)
+        extra = ifd + 2 + 12 * len(tags) + 4      # arrays that do not fit 4 bytes
+        arrays = bytearray()
+        data = extra + sum(len(v) * (2 if t == 3 else 4) for _, t, v in tags
+                           if len(v) * (2 if t == 3 else 4) > 4)
+        entries = bytearray(struct.pack(order + 'H', len(tags)))
+        for tag, typ, vals in tags:
+            if tag == offs_tag:
+                vals = [data + i * chunk for i in range(nchunks)]
+            raw = b''.join(struct.pack(order + ('H' if typ == 3 else 'I'), v)
+                           for v in vals)
+            if len(raw) <= 4:
+                entries += struct.pack(order + 'HHI', tag, typ, len(vals)) + \
+                    raw.ljust(4, b'\0')
+            else:
+                entries += struct.pack(order + 'HHII', tag, typ, len(vals),
+                                       extra + len(arrays))
+                arrays += raw
+        end = data + nchunks * chunk
+        nxt = (end if k + 1 < pages else 0) & 0xffffffff
+        if nextifd is not None and k + 1 == pages:
+            nxt = nextifd
+        out += entries + struct.pack(order + 'I', nxt) + arrays
+        if payload:
+            out += bytes((i * 13 + k * 16) & 0xff for i in range(nchunks * chunk))
+    return bytes(out[:len(out) - cut])
 
 
 def bmp(w, h, bpp=24, payload=True):
@@ -140,6 +206,17 @@ def image_seeds():
     s['interlaced.png'] = png(9, 9, 8, 2, b'', interlace=1,
                               idat=zlib.compress(bytes(600)))
     s['gray.jpg'] = jpeg(16, 8, 1)
+    s['exif-orientation-6.jpg'] = exif_jpeg(6)
+    s['exif-orientation-99.jpg'] = exif_jpeg(99)
+    s['exif-bad-offset.jpg'] = exif_jpeg(6, 0xfffffff0)
+    s['gray8.tif'] = tiff(5, 3)
+    s['gray16.tif'] = tiff(3, 2, 16)
+    s['graya8.tif'] = tiff(3, 2, 8, 2)
+    s['rgb8.tif'] = tiff(4, 4, 8, 3)
+    s['rgba16-be.tif'] = tiff(3, 3, 16, 4, order='>')
+    s['miniswhite.tif'] = tiff(4, 2, photometric=0)
+    s['pages3.tif'] = tiff(4, 3, 8, 3, pages=3)
+    s['tiled.tif'] = tiff(20, 18, 8, 3, tile=16)
     s['color.jpg'] = jpeg(9, 9, 3)
     s['rgb24.bmp'] = bmp(5, 3)
     s['top-down.bmp'] = bmp(3, -2)
@@ -172,6 +249,12 @@ def regressions():
         'regress-png-nul-chunk.png': esc + b'\0\0\0\0\0ABC\0\0\0\0',
         'regress-pgm-stray-byte.pgm': b'P5\n2 1\n255\n\x07\x08x',
         'regress-psd.psd': b'8BPS\0\1' + bytes(40),
+        'regress-tiff-huge.tif': tiff(100000, 100000, payload=False),
+        'regress-tiff-12bit.tif': tiff(4, 4, 12),
+        'regress-tiff-float.tif': tiff(4, 4, 32, fmt=3),
+        'regress-tiff-planar.tif': tiff(4, 4, 8, 3, planar=2),
+        'regress-tiff-truncated.tif': tiff(40, 40, cut=100),
+        'regress-tiff-ifd-loop.tif': tiff(4, 4, nextifd=8),
         'regress-hdr.hdr': b'#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 2\n' +
                            bytes(16),
     }

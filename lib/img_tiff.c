@@ -1,0 +1,574 @@
+/*
+ * img_tiff.c - TIFF in and out through libtiff.  libtiff seeks, so its
+ * input is memory: a regular file is mapped, a pipe is read whole (up
+ * to the bytes the pixel limit allows, img_tiff_input_cap); its output
+ * is built in memory and then written to the FILE, which may be a pipe.
+ * Each TIFF has its own error and warning handlers (TIFFOpenOptions),
+ * which keep libtiff's reason in the call's struct: nothing is printed
+ * and readers on several threads share nothing.
+ *
+ * In: 8- and 16-bit unsigned samples, one strip or tile layout with the
+ * channels interleaved; gray (min-is-black or min-is-white), RGB and
+ * JPEG-compressed YCbCr, each with at most one extra sample, kept as
+ * alpha; every page of a multi-page file, one image each; the
+ * Orientation tag applied unless the reader says not (img_orient).
+ * Out: one page, uncompressed, 8 or 16 bit like PNG, alpha unassociated;
+ * BigTIFF when the pixels pass 2 GiB.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tiffio.h>
+
+#include "img_int.h"
+
+/* Bytes of a TIFF kept in memory beyond its largest allowed image's pixels. */
+#define TIFF_SLACK (16u << 20)
+
+/* Pixels above which a written TIFF is BigTIFF (offsets past 4 GiB). */
+#define TIFF_BIG_BYTES (2ull << 30)
+
+/*
+ * A TIFF in memory, for libtiff's client procedures: mapped or read
+ * whole (reading), or growing as libtiff writes (writable).
+ */
+struct tiff_mem {
+	unsigned char *p;
+	size_t len, cap;        /* cap: allocated (writable) */
+	uint64_t pos;
+	int writable;
+	size_t mapped;          /* bytes mapped at map (munmap), 0: malloc'd */
+	void *map;
+};
+
+/* An open TIFF: reading one, the pages of a stream; or writing one. */
+struct img_tiff {
+	TIFF *tif;
+	struct tiff_mem mem;
+	char msg[200];          /* libtiff's last error, escaped */
+};
+
+static tmsize_t
+tiff_mem_read(thandle_t h, void *buf, tmsize_t n)
+{
+	struct tiff_mem *m = h;
+	size_t k;
+
+	if (n < 0 || m->pos >= m->len)
+		return n < 0 ? -1 : 0;
+	k = m->len - m->pos < (uint64_t)n ? m->len - (size_t)m->pos : (size_t)n;
+	memcpy(buf, m->p + m->pos, k);
+	m->pos += k;
+	return (tmsize_t)k;
+}
+
+/* Grows a writable buffer to hold end bytes, zeroing what a seek skipped. */
+static int
+tiff_mem_grow(struct tiff_mem *m, uint64_t end)
+{
+	size_t cap = m->cap > 0 ? m->cap : 1 << 16;
+	unsigned char *p;
+
+	if (end > SIZE_MAX / 2)
+		return -1;
+	while (cap < end)
+		cap *= 2;
+	if (cap != m->cap) {
+		if ((p = realloc(m->p, cap)) == NULL)
+			return -1;
+		m->p = p;
+		m->cap = cap;
+	}
+	if (end > m->len) {
+		memset(m->p + m->len, 0, (size_t)end - m->len);
+		m->len = (size_t)end;
+	}
+	return 0;
+}
+
+static tmsize_t
+tiff_mem_write(thandle_t h, void *buf, tmsize_t n)
+{
+	struct tiff_mem *m = h;
+
+	if (!m->writable || n < 0 || tiff_mem_grow(m, m->pos + (uint64_t)n) < 0)
+		return -1;
+	memcpy(m->p + m->pos, buf, (size_t)n);
+	m->pos += (uint64_t)n;
+	return n;
+}
+
+static toff_t
+tiff_mem_seek(thandle_t h, toff_t off, int whence)
+{
+	struct tiff_mem *m = h;
+	uint64_t from = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? m->pos :
+	    m->len;
+
+	/* off is unsigned; a negative relative seek wraps and is caught here. */
+	if (whence != SEEK_SET && (int64_t)off < 0 && (uint64_t)-(int64_t)off > from)
+		return (toff_t)-1;
+	m->pos = from + off;
+	return m->pos;
+}
+
+static int
+tiff_mem_close(thandle_t h)
+{
+	(void)h;
+	return 0;
+}
+
+static toff_t
+tiff_mem_size(thandle_t h)
+{
+	return ((struct tiff_mem *)h)->len;
+}
+
+/* Reading maps the whole buffer, so that libtiff reads strips in place. */
+static int
+tiff_mem_map(thandle_t h, void **base, toff_t *size)
+{
+	struct tiff_mem *m = h;
+
+	if (m->writable)
+		return 0;
+	*base = m->p;
+	*size = m->len;
+	return 1;
+}
+
+static void
+tiff_mem_unmap(thandle_t h, void *base, toff_t size)
+{
+	(void)h;
+	(void)base;
+	(void)size;
+}
+
+static void
+tiff_mem_free(struct tiff_mem *m)
+{
+	if (m->mapped > 0)
+		munmap(m->map, m->mapped);
+	else
+		free(m->p);
+	memset(m, 0, sizeof(*m));
+}
+
+/* libtiff's errors: the reason kept, escaped; nothing printed. */
+static int
+tiff_on_error(TIFF *tif, void *arg, const char *module, const char *fmt,
+    va_list ap)
+{
+	struct img_tiff *t = arg;
+	char raw[sizeof(t->msg)];
+
+	(void)tif;
+	(void)module;
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	gf_escape(t->msg, sizeof(t->msg), raw);
+	return 1;
+}
+
+static int
+tiff_on_warning(TIFF *tif, void *arg, const char *module, const char *fmt,
+    va_list ap)
+{
+	(void)tif;
+	(void)arg;
+	(void)module;
+	(void)fmt;
+	(void)ap;
+	return 1;
+}
+
+/*
+ * libtiff's process-wide handlers print to stderr; they are cleared
+ * once, so that a message that reaches no handler of ours is dropped.
+ */
+static void
+tiff_quiet_globals(void)
+{
+	TIFFSetErrorHandler(NULL);
+	TIFFSetWarningHandler(NULL);
+}
+
+/* Opens t->mem with mode ("r", "w", "w8"); max_alloc: libtiff's largest allocation, 0 none. */
+static int
+tiff_open(struct img_tiff *t, const char *name, const char *mode,
+    uint64_t max_alloc)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+
+	pthread_once(&once, tiff_quiet_globals);
+	if (opts == NULL) {
+		snprintf(t->msg, sizeof(t->msg), "out of memory");
+		return -1;
+	}
+	TIFFOpenOptionsSetErrorHandlerExtR(opts, tiff_on_error, t);
+	TIFFOpenOptionsSetWarningHandlerExtR(opts, tiff_on_warning, t);
+	if (max_alloc > 0 && max_alloc < (uint64_t)INT64_MAX)
+		TIFFOpenOptionsSetMaxSingleMemAlloc(opts, (tmsize_t)max_alloc);
+	t->tif = TIFFClientOpenExt(name, mode, &t->mem, tiff_mem_read,
+	    tiff_mem_write, tiff_mem_seek, tiff_mem_close, tiff_mem_size,
+	    tiff_mem_map, tiff_mem_unmap, opts);
+	TIFFOpenOptionsFree(opts);
+	if (t->tif == NULL && t->msg[0] == '\0')
+		snprintf(t->msg, sizeof(t->msg), "libtiff cannot open it");
+	return t->tif != NULL ? 0 : -1;
+}
+
+/* ---- TIFF in */
+
+long long
+img_tiff_input_cap(long long max_pixels)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
+	long long mem = pages > 0 && pagesize > 0 ? (long long)pages * pagesize :
+	    LLONG_MAX;
+
+	if (max_pixels <= 0 || max_pixels > (mem - TIFF_SLACK) / 8)
+		return mem;
+	return max_pixels * 8 + TIFF_SLACK;
+}
+
+/* Maps the rest of a regular file r->f, from where the sniffed bytes began. */
+static int
+tiff_map_file(struct img_reader *r, struct tiff_mem *m, struct gf_err *e)
+{
+	off_t start = ftello(r->f) - (off_t)r->nhead, skip;
+	long pagesize = sysconf(_SC_PAGESIZE);
+	struct stat st;
+
+	if (start < 0 || fstat(fileno(r->f), &st) < 0 || st.st_size <= start)
+		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
+	skip = start % pagesize;
+	m->mapped = (size_t)(st.st_size - start + skip);
+	m->map = mmap(NULL, m->mapped, PROT_READ, MAP_PRIVATE, fileno(r->f),
+	    start - skip);
+	if (m->map == MAP_FAILED) {
+		m->mapped = 0;
+		return gf_fail(e, "cannot map %s: %s", r->name, strerror(errno));
+	}
+	m->p = (unsigned char *)m->map + skip;
+	m->len = (size_t)(st.st_size - start);
+	return 0;
+}
+
+/* The stream in memory: a regular file mapped, anything else read whole up to the cap. */
+static int
+tiff_input(struct img_reader *r, struct tiff_mem *m, struct gf_err *e)
+{
+	struct stat st;
+	long long cap = img_tiff_input_cap(r->max_pixels);
+
+	if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    ftello(r->f) >= 0)
+		return tiff_map_file(r, m, e);
+	if ((unsigned long long)cap >= SIZE_MAX)
+		cap = SIZE_MAX - 1;
+	if (img_reader_slurp(r, (unsigned long long)cap + 1, &m->p, &m->len, e) < 0)
+		return -1;
+	if (m->len > (unsigned long long)cap)
+		return gf_fail(e, "%s: a TIFF read from a pipe is held in memory, and "
+		    "this one is more than %lld bytes, what the pixel limit allows "
+		    "(--max-pixels); read it from a file", r->name, cap);
+	return 0;
+}
+
+/* A name for a photometric interpretation, for messages. */
+static const char *
+tiff_photometric_name(unsigned p)
+{
+	static const char *names[] = {"min-is-white", "min-is-black", "RGB",
+	    "palette", "transparency mask", "CMYK", "YCbCr", "?", "CIE L*a*b*"};
+
+	return p < sizeof(names) / sizeof(names[0]) ? names[p] : "unknown";
+}
+
+/* What a page holds, from its tags. */
+struct tiff_page {
+	uint32_t w, h;
+	uint16_t bits, spp, format, planar, photometric, compression, orientation;
+	int colours;            /* 1 or 3 */
+};
+
+/* The tags of the current page; -1 (e set) for a layout we do not read. */
+static int
+tiff_page_tags(struct img_reader *r, TIFF *tif, struct tiff_page *p,
+    struct gf_err *e)
+{
+	int page = r->nread + 1;
+
+	if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &p->w) ||
+	    !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &p->h) ||
+	    !TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &p->photometric))
+		return gf_fail(e, "%s: TIFF page %d has no width, height or "
+		    "photometric interpretation", r->name, page);
+	TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &p->bits);
+	TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &p->spp);
+	TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &p->format);
+	TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &p->planar);
+	TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &p->compression);
+	TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &p->orientation);
+	if (p->format != SAMPLEFORMAT_UINT)
+		return gf_fail(e, "%s: TIFF page %d has sample format %u (%s); only "
+		    "unsigned integer samples are read", r->name, page, p->format,
+		    p->format == SAMPLEFORMAT_IEEEFP ? "floating point" :
+		    p->format == SAMPLEFORMAT_INT ? "signed integer" : "other");
+	if (p->bits != 8 && p->bits != 16)
+		return gf_fail(e, "%s: TIFF page %d has %u bits per sample; 8 and 16 "
+		    "are read", r->name, page, p->bits);
+	if (p->planar != PLANARCONFIG_CONTIG)
+		return gf_fail(e, "%s: TIFF page %d stores each channel in a plane of "
+		    "its own (planar configuration %u); only interleaved channels "
+		    "are read", r->name, page, p->planar);
+	switch (p->photometric) {
+	case PHOTOMETRIC_MINISBLACK:
+	case PHOTOMETRIC_MINISWHITE:
+		p->colours = 1;
+		break;
+	case PHOTOMETRIC_RGB:
+		p->colours = 3;
+		break;
+	case PHOTOMETRIC_YCBCR:
+		if (p->compression == COMPRESSION_JPEG && p->bits == 8 &&
+		    TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB)) {
+			p->colours = 3;
+			break;
+		}
+		/* FALLTHROUGH */
+	default:
+		return gf_fail(e, "%s: TIFF page %d is %s (photometric interpretation "
+		    "%u, compression %u); gray, RGB and JPEG-compressed YCbCr are read",
+		    r->name, page, tiff_photometric_name(p->photometric),
+		    p->photometric, p->compression);
+	}
+	if (p->spp != p->colours && p->spp != p->colours + 1)
+		return gf_fail(e, "%s: TIFF page %d is %s with %u samples per pixel; "
+		    "%d (or %d with alpha) are read", r->name, page,
+		    tiff_photometric_name(p->photometric), p->spp, p->colours,
+		    p->colours + 1);
+	return 0;
+}
+
+/* Decodes the strips of the page into img (its rows are the page's rows). */
+static int
+tiff_read_strips(struct img_reader *r, struct img_tiff *t, struct image *img,
+    size_t rowbytes, struct gf_err *e)
+{
+	uint32_t rps = 0, nstrips = TIFFNumberOfStrips(t->tif);
+
+	TIFFGetFieldDefaulted(t->tif, TIFFTAG_ROWSPERSTRIP, &rps);
+	if (rps == 0 || rps > (uint32_t)img->height)
+		rps = (uint32_t)img->height;
+	for (uint32_t s = 0; s < nstrips && (uint64_t)s * rps < (uint64_t)img->height; s++) {
+		uint32_t y0 = s * rps, n = img->height - y0 < rps ? img->height - y0 : rps;
+		tmsize_t want = (tmsize_t)(n * rowbytes);
+		if (TIFFReadEncodedStrip(t->tif, s, (char *)img->px + y0 * rowbytes,
+		    want) != want)
+			return gf_fail(e, "%s: TIFF page %d: cannot decode strip %u (rows "
+			    "%u to %u): %s", r->name, r->nread + 1, s + 1, y0 + 1, y0 + n,
+			    t->msg[0] ? t->msg : "it is short");
+	}
+	if ((uint64_t)nstrips * rps < (uint64_t)img->height)
+		return gf_fail(e, "%s: TIFF page %d has %u strips of %u rows for %d "
+		    "rows", r->name, r->nread + 1, nstrips, rps, img->height);
+	return 0;
+}
+
+/* Decodes the tiles of the page into img, through one tile's buffer. */
+static int
+tiff_read_tiles(struct img_reader *r, struct img_tiff *t, struct image *img,
+    size_t pxbytes, struct gf_err *e)
+{
+	uint32_t tw = 0, th = 0;
+	uint64_t tbytes;
+	unsigned char *buf;
+
+	TIFFGetField(t->tif, TIFFTAG_TILEWIDTH, &tw);
+	TIFFGetField(t->tif, TIFFTAG_TILELENGTH, &th);
+	tbytes = (uint64_t)tw * th * pxbytes;
+	/* A tile far larger than the image is a memory bomb, not a layout. */
+	if (tw == 0 || th == 0 || (uint64_t)TIFFTileSize64(t->tif) != tbytes ||
+	    tbytes > img_bytes(img) + TIFF_SLACK)
+		return gf_fail(e, "%s: TIFF page %d has tiles of %u x %u pixels for a "
+		    "%d x %d image", r->name, r->nread + 1, tw, th, img->width,
+		    img->height);
+	if ((buf = malloc((size_t)tbytes)) == NULL)
+		return gf_fail(e, "out of memory");
+	for (uint32_t y = 0; y < (uint32_t)img->height; y += th)
+		for (uint32_t x = 0; x < (uint32_t)img->width; x += tw) {
+			uint32_t n = img->width - x < tw ? img->width - x : tw;
+			if (TIFFReadTile(t->tif, buf, x, y, 0, 0) < 0) {
+				free(buf);
+				return gf_fail(e, "%s: TIFF page %d: cannot decode the tile at "
+				    "(%u, %u): %s", r->name, r->nread + 1, x, y, t->msg);
+			}
+			for (uint32_t k = 0; k < th && y + k < (uint32_t)img->height; k++)
+				memcpy((char *)img->px + (((size_t)y + k) * img->width + x) *
+				    pxbytes, buf + (size_t)k * tw * pxbytes, n * pxbytes);
+		}
+	free(buf);
+	return 0;
+}
+
+/* Min-is-white gray: each gray sample v becomes maxval - v (alpha kept). */
+static void
+tiff_invert_gray(struct image *img)
+{
+	size_t n = (size_t)img->width * img->height;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i * img->channels;
+		img_set(img, k, img->maxval - img_get(img, k));
+	}
+}
+
+/* Reads the current page into img: tags, size check, pixels, orientation. */
+static int
+tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
+    struct gf_err *e)
+{
+	struct tiff_page p = {0};
+	size_t rowbytes;
+	int ret;
+
+	t->msg[0] = '\0';
+	if (tiff_page_tags(r, t->tif, &p, e) < 0 ||
+	    img_check_size(r, (long)p.w, (long)p.h, p.spp, p.bits == 16 ? 65535 :
+	    255, e) < 0)
+		return -1;
+	img->width = (int)p.w;
+	img->height = (int)p.h;
+	img->channels = p.spp;
+	img->maxval = p.bits == 16 ? 65535 : 255;
+	rowbytes = (size_t)img->width * img->channels * gf_sample_bytes(img->maxval);
+	if (!TIFFIsTiled(t->tif) && (uint64_t)TIFFScanlineSize64(t->tif) != rowbytes)
+		return gf_fail(e, "%s: TIFF page %d has rows of %llu bytes, not the "
+		    "%zu of its width and samples", r->name, r->nread + 1,
+		    (unsigned long long)TIFFScanlineSize64(t->tif), rowbytes);
+	if (img_reader_alloc(r, img, e) < 0)
+		return -1;
+	ret = TIFFIsTiled(t->tif) ?
+	    tiff_read_tiles(r, t, img, rowbytes / img->width, e) :
+	    tiff_read_strips(r, t, img, rowbytes, e);
+	if (ret == 0 && p.photometric == PHOTOMETRIC_MINISWHITE)
+		tiff_invert_gray(img);
+	if (ret == 0 && r->autorotate)
+		ret = img_orient(img, p.orientation, e);
+	if (ret < 0) {
+		img_reader_release(r, img);
+		return -1;
+	}
+	return 1;
+}
+
+int
+img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
+{
+	struct img_tiff *t = r->tiff;
+
+	if (t == NULL) {
+		if ((t = calloc(1, sizeof(*t))) == NULL)
+			return gf_fail(e, "out of memory");
+		r->tiff = t;
+		if (tiff_input(r, &t->mem, e) < 0)
+			return -1;
+		if (tiff_open(t, r->name, "r", (uint64_t)img_tiff_input_cap(
+		    r->max_pixels)) < 0)
+			return gf_fail(e, "%s: cannot read the TIFF file: %s", r->name,
+			    t->msg);
+	} else if (t->tif == NULL || TIFFLastDirectory(t->tif)) {
+		return 0;
+	} else if (!TIFFReadDirectory(t->tif)) {
+		return gf_fail(e, "%s: cannot read TIFF page %d: %s", r->name,
+		    r->nread + 1, t->msg[0] ? t->msg :
+		    "its directory is unreadable or loops back to an earlier page");
+	}
+	return tiff_page_read(r, t, img, e);
+}
+
+void
+img_tiff_close(struct img_tiff *t)
+{
+	if (t == NULL)
+		return;
+	if (t->tif != NULL)
+		TIFFClose(t->tif);
+	tiff_mem_free(&t->mem);
+	free(t);
+}
+
+/* ---- TIFF out */
+
+/* The tags of a page holding img. */
+static void
+tiff_set_tags(TIFF *tif, const struct image *img)
+{
+	uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
+
+	TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)img->width);
+	TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)img->height);
+	TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, img->maxval > 255 ? 16 : 8);
+	TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)img->channels);
+	TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+	TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, img_colour_channels(img) == 1 ?
+	    PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
+	TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+	TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+	TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+	if (img_has_alpha(img))
+		TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha);
+	TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+}
+
+/* Encodes img into t (open for writing); -1 with t->msg on an error. */
+static int
+tiff_encode(struct img_tiff *t, const struct image *img, void *row)
+{
+	unsigned top = img->maxval > 255 ? 65535 : 255;
+
+	tiff_set_tags(t->tif, img);
+	for (int y = 0; y < img->height; y++)
+		if (TIFFWriteScanline(t->tif, (void *)img_out_row(img, y, top, row),
+		    (uint32_t)y, 0) < 0)
+			return -1;
+	return TIFFFlush(t->tif) ? 0 : -1;
+}
+
+int
+img_tiff_write(FILE *f, const struct image *img, const char *name,
+    struct gf_err *e)
+{
+	struct img_tiff t = {.mem = {.writable = 1}};
+	void *row = malloc((size_t)img->width * img->channels * 2);
+	int ret;
+
+	if (row == NULL)
+		return gf_fail(e, "out of memory");
+	ret = tiff_open(&t, name, img_bytes(img) > TIFF_BIG_BYTES ? "w8" : "w", 0);
+	if (ret == 0)
+		ret = tiff_encode(&t, img, row);
+	if (t.tif != NULL)
+		TIFFClose(t.tif);
+	free(row);
+	if (ret < 0) {
+		tiff_mem_free(&t.mem);
+		return gf_fail(e, "cannot write %s as TIFF: %s", name, t.msg[0] ?
+		    t.msg : "out of memory");
+	}
+	if (fwrite(t.mem.p, 1, t.mem.len, f) != t.mem.len)
+		ret = gf_fail(e, "cannot write %s: %s", name, strerror(errno));
+	tiff_mem_free(&t.mem);
+	return ret;
+}
