@@ -63,6 +63,20 @@ END
 				echo "$t env GPUFILT_STRIP_ROWS=64 bin/$tool -q samples/chelsea.png /tmp/san/out.ppm"
 			done
 		done
+		# Alpha: RGBA and 16-bit gray+alpha, whole and in strips (conv2d
+		# carries alpha; sobel and edge drop it).
+		python3 -c "import os
+w, h = 67, 45
+for name, depth, maxval, tt, bps in (('rgba', 4, 255, 'RGB_ALPHA', 1), ('ga16', 2, 65535, 'GRAYSCALE_ALPHA', 2)):
+    hdr = 'P7\\nWIDTH %d\\nHEIGHT %d\\nDEPTH %d\\nMAXVAL %d\\nTUPLTYPE %s\\nENDHDR\\n' % (w, h, depth, maxval, tt)
+    open('/tmp/san/%s.pam' % name, 'wb').write(hdr.encode() + os.urandom(w * h * depth * bps))"
+		for tool in "conv2d -k gauss:1.4" "conv2d -k sharpen -m shared" "sobel" "edge --auto"; do
+			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
+			for img in rgba ga16; do
+				echo "memcheck env GPUFILT_STRIP_ROWS=16 bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"
+				echo "racecheck bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"
+			done
+		done
 		# (only those that use the GPU: the others have nothing to check)
 		for u in $(grep -l gpu_open tests/*_test.c | sed 's#tests/\(.*\)\.c#build/tests/\1#'); do
 			echo "memcheck $u"
