@@ -21,9 +21,16 @@ status=0
 for step in $steps; do
 case $step in
 test)
-	sh tests/run.sh >"$OUT/test.log" 2>&1 || status=1
-	grep -E '^(GPU|FAIL)' "$OUT/test.log" | head -n 40
-	tail -n 1 "$OUT/test.log"
+	# Every GPU case starts a process and a CUDA context: the unit tests
+	# and each tests/t_*.sh run side by side, one harness each, and their
+	# counts are summed.
+	{ echo unit; ls tests/t_*.sh | sed 's#tests/\(.*\)\.sh#\1#'; } |
+	    xargs -P "$nproc" -I{} sh -c 'sh tests/run.sh {} >"$1/test-{}.log" 2>&1' sh "$OUT"
+	cat "$OUT"/test-*.log >"$OUT/test.log"
+	grep -E '^(GPU|FAIL)' "$OUT/test.log" | sort -u | head -n 40
+	awk '/ passed, .* failed, .* skipped$/ { p += $1; f += $3; s += $5 }
+	    END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' \
+	    "$OUT/test.log" || status=1
 	;;
 sanitize)
 	# Every kernel path of every tool under memcheck (odd, 16-bit and 8-bit
@@ -47,9 +54,9 @@ END
 			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" $tool "*) ;; *) continue ;; esac
 			for m in global texture shared sliding; do
 				for img in retina1023x517 px2x3 astro16; do
-					echo "memcheck bin/$tool -q -m $m $args samples/$img.pgm /tmp/san/out"
+					echo "memcheck bin/$tool -q -m $m $args samples/$img.pgm /tmp/san/out.pgm"
 				done
-				echo "racecheck bin/$tool -q -m $m $args samples/retina1023x517.pgm /tmp/san/out"
+				echo "racecheck bin/$tool -q -m $m $args samples/retina1023x517.pgm /tmp/san/out.pgm"
 			done
 		done
 		# The engine: several images in flight on four streams, strips
@@ -59,7 +66,7 @@ END
 		for tool in "sobel -t 60" "conv2d -k gauss:1.4" "edge --auto"; do
 			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
 			for t in memcheck racecheck synccheck; do
-				echo "$t env GPUFILT_STRIP_ROWS=64 bin/$tool -q /tmp/san/stream.pnm /tmp/san/out"
+				echo "$t env GPUFILT_STRIP_ROWS=64 bin/$tool -q /tmp/san/stream.pnm /tmp/san/out.pnm"
 				echo "$t env GPUFILT_STRIP_ROWS=64 bin/$tool -q samples/chelsea.png /tmp/san/out.ppm"
 			done
 		done

@@ -5,7 +5,8 @@
 # skipped, when build/tests/gpu_probe finds no usable GPU.  The last line
 # is "N passed, N failed, N skipped"; the exit status is 1 if any failed.
 #
-# Usage: sh tests/run.sh [-v] [t_NAME ...]    (-v: print passes too)
+# Usage: sh tests/run.sh [-v] [unit] [t_NAME ...]    (-v: print passes too;
+# unit: the C unit tests; none: all)
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 # GF_BUILD=build/asan (make test-asan) runs the sanitized build instead.
@@ -81,12 +82,18 @@ run_unit() {
 }
 
 if [ $# -eq 0 ]; then
+	set -- unit tests/t_*.sh
+else
+	for t in "$@"; do
+		shift
+		case $t in unit) set -- "$@" unit ;; *) set -- "$@" "tests/$t.sh" ;; esac
+	done
+fi
+if [ "$1" = unit ]; then
+	shift
 	for t in "$BUILD"/tests/*_test; do
 		[ -x "$t" ] && run_unit "$t"
 	done
-	set -- tests/t_*.sh
-else
-	for t in "$@"; do shift; set -- "$@" "tests/$t.sh"; done
 fi
 for t in "$@"; do
 	. "./$t"
