@@ -25,9 +25,33 @@
 #include "gradient.cuh"
 #include "stencil.cuh"
 
-/* Magnitudes fit 32 bits for 8-bit images (at most 2 * 1020^2). */
-template <typename T> struct mag_type { typedef uint64_t t; };
-template <> struct mag_type<uint8_t> { typedef uint32_t t; };
+/*
+ * The cores a strip kernel calls: for 8-bit images the 32-bit ones of
+ * edge_core.h (exact there, no 64-bit multiplies), else the 64-bit ones.
+ */
+template <typename T> struct nms_core {
+	typedef uint64_t M;
+	typedef struct edge_params P;
+	static __device__ __forceinline__ P params(const struct edge_params &p) { return p; }
+	static __device__ __forceinline__ M mag(int gx, int gy, int l1) { return edge_mag(gx, gy, l1); }
+	static __device__ __forceinline__ int sector(int gx, int gy) { return edge_sector(gx, gy); }
+	static __device__ __forceinline__ int classify(M m, M b, M a, int s, const P &p)
+	{
+		return edge_classify(m, b, a, s, &p);
+	}
+};
+
+template <> struct nms_core<uint8_t> {
+	typedef uint32_t M;
+	typedef struct edge_params32 P;
+	static __device__ __forceinline__ P params(const struct edge_params &p) { return edge_params_32(&p); }
+	static __device__ __forceinline__ M mag(int gx, int gy, int l1) { return edge_mag32(gx, gy, l1); }
+	static __device__ __forceinline__ int sector(int gx, int gy) { return edge_sector32(gx, gy); }
+	static __device__ __forceinline__ int classify(M m, M b, M a, int s, const P &p)
+	{
+		return edge_classify32(m, b, a, s, &p);
+	}
+};
 
 __device__ __forceinline__ struct edge_params
 thresholds(const struct edge_params &p, const struct edge_params *dp)
@@ -74,7 +98,8 @@ edge_nms_pixel(P src, gpu_image lab, struct edge_params p0,
 template <typename T>
 struct strip {
 	enum { N = VEC(T) };
-	typedef typename mag_type<T>::t M;
+	typedef nms_core<T> C;
+	typedef typename C::M M;
 	int in0[N + 4], in1[N + 4], in2[N + 4];
 	M m0[N + 2], m1[N + 2], m2[N + 2];
 	uint32_t sec_prev, sec_cur;
@@ -92,20 +117,20 @@ struct strip {
 			    in2[k + 1], in2[k + 2]);
 			m0[k] = m1[k];
 			m1[k] = m2[k];
-			m2[k] = (M)edge_mag(gx, gy, l1);
+			m2[k] = C::mag(gx, gy, l1);
 			if (k >= 1 && k <= N)
-				sec_cur |= (uint32_t)edge_sector(gx, gy) << (2 * (k - 1));
+				sec_cur |= (uint32_t)C::sector(gx, gy) << (2 * (k - 1));
 		}
 	}
 
 	/* Classes of the middle magnitude row (columns x0 .. x0+N-1). */
-	__device__ __forceinline__ void classify(const struct edge_params &p,
+	__device__ __forceinline__ void classify(const typename C::P &p,
 	    unsigned *res)
 	{
 #pragma unroll
 		for (int j = 0; j < N; j++) {
 			int s = (sec_prev >> (2 * j)) & 3;
-			uint64_t b, a;
+			M b, a;
 			if (s == EDGE_SECTOR_0) {
 				b = m1[j]; a = m1[j + 2];
 			} else if (s == EDGE_SECTOR_90) {
@@ -115,7 +140,7 @@ struct strip {
 			} else {
 				b = m0[j + 2]; a = m2[j];
 			}
-			res[j] = edge_classify(m1[j + 1], b, a, s, &p);
+			res[j] = C::classify(m1[j + 1], b, a, s, p);
 		}
 	}
 
@@ -166,6 +191,7 @@ walk_strip(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 {
 	strip<T> st;
 	unsigned res[VEC(T)];
+	const typename nms_core<T>::P cp = nms_core<T>::params(p);
 
 	st.sec_cur = 0;
 	load(ys - 2, st.in1);
@@ -177,7 +203,7 @@ walk_strip(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 		if (r < ys + 2)
 			continue;
 		int y = r - 2;
-		st.classify(p, res);
+		st.classify(cp, res);
 		if (y == 0 || y == lab.height - 1) {
 #pragma unroll
 			for (int k = 0; k < VEC(T); k++)
