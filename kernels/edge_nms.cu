@@ -235,6 +235,209 @@ struct rows_shared {
 	}
 };
 
+/* ---- 8-bit strips: packed rows, two magnitude rows, 32-bit cores ---- */
+
+/*
+ * Input row r of an 8-bit strip as 20 packed bytes: byte j of w[0..4]
+ * (little-endian) is sample x0 - 2 + j.  L holds samples x0-2, x0-1, q
+ * x0 .. x0+15, R x0+16, x0+17.
+ */
+__device__ __forceinline__ void
+pack_row8(uint32_t L, uint4 q, uint32_t R, uint32_t *w)
+{
+	w[0] = L | q.x << 16;
+	w[1] = q.x >> 16 | q.y << 16;
+	w[2] = q.y >> 16 | q.z << 16;
+	w[3] = q.z >> 16 | q.w << 16;
+	w[4] = q.w >> 16 | R << 16;
+}
+
+__device__ __forceinline__ int
+byte8(const uint32_t *w, int j)
+{
+	return (w[j >> 2] >> (8 * (j & 3))) & 0xff;
+}
+
+struct rows_global8 {
+	gpu_image im;
+	int x0, border;
+	__device__ __forceinline__ void operator()(int r, uint32_t *w) const
+	{
+		int yi = gf_border_index(r, im.height, border);
+		if (yi >= 0 && x0 >= 2 && x0 + 18 <= im.width) {
+			const uint8_t *row = gf_row<uint8_t>(im, yi);
+			pack_row8(__ldg((const uint16_t *)(row + x0 - 2)),
+			    __ldg((const uint4 *)(row + x0)),
+			    __ldg((const uint16_t *)(row + x0 + 16)), w);
+			return;
+		}
+		int v[20];
+		gf_load_window<uint8_t, 2>(im, yi, x0, border, v);
+#pragma unroll
+		for (int k = 0; k < 5; k++)
+			w[k] = v[4 * k] | v[4 * k + 1] << 8 | v[4 * k + 2] << 16 |
+			    (uint32_t)v[4 * k + 3] << 24;
+	}
+};
+
+/* Rows of the shared tile (load_tile's layout); src is the strip's column. */
+struct rows_shared8 {
+	const uint8_t *src;
+	int stride, y0;
+	__device__ __forceinline__ void operator()(int r, uint32_t *w) const
+	{
+		const uint8_t *p = src + (r - y0 + 2) * stride;
+		pack_row8(*(const uint16_t *)(p - 2), *(const uint4 *)p,
+		    *(const uint16_t *)(p + 16), w);
+	}
+};
+
+/*
+ * The registers of an 8-bit strip.  Suppression is split in two halves
+ * so that only two magnitude rows are live: when gradient row g is
+ * computed (mc), row g-1 (mp) gets its comparisons with the row below
+ * and is finished, and row g gets those with the row above and within
+ * itself; what row g still needs waits in ok (bit j: passed so far),
+ * cls (2 bits: its class if it survives) and sec (2 bits: its sector).
+ * The comparisons and their tie rules are edge_classify32's.
+ */
+struct strip8 {
+	uint32_t w0[5], w1[5];  /* input rows g-1, g (packed), then g+1 arrives */
+	uint32_t mp[18];        /* magnitudes of row g-1, columns x0-1 .. x0+16 */
+	uint32_t sec, ok, cls;  /* row g-1's pending state */
+
+	/* Gradient row g from rows w0, w1, w2 into mc, its sectors into *sc. */
+	__device__ __forceinline__ void grad_row(const uint32_t *w2, int l1,
+	    uint32_t *mc, uint32_t *sc)
+	{
+		*sc = 0;
+#pragma unroll
+		for (int k = 0; k < 18; k++) {
+			int a0 = byte8(w0, k), a1 = byte8(w0, k + 1), a2 = byte8(w0, k + 2);
+			int c0 = byte8(w2, k), c1 = byte8(w2, k + 1), c2 = byte8(w2, k + 2);
+			int gx = sobel_gx(a0, a2, byte8(w1, k), byte8(w1, k + 2), c0, c2);
+			int gy = sobel_gy(a0, a1, a2, c0, c1, c2);
+			mc[k] = edge_mag32(gx, gy, l1);
+			if (k >= 1 && k <= 16)
+				*sc |= (uint32_t)edge_sector32(gx, gy) << (2 * (k - 1));
+		}
+	}
+
+	/* Finishes row g-1 against the row below it (mc): its classes. */
+	__device__ __forceinline__ void finish(const uint32_t *mc, unsigned *res)
+	{
+#pragma unroll
+		for (int j = 0; j < 16; j++) {
+			int s = (sec >> (2 * j)) & 3;
+			uint32_t m = mp[j + 1];
+			bool pass = (ok >> j) & 1;
+			if (s == EDGE_SECTOR_90)
+				pass = pass && m >= mc[j + 1];
+			else if (s == EDGE_SECTOR_45)
+				pass = pass && m > mc[j + 2];
+			else if (s == EDGE_SECTOR_135)
+				pass = pass && m > mc[j];
+			res[j] = pass ? (cls >> (2 * j)) & 3 : EDGE_NONE;
+		}
+	}
+
+	/* Starts row g (mc, sectors sc) against the row above (mp) and itself. */
+	__device__ __forceinline__ void start(const uint32_t *mc, uint32_t sc,
+	    const struct edge_params32 &p)
+	{
+		ok = 0;
+		cls = 0;
+#pragma unroll
+		for (int j = 0; j < 16; j++) {
+			int s = (sc >> (2 * j)) & 3;
+			uint32_t m = mc[j + 1];
+			bool pass = s == EDGE_SECTOR_0 ? m > mc[j] && m >= mc[j + 2] :
+			    s == EDGE_SECTOR_90 ? m > mp[j + 1] :
+			    s == EDGE_SECTOR_45 ? m > mp[j] : m > mp[j + 2];
+			ok |= (uint32_t)pass << j;
+			cls |= (m > p.low ? (m > p.high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE)
+			    << (2 * j);
+		}
+		sec = sc;
+	}
+};
+
+/*
+ * walk_strip for 8-bit images: output rows ys .. ye-1 of columns x0 ..
+ * x0+15, with load(r, w) giving input row r packed (pack_row8).
+ */
+template <typename L>
+__device__ __forceinline__ void
+walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p0)
+{
+	const struct edge_params32 p = edge_params_32(&p0);
+	strip8 st;
+	unsigned res[16];
+
+	load(ys - 2, st.w0);
+	load(ys - 1, st.w1);
+	st.sec = st.ok = st.cls = 0;
+	for (int r = ys; r <= ye + 1; r++) {
+		uint32_t w2[5], mc[18], sc;
+		load(r, w2);
+		st.grad_row(w2, p.l1, mc, &sc);
+		const int y = r - 2;    /* the row finished now */
+		if (y >= ys) {
+			st.finish(mc, res);
+			if (y == 0 || y == lab.height - 1) {
+#pragma unroll
+				for (int k = 0; k < 16; k++)
+					res[k] = EDGE_NONE;
+			}
+			store_classes<16>(lab, y, x0, res);
+		}
+		if (r <= ye)
+			st.start(mc, sc, p);
+#pragma unroll
+		for (int k = 0; k < 18; k++)
+			st.mp[k] = mc[k];
+#pragma unroll
+		for (int k = 0; k < 5; k++) {
+			st.w0[k] = st.w1[k];
+			st.w1[k] = w2[k];
+		}
+	}
+}
+
+/* The strip walk of each sample type. */
+__device__ __forceinline__ void
+walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p, int border, uint8_t)
+{
+	rows_global8 load = {in, x0, border};
+	walk_strip8(load, lab, x0, ys, ye, p);
+}
+
+__device__ __forceinline__ void
+walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p, int border, uint16_t)
+{
+	rows_global<uint16_t> load = {in, x0, border};
+	walk_strip<uint16_t>(load, lab, x0, ys, ye, p);
+}
+
+__device__ __forceinline__ void
+walk_shared(const uint8_t *src, int stride, int y0, const gpu_image &lab,
+    int x0, int ys, int ye, const struct edge_params &p)
+{
+	rows_shared8 load = {src, stride, y0};
+	walk_strip8(load, lab, x0, ys, ye, p);
+}
+
+__device__ __forceinline__ void
+walk_shared(const uint16_t *src, int stride, int y0, const gpu_image &lab,
+    int x0, int ys, int ye, const struct edge_params &p)
+{
+	rows_shared<uint16_t> load = {src, stride, y0};
+	walk_strip<uint16_t>(load, lab, x0, ys, ye, p);
+}
+
 template <typename T>
 __global__ void
 edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
@@ -245,8 +448,7 @@ edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
 	if (x0 >= in.width || ys >= in.height)
 		return;
 	struct edge_params p = thresholds(p0, dp);
-	rows_global<T> load = {in, x0, border};
-	walk_strip<T>(load, lab, x0, ys, min(ys + rows, in.height), p);
+	walk_global(in, lab, x0, ys, min(ys + rows, in.height), p, border, T());
 }
 
 /*
@@ -295,8 +497,8 @@ edge_nms_shared(gpu_image in, gpu_image lab, struct edge_params p0,
 	if (x >= in.width || ys >= in.height)
 		return;
 	struct edge_params p = thresholds(p0, dp);
-	rows_shared<T> load = {tile + N + threadIdx.x * N, tw + 2 * N, y0};
-	walk_strip<T>(load, lab, x, ys, min(ys + rows, in.height), p);
+	walk_shared(tile + N + threadIdx.x * N, tw + 2 * N, y0, lab, x, ys,
+	    min(ys + rows, in.height), p);
 }
 
 /* Default launch shapes (make bench tunes them). */
