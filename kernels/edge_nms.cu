@@ -258,6 +258,28 @@ byte8(const uint32_t *w, int j)
 	return (w[j >> 2] >> (8 * (j & 3))) & 0xff;
 }
 
+/*
+ * Row yi (mapped; -1 reads zeros) of a strip at the image's left or
+ * right edge, or on the zero border, through the border rule: one
+ * sample at a time, shifted into the five words from the top, in a loop
+ * kept rolled so that this rare path adds no registers to the common one.
+ */
+__device__ __forceinline__ void
+load_row8_border(const gpu_image &im, int yi, int x0, int border, uint32_t *w)
+{
+	const uint8_t *row = gf_row<uint8_t>(im, yi < 0 ? 0 : yi);
+#pragma unroll 1
+	for (int k = 0; k < 20; k++) {
+		int xi = gf_border_index(x0 - 2 + k, im.width, border);
+		uint32_t v = yi < 0 || xi < 0 ? 0 : __ldg(row + xi);
+		w[0] = w[0] >> 8 | w[1] << 24;
+		w[1] = w[1] >> 8 | w[2] << 24;
+		w[2] = w[2] >> 8 | w[3] << 24;
+		w[3] = w[3] >> 8 | w[4] << 24;
+		w[4] = w[4] >> 8 | v << 24;
+	}
+}
+
 struct rows_global8 {
 	gpu_image im;
 	int x0, border;
@@ -271,12 +293,7 @@ struct rows_global8 {
 			    __ldg((const uint16_t *)(row + x0 + 16)), w);
 			return;
 		}
-		int v[20];
-		gf_load_window<uint8_t, 2>(im, yi, x0, border, v);
-#pragma unroll
-		for (int k = 0; k < 5; k++)
-			w[k] = v[4 * k] | v[4 * k + 1] << 8 | v[4 * k + 2] << 16 |
-			    (uint32_t)v[4 * k + 3] << 24;
+		load_row8_border(im, yi, x0, border, w);
 	}
 };
 
@@ -438,8 +455,15 @@ walk_shared(const uint16_t *src, int stride, int y0, const gpu_image &lab,
 	walk_strip<uint16_t>(load, lab, x0, ys, ye, p);
 }
 
+/*
+ * 8-bit strips fit 96 registers without spilling: five blocks of the
+ * default 128 threads per SM instead of four.  16-bit strips fit 170,
+ * which keeps three such blocks per SM (left free, the compiler takes
+ * 176 and two fit).
+ */
 template <typename T>
 __global__ void
+__maxnreg__(sizeof(T) == 1 ? 96 : 170)
 edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
     const struct edge_params *dp, int border, int rows)
 {
