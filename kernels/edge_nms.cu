@@ -534,11 +534,33 @@ static const struct gf_launch edge_defaults[GF_NSTRATEGIES] = {
 	{32, 4, 32},    /* sliding */
 };
 
+/*
+ * Grids of sliding strips should have at least this many blocks: five
+ * of the default 128-thread blocks fit an SM, so a 132-SM H100 holds 660
+ * at once.  Fewer, and whole SMs idle while each thread walks its rows.
+ */
+#define EDGE_SLIDING_MIN_BLOCKS 1024
+
 extern "C" void
-edge_nms_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
-    int *tile_w, int *tile_h, size_t *smem)
+edge_nms_shape(enum gf_strategy s, unsigned maxval, int width, int height,
+    struct gf_launch *l, int *tile_w, int *tile_h, size_t *smem)
 {
+	int rows_given = l->rows;
+
 	gf_launch_shape(s, edge_defaults, maxval, 2, l, tile_w, tile_h, smem);
+	if (s != GF_SLIDING || rows_given != 0)
+		return;
+	/*
+	 * Sliding's default rows (32) suit a large image; a frame the size of
+	 * 3840x2160 would get 136 blocks.  Shorter strips, down to 4 rows
+	 * (where the two apron rows above and below cost as much as the rows),
+	 * until the grid has EDGE_SLIDING_MIN_BLOCKS blocks.
+	 */
+	long gx = (width + *tile_w - 1) / *tile_w;
+	long want_gy = (EDGE_SLIDING_MIN_BLOCKS + gx - 1) / gx;
+	long rows = height / (want_gy * l->block_h);
+	l->rows = rows < 4 ? 4 : rows > l->rows ? l->rows : (int)rows;
+	*tile_h = l->block_h * l->rows;
 }
 
 template <typename T>
@@ -550,7 +572,7 @@ launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
 	int tw, th;
 	size_t smem;
 	struct gf_launch sh = *l;
-	edge_nms_shape(s, in.maxval, &sh, &tw, &th, &smem);
+	edge_nms_shape(s, in.maxval, in.width, in.height, &sh, &tw, &th, &smem);
 	dim3 block(sh.block_w, sh.block_h);
 	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
 
