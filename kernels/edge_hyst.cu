@@ -377,9 +377,11 @@ edge_hyst_merge(struct hyst_mem m, int ntx, int nty, int width, int height)
 
 	if (id >= ntiles * 2 * HW)
 		return;
+	/* ntiles * HCAP fits 32 bits (edge.h), so the tile's coordinates do too. */
 	const size_t tile = id / (2 * HW);
 	const int k = (int)(id % (2 * HW));
-	const int tx = (int)(tile % ntx), ty = (int)(tile / ntx);
+	const int tx = (int)((uint32_t)tile % (uint32_t)ntx);
+	const int ty = (int)((uint32_t)tile / (uint32_t)ntx);
 	const uint8_t *ring = m.ring + tile * 4 * HW;
 
 	if (k < HW) {
