@@ -29,8 +29,8 @@ dev_image(int w, int h, unsigned maxval)
 	d.width = w;
 	d.height = h;
 	d.maxval = maxval;
-	d.px = aligned_alloc(256, d.pitch * h + 256);
-	memset(d.px, 0x5a, d.pitch * h + 256);
+	d.px = aligned_alloc(256, d.pitch * h);
+	memset(d.px, 0x5a, d.pitch * h);
 	return d;
 }
 
