@@ -194,6 +194,27 @@ run_edge(struct gpu *g, void *arg, struct gf_err *e)
 	return edge_run_device(g, &r->b->in, &r->b->out, &r->o, &info, e);
 }
 
+/*
+ * Suppression alone, from b->in (unsmoothed) into the class slot, with
+ * the fixed thresholds of r->o: the pipeline's time less this one is
+ * what smoothing, Otsu and hysteresis cost.
+ */
+static int
+run_edge_nms(struct gpu *g, void *arg, struct gf_err *e)
+{
+	struct edge_run *r = arg;
+	struct edge_params p = edge_params_for(&r->o);
+	struct gpu_image lab;
+	struct gf_launch l = r->o.common.launch;
+
+	if (gpu_image_get(g, GPU_SLOT_CLASSES, r->b->in.width, r->b->in.height,
+	    255, &lab, e) < 0)
+		return -1;
+	GPU_TRY(e, edge_launch_nms(r->o.common.strategy, &r->b->in, &lab, &p,
+	    NULL, r->o.common.border, &l, 0, g->stream));
+	return 0;
+}
+
 /* Validates and times every strategy for one set of edge options. */
 static int
 bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
@@ -221,6 +242,15 @@ bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
 			snprintf(what, sizeof(what), "edge %s %s", name,
 			    gf_strategies[s].name);
 			row(b, what, ms, 2);
+		}
+		/* The suppression stage alone (texture needs its object: skipped). */
+		if (ret == 0 && o->sigma == 0 && !o->auto_thresh && s != GF_TEXTURE) {
+			ret = bench_median(&b->g, run_edge_nms, &r, b->warmup, b->runs,
+			    &ms, e);
+			snprintf(what, sizeof(what), "  of which suppression %s",
+			    gf_strategies[s].name);
+			if (ret == 0)
+				row(b, what, ms, 2);
 		}
 	}
 	img_free(&want);
