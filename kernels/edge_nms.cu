@@ -18,40 +18,19 @@
  *            window of input rows and of magnitude rows down it in
  *            registers, loading each input row once per strip
  *
+ * Both strip walks fuse the gradient, the suppression and the double
+ * threshold into one pass that writes a one-byte class per pixel.  For
+ * 8-bit images (strip8) they run in 32-bit arithmetic (edge_core.h's
+ * *32 cores, exact there), keep input rows packed four samples to a
+ * register and only two magnitude rows live; 16-bit images (strip) keep
+ * unpacked rows, three magnitude rows and the 64-bit cores.
+ *
  * The thresholds come from the host, or (--auto) from device memory
  * written by Otsu's search (otsu.cu) on the same stream.
  */
 #include "edge.h"
 #include "gradient.cuh"
 #include "stencil.cuh"
-
-/*
- * The cores a strip kernel calls: for 8-bit images the 32-bit ones of
- * edge_core.h (exact there, no 64-bit multiplies), else the 64-bit ones.
- */
-template <typename T> struct nms_core {
-	typedef uint64_t M;
-	typedef struct edge_params P;
-	static __device__ __forceinline__ P params(const struct edge_params &p) { return p; }
-	static __device__ __forceinline__ M mag(int gx, int gy, int l1) { return edge_mag(gx, gy, l1); }
-	static __device__ __forceinline__ int sector(int gx, int gy) { return edge_sector(gx, gy); }
-	static __device__ __forceinline__ int classify(M m, M b, M a, int s, const P &p)
-	{
-		return edge_classify(m, b, a, s, &p);
-	}
-};
-
-template <> struct nms_core<uint8_t> {
-	typedef uint32_t M;
-	typedef struct edge_params32 P;
-	static __device__ __forceinline__ P params(const struct edge_params &p) { return edge_params_32(&p); }
-	static __device__ __forceinline__ M mag(int gx, int gy, int l1) { return edge_mag32(gx, gy, l1); }
-	static __device__ __forceinline__ int sector(int gx, int gy) { return edge_sector32(gx, gy); }
-	static __device__ __forceinline__ int classify(M m, M b, M a, int s, const P &p)
-	{
-		return edge_classify32(m, b, a, s, &p);
-	}
-};
 
 __device__ __forceinline__ struct edge_params
 thresholds(const struct edge_params &p, const struct edge_params *dp)
@@ -98,8 +77,7 @@ edge_nms_pixel(P src, gpu_image lab, struct edge_params p0,
 template <typename T>
 struct strip {
 	enum { N = VEC(T) };
-	typedef nms_core<T> C;
-	typedef typename C::M M;
+	typedef uint64_t M;
 	int in0[N + 4], in1[N + 4], in2[N + 4];
 	M m0[N + 2], m1[N + 2], m2[N + 2];
 	uint32_t sec_prev, sec_cur;
@@ -117,14 +95,14 @@ struct strip {
 			    in2[k + 1], in2[k + 2]);
 			m0[k] = m1[k];
 			m1[k] = m2[k];
-			m2[k] = C::mag(gx, gy, l1);
+			m2[k] = edge_mag(gx, gy, l1);
 			if (k >= 1 && k <= N)
-				sec_cur |= (uint32_t)C::sector(gx, gy) << (2 * (k - 1));
+				sec_cur |= (uint32_t)edge_sector(gx, gy) << (2 * (k - 1));
 		}
 	}
 
 	/* Classes of the middle magnitude row (columns x0 .. x0+N-1). */
-	__device__ __forceinline__ void classify(const typename C::P &p,
+	__device__ __forceinline__ void classify(const struct edge_params &p,
 	    unsigned *res)
 	{
 #pragma unroll
@@ -140,7 +118,7 @@ struct strip {
 			} else {
 				b = m0[j + 2]; a = m2[j];
 			}
-			res[j] = C::classify(m1[j + 1], b, a, s, p);
+			res[j] = edge_classify(m1[j + 1], b, a, s, &p);
 		}
 	}
 
@@ -191,7 +169,6 @@ walk_strip(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 {
 	strip<T> st;
 	unsigned res[VEC(T)];
-	const typename nms_core<T>::P cp = nms_core<T>::params(p);
 
 	st.sec_cur = 0;
 	load(ys - 2, st.in1);
@@ -203,7 +180,7 @@ walk_strip(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 		if (r < ys + 2)
 			continue;
 		int y = r - 2;
-		st.classify(cp, res);
+		st.classify(p, res);
 		if (y == 0 || y == lab.height - 1) {
 #pragma unroll
 			for (int k = 0; k < VEC(T); k++)
@@ -268,16 +245,22 @@ __device__ __forceinline__ void
 load_row8_border(const gpu_image &im, int yi, int x0, int border, uint32_t *w)
 {
 	const uint8_t *row = gf_row<uint8_t>(im, yi < 0 ? 0 : yi);
+	uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0;
 #pragma unroll 1
 	for (int k = 0; k < 20; k++) {
 		int xi = gf_border_index(x0 - 2 + k, im.width, border);
 		uint32_t v = yi < 0 || xi < 0 ? 0 : __ldg(row + xi);
-		w[0] = w[0] >> 8 | w[1] << 24;
-		w[1] = w[1] >> 8 | w[2] << 24;
-		w[2] = w[2] >> 8 | w[3] << 24;
-		w[3] = w[3] >> 8 | w[4] << 24;
-		w[4] = w[4] >> 8 | v << 24;
+		w0 = w0 >> 8 | w1 << 24;
+		w1 = w1 >> 8 | w2 << 24;
+		w2 = w2 >> 8 | w3 << 24;
+		w3 = w3 >> 8 | w4 << 24;
+		w4 = w4 >> 8 | v << 24;
 	}
+	w[0] = w0;
+	w[1] = w1;
+	w[2] = w2;
+	w[3] = w3;
+	w[4] = w4;
 }
 
 struct rows_global8 {
