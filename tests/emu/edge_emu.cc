@@ -6,7 +6,9 @@
  * done on the CPU here.  Prints "pass NAME" or "fail NAME: why".
  *
  * Usage: edge_emu IMAGE...   (gray or colour, made gray)
- * EDGE_EMU_QUICK set in the environment: sigma 0 and sliding only.
+ * EDGE_EMU_QUICK set in the environment: sigma 0 and sliding only;
+ * EDGE_EMU_LOW, EDGE_EMU_HIGH: the fixed thresholds (else 40, 100 for
+ * 8-bit images, scaled to maxval).
  */
 #include <cstdio>
 #include <cstdlib>
@@ -139,8 +141,8 @@ main(int argc, char **argv)
 		memset(&o, 0, sizeof(o));
 		double k = im.maxval / 255.0;
 		char name[200];
-		o.low = 40 * k;
-		o.high = 100 * k;
+		o.low = getenv("EDGE_EMU_LOW") ? atof(getenv("EDGE_EMU_LOW")) : 40 * k;
+		o.high = getenv("EDGE_EMU_HIGH") ? atof(getenv("EDGE_EMU_HIGH")) : 100 * k;
 		snprintf(name, sizeof(name), "%s/s0", base);
 		check(name, &im, o);
 		if (getenv("EDGE_EMU_QUICK")) {
