@@ -8,7 +8,8 @@
  * Usage: edge_emu IMAGE...   (gray or colour, made gray)
  * EDGE_EMU_QUICK set in the environment: sigma 0 and sliding only;
  * EDGE_EMU_LOW, EDGE_EMU_HIGH: the fixed thresholds (else 40, 100 for
- * 8-bit images, scaled to maxval).
+ * 8-bit images, scaled to maxval); EDGE_EMU_SHAPE=WxHxROWS: the launch
+ * shape of the last option set (else 7x3x5).
  */
 #include <cstdio>
 #include <cstdlib>
@@ -166,6 +167,9 @@ main(int argc, char **argv)
 		o.common.launch.block_w = 7;
 		o.common.launch.block_h = 3;
 		o.common.launch.rows = 5;
+		if (getenv("EDGE_EMU_SHAPE"))
+			sscanf(getenv("EDGE_EMU_SHAPE"), "%dx%dx%d", &o.common.launch.block_w,
+			    &o.common.launch.block_h, &o.common.launch.rows);
 		o.common.border = GF_BORDER_WRAP;
 		snprintf(name, sizeof(name), "%s/s1.4-wrap-7x3x5", base);
 		check(name, &im, o);
