@@ -13,21 +13,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "conv2d.h"
 #include "edge.h"
 #include "sobel.h"
 
-#define WARMUP 5
-#define RUNS 30
-
 struct bench {
 	struct gpu g;
 	struct image host;      /* the test image */
 	struct gpu_image in, out;
 	double copy_ms;
+	int warmup, runs;       /* -w, -r: launches before and in a median */
+	int only;               /* -m: one strategy, else 0 (every GPU one) */
+	const char *what;       /* operands: the operations to time, NULL: all */
 };
+
+/* True when the command line asked for operation op (or for all). */
+static int
+wanted(const struct bench *b, const char *op)
+{
+	return b->what == NULL || strstr(b->what, op) != NULL;
+}
+
+/* True when strategy s is to be timed (-m). */
+static int
+strategy_wanted(const struct bench *b, int s)
+{
+	return b->only == 0 || b->only == s;
+}
 
 /* Smooth content plus noise, never constant: what a photograph looks like to a stencil. */
 static void
@@ -107,12 +122,14 @@ bench_sobel_mode(struct bench *b, const char *name, const struct sobel_params *p
 	if (sobel_cpu(&b->host, &want, p, 0, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
+		if (!strategy_wanted(b, s))
+			continue;
 		struct sobel_run r = {b, *p, (enum gf_strategy)s, {0, 0, 0}};
 		ret = run_sobel(&b->g, &r, e);
 		if (ret == 0)
 			ret = sobel_validate(b, &want, e);
 		if (ret == 0)
-			ret = bench_median(&b->g, run_sobel, &r, WARMUP, RUNS, &ms, e);
+			ret = bench_median(&b->g, run_sobel, &r, b->warmup, b->runs, &ms, e);
 		if (ret == 0) {
 			snprintf(what, sizeof(what), "sobel %s %s", name,
 			    gf_strategies[s].name);
@@ -140,7 +157,7 @@ bench_sobel_shapes(struct bench *b, const char *name, const struct sobel_params 
 
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		struct sobel_run r = {b, *p, shapes[i].s, shapes[i].l};
-		if (bench_median(&b->g, run_sobel, &r, WARMUP, RUNS, &ms, e) < 0)
+		if (bench_median(&b->g, run_sobel, &r, b->warmup, b->runs, &ms, e) < 0)
 			return -1;
 		snprintf(what, sizeof(what), "sobel %s %s %dx%d rows %d", name,
 		    gf_strategies[r.s].name, r.l.block_w, r.l.block_h, r.l.rows);
@@ -181,6 +198,27 @@ run_edge(struct gpu *g, void *arg, struct gf_err *e)
 	return edge_run_device(g, &r->b->in, &r->b->out, &r->o, &info, e);
 }
 
+/*
+ * Suppression alone, from b->in (unsmoothed) into the class slot, with
+ * the fixed thresholds of r->o: the pipeline's time less this one is
+ * what smoothing, Otsu and hysteresis cost.
+ */
+static int
+run_edge_nms(struct gpu *g, void *arg, struct gf_err *e)
+{
+	struct edge_run *r = arg;
+	struct edge_params p = edge_params_for(&r->o);
+	struct gpu_image lab;
+	struct gf_launch l = r->o.common.launch;
+
+	if (gpu_image_get(g, GPU_SLOT_CLASSES, r->b->in.width, r->b->in.height,
+	    255, &lab, e) < 0)
+		return -1;
+	GPU_TRY(e, edge_launch_nms(r->o.common.strategy, &r->b->in, &lab, &p,
+	    NULL, r->o.common.border, &l, 0, g->stream));
+	return 0;
+}
+
 /* Validates and times every strategy for one set of edge options. */
 static int
 bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
@@ -195,17 +233,28 @@ bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
 	if (edge_cpu(&b->host, &want, o, &info, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
+		if (!strategy_wanted(b, s))
+			continue;
 		struct edge_run r = {b, *o};
 		r.o.common.strategy = (enum gf_strategy)s;
 		ret = run_edge(&b->g, &r, e);
 		if (ret == 0)
 			ret = sobel_validate(b, &want, e);
 		if (ret == 0)
-			ret = bench_median(&b->g, run_edge, &r, WARMUP, RUNS, &ms, e);
+			ret = bench_median(&b->g, run_edge, &r, b->warmup, b->runs, &ms, e);
 		if (ret == 0) {
 			snprintf(what, sizeof(what), "edge %s %s", name,
 			    gf_strategies[s].name);
 			row(b, what, ms, 2);
+		}
+		/* The suppression stage alone (texture needs its object: skipped). */
+		if (ret == 0 && o->sigma == 0 && !o->auto_thresh && s != GF_TEXTURE) {
+			ret = bench_median(&b->g, run_edge_nms, &r, b->warmup, b->runs,
+			    &ms, e);
+			snprintf(what, sizeof(what), "  of which suppression %s",
+			    gf_strategies[s].name);
+			if (ret == 0)
+				row(b, what, ms, 2);
 		}
 	}
 	img_free(&want);
@@ -295,7 +344,7 @@ bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_filter *p,
 		if (ret < 0 || conv2d_plan_make(p, 255, pl, e) < 0)
 			return -1;
 		GPU_TRY(e, conv2d_set_taps(&pl->taps, b->g.stream));
-		if (bench_median(&b->g, run_conv2d, &r, WARMUP, RUNS, &ms, e) < 0)
+		if (bench_median(&b->g, run_conv2d, &r, b->warmup, b->runs, &ms, e) < 0)
 			return -1;
 		snprintf(what, sizeof(what), "conv2d %s %s", name,
 		    p->allow_separable ? "separable" : gf_strategies[s].name);
@@ -333,20 +382,6 @@ bench_conv2d(struct bench *b, struct gf_err *e)
 	return ret;
 }
 
-/* The tools named on the command line, or all. */
-static char **only;
-
-static int
-wanted(const char *tool)
-{
-	if (only == NULL || *only == NULL)
-		return 1;
-	for (char **p = only; *p != NULL; p++)
-		if (strcmp(*p, tool) == 0)
-			return 1;
-	return 0;
-}
-
 static int
 bench_size(struct bench *b, int w, int h, struct gf_err *e)
 {
@@ -357,37 +392,78 @@ bench_size(struct bench *b, int w, int h, struct gf_err *e)
 	if (gpu_image_get(&b->g, GPU_SLOT_IN, w, h, 255, &b->in, e) < 0 ||
 	    gpu_image_get(&b->g, GPU_SLOT_OUT, w, h, 255, &b->out, e) < 0 ||
 	    gpu_upload(&b->g, &b->host, 0, &b->in, e) < 0 ||
-	    bench_median(&b->g, run_copy, b, WARMUP, RUNS, &b->copy_ms, e) < 0)
+	    bench_median(&b->g, run_copy, b, b->warmup, b->runs, &b->copy_ms, e) < 0)
 		return -1;
-	printf("\n%dx%d u8 on %s (median of %d runs)\n\n", w, h, b->g.name, RUNS);
+	printf("\n%dx%d u8 on %s (median of %d runs)\n\n", w, h, b->g.name, b->runs);
 	printf("| %-34s | %9s | %7s | %6s |\n", "kernel", "ms", "GB/s", "copy");
 	printf("|%s|%s|%s|%s|\n", "------------------------------------",
 	    "-----------", "---------", "--------");
 	row(b, "copy (16-byte vectors)", b->copy_ms, 2);
-	int ret = 0;
-	if (wanted("sobel"))
-		ret = bench_sobel(b, e);
-	if (ret == 0 && w == 12288 && wanted("conv2d"))
+	int ret = wanted(b, "sobel") ? bench_sobel(b, e) : 0;
+	if (ret == 0 && w == 12288 && wanted(b, "conv2d"))
 		ret = bench_conv2d(b, e);
-	if (ret == 0 && wanted("edge"))
+	if (ret == 0 && wanted(b, "edge"))
 		ret = bench_edge(b, e);
 	img_free(&b->host);
 	return ret;
 }
 
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: bench [-r runs] [-w warmup] [-m strategy] "
+	    "[-z WxH] [sobel|conv2d|edge ...]\n");
+	exit(2);
+}
+
+/*
+ * bench [-r runs] [-w warmup] [-m strategy] [-z WxH] [operation ...]:
+ * by default every operation, every GPU strategy, both sizes, median of
+ * 30 runs after 5; the options narrow it (for ncu, -r 1 -w 0).
+ */
 int
 main(int argc, char **argv)
 {
 	static struct bench b;
+	static char ops[256];
 	struct gf_err e;
+	int w = 0, h = 0, c;
+	enum gf_strategy s;
 
-	(void)argc;
-	only = argv + 1;
+	b.warmup = 5;
+	b.runs = 30;
+	while ((c = getopt(argc, argv, "r:w:m:z:")) != -1) {
+		switch (c) {
+		case 'r': b.runs = atoi(optarg); break;
+		case 'w': b.warmup = atoi(optarg); break;
+		case 'm':
+			if (gf_strategy_parse(optarg, &s, &e) < 0 || s < GF_FIRST_GPU) {
+				fprintf(stderr, "bench: %s is not a GPU strategy.\n", optarg);
+				return 2;
+			}
+			b.only = s;
+			break;
+		case 'z':
+			if (sscanf(optarg, "%dx%d", &w, &h) != 2 || w < 1 || h < 1)
+				usage();
+			break;
+		default: usage();
+		}
+	}
+	if (b.runs < 1 || b.warmup < 0)
+		usage();
+	for (int i = optind; i < argc; i++) {
+		strncat(ops, argv[i], sizeof(ops) - strlen(ops) - 2);
+		strcat(ops, " ");
+	}
+	b.what = optind < argc ? ops : NULL;
 	if (gpu_open(&b.g, -1, &e) < 0) {
 		fprintf(stderr, "bench: %s\n", e.msg);
 		return 1;
 	}
-	if (bench_size(&b, 12288, 12288, &e) < 0 || bench_size(&b, 3840, 2160, &e) < 0) {
+	int ret = w > 0 ? bench_size(&b, w, h, &e) :
+	    bench_size(&b, 12288, 12288, &e) < 0 ? -1 : bench_size(&b, 3840, 2160, &e);
+	if (ret < 0) {
 		fprintf(stderr, "bench: %s\n", e.msg);
 		return 1;
 	}

@@ -35,6 +35,13 @@
 #define HH EDGE_HYST_TILE
 #define HCAP EDGE_HYST_CAP
 #define HTHREADS (HW * HH / 4)  /* each thread owns 4 pixels of a row */
+/*
+ * Row stride of the local stage's per-pixel arrays: one word more than a
+ * row, so that the four rows a warp covers fall in different banks (with
+ * HW they would all hit the same 8 banks, four ways each).  Indices stay
+ * in pixel order, which is all the union-find and the ranks rely on.
+ */
+#define HS (HW + 1)
 #define HNONE 0xff              /* ring arrays: no component */
 #define HCODE 3                 /* class map: pending component r is HCODE + r */
 
@@ -133,15 +140,15 @@ __global__ void
 __launch_bounds__(HTHREADS)
 edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 {
-	__shared__ int par[HH * HW];
-	__shared__ unsigned flg[HH * HW];       /* roots: bit 0 strong, bit 1 ring */
-	__shared__ uint8_t rk[HH * HW];         /* ring roots: their rank */
+	__shared__ int par[HH * HS];
+	__shared__ unsigned flg[HH * HS];       /* roots: bit 0 strong, bit 1 ring */
+	__shared__ uint8_t rk[HH * HS];         /* ring roots: their rank */
 	__shared__ uint32_t cls[HH][HW / 4];
 	__shared__ int wsum[HTHREADS / 32];
 	__shared__ unsigned long long spend;
 	const int t = threadIdx.x, ly = t / (HW / 4), lx0 = (t % (HW / 4)) * 4;
 	const int x = blockIdx.x * HW + lx0, y = blockIdx.y * HH + ly;
-	const int i0 = ly * HW + lx0;
+	const int i0 = ly * HS + lx0;
 	const size_t tile = (size_t)blockIdx.y * gridDim.x + blockIdx.x;
 
 	/* The 4 classes; 0 (none) outside the image. */
@@ -188,12 +195,12 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 		if (ly == 0)
 			continue;
 		if (scls(cls, ly - 1, lx)) {
-			sunite(par, i, i - HW);
+			sunite(par, i, i - HS);
 		} else {
 			if (lx > 0 && scls(cls, ly - 1, lx - 1))
-				sunite(par, i, i - HW - 1);
+				sunite(par, i, i - HS - 1);
 			if (lx < HW - 1 && scls(cls, ly - 1, lx + 1))
-				sunite(par, i, i - HW + 1);
+				sunite(par, i, i - HS + 1);
 		}
 	}
 	__syncthreads();
@@ -377,9 +384,11 @@ edge_hyst_merge(struct hyst_mem m, int ntx, int nty, int width, int height)
 
 	if (id >= ntiles * 2 * HW)
 		return;
+	/* ntiles * HCAP fits 32 bits (edge.h), so the tile's coordinates do too. */
 	const size_t tile = id / (2 * HW);
 	const int k = (int)(id % (2 * HW));
-	const int tx = (int)(tile % ntx), ty = (int)(tile / ntx);
+	const int tx = (int)((uint32_t)tile % (uint32_t)ntx);
+	const int ty = (int)((uint32_t)tile / (uint32_t)ntx);
 	const uint8_t *ring = m.ring + tile * 4 * HW;
 
 	if (k < HW) {

@@ -18,16 +18,19 @@
  *            window of input rows and of magnitude rows down it in
  *            registers, loading each input row once per strip
  *
+ * Both strip walks fuse the gradient, the suppression and the double
+ * threshold into one pass that writes a one-byte class per pixel.  For
+ * 8-bit images (strip8) they run in 32-bit arithmetic (edge_core.h's
+ * *32 cores, exact there), keep input rows packed four samples to a
+ * register and only two magnitude rows live; 16-bit images (strip) keep
+ * unpacked rows, three magnitude rows and the 64-bit cores.
+ *
  * The thresholds come from the host, or (--auto) from device memory
  * written by Otsu's search (otsu.cu) on the same stream.
  */
 #include "edge.h"
 #include "gradient.cuh"
 #include "stencil.cuh"
-
-/* Magnitudes fit 32 bits for 8-bit images (at most 2 * 1020^2). */
-template <typename T> struct mag_type { typedef uint64_t t; };
-template <> struct mag_type<uint8_t> { typedef uint32_t t; };
 
 __device__ __forceinline__ struct edge_params
 thresholds(const struct edge_params &p, const struct edge_params *dp)
@@ -74,7 +77,7 @@ edge_nms_pixel(P src, gpu_image lab, struct edge_params p0,
 template <typename T>
 struct strip {
 	enum { N = VEC(T) };
-	typedef typename mag_type<T>::t M;
+	typedef uint64_t M;
 	int in0[N + 4], in1[N + 4], in2[N + 4];
 	M m0[N + 2], m1[N + 2], m2[N + 2];
 	uint32_t sec_prev, sec_cur;
@@ -92,7 +95,7 @@ struct strip {
 			    in2[k + 1], in2[k + 2]);
 			m0[k] = m1[k];
 			m1[k] = m2[k];
-			m2[k] = (M)edge_mag(gx, gy, l1);
+			m2[k] = edge_mag(gx, gy, l1);
 			if (k >= 1 && k <= N)
 				sec_cur |= (uint32_t)edge_sector(gx, gy) << (2 * (k - 1));
 		}
@@ -105,7 +108,7 @@ struct strip {
 #pragma unroll
 		for (int j = 0; j < N; j++) {
 			int s = (sec_prev >> (2 * j)) & 3;
-			uint64_t b, a;
+			M b, a;
 			if (s == EDGE_SECTOR_0) {
 				b = m1[j]; a = m1[j + 2];
 			} else if (s == EDGE_SECTOR_90) {
@@ -209,8 +212,241 @@ struct rows_shared {
 	}
 };
 
+/* ---- 8-bit strips: packed rows, two magnitude rows, 32-bit cores ---- */
+
+/*
+ * Input row r of an 8-bit strip as 20 packed bytes: byte j of w[0..4]
+ * (little-endian) is sample x0 - 2 + j.  L holds samples x0-2, x0-1, q
+ * x0 .. x0+15, R x0+16, x0+17.
+ */
+__device__ __forceinline__ void
+pack_row8(uint32_t L, uint4 q, uint32_t R, uint32_t *w)
+{
+	w[0] = L | q.x << 16;
+	w[1] = q.x >> 16 | q.y << 16;
+	w[2] = q.y >> 16 | q.z << 16;
+	w[3] = q.z >> 16 | q.w << 16;
+	w[4] = q.w >> 16 | R << 16;
+}
+
+__device__ __forceinline__ int
+byte8(const uint32_t *w, int j)
+{
+	return (w[j >> 2] >> (8 * (j & 3))) & 0xff;
+}
+
+/*
+ * Row yi (mapped; -1 reads zeros) of a strip at the image's left or
+ * right edge, or on the zero border, through the border rule: one
+ * sample at a time, shifted into the five words from the top, in a loop
+ * kept rolled so that this rare path adds no registers to the common one.
+ */
+__device__ __forceinline__ void
+load_row8_border(const gpu_image &im, int yi, int x0, int border, uint32_t *w)
+{
+	const uint8_t *row = gf_row<uint8_t>(im, yi < 0 ? 0 : yi);
+	uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0;
+#pragma unroll 1
+	for (int k = 0; k < 20; k++) {
+		int xi = gf_border_index(x0 - 2 + k, im.width, border);
+		uint32_t v = yi < 0 || xi < 0 ? 0 : __ldg(row + xi);
+		w0 = w0 >> 8 | w1 << 24;
+		w1 = w1 >> 8 | w2 << 24;
+		w2 = w2 >> 8 | w3 << 24;
+		w3 = w3 >> 8 | w4 << 24;
+		w4 = w4 >> 8 | v << 24;
+	}
+	w[0] = w0;
+	w[1] = w1;
+	w[2] = w2;
+	w[3] = w3;
+	w[4] = w4;
+}
+
+struct rows_global8 {
+	gpu_image im;
+	int x0, border;
+	__device__ __forceinline__ void operator()(int r, uint32_t *w) const
+	{
+		int yi = gf_border_index(r, im.height, border);
+		if (yi >= 0 && x0 >= 2 && x0 + 18 <= im.width) {
+			const uint8_t *row = gf_row<uint8_t>(im, yi);
+			pack_row8(__ldg((const uint16_t *)(row + x0 - 2)),
+			    __ldg((const uint4 *)(row + x0)),
+			    __ldg((const uint16_t *)(row + x0 + 16)), w);
+			return;
+		}
+		load_row8_border(im, yi, x0, border, w);
+	}
+};
+
+/* Rows of the shared tile (load_tile's layout); src is the strip's column. */
+struct rows_shared8 {
+	const uint8_t *src;
+	int stride, y0;
+	__device__ __forceinline__ void operator()(int r, uint32_t *w) const
+	{
+		const uint8_t *p = src + (r - y0 + 2) * stride;
+		pack_row8(*(const uint16_t *)(p - 2), *(const uint4 *)p,
+		    *(const uint16_t *)(p + 16), w);
+	}
+};
+
+/*
+ * The registers of an 8-bit strip.  Suppression is split in two halves
+ * so that only two magnitude rows are live: when gradient row g is
+ * computed (mc), row g-1 (mp) gets its comparisons with the row below
+ * and is finished, and row g gets those with the row above and within
+ * itself; what row g still needs waits in ok (bit j: passed so far),
+ * cls (2 bits: its class if it survives) and sec (2 bits: its sector).
+ * The comparisons and their tie rules are edge_classify32's.
+ */
+struct strip8 {
+	uint32_t w0[5], w1[5];  /* input rows g-1, g (packed), then g+1 arrives */
+	uint32_t mp[18];        /* magnitudes of row g-1, columns x0-1 .. x0+16 */
+	uint32_t sec, ok, cls;  /* row g-1's pending state */
+
+	/* Gradient row g from rows w0, w1, w2 into mc, its sectors into *sc. */
+	__device__ __forceinline__ void grad_row(const uint32_t *w2, int l1,
+	    uint32_t *mc, uint32_t *sc)
+	{
+		*sc = 0;
+#pragma unroll
+		for (int k = 0; k < 18; k++) {
+			int a0 = byte8(w0, k), a1 = byte8(w0, k + 1), a2 = byte8(w0, k + 2);
+			int c0 = byte8(w2, k), c1 = byte8(w2, k + 1), c2 = byte8(w2, k + 2);
+			int gx = sobel_gx(a0, a2, byte8(w1, k), byte8(w1, k + 2), c0, c2);
+			int gy = sobel_gy(a0, a1, a2, c0, c1, c2);
+			mc[k] = edge_mag32(gx, gy, l1);
+			if (k >= 1 && k <= 16)
+				*sc |= (uint32_t)edge_sector32(gx, gy) << (2 * (k - 1));
+		}
+	}
+
+	/* Finishes row g-1 against the row below it (mc): its classes. */
+	__device__ __forceinline__ void finish(const uint32_t *mc, unsigned *res)
+	{
+#pragma unroll
+		for (int j = 0; j < 16; j++) {
+			int s = (sec >> (2 * j)) & 3;
+			uint32_t m = mp[j + 1];
+			bool pass = (ok >> j) & 1;
+			if (s == EDGE_SECTOR_90)
+				pass = pass && m >= mc[j + 1];
+			else if (s == EDGE_SECTOR_45)
+				pass = pass && m > mc[j + 2];
+			else if (s == EDGE_SECTOR_135)
+				pass = pass && m > mc[j];
+			res[j] = pass ? (cls >> (2 * j)) & 3 : EDGE_NONE;
+		}
+	}
+
+	/* Starts row g (mc, sectors sc) against the row above (mp) and itself. */
+	__device__ __forceinline__ void start(const uint32_t *mc, uint32_t sc,
+	    const struct edge_params32 &p)
+	{
+		ok = 0;
+		cls = 0;
+#pragma unroll
+		for (int j = 0; j < 16; j++) {
+			int s = (sc >> (2 * j)) & 3;
+			uint32_t m = mc[j + 1];
+			bool pass = s == EDGE_SECTOR_0 ? m > mc[j] && m >= mc[j + 2] :
+			    s == EDGE_SECTOR_90 ? m > mp[j + 1] :
+			    s == EDGE_SECTOR_45 ? m > mp[j] : m > mp[j + 2];
+			ok |= (uint32_t)pass << j;
+			cls |= (m > p.low ? (m > p.high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE)
+			    << (2 * j);
+		}
+		sec = sc;
+	}
+};
+
+/*
+ * walk_strip for 8-bit images: output rows ys .. ye-1 of columns x0 ..
+ * x0+15, with load(r, w) giving input row r packed (pack_row8).
+ */
+template <typename L>
+__device__ __forceinline__ void
+walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p0)
+{
+	const struct edge_params32 p = edge_params_32(&p0);
+	strip8 st;
+	unsigned res[16];
+
+	load(ys - 2, st.w0);
+	load(ys - 1, st.w1);
+	st.sec = st.ok = st.cls = 0;
+	for (int r = ys; r <= ye + 1; r++) {
+		uint32_t w2[5], mc[18], sc;
+		load(r, w2);
+		st.grad_row(w2, p.l1, mc, &sc);
+		const int y = r - 2;    /* the row finished now */
+		if (y >= ys) {
+			st.finish(mc, res);
+			if (y == 0 || y == lab.height - 1) {
+#pragma unroll
+				for (int k = 0; k < 16; k++)
+					res[k] = EDGE_NONE;
+			}
+			store_classes<16>(lab, y, x0, res);
+		}
+		if (r <= ye)
+			st.start(mc, sc, p);
+#pragma unroll
+		for (int k = 0; k < 18; k++)
+			st.mp[k] = mc[k];
+#pragma unroll
+		for (int k = 0; k < 5; k++) {
+			st.w0[k] = st.w1[k];
+			st.w1[k] = w2[k];
+		}
+	}
+}
+
+/* The strip walk of each sample type. */
+__device__ __forceinline__ void
+walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p, int border, uint8_t)
+{
+	rows_global8 load = {in, x0, border};
+	walk_strip8(load, lab, x0, ys, ye, p);
+}
+
+__device__ __forceinline__ void
+walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p, int border, uint16_t)
+{
+	rows_global<uint16_t> load = {in, x0, border};
+	walk_strip<uint16_t>(load, lab, x0, ys, ye, p);
+}
+
+__device__ __forceinline__ void
+walk_shared(const uint8_t *src, int stride, int y0, const gpu_image &lab,
+    int x0, int ys, int ye, const struct edge_params &p)
+{
+	rows_shared8 load = {src, stride, y0};
+	walk_strip8(load, lab, x0, ys, ye, p);
+}
+
+__device__ __forceinline__ void
+walk_shared(const uint16_t *src, int stride, int y0, const gpu_image &lab,
+    int x0, int ys, int ye, const struct edge_params &p)
+{
+	rows_shared<uint16_t> load = {src, stride, y0};
+	walk_strip<uint16_t>(load, lab, x0, ys, ye, p);
+}
+
+/*
+ * 8-bit strips fit 96 registers without spilling: five blocks of the
+ * default 128 threads per SM instead of four.  16-bit strips fit 170,
+ * which keeps three such blocks per SM (left free, the compiler takes
+ * 176 and two fit).
+ */
 template <typename T>
 __global__ void
+__maxnreg__(sizeof(T) == 1 ? 96 : 170)
 edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
     const struct edge_params *dp, int border, int rows)
 {
@@ -219,8 +455,7 @@ edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
 	if (x0 >= in.width || ys >= in.height)
 		return;
 	struct edge_params p = thresholds(p0, dp);
-	rows_global<T> load = {in, x0, border};
-	walk_strip<T>(load, lab, x0, ys, min(ys + rows, in.height), p);
+	walk_global(in, lab, x0, ys, min(ys + rows, in.height), p, border, T());
 }
 
 /*
@@ -269,8 +504,8 @@ edge_nms_shared(gpu_image in, gpu_image lab, struct edge_params p0,
 	if (x >= in.width || ys >= in.height)
 		return;
 	struct edge_params p = thresholds(p0, dp);
-	rows_shared<T> load = {tile + N + threadIdx.x * N, tw + 2 * N, y0};
-	walk_strip<T>(load, lab, x, ys, min(ys + rows, in.height), p);
+	walk_shared(tile + N + threadIdx.x * N, tw + 2 * N, y0, lab, x, ys,
+	    min(ys + rows, in.height), p);
 }
 
 /* Default launch shapes (make bench tunes them). */
@@ -282,11 +517,33 @@ static const struct gf_launch edge_defaults[GF_NSTRATEGIES] = {
 	{32, 4, 32},    /* sliding */
 };
 
+/*
+ * Grids of sliding strips should have at least this many blocks: five
+ * of the default 128-thread blocks fit an SM, so a 132-SM H100 holds 660
+ * at once.  Fewer, and whole SMs idle while each thread walks its rows.
+ */
+#define EDGE_SLIDING_MIN_BLOCKS 1024
+
 extern "C" void
-edge_nms_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
-    int *tile_w, int *tile_h, size_t *smem)
+edge_nms_shape(enum gf_strategy s, unsigned maxval, int width, int height,
+    struct gf_launch *l, int *tile_w, int *tile_h, size_t *smem)
 {
+	int rows_given = l->rows;
+
 	gf_launch_shape(s, edge_defaults, maxval, 2, l, tile_w, tile_h, smem);
+	if (s != GF_SLIDING || rows_given != 0)
+		return;
+	/*
+	 * Sliding's default rows (32) suit a large image; a frame the size of
+	 * 3840x2160 would get 136 blocks.  Shorter strips, down to 4 rows
+	 * (where the two apron rows above and below cost as much as the rows),
+	 * until the grid has EDGE_SLIDING_MIN_BLOCKS blocks.
+	 */
+	long gx = (width + *tile_w - 1) / *tile_w;
+	long want_gy = (EDGE_SLIDING_MIN_BLOCKS + gx - 1) / gx;
+	long rows = height / (want_gy * l->block_h);
+	l->rows = rows < 4 ? 4 : rows > l->rows ? l->rows : (int)rows;
+	*tile_h = l->block_h * l->rows;
 }
 
 template <typename T>
@@ -298,7 +555,7 @@ launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
 	int tw, th;
 	size_t smem;
 	struct gf_launch sh = *l;
-	edge_nms_shape(s, in.maxval, &sh, &tw, &th, &smem);
+	edge_nms_shape(s, in.maxval, in.width, in.height, &sh, &tw, &th, &smem);
 	dim3 block(sh.block_w, sh.block_h);
 	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
 

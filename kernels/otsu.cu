@@ -1,7 +1,11 @@
 /*
  * otsu.cu - the gradient magnitude histogram and Otsu's threshold on the
- * GPU, for sobel -t auto and edge --auto.  Histogram: per-block bins in
- * shared memory, merged into the global bins with atomics.  Otsu: one
+ * GPU, for sobel -t auto and edge --auto.  Histogram: for 8-bit images
+ * each thread slides a three-row window down a 16-pixel column strip
+ * (16-byte loads, as edge's sliding suppression does) and counts into
+ * its warp's bins in shared memory; 16-bit images (up to 65536 bins) go
+ * one pixel per thread.  Either way the block's bins are merged into the
+ * global bins with atomics.  Otsu: one
  * block, a scan of the bins' counts and sums, then an argmax reduction
  * (sequential addressing, first step during the load, the last warp by
  * shuffles).  Scores come from otsu_score (lib/otsu.h), so the threshold
@@ -10,6 +14,7 @@
 #include "edge_core.h"
 #include "gradient.cuh"
 #include "otsu.h"
+#include "stencil.cuh"
 
 #define HIST_THREADS 256
 
@@ -41,18 +46,97 @@ otsu_hist(gpu_image in, int border, int l1, uint32_t *bins, int priv)
 			atomicAdd(&bins[i], sbins[i]);
 }
 
+/* The 8-bit strip kernel's block: 32 x 8 threads, each 16 columns wide. */
+#define HIST8_BW 32
+#define HIST8_BH 8
+#define HIST8_BINS 256
+
+/*
+ * 8-bit images: thread (tx, ty) counts the magnitudes of columns x0 ..
+ * x0+15 and rows ys .. ys+rows-1, sliding the input rows y-1, y, y+1
+ * (columns x0-1 .. x0+16, through the border rule) down the strip, into
+ * its warp's copy of the bins; then the block adds each bin's total to
+ * the global bins.  The counts are those of otsu_hist: a histogram does
+ * not depend on the order of its additions.
+ */
+__global__ void
+__launch_bounds__(HIST8_BW * HIST8_BH)
+otsu_hist8(gpu_image in, int border, int l1, uint32_t *bins, int rows)
+{
+	__shared__ uint32_t sbins[HIST8_BW * HIST8_BH / 32][HIST8_BINS];
+	const int tid = threadIdx.y * HIST8_BW + threadIdx.x, nb = (int)in.maxval + 1;
+	const int x0 = (blockIdx.x * HIST8_BW + threadIdx.x) * 16;
+	const int ys = (blockIdx.y * HIST8_BH + threadIdx.y) * rows;
+	const int ye = min(ys + rows, in.height);
+	uint32_t *wb = sbins[tid / 32];
+
+	for (int i = tid; i < HIST8_BW * HIST8_BH / 32 * HIST8_BINS; i += HIST8_BW * HIST8_BH)
+		(&sbins[0][0])[i] = 0;
+	__syncthreads();
+	if (x0 < in.width && ys < ye) {
+		int r0[18], r1[18], r2[18];
+		gf_load_window<uint8_t, 1>(in, gf_border_index(ys - 1, in.height, border),
+		    x0, border, r0);
+		gf_load_window<uint8_t, 1>(in, ys, x0, border, r1);
+		for (int y = ys; y < ye; y++) {
+			gf_load_window<uint8_t, 1>(in, gf_border_index(y + 1, in.height,
+			    border), x0, border, r2);
+#pragma unroll
+			for (int k = 0; k < 16; k++) {
+				int gx = sobel_gx(r0[k], r0[k + 2], r1[k], r1[k + 2], r2[k], r2[k + 2]);
+				int gy = sobel_gy(r0[k], r0[k + 1], r0[k + 2], r2[k], r2[k + 1],
+				    r2[k + 2]);
+				if (x0 + k < in.width)
+					atomicAdd(&wb[edge_hist_value(gx, gy, l1, in.maxval)], 1u);
+			}
+#pragma unroll
+			for (int k = 0; k < 18; k++) {
+				r0[k] = r1[k];
+				r1[k] = r2[k];
+			}
+		}
+	}
+	__syncthreads();
+	for (int i = tid; i < nb; i += HIST8_BW * HIST8_BH) {
+		uint32_t n = 0;
+#pragma unroll
+		for (int w = 0; w < HIST8_BW * HIST8_BH / 32; w++)
+			n += sbins[w][i];
+		if (n != 0)
+			atomicAdd(&bins[i], n);
+	}
+}
+
+/*
+ * The 8-bit launch: blocks of strips, at least nblocks of them where the
+ * image allows (1 to 16 rows per thread: a short strip per thread keeps
+ * a large image at several waves of blocks, so no wave runs half empty).
+ */
+static cudaError_t
+otsu_launch_hist8(const struct gpu_image *in, int border, int l1,
+    uint32_t *bins, int nblocks, cudaStream_t stream)
+{
+	const int bx = (in->width + 16 * HIST8_BW - 1) / (16 * HIST8_BW);
+	const int by_want = (nblocks + bx - 1) / bx;
+	int rows = (in->height + by_want * HIST8_BH - 1) / (by_want * HIST8_BH);
+
+	rows = rows < 1 ? 1 : rows > 16 ? 16 : rows;
+	dim3 grid(bx, (in->height + rows * HIST8_BH - 1) / (rows * HIST8_BH));
+	otsu_hist8<<<grid, dim3(HIST8_BW, HIST8_BH), 0, stream>>>(*in, border, l1,
+	    bins, rows);
+	return cudaGetLastError();
+}
+
 extern "C" cudaError_t
 otsu_launch_hist(const struct gpu_image *in, int border, int l1,
     uint32_t *bins, int nblocks, int priv, cudaStream_t stream)
 {
 	size_t smem = priv ? ((size_t)in->maxval + 1) * sizeof(uint32_t) : 0;
 
-	if (in->maxval > 255)
-		otsu_hist<uint16_t><<<nblocks, HIST_THREADS, smem, stream>>>(*in,
-		    border, l1, bins, priv);
-	else
-		otsu_hist<uint8_t><<<nblocks, HIST_THREADS, smem, stream>>>(*in,
-		    border, l1, bins, priv);
+	if (in->maxval <= 255)
+		return otsu_launch_hist8(in, border, l1, bins, nblocks, stream);
+	otsu_hist<uint16_t><<<nblocks, HIST_THREADS, smem, stream>>>(*in, border,
+	    l1, bins, priv);
 	return cudaGetLastError();
 }
 

@@ -51,7 +51,8 @@ nms_device(struct gpu *g, const struct gpu_image *src,
 	int tile_w, tile_h;
 	size_t smem;
 
-	edge_nms_shape(s, src->maxval, &l, &tile_w, &tile_h, &smem);
+	edge_nms_shape(s, src->maxval, src->width, src->height, &l, &tile_w,
+	    &tile_h, &smem);
 	if (gpu_check_shape(g, gf_strategies[s].name, l.block_w, l.block_h,
 	    tile_w, tile_h, src->width, src->height, smem, e) < 0)
 		return -1;

@@ -72,14 +72,16 @@ int edge_run_device(struct gpu *g, const struct gpu_image *in,
 struct edge_params edge_params_for(const struct edge_opts *o);
 
 /*
- * Kernels (kernels/edge_nms.cu).  edge_nms_shape fills the defaults into l and
- * gives the pixels one block covers and its shared memory, for checks
- * before edge_launch_nms, which writes the classes (enum edge_class) of
- * every pixel of the gray image in into lab (8 bit, in's size).  The
- * thresholds are *dp (device memory) when dp is not NULL, else *p.
+ * Kernels (kernels/edge_nms.cu).  edge_nms_shape fills the defaults for
+ * a width x height image into l (sliding's default rows shrink on small
+ * images so that the grid keeps the GPU busy) and gives the pixels one
+ * block covers and its shared memory, for checks before edge_launch_nms,
+ * which writes the classes (enum edge_class) of every pixel of the gray
+ * image in into lab (8 bit, in's size).  The thresholds are *dp (device
+ * memory) when dp is not NULL, else *p.
  */
-void edge_nms_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
-    int *tile_w, int *tile_h, size_t *smem);
+void edge_nms_shape(enum gf_strategy s, unsigned maxval, int width, int height,
+    struct gf_launch *l, int *tile_w, int *tile_h, size_t *smem);
 cudaError_t edge_launch_nms(enum gf_strategy s, const struct gpu_image *in,
     const struct gpu_image *lab, const struct edge_params *p,
     const struct edge_params *dp, int border, const struct gf_launch *l,

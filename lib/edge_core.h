@@ -110,6 +110,62 @@ edge_classify(uint64_t m, uint64_t before, uint64_t after, int s,
 	return keep ? (m > p->high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE;
 }
 
+/*
+ * The same three decisions for 8-bit images in 32-bit arithmetic, for
+ * the GPU's strip kernels: there |gx|, |gy| <= 1020, so gx^2 + gy^2 <=
+ * 2080800, |gy| * 32768 <= 33423360 and |gx| * (13573 + 65536) <=
+ * 80691180 all fit an int, and each function equals its 64-bit twin
+ * for every such gradient (tests/edge_test.c checks them all).  The
+ * thresholds are clamped to 32 bits, which no magnitude reaches, so
+ * "m > low" keeps its answer.
+ */
+struct edge_params32 {
+	uint32_t low, high;
+	int l1;
+};
+
+GF_HD struct edge_params32
+edge_params_32(const struct edge_params *p)
+{
+	struct edge_params32 q;
+
+	q.low = p->low > 0xffffffffu ? 0xffffffffu : (uint32_t)p->low;
+	q.high = p->high > 0xffffffffu ? 0xffffffffu : (uint32_t)p->high;
+	q.l1 = p->l1;
+	return q;
+}
+
+GF_HD uint32_t
+edge_mag32(int gx, int gy, int l1)
+{
+	uint32_t ax = (uint32_t)(gx < 0 ? -gx : gx), ay = (uint32_t)(gy < 0 ? -gy : gy);
+
+	return l1 ? ax + ay : ax * ax + ay * ay;
+}
+
+GF_HD int
+edge_sector32(int gx, int gy)
+{
+	int ax = gx < 0 ? -gx : gx, ay = (gy < 0 ? -gy : gy) * 32768;
+	int tg22 = ax * 13573;
+
+	if (ay < tg22)
+		return EDGE_SECTOR_0;
+	if (ay > tg22 + ax * 65536)
+		return EDGE_SECTOR_90;
+	return (gx ^ gy) >= 0 ? EDGE_SECTOR_45 : EDGE_SECTOR_135;
+}
+
+GF_HD int
+edge_classify32(uint32_t m, uint32_t before, uint32_t after, int s,
+    const struct edge_params32 *p)
+{
+	int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135;
+	int keep = (m > p->low) & (m > before) & (diag ? m > after : m >= after);
+
+	return keep ? (m > p->high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE;
+}
+
 /* True when (x, y) is in the outer one-pixel frame, which is never an edge. */
 GF_HD int
 edge_in_frame(int x, int y, int width, int height)

@@ -95,9 +95,11 @@ int otsu_queue(struct gpu *g, const struct gpu_image *in, int border, int l1,
 
 /*
  * Kernels (kernels/otsu.cu).  otsu_launch_hist adds the magnitude
- * histogram of in to bins[0..in->maxval] (zeroed by the caller) with
- * nblocks blocks; privatized in shared memory when priv (needs
- * (maxval + 1) * 4 bytes of it), else with global atomics.
+ * histogram of in to bins[0..in->maxval] (zeroed by the caller): for
+ * 16-bit images with nblocks blocks, privatized in shared memory when
+ * priv (needs (maxval + 1) * 4 bytes of it), else with global atomics;
+ * 8-bit images always count in shared memory, in at least nblocks
+ * blocks where the image is large enough.
  * otsu_launch_search puts Otsu's threshold of bins[0..nbins-1] into *dt,
  * and edge_auto_params(*dt) into *dp.
  */

@@ -604,6 +604,49 @@ test_cpu_threads(void)
 	}
 }
 
+/*
+ * The 32-bit cores of the GPU's 8-bit kernels equal the 64-bit ones for
+ * every gradient an 8-bit image gives (|gx|, |gy| <= 1020), and the
+ * double threshold keeps its answer with thresholds past 32 bits.
+ */
+static void
+test_cores32(void)
+{
+	static const uint64_t lows[] = {0, 1, 1599, 1600, 2080800, 2080801,
+	    0xffffffffull, 0x100000000ull, ~0ull};
+	char why[160] = "";
+	int bad = 0;
+
+	for (int gx = -1020; gx <= 1020 && !bad; gx++)
+		for (int gy = -1020; gy <= 1020 && !bad; gy++) {
+			if (edge_mag32(gx, gy, 0) != edge_mag(gx, gy, 0) ||
+			    edge_mag32(gx, gy, 1) != edge_mag(gx, gy, 1) ||
+			    edge_sector32(gx, gy) != edge_sector(gx, gy)) {
+				snprintf(why, sizeof(why), "gx %d gy %d", gx, gy);
+				bad = 1;
+			}
+		}
+	report("cores32/mag-sector", !bad, why);
+	for (size_t i = 0; i < sizeof(lows) / sizeof(lows[0]) && !bad; i++)
+		for (size_t k = 0; k < sizeof(lows) / sizeof(lows[0]) && !bad; k++) {
+			struct edge_params p = {0, lows[i], lows[k]};
+			struct edge_params32 q = edge_params_32(&p);
+			static const uint32_t ms[] = {0, 1, 1600, 1601, 2080800};
+			for (int s = 0; s < 4; s++)
+				for (int a = 0; a < 5; a++)
+					for (int b = 0; b < 5; b++)
+						for (int c = 0; c < 5; c++)
+							if (edge_classify32(ms[a], ms[b], ms[c], s, &q) !=
+							    edge_classify(ms[a], ms[b], ms[c], s, &p)) {
+								snprintf(why, sizeof(why),
+								    "low %llu high %llu m %u", (unsigned long long)
+								    lows[i], (unsigned long long)lows[k], ms[a]);
+								bad = 1;
+							}
+		}
+	report("cores32/classify", !bad, why);
+}
+
 int
 main(void)
 {
@@ -614,6 +657,7 @@ main(void)
 	test_tiny();
 	test_otsu();
 	test_classify_rule();
+	test_cores32();
 	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;

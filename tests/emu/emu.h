@@ -1,0 +1,142 @@
+/*
+ * emu.h - just enough of CUDA's device side to run gpufilt's kernels on
+ * the CPU, for checking a kernel's logic where no GPU is at hand (it
+ * proves nothing about speed, and a sanitizer on the GPU still has the
+ * last word on races).  Every CUDA thread is a host thread; a block's
+ * threads run together (__syncthreads is a barrier, a warp's shuffles
+ * meet at a warp barrier), blocks one after another, so __shared__
+ * variables can be function statics.  Atomics are the compiler's.
+ *
+ * tests/emu/run.sh rewrites a kernel file for it: launches become
+ * emu_launch calls, extern __shared__ arrays point into emu_dyn_smem.
+ */
+#ifndef GF_EMU_H
+#define GF_EMU_H
+
+#define __host__
+#define __device__
+#define __global__
+#define __shared__ static
+#define __constant__ static
+#define __launch_bounds__(...)
+
+#include <atomic>
+#include <barrier>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#undef cudaGetLastError
+#define cudaGetLastError() cudaSuccess
+
+extern thread_local uint3 emu_threadIdx, emu_blockIdx;
+extern dim3 emu_blockDim, emu_gridDim;
+#define threadIdx emu_threadIdx
+#define blockIdx emu_blockIdx
+#define blockDim emu_blockDim
+#define gridDim emu_gridDim
+extern unsigned char emu_dyn_smem[];
+
+void __syncthreads(void);
+int __syncthreads_or(int p);
+int emu_warp_exchange(int v, int src_lane);
+unsigned emu_ballot(int p);
+
+static inline int emu_lane(void)
+{
+	return (int)((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x) & 31;
+}
+
+template <typename T> static inline T __shfl_up_sync(unsigned, T v, int o)
+{
+	int l = emu_lane();
+	return (T)emu_warp_exchange((int)v, l >= o ? l - o : l);
+}
+template <typename T> static inline T __shfl_down_sync(unsigned, T v, int o)
+{
+	int l = emu_lane();
+	return (T)emu_warp_exchange((int)v, l + o < 32 ? l + o : l);
+}
+template <typename T> static inline T __shfl_sync(unsigned, T v, int src)
+{
+	return (T)emu_warp_exchange((int)v, src & 31);
+}
+static inline double __shfl_down_sync(unsigned, double v, int o)
+{
+	long long b;
+	memcpy(&b, &v, 8);
+	int l = emu_lane(), s = l + o < 32 ? l + o : l;
+	unsigned lo = (unsigned)emu_warp_exchange((int)(unsigned)b, s);
+	unsigned hi = (unsigned)emu_warp_exchange((int)(unsigned)(b >> 32), s);
+	b = (long long)((unsigned long long)hi << 32 | lo);
+	memcpy(&v, &b, 8);
+	return v;
+}
+static inline unsigned __ballot_sync(unsigned, int p) { return emu_ballot(p); }
+static inline int __any_sync(unsigned, int p) { return emu_ballot(p) != 0; }
+static inline int __all_sync(unsigned m, int p) { return emu_ballot(p) == emu_ballot(1) && m; }
+
+template <typename T> static inline T __ldg(const T *p) { return *p; }
+template <typename T> static inline T __ldcg(const T *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+template <typename T> static inline T __ldcv(const T *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+template <typename T> static inline void __stcg(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+template <typename T, typename U> static inline T atomicAdd(T *p, U v) { return __atomic_fetch_add(p, (T)v, __ATOMIC_SEQ_CST); }
+template <typename T, typename U> static inline T atomicOr(T *p, U v) { return __atomic_fetch_or(p, (T)v, __ATOMIC_SEQ_CST); }
+template <typename T, typename U> static inline T atomicAnd(T *p, U v) { return __atomic_fetch_and(p, (T)v, __ATOMIC_SEQ_CST); }
+template <typename T, typename U> static inline T atomicExch(T *p, U v) { return __atomic_exchange_n(p, (T)v, __ATOMIC_SEQ_CST); }
+template <typename T, typename U> static inline T atomicMin(T *p, U v)
+{
+	T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+	while (old > (T)v && !__atomic_compare_exchange_n(p, &old, (T)v, false,
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	return old;
+}
+template <typename T, typename U> static inline T atomicMax(T *p, U v)
+{
+	T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+	while (old < (T)v && !__atomic_compare_exchange_n(p, &old, (T)v, false,
+	    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	return old;
+}
+template <typename T> static inline T atomicCAS(T *p, T cmp, T v)
+{
+	__atomic_compare_exchange_n(p, &cmp, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return cmp;
+}
+static inline int __popc(unsigned v) { return __builtin_popcount(v); }
+static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
+static inline int __ffs(int v) { return __builtin_ffs(v); }
+static inline int __ffsll(long long v) { return __builtin_ffsll(v); }
+static inline int __clz(int v) { return v == 0 ? 32 : __builtin_clz((unsigned)v); }
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+	unsigned long long b = (unsigned long long)y << 32 | x;
+	unsigned r = 0;
+	for (int i = 0; i < 4; i++)
+		r |= (unsigned)((b >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+	return r;
+}
+static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+static inline void __threadfence(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+template <typename T> static inline T tex2D(cudaTextureObject_t, float, float) { abort(); }
+using std::min;
+using std::max;
+
+/* Runs one grid: blocks one at a time, each block's threads together. */
+void emu_run(dim3 grid, dim3 block, size_t smem, const std::function<void()> &f);
+
+template <typename G, typename B, typename F>
+static inline void emu_launch(G grid, B block, size_t smem, cudaStream_t, F f)
+{
+	emu_run(dim3(grid), dim3(block), smem, f);
+}
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Builds edge's kernels for the CPU emulation (emu.h) and runs
+# edge_emu on the samples: a logic check of the GPU stages where no GPU
+# is at hand.  From the project root, after make (for build/libgpufilt.a):
+#   sh tests/emu/run.sh [IMAGE ...]
+set -e
+B=build/emu
+mkdir -p $B
+for f in edge_nms edge_hyst otsu; do
+	python3 tests/emu/rewrite.py kernels/$f.cu >$B/$f.cc
+done
+CXX=${CXX:-g++}
+FLAGS="-std=c++20 -O2 -g -pthread -Ikernels -Ilib -Itests/emu -I/usr/local/cuda/include ${EMUFLAGS:-}"
+for f in edge_nms edge_hyst otsu; do $CXX $FLAGS -w -c -o $B/$f.o $B/$f.cc & done
+$CXX $FLAGS -c -o $B/emu.o tests/emu/emu.cc &
+$CXX $FLAGS -c -o $B/edge_emu.o tests/emu/edge_emu.cc &
+wait
+$CXX $FLAGS -o $B/edge_emu $B/edge_emu.o $B/edge_nms.o $B/edge_hyst.o $B/otsu.o \
+    $B/emu.o build/libgpufilt.a $(pkg-config --libs netpbm stb libpng libjpeg 2>/dev/null) \
+    -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lm
+[ $# -gt 0 ] || set -- samples/retina1023x517.pgm samples/coins.pgm samples/astro16.pgm \
+    samples/px2x3.pgm samples/px1x700.pgm samples/px700x1.pgm
+$B/edge_emu "$@"
