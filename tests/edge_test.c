@@ -626,7 +626,7 @@ test_cores32(void)
 				bad = 1;
 			}
 		}
-	report("cores32/mag-sector", !bad, why);
+	result("cores32/mag-sector", !bad, "%s", why);
 	for (size_t i = 0; i < sizeof(lows) / sizeof(lows[0]) && !bad; i++)
 		for (size_t k = 0; k < sizeof(lows) / sizeof(lows[0]) && !bad; k++) {
 			struct edge_params p = {0, lows[i], lows[k]};
@@ -644,7 +644,7 @@ test_cores32(void)
 								bad = 1;
 							}
 		}
-	report("cores32/classify", !bad, why);
+	result("cores32/classify", !bad, "%s", why);
 }
 
 int
