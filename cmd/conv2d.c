@@ -11,6 +11,7 @@ enum {
 	OPT_NORMALIZE = GF_OPT_TOOL,
 	OPT_DIVISOR,
 	OPT_BIAS,
+	OPT_ABS,
 	OPT_NO_SEPARABLE
 };
 
@@ -39,6 +40,9 @@ conv2d_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	case OPT_BIAS:
 		return gf_parse_double(arg, "--bias", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
 		    &f->bias, e) < 0 ? -1 : 1;
+	case OPT_ABS:
+		f->abs = 1;
+		return 1;
 	case OPT_NO_SEPARABLE:
 		f->allow_separable = 0;
 		return 1;
@@ -86,6 +90,7 @@ main(int argc, char **argv)
 		{"normalize", no_argument, NULL, OPT_NORMALIZE},
 		{"divisor", required_argument, NULL, OPT_DIVISOR},
 		{"bias", required_argument, NULL, OPT_BIAS},
+		{"abs", no_argument, NULL, OPT_ABS},
 		{"no-separable", no_argument, NULL, OPT_NO_SEPARABLE},
 		{NULL, 0, NULL, 0}
 	};
@@ -94,7 +99,7 @@ main(int argc, char **argv)
 		.name = "conv2d",
 		.synopsis =
 		    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
-		    "              [--bias B] [--block WxH] [--border mode] [--device list]\n"
+		    "              [--abs] [--bias B] [--block WxH] [--border mode] [--device list]\n"
 		    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
 		    "              [--no-autorotate] [--no-separable] [--quality N] [--rows N]\n"
 		    "              [input [output]]\n"
@@ -105,6 +110,7 @@ main(int argc, char **argv)
 		    "                  sobely, identity\n"
 		    "  --normalize     divide by the sum of the taps (when it is not 0)\n"
 		    "  --divisor D     divide by D;  --bias B  add B after dividing\n"
+		    "  --abs           the magnitude of the response, before dividing\n"
 		    "  --no-separable  run a separable kernel as a 2D one\n",
 		.shortopts = "k:",
 		.longopts = longopts,

@@ -115,6 +115,7 @@ conv2d_plan_make(const struct conv2d_filter *p, unsigned maxval,
 	pl->coef.ay = k->kh / 2;
 	pl->coef.border = p->border;
 	pl->coef.maxval = maxval;
+	pl->coef.abs = p->abs;
 	d = fabs(d);
 	if (k->integer && d == floor(d) && p->bias == floor(p->bias)) {
 		plan_integer(p, sign, d, pl);

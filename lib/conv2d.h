@@ -44,6 +44,7 @@ struct conv2d_filter {
 	int normalize;          /* --normalize */
 	double divisor;         /* --divisor, 0 if not given */
 	double bias;            /* --bias */
+	int abs;                /* --abs: the response's magnitude */
 	enum gf_border border;
 	int allow_separable;    /* 0 with --no-separable */
 };

@@ -5,8 +5,9 @@
  * A conv2d output sample is
  *     v = sum over i (rows), then j (columns) of tap[i][j] * p(x+j-ax, y+i-ay)
  * accumulated with conv2d_mac_*() starting from 0 in that row-major
- * order, then turned into a sample by conv2d_finish_*(): divided by the
- * divisor, rounded half up, bias added, clamped to [0, maxval].  Paths
+ * order, then turned into a sample by conv2d_finish_*(): made |v| with
+ * --abs, divided by the divisor, rounded half up, bias added, clamped to
+ * [0, maxval].  Paths
  * differ only in how the samples p reach the accumulator, so they agree
  * bit for bit: integer modes are exact, and the real mode does the same
  * float32 operations (explicit fmaf, no contraction) in the same order.
@@ -59,6 +60,7 @@ struct conv2d_coef {
 	int64_t bias;           /* integer modes */
 	float fdiv;             /* real mode: > 0 */
 	float fbias;            /* real mode */
+	int abs;                /* --abs: |v| before the divisor and bias */
 };
 
 /*
@@ -125,6 +127,8 @@ conv2d_clamp64(int64_t q, unsigned maxval)
 GF_HD unsigned
 conv2d_finish_i32(int32_t v, const struct conv2d_coef *c)
 {
+	if (c->abs && v < 0)
+		v = -v;         /* |v| is within the mode's bound too */
 	int32_t d = (int32_t)c->div;
 	int32_t q = d == 1 ? v : conv2d_floor_div32(2 * v + d, 2 * d);
 	/* |q| <= |v| + 1 and the mode's bound keep q + bias inside int32. */
@@ -135,6 +139,8 @@ conv2d_finish_i32(int32_t v, const struct conv2d_coef *c)
 GF_HD unsigned
 conv2d_finish_i64(int64_t v, const struct conv2d_coef *c)
 {
+	if (c->abs && v < 0)
+		v = -v;
 	int64_t d = c->div;
 	int64_t q = d == 1 ? v : conv2d_floor_div64(2 * v + d, 2 * d);
 	return conv2d_clamp64(q + c->bias, c->maxval);
@@ -149,6 +155,8 @@ conv2d_finish_f32(float v, const struct conv2d_coef *c)
 {
 	float r;
 
+	if (c->abs)
+		v = fabsf(v);
 	if (c->fdiv != 1.0f)
 		v = v / c->fdiv;
 	v = v + c->fbias;

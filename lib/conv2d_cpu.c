@@ -90,7 +90,8 @@ finish_row_i32_div(const int32_t *acc, uint16_t *res, int n,
 	double d2 = 2.0 * d;
 
 	for (int x = 0; x < n; x++) {
-		int32_t q = (int32_t)floor((double)(2 * acc[x] + d) / d2);
+		int32_t v = c->abs && acc[x] < 0 ? -acc[x] : acc[x];
+		int32_t q = (int32_t)floor((double)(2 * v + d) / d2);
 		int32_t r = q + bias;
 		res[x] = (uint16_t)(r < 0 ? 0 : r > maxval ? maxval : r);
 	}

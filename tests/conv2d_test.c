@@ -566,12 +566,12 @@ test_gpu(void)
 
 /*
  * Checks conv2d_finish_row_i32 against conv2d_finish_i32 for the
- * accumulators v0 .. v0 + count - 1 with divisor d; the bias puts the
- * quotients of the block inside 0..65535, so no clamp hides them.
- * Returns the samples that differ.
+ * accumulators v0 .. v0 + count - 1 with divisor d, and with --abs if
+ * abs; the bias puts the quotients of the block inside 0..65535, so no
+ * clamp hides them.  Returns the samples that differ.
  */
 static long
-finish_block(int32_t d, int64_t v0, int count)
+finish_block(int32_t d, int64_t v0, int count, int abs)
 {
 	static int32_t acc[4096];
 	static uint16_t res[4096];
@@ -582,7 +582,10 @@ finish_block(int32_t d, int64_t v0, int count)
 	c.mode = CONV2D_I32;
 	c.maxval = 65535;
 	c.div = d;
-	c.bias = 30000 - conv2d_floor_div64(2 * v0 + d, 2 * (int64_t)d);
+	c.abs = abs;
+	/* |v| of the block's first accumulator is the largest, or near 0 */
+	int64_t m = abs && v0 < 0 ? -v0 : v0;
+	c.bias = 30000 - conv2d_floor_div64(2 * m + d, 2 * (int64_t)d);
 	for (int i = 0; i < count; i++)
 		acc[i] = (int32_t)(v0 + i);
 	conv2d_finish_row_i32(acc, res, count, &c);
@@ -595,7 +598,7 @@ finish_block(int32_t d, int64_t v0, int count)
  * The CPU's row finish of the I32 mode (the division in double) equals
  * conv2d_finish_i32: every accumulator in [-2^21, 2^21), and 2^16 at
  * each end of the range the mode allows for the divisor and bias, for
- * small, odd, power-of-two and large divisors.
+ * small, odd, power-of-two and large divisors, with and without --abs.
  */
 static void
 test_finish_row(void)
@@ -611,12 +614,14 @@ test_finish_row(void)
 		int64_t top = (int64_t)((INT32_MAX - 2.0 * d - 40000) /
 		    (2 + 1.0 / d));
 		long b0 = bad;
-		for (int64_t v = -(1 << 21); v < (1 << 21); v += 4096)
-			bad += finish_block(d, v, 4096);
-		for (int64_t v = top - 65536; v < top; v += 4096)
-			bad += finish_block(d, v + 1, 4096);
-		for (int64_t v = -top; v < -top + 65536; v += 4096)
-			bad += finish_block(d, v, 4096);
+		for (int abs = 0; abs <= 1; abs++) {
+			for (int64_t v = -(1 << 21); v < (1 << 21); v += 4096)
+				bad += finish_block(d, v, 4096, abs);
+			for (int64_t v = top - 65536; v < top; v += 4096)
+				bad += finish_block(d, v + 1, 4096, abs);
+			for (int64_t v = -top; v < -top + 65536; v += 4096)
+				bad += finish_block(d, v, 4096, abs);
+		}
 		if (bad > b0 && d0 == 0)
 			d0 = d;
 	}

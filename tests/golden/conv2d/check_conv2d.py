@@ -5,7 +5,8 @@ is recomputed with a second formula: the image padded by numpy's np.pad
 (modes edge, constant, reflect, wrap: the border definitions of lib/border.h,
 implemented independently of lib/border.h), correlated by OpenCV's
 filter2D in float64 (anchor at the centre, as conv2d), divided, biased,
-rounded half up with floor(v + 0.5) and clamped in numpy.  Kernel taps
+rounded half up with floor(v + 0.5) and clamped in numpy; integer kernels
+with an integer divisor as exact int64 sums of shifted copies instead.  Kernel taps
 are parsed here from the same option text; gauss taps are computed as the
 man page says (double, rounded to float).  Integer kernels must match
 exactly; real ones (float64 here, float32 in conv2d) within one level.
@@ -25,7 +26,8 @@ def gauss(sigma, size=0):
     return row, np.outer(row, row)
 
 def kernel(text, separable):
-    named = {'sharpen': '0,-1,0;-1,5,-1;0,-1,0'}
+    named = {'sharpen': '0,-1,0;-1,5,-1;0,-1,0', 'sobelx': '-1,0,1;-2,0,2;-1,0,1',
+             'laplace': '0,1,0;1,-4,1;0,1,0'}
     if text.startswith('@'):
         lines = [l.split('#')[0] for l in open(ROOT + '/' + text[1:])]
         text = ';'.join(l for l in lines if l.strip())
@@ -59,9 +61,26 @@ def expected(im, opts):
     chans = [im] if im.ndim == 2 else [im[..., c] for c in range(im.shape[2])]
     outs = []
     for c in chans:
+        if integer and d == math.floor(d):
+            # exact: int64 sums of shifted copies (filter2D's float64, as of
+            # OpenCV 5, can land a 9x9 sum beside an exact half)
+            p = np.pad(c.astype(np.int64), pad, mode=PAD[o['--border']])
+            v = np.zeros(c.shape, np.int64)
+            for i in range(kh):
+                for j in range(kw):
+                    v += int(k[i, j]) * p[i:i + c.shape[0], j:j + c.shape[1]]
+            di, sign = abs(int(d)), (1 if d > 0 else -1)
+            if '--abs' in a:
+                v, sign = np.abs(v), 1
+            # floor(v / d + 1/2), exactly
+            q = np.floor_divide(2 * sign * v + di, 2 * di)
+            outs.append((q + float(o['--bias'])).astype(np.float64))
+            continue
         p = np.pad(c.astype(np.float64), pad, mode=PAD[o['--border']])
         v = cv2.filter2D(p, cv2.CV_64F, k, anchor=(ax, ay), borderType=cv2.BORDER_CONSTANT)
         v = v[ay:ay + c.shape[0], ax:ax + c.shape[1]]
+        if '--abs' in a:
+            v = np.abs(v)
         outs.append(np.floor(v / d + float(o['--bias']) + 0.5))
     out = outs[0] if im.ndim == 2 else np.stack(outs, axis=2)
     return out, integer and d == math.floor(d) and float(o['--bias']).is_integer()
