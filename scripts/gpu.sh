@@ -8,6 +8,8 @@
 #
 # Usage, on the GPU machine from the project root:
 #   . .deps/env.sh; sh scripts/gpu.sh [test|sanitize|bench|io|multi ...]
+# (.deps: ../shared/device/fetch-deps.sh, then scripts/device-deps.sh, on
+# your own machine; the device tool carries it.)
 # (multi, not in the default steps: bench/multi.sh, every GPU against one)
 OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
