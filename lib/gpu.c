@@ -344,7 +344,7 @@ gpu_check_shape(const struct gpu *g, const char *strategy, int block_w,
 		    "--block or --rows", strategy, width, height, gx, gy, tile_w,
 		    tile_h, g->max_grid[0], g->max_grid[1]);
 	if (smem > g->smem_block)
-		return gf_fail(e, "%s: a %dx%d block with --rows needs %zu bytes "
+		return gf_fail(e, "%s: a %dx%d block (and its --rows) needs %zu bytes "
 		    "of shared memory; this GPU gives a block at most %zu",
 		    strategy, block_w, block_h, smem, g->smem_block);
 	return 0;
