@@ -88,29 +88,50 @@ edge_hyst_scratch(int width, int height)
  * end; the root of a set is its smallest index.
  */
 __device__ __forceinline__ int
-sfind(int *par, int x)
+uf_parent(int *par, int x)
 {
-	int p;
+	return atomicOr(par + x, 0);
+}
 
-	while ((p = atomicOr(par + x, 0)) != x)
+/* The merge stage's global union-find reads its parents past L1. */
+__device__ __forceinline__ uint32_t
+uf_parent(uint32_t *node, uint32_t x)
+{
+	return __ldcg(node + x);
+}
+
+/*
+ * Union of the sets of a and b, for both union-finds (Playne and
+ * Hawick's; the two differ only in how uf_parent reads): parents only
+ * ever decrease (atomicMin), a link succeeds only on a node that was
+ * still a root, and a failed one retries with the node it found.
+ */
+template <typename T>
+__device__ __forceinline__ T
+uf_find(T *par, T x)
+{
+	T p;
+
+	while ((p = uf_parent(par, x)) != x)
 		x = p;
 	return x;
 }
 
+template <typename T>
 __device__ void
-sunite(int *par, int a, int b)
+uf_unite(T *par, T a, T b)
 {
 	for (;;) {
-		a = sfind(par, a);
-		b = sfind(par, b);
+		a = uf_find(par, a);
+		b = uf_find(par, b);
 		if (a == b)
 			return;
 		if (a > b) {
-			int t = a;
+			T t = a;
 			a = b;
 			b = t;
 		}
-		int old = atomicMin(par + b, a);
+		T old = atomicMin(par + b, a);
 		if (old == b)
 			return;
 		b = old;
@@ -191,16 +212,16 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 		if (((c4 >> (8 * k)) & 0xff) == 0)
 			continue;
 		if (k == 0 && lx > 0 && scls(cls, ly, lx - 1))
-			sunite(par, i, i - 1);
+			uf_unite(par, i, i - 1);
 		if (ly == 0)
 			continue;
 		if (scls(cls, ly - 1, lx)) {
-			sunite(par, i, i - HS);
+			uf_unite(par, i, i - HS);
 		} else {
 			if (lx > 0 && scls(cls, ly - 1, lx - 1))
-				sunite(par, i, i - HS - 1);
+				uf_unite(par, i, i - HS - 1);
 			if (lx < HW - 1 && scls(cls, ly - 1, lx + 1))
-				sunite(par, i, i - HS + 1);
+				uf_unite(par, i, i - HS + 1);
 		}
 	}
 	__syncthreads();
@@ -315,41 +336,6 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 }
 
 /*
- * Global union-find (Playne and Hawick): parents only ever decrease
- * (atomicMin), a link succeeds only on a node that was still a root, and
- * a failed one retries with the node it found; reads bypass L1.
- */
-__device__ __forceinline__ uint32_t
-gfind(const uint32_t *node, uint32_t x)
-{
-	uint32_t p;
-
-	while ((p = __ldcg(node + x)) != x)
-		x = p;
-	return x;
-}
-
-__device__ void
-gunite(uint32_t *node, uint32_t a, uint32_t b)
-{
-	for (;;) {
-		a = gfind(node, a);
-		b = gfind(node, b);
-		if (a == b)
-			return;
-		if (a > b) {
-			uint32_t t = a;
-			a = b;
-			b = t;
-		}
-		uint32_t old = atomicMin(node + b, a);
-		if (old == b)
-			return;
-		b = old;
-	}
-}
-
-/*
  * Root of x when no union runs any more, halving the path on the way:
  * every node it writes gets an ancestor (smaller, same tree) through
  * atomicMin, so the trees stay the same sets, whatever runs beside.
@@ -400,7 +386,7 @@ edge_hyst_merge(struct hyst_mem m, int ntx, int nty, int width, int height)
 			const size_t t2 = (size_t)(y2 / HH) * ntx + tx + 1;
 			unsigned b = m.ring[t2 * 4 * HW + 2 * HW + y2 % HH];
 			if (b != HNONE)
-				gunite(m.node, a, (uint32_t)(t2 * HCAP + b));
+				uf_unite(m.node, a, (uint32_t)(t2 * HCAP + b));
 		}
 	} else {
 		const int lx = k - HW, x = tx * HW + lx;
@@ -411,7 +397,7 @@ edge_hyst_merge(struct hyst_mem m, int ntx, int nty, int width, int height)
 			const size_t t2 = (size_t)(ty + 1) * ntx + x2 / HW;
 			unsigned b = m.ring[t2 * 4 * HW + x2 % HW];
 			if (b != HNONE)
-				gunite(m.node, a, (uint32_t)(t2 * HCAP + b));
+				uf_unite(m.node, a, (uint32_t)(t2 * HCAP + b));
 		}
 	}
 }
