@@ -299,7 +299,7 @@ struct rows_shared8 {
  * and is finished, and row g gets those with the row above and within
  * itself; what row g still needs waits in ok (bit j: passed so far),
  * cls (2 bits: its class if it survives) and sec (2 bits: its sector).
- * The comparisons and their tie rules are edge_classify32's.
+ * The comparisons and their tie rules are edge_classify's.
  */
 struct strip8 {
 	uint32_t w0[5], w1[5];  /* input rows g-1, g (packed), then g+1 arrives */

@@ -111,13 +111,14 @@ edge_classify(uint64_t m, uint64_t before, uint64_t after, int s,
 }
 
 /*
- * The same three decisions for 8-bit images in 32-bit arithmetic, for
- * the GPU's strip kernels: there |gx|, |gy| <= 1020, so gx^2 + gy^2 <=
- * 2080800, |gy| * 32768 <= 33423360 and |gx| * (13573 + 65536) <=
- * 80691180 all fit an int, and each function equals its 64-bit twin
- * for every such gradient (tests/edge_test.c checks them all).  The
- * thresholds are clamped to 32 bits, which no magnitude reaches, so
- * "m > low" keeps its answer.
+ * Magnitude, sector and thresholds for 8-bit images in 32-bit
+ * arithmetic, for the GPU's strip kernels (which make edge_classify's
+ * comparisons themselves, split over two rows): there |gx|, |gy| <=
+ * 1020, so gx^2 + gy^2 <= 2080800, |gy| * 32768 <= 33423360 and |gx| *
+ * (13573 + 65536) <= 80691180 all fit an int, and each function equals
+ * its 64-bit twin for every such gradient (tests/edge_test.c checks them
+ * all).  The thresholds are clamped to 32 bits, which no magnitude
+ * reaches, so "m > low" keeps its answer.
  */
 struct edge_params32 {
 	uint32_t low, high;
@@ -154,16 +155,6 @@ edge_sector32(int gx, int gy)
 	if (ay > tg22 + ax * 65536)
 		return EDGE_SECTOR_90;
 	return (gx ^ gy) >= 0 ? EDGE_SECTOR_45 : EDGE_SECTOR_135;
-}
-
-GF_HD int
-edge_classify32(uint32_t m, uint32_t before, uint32_t after, int s,
-    const struct edge_params32 *p)
-{
-	int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135;
-	int keep = (m > p->low) & (m > before) & (diag ? m > after : m >= after);
-
-	return keep ? (m > p->high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE;
 }
 
 /* True when (x, y) is in the outer one-pixel frame, which is never an edge. */

@@ -627,24 +627,18 @@ test_cores32(void)
 			}
 		}
 	result("cores32/mag-sector", !bad, "%s", why);
-	for (size_t i = 0; i < sizeof(lows) / sizeof(lows[0]) && !bad; i++)
-		for (size_t k = 0; k < sizeof(lows) / sizeof(lows[0]) && !bad; k++) {
-			struct edge_params p = {0, lows[i], lows[k]};
-			struct edge_params32 q = edge_params_32(&p);
-			static const uint32_t ms[] = {0, 1, 1600, 1601, 2080800};
-			for (int s = 0; s < 4; s++)
-				for (int a = 0; a < 5; a++)
-					for (int b = 0; b < 5; b++)
-						for (int c = 0; c < 5; c++)
-							if (edge_classify32(ms[a], ms[b], ms[c], s, &q) !=
-							    edge_classify(ms[a], ms[b], ms[c], s, &p)) {
-								snprintf(why, sizeof(why),
-								    "low %llu high %llu m %u", (unsigned long long)
-								    lows[i], (unsigned long long)lows[k], ms[a]);
-								bad = 1;
-							}
-		}
-	result("cores32/classify", !bad, "%s", why);
+	/* The strips compare magnitudes with the clamped thresholds. */
+	for (size_t i = 0; i < sizeof(lows) / sizeof(lows[0]) && !bad; i++) {
+		struct edge_params p = {0, lows[i], lows[i]};
+		struct edge_params32 q = edge_params_32(&p);
+		for (uint32_t m = 0; m <= 2 * 1020 * 1020 && !bad; m++)
+			if ((m > q.low) != (m > p.low) || (m > q.high) != (m > p.high)) {
+				snprintf(why, sizeof(why), "threshold %llu, m %u",
+				    (unsigned long long)lows[i], m);
+				bad = 1;
+			}
+	}
+	result("cores32/thresholds", !bad, "%s", why);
 }
 
 int
