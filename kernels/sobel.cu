@@ -166,39 +166,28 @@ lanes8_for(int x0, int width)
 	return ln;
 }
 
-/* Row y of the image at column x0 (sliding): the loads only. */
-struct rows8_global {
-	gpu_image in;
-	int x0, border;
-	lanes8 ln;
-
-	__device__ __forceinline__ raw8 operator()(int y) const
-	{
-		raw8 w = {make_uint4(0, 0, 0, 0), 0, 0};
-		int yi = gf_border_index(y, in.height, border);
-		if (yi < 0 || x0 >= in.width)
-			return w;
-		const uint8_t *row = gf_row<uint8_t>(in, yi);
-		if (!ln.slow) {
-			w.q = __ldg((const uint4 *)(row + x0));
-			if (ln.own_l)
-				w.l = gf_load_px<uint8_t>(in, x0 - 1, yi, border);
-			if (ln.own_r)
-				w.r = __ldg(row + x0 + 16);
-			return w;
-		}
-		int v[18];
-		unsigned mid[16];
-		gf_load_window<uint8_t, 1>(in, yi, x0, border, v);
-#pragma unroll
-		for (int k = 0; k < 16; k++)
-			mid[k] = v[k + 1];
-		w.q = gf_pack<uint8_t>(mid);
-		w.l = v[0];
-		w.r = v[17];
+/*
+ * Row y at column x0 with every sample through the border rule, for a
+ * chunk that reaches the image's right edge (sliding's slow threads).
+ */
+__device__ __forceinline__ raw8
+fetch8_edge(const gpu_image &in, int y, int x0, int border)
+{
+	raw8 w = {make_uint4(0, 0, 0, 0), 0, 0};
+	int yi = gf_border_index(y, in.height, border);
+	if (yi < 0 || x0 >= in.width)
 		return w;
-	}
-};
+	int v[18];
+	unsigned mid[16];
+	gf_load_window<uint8_t, 1>(in, yi, x0, border, v);
+#pragma unroll
+	for (int k = 0; k < 16; k++)
+		mid[k] = v[k + 1];
+	w.q = gf_pack<uint8_t>(mid);
+	w.l = v[0];
+	w.r = v[17];
+	return w;
+}
 
 /*
  * The rows of a shared tile whose row 0 holds image row y_top - 1, with
@@ -288,7 +277,7 @@ struct rows8_ring {
 		const int slot = k & (D - 1);
 		raw8 w;
 		if (ln.slow) {
-			w = rows8_global{in, x0, border, ln}(y);
+			w = fetch8_edge(in, y, x0, border);
 		} else {
 			__pipeline_wait_prior(D - 1);
 			w.q = q[slot * n];
