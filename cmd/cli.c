@@ -171,52 +171,6 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 }
 
 /*
- * --fallback: a strategy that needs a GPU (any but cpu, and auto only
- * with --device, since plain auto falls back by itself) becomes cpu, with
- * the notice, when no GPU is there.  This asks the driver on the main
- * thread, before the first input is read, so only when --fallback is
- * given: otherwise the engine finds the GPU while the first input is read.
- */
-/* The largest GPU number --device names, or -1 (any GPU will do). */
-static int
-cli_top_device(const struct gf_opts *o)
-{
-	int top = -1;
-
-	for (int i = 0; i < o->ndevices; i++)
-		if (o->devices[i] > top)
-			top = o->devices[i];
-	return top;
-}
-
-static void
-cli_fallback(const char *prog, struct gf_opts *o)
-{
-	struct gf_err e = {{0}};
-
-	if (!o->fallback || o->strategy == GF_CPU ||
-	    (o->strategy == GF_AUTO && o->ndevices == 0))
-		return;
-	if (gpu_present(cli_top_device(o), &e) == 0)
-		return;
-	o->strategy = GF_CPU;
-	cli_say_cpu(prog, o, e.msg);
-}
-
-/* After a failed run without --fallback: if no GPU was the reason, the way out. */
-static void
-cli_fallback_hint(const char *prog, const struct gf_opts *o)
-{
-	struct gf_err e = {{0}};
-
-	if (o->fallback || o->strategy == GF_CPU ||
-	    gpu_present(cli_top_device(o), &e) == 0)
-		return;
-	fprintf(stderr, "%s: --fallback runs the CPU reference instead when "
-	    "there is no GPU\n", prog);
-}
-
-/*
  * --shard K/N of a checked batch: keeps in argv, in place and in the
  * order given, the operands of shard K (batch_shard) and returns their
  * count (with -v, says so when there are none); -1 after a message.
@@ -293,7 +247,6 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	failed = engine_run(t, o, jobs, njobs, &h, &stats, &e);
 	if (failed < 0) {
 		cli_error(&c, e.msg);
-		cli_fallback_hint(prog, o);
 		status = 1;
 	} else if (failed > 0) {
 		status = 1;
@@ -456,7 +409,6 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 			printf("%s (gpufilt) %s\n", ct->name, GF_VERSION);
 		return cli_close_stdout(ct->name);
 	}
-	cli_fallback(ct->name, ct->common);
 	ct->make(ct->ctx, &t);
 	return cli_run(ct, &t, argc - first, argv + first);
 }

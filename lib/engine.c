@@ -554,9 +554,10 @@ devices_open(struct engine *en, struct gf_err *e)
 
 /*
  * Whether to use the GPU: 1 yes (en->dev open), 0 the CPU (with
- * *fallback when -m auto found no GPU: the reason is in e), -1 when an
- * explicit GPU strategy, or a GPU named by --device, cannot run (e says
- * why, and names --cpu).
+ * *fallback when -m auto, or any strategy with --fallback, found no GPU:
+ * the reason is in e), -1 when an explicit GPU strategy, or a GPU named
+ * by --device, cannot run (e says why, and names --cpu, and --fallback
+ * when there is no GPU at all).
  */
 static int
 gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
@@ -570,9 +571,12 @@ gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
 		return 0;
 	if ((r = devices_open(en, e)) == 0)
 		return 1;
-	/* No GPU named: the default one, or all there are (if there are any). */
-	if (o->strategy == GF_AUTO && o->ndevices == 0 &&
-	    (r == -2 || !o->all_devices)) {
+	/*
+	 * -m auto with no GPU named (the default one, or all there are, if
+	 * there are any), or --fallback on a machine without a GPU.
+	 */
+	if ((o->strategy == GF_AUTO && o->ndevices == 0 &&
+	    (r == -2 || !o->all_devices)) || (o->fallback && r == -2)) {
 		*fallback = 1;
 		return 0;
 	}
@@ -580,7 +584,8 @@ gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
 		return -1;
 	n = strlen(e->msg);
 	snprintf(e->msg + n, sizeof(e->msg) - n, "; strategy '%s' needs a GPU "
-	    "(use --cpu for the CPU reference)", gf_strategies[o->strategy].name);
+	    "(use --cpu for the CPU reference%s)", gf_strategies[o->strategy].name,
+	    r == -2 ? ", or --fallback to run it where there is no GPU" : "");
 	return -1;
 }
 

@@ -70,7 +70,8 @@ gpu_count(int *n, struct gf_err *e)
 	return 0;
 }
 
-int
+/* Whether device number dev (-1: any) is there: 0, or -1 with the reason in e. */
+static int
 gpu_present(int dev, struct gf_err *e)
 {
 	int n = 0;

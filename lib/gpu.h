@@ -103,12 +103,6 @@ struct gpu {
 int gpu_count(int *n, struct gf_err *e);
 
 /*
- * Whether device number dev (-1: any) is there, without opening it (no
- * context is made): 0, or -1 with the reason in e, as gpu_open gives it.
- */
-int gpu_present(int dev, struct gf_err *e);
-
-/*
  * Opens device number dev (-1: the current default) and reads its limits.
  * Returns -1 when no usable GPU is there, with the reason in e.
  */
