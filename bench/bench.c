@@ -27,6 +27,7 @@ struct bench {
 	double copy_ms;
 	int warmup, runs;       /* -w, -r: launches before and in a median */
 	int only;               /* -m: one strategy, else 0 (every GPU one) */
+	int shapes;             /* -s: sweep sobel's launch shapes too */
 	const char *what;       /* operands: the operations to time, NULL: all */
 };
 
@@ -177,7 +178,7 @@ bench_sobel(struct bench *b, struct gf_err *e)
 	if (bench_sobel_mode(b, "magnitude", &mag, e) < 0 ||
 	    bench_sobel_mode(b, "threshold", &thr, e) < 0)
 		return -1;
-	if (getenv("BENCH_SHAPES") != NULL && (bench_sobel_shapes(b, "mag", &mag, e) < 0 ||
+	if (b->shapes && (bench_sobel_shapes(b, "mag", &mag, e) < 0 ||
 	    bench_sobel_shapes(b, "thr", &thr, e) < 0))
 		return -1;
 	return 0;
@@ -411,7 +412,7 @@ bench_size(struct bench *b, int w, int h, struct gf_err *e)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bench [-r runs] [-w warmup] [-m strategy] "
+	fprintf(stderr, "usage: bench [-s] [-r runs] [-w warmup] [-m strategy] "
 	    "[-z WxH] [sobel|conv2d|edge ...]\n");
 	exit(2);
 }
@@ -432,8 +433,9 @@ main(int argc, char **argv)
 
 	b.warmup = 5;
 	b.runs = 30;
-	while ((c = getopt(argc, argv, "r:w:m:z:")) != -1) {
+	while ((c = getopt(argc, argv, "sr:w:m:z:")) != -1) {
 		switch (c) {
+		case 's': b.shapes = 1; break;
 		case 'r': b.runs = atoi(optarg); break;
 		case 'w': b.warmup = atoi(optarg); break;
 		case 'm':
