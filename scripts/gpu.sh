@@ -74,11 +74,10 @@ END
 		done
 		# Alpha: RGBA and 16-bit gray+alpha, whole and in strips (conv2d
 		# carries alpha; sobel and edge drop it).
-		python3 -c "import os
-w, h = 67, 45
-for name, depth, maxval, tt, bps in (('rgba', 4, 255, 'RGB_ALPHA', 1), ('ga16', 2, 65535, 'GRAYSCALE_ALPHA', 2)):
-    hdr = 'P7\\nWIDTH %d\\nHEIGHT %d\\nDEPTH %d\\nMAXVAL %d\\nTUPLTYPE %s\\nENDHDR\\n' % (w, h, depth, maxval, tt)
-    open('/tmp/san/%s.pam' % name, 'wb').write(hdr.encode() + os.urandom(w * h * depth * bps))"
+		{ printf 'P7\nWIDTH 67\nHEIGHT 45\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n'
+		  head -c $((67 * 45 * 4)) /dev/urandom; } >/tmp/san/rgba.pam
+		{ printf 'P7\nWIDTH 67\nHEIGHT 45\nDEPTH 2\nMAXVAL 65535\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n'
+		  head -c $((67 * 45 * 4)) /dev/urandom; } >/tmp/san/ga16.pam
 		for tool in "conv2d -k gauss:1.4" "conv2d -k sharpen -m shared" "sobel" "edge --auto"; do
 			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
 			for img in rgba ga16; do
