@@ -43,7 +43,6 @@ struct conv_rows {
 	void *acc;
 	uint16_t *res;
 	size_t row_bytes;       /* of a ring row */
-	void *mem;
 };
 
 /* Columns per block of an output row: acc and kh source rows fit in L1. */
@@ -158,23 +157,32 @@ narrow_row8(const uint16_t *s, uint8_t *d, int n)
 
 /* ---- one band */
 
-static int
-rows_alloc(struct conv_rows *r, const struct conv_job *j)
+/* Bytes of a ring row, 64-byte aligned, for an image w wide. */
+static size_t
+ring_row_bytes(const struct conv2d_coef *c, int w)
+{
+	return (((size_t)w + c->kw - 1) * 4 + 63) / 64 * 64;
+}
+
+/* A band's scratch: kh ring rows, the padded row, acc and res. */
+static size_t
+conv_scratch(const struct conv2d_coef *c, int w)
+{
+	return ring_row_bytes(c, w) * (c->kh + 1) + (size_t)w * 10;
+}
+
+/* r's rows in a band's scratch m (conv_scratch bytes). */
+static void
+rows_carve(struct conv_rows *r, const struct conv_job *j, char *m)
 {
 	const struct conv2d_coef *c = &j->pl->coef;
-	size_t w = (size_t)j->in->width, rw = w + c->kw - 1;
-	char *m;
+	size_t w = (size_t)j->in->width;
 
-	r->row_bytes = (rw * 4 + 63) / 64 * 64;
-	m = malloc(r->row_bytes * (c->kh + 1) + w * 8 + w * 2);
-	if (m == NULL)
-		return -1;
-	r->mem = m;
+	r->row_bytes = ring_row_bytes(c, (int)w);
 	r->ring = m;
 	r->pad = (int32_t *)(m + r->row_bytes * c->kh);
 	r->acc = m + r->row_bytes * (c->kh + 1);
 	r->res = (uint16_t *)(m + r->row_bytes * (c->kh + 1) + w * 8);
-	return 0;
 }
 
 /* Channel c of image row ry, padded through xmap, into pad (w + kw - 1 values). */
@@ -304,14 +312,13 @@ copy_alpha(const struct image *in, struct image *out, int y0, int y1)
 }
 
 static int
-conv_band(void *arg, int b)
+conv_band(void *arg, int b, void *scratch)
 {
 	const struct conv_job *j = arg;
 	int kh = j->pl->coef.kh, y0, y1;
 	struct conv_rows r;
 
-	if (rows_alloc(&r, j) < 0)
-		return -1;
+	rows_carve(&r, j, scratch);
 	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
 	for (int c = 0; c < img_colour_channels(j->in) && y0 < y1; c++) {
 		/* Output row y reads virtual rows y .. y + kh - 1 of ymap. */
@@ -324,7 +331,6 @@ conv_band(void *arg, int b)
 	}
 	if (img_has_alpha(j->in))
 		copy_alpha(j->in, j->out, y0, y1);
-	free(r.mem);
 	return 0;
 }
 
@@ -362,7 +368,8 @@ conv2d_cpu(const struct image *in, struct image *out,
 	    img_alloc_like(out, in, in->channels, e) < 0)
 		goto done;
 	j.nbands = pool_bands(in->height, nthreads, 2 * pl->coef.kh + 8);
-	if (maps_make(&j) < 0 || pool_run(nthreads, j.nbands, conv_band, &j) < 0)
+	if (maps_make(&j) < 0 || pool_run(nthreads, j.nbands,
+	    conv_scratch(&pl->coef, in->width), conv_band, &j) < 0)
 		gf_fail(e, "out of memory for a %d x %d image", in->width,
 		    in->height);
 	else

@@ -32,24 +32,26 @@ struct classify_job {
 struct grad_ring {
 	int *gx[3], *gy[3];
 	uint64_t *mag[3];
-	void *mem;
 };
 
-static int
-ring_alloc(struct grad_ring *r, int w)
+/* Bytes of a ring for rows w wide: a band's scratch. */
+static size_t
+ring_scratch(int w)
 {
-	size_t row = (size_t)w * (2 * sizeof(int) + sizeof(uint64_t));
-	char *m = malloc(3 * row);
+	return 3 * (size_t)w * (2 * sizeof(int) + sizeof(uint64_t));
+}
 
-	if (m == NULL)
-		return -1;
-	r->mem = m;
+/* r's rows in a band's scratch m (ring_scratch bytes). */
+static void
+ring_carve(struct grad_ring *r, char *m, int w)
+{
+	size_t row = ring_scratch(w) / 3;
+
 	for (int k = 0; k < 3; k++, m += row) {
 		r->mag[k] = (uint64_t *)m;
 		r->gx[k] = (int *)(m + (size_t)w * sizeof(uint64_t));
 		r->gy[k] = r->gx[k] + w;
 	}
-	return 0;
 }
 
 GF_CLONES static void
@@ -100,7 +102,7 @@ classify_row(const int *gx, const int *gy, const uint64_t *u,
 }
 
 static int
-classify_band(void *arg, int b)
+classify_band(void *arg, int b, void *scratch)
 {
 	const struct classify_job *j = arg;
 	int w = j->im->width, h = j->im->height, y0, y1;
@@ -116,8 +118,7 @@ classify_band(void *arg, int b)
 		y1 = h - 1;
 	if (y0 >= y1)
 		return 0;
-	if (ring_alloc(&r, w) < 0)
-		return -1;
+	ring_carve(&r, scratch, w);
 	ring_fill(&r, j, y0 - 1);
 	ring_fill(&r, j, y0);
 	for (int y = y0; y < y1; y++) {
@@ -126,7 +127,6 @@ classify_band(void *arg, int b)
 		    r.mag[y % 3], r.mag[(y + 1) % 3], j->lab + (size_t)y * w,
 		    w - 2, j->p);
 	}
-	free(r.mem);
 	return 0;
 }
 
@@ -145,7 +145,8 @@ classify_cpu(const struct image *im, int border, const struct edge_params *p,
 
 	j.zero = zero;
 	j.nbands = pool_bands(im->height, nthreads, EDGE_BAND_ROWS);
-	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands, classify_band, &j);
+	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands,
+	    ring_scratch(im->width), classify_band, &j);
 	free(zero);
 	if (ret < 0)
 		return gf_fail(e, "out of memory for the gradients of a %d x %d "

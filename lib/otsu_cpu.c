@@ -28,8 +28,15 @@ struct hist_job {
  * which tests/core_test.c proves equal to sobel_value for every 8-bit
  * gradient.
  */
+/* A band's scratch: a row of gradients and one of magnitudes. */
+static size_t
+hist_scratch(int w)
+{
+	return (size_t)w * (2 * sizeof(int) + sizeof(uint16_t));
+}
+
 static int
-hist_band(void *arg, int b)
+hist_band(void *arg, int b, void *scratch)
 {
 	const struct hist_job *j = arg;
 	const struct image *g = j->gray;
@@ -37,12 +44,10 @@ hist_band(void *arg, int b)
 	    g->maxval, 0};
 	uint32_t *hist = j->hists + (size_t)b * (g->maxval + 1);
 	int w = g->width, y0, y1;
-	int *grad = malloc((size_t)w * (2 * sizeof(int) + sizeof(uint16_t)));
+	int *grad = scratch;
 	uint16_t *v16 = (uint16_t *)(grad + 2 * (size_t)w);
 	uint8_t *v8 = (uint8_t *)v16;
 
-	if (grad == NULL)
-		return -1;
 	pool_band_rows(g->height, j->nbands, b, &y0, &y1);
 	for (int y = y0; y < y1; y++) {
 		sobel_row_cpu(g, y, &sp, j->border, j->zero, grad, v16);
@@ -51,7 +56,6 @@ hist_band(void *arg, int b)
 		for (int x = 0; g->maxval > 255 && x < w; x++)
 			hist[v16[x]]++;
 	}
-	free(grad);
 	return 0;
 }
 
@@ -68,7 +72,8 @@ otsu_histogram_cpu(const struct image *gray, int border, int l1,
 	j.zero = zero;
 	j.hists = calloc((size_t)j.nbands * nbins, sizeof(uint32_t));
 	if (zero != NULL && j.hists != NULL &&
-	    pool_run(nthreads, j.nbands, hist_band, &j) == 0) {
+	    pool_run(nthreads, j.nbands, hist_scratch(gray->width),
+	    hist_band, &j) == 0) {
 		memset(hist, 0, nbins * sizeof(*hist));
 		for (int b = 0; b < j.nbands; b++)
 			for (size_t i = 0; i < nbins; i++)

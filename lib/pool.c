@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,6 +20,19 @@ struct pool_job {
 	atomic_int next;        /* the next band to take */
 	atomic_int failed;
 };
+
+/* One thread of a pool_run: the shared job and its own scratch. */
+struct pool_worker {
+	struct pool_job *job;
+	void *scratch;
+};
+
+/*
+ * Stack of each started thread: the band functions keep rows in their
+ * scratch, not on the stack, so the default (8 MiB, or more under
+ * ulimit -s unlimited) would only spend address space.
+ */
+#define POOL_STACK (1 << 20)
 
 int
 pool_threads(int asked)
@@ -35,32 +49,48 @@ pool_threads(int asked)
 static void *
 pool_worker(void *p)
 {
-	struct pool_job *job = p;
+	struct pool_worker *w = p;
+	struct pool_job *job = w->job;
 	int b;
 
 	while ((b = atomic_fetch_add(&job->next, 1)) < job->nbands)
-		if (job->fn(job->arg, b) < 0)
+		if (job->fn(job->arg, b, w->scratch) < 0)
 			atomic_store(&job->failed, 1);
 	return NULL;
 }
 
 int
-pool_run(int nthreads, int nbands, pool_fn fn, void *arg)
+pool_run(int nthreads, int nbands, size_t scratch, pool_fn fn, void *arg)
 {
 	struct pool_job job = {.fn = fn, .arg = arg, .nbands = nbands};
+	struct pool_worker w[POOL_MAX_THREADS];
 	pthread_t tid[POOL_MAX_THREADS];
-	int n = pool_threads(nthreads), started = 0;
+	pthread_attr_t attr;
+	int n = pool_threads(nthreads), started = 0, attr_ok;
+	size_t each = (scratch + 63) / 64 * 64;
+	char *mem = NULL;
 
 	atomic_init(&job.next, 0);
 	atomic_init(&job.failed, 0);
 	if (n > nbands)
 		n = nbands;
-	while (started < n - 1 &&
-	    pthread_create(&tid[started], NULL, pool_worker, &job) == 0)
+	if (n < 1)
+		n = 1;
+	if (each > 0 && (each > SIZE_MAX / n ||
+	    (mem = aligned_alloc(64, each * n)) == NULL))
+		return -1;
+	for (int i = 0; i < n; i++)
+		w[i] = (struct pool_worker){&job, mem + each * i};
+	attr_ok = pthread_attr_init(&attr) == 0 &&
+	    pthread_attr_setstacksize(&attr, POOL_STACK) == 0;
+	while (started < n - 1 && pthread_create(&tid[started],
+	    attr_ok ? &attr : NULL, pool_worker, &w[started + 1]) == 0)
 		started++;
-	pool_worker(&job);
+	pool_worker(&w[0]);
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
+	pthread_attr_destroy(&attr);
+	free(mem);
 	return atomic_load(&job.failed) ? -1 : 0;
 }
 

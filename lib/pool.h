@@ -28,22 +28,28 @@
 #define POOL_MAX_THREADS 1024
 
 /*
- * Works on band number band (0..nbands-1); returns 0, or -1 on failure
- * (out of memory), which pool_run reports.  Bands must be independent:
- * any band may run on any thread in any order.
+ * Works on band number band (0..nbands-1) with the calling thread's
+ * scratch memory (pool_run's scratch bytes, reused by every band the
+ * thread takes); returns 0, or -1 on failure, which pool_run reports.
+ * Bands must be independent: any band may run on any thread in any
+ * order.
  */
-typedef int (*pool_fn)(void *arg, int band);
+typedef int (*pool_fn)(void *arg, int band, void *scratch);
 
 /* The threads a call uses for asked (0: the CPUs online), 1..POOL_MAX_THREADS. */
 int pool_threads(int asked);
 
 /*
- * Runs fn(arg, b) for every b in 0..nbands-1 on up to nthreads threads
- * (0: the CPUs online), the calling thread among them, and waits for
- * all.  Returns -1 if any band returned -1; a thread that cannot be
- * started only means fewer threads.
+ * Runs fn(arg, b, scratch) for every b in 0..nbands-1 on up to nthreads
+ * threads (0: the CPUs online), the calling thread among them, and
+ * waits for all.  Each thread has scratch bytes of its own (64-byte
+ * aligned, not zeroed), all allocated here before any thread starts:
+ * band functions do not allocate, so a run never depends on what a
+ * many-threaded malloc can get (per-thread arenas under a small
+ * ulimit -v).  Returns -1 if that allocation fails or any band returned
+ * -1; a thread that cannot be started only means fewer threads.
  */
-int pool_run(int nthreads, int nbands, pool_fn fn, void *arg);
+int pool_run(int nthreads, int nbands, size_t scratch, pool_fn fn, void *arg);
 
 /*
  * The bands of n rows for nthreads threads: a few per thread so that

@@ -170,21 +170,24 @@ struct sobel_job {
 	const void *zero;       /* a row of zeros, for the zero border */
 };
 
+/* A band's scratch: a row of gradients for 16-bit images. */
+static size_t
+sobel_scratch(const struct image *in)
+{
+	return in->maxval > 255 ? 2 * (size_t)in->width * sizeof(int) : 0;
+}
+
 static int
-sobel_band(void *arg, int b)
+sobel_band(void *arg, int b, void *scratch)
 {
 	const struct sobel_job *j = arg;
-	int w = j->in->width, y0, y1, *grad = NULL;
+	int w = j->in->width, y0, y1, *grad = scratch;
 	size_t stride = (size_t)w * gf_sample_bytes(j->in->maxval);
 
-	if (j->in->maxval > 255 &&
-	    (grad = malloc(2 * (size_t)w * sizeof(int))) == NULL)
-		return -1;
 	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
 	for (int y = y0; y < y1; y++)
 		sobel_row_cpu(j->in, y, j->p, j->border, j->zero, grad,
 		    (char *)j->out->px + y * stride);
-	free(grad);
 	return 0;
 }
 
@@ -203,7 +206,8 @@ sobel_cpu(const struct image *gray, struct image *out,
 	zero = calloc((size_t)gray->width, 2);
 	j.zero = zero;
 	j.nbands = pool_bands(gray->height, nthreads, SOBEL_BAND_ROWS);
-	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands, sobel_band, &j);
+	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands,
+	    sobel_scratch(gray), sobel_band, &j);
 	free(zero);
 	if (ret < 0) {
 		img_free(out);
