@@ -47,16 +47,15 @@ nms_device(struct gpu *g, const struct gpu_image *src,
 	enum gf_strategy s = o->common.strategy == GF_AUTO ? GF_SLIDING :
 	    o->common.strategy;
 	struct gf_launch l = o->common.launch;
-	cudaTextureObject_t tex = 0;
+	cudaTextureObject_t tex;
 	int tile_w, tile_h;
 	size_t smem;
 
 	edge_nms_shape(s, src->maxval, src->width, src->height, &l, &tile_w,
 	    &tile_h, &smem);
-	if (gpu_check_shape(g, gf_strategies[s].name, l.block_w, l.block_h,
-	    tile_w, tile_h, src->width, src->height, smem, e) < 0)
-		return -1;
-	if (s == GF_TEXTURE && gpu_texture(g, src, &tex, e) < 0)
+	if (gpu_check_shape(g, gf_strategies[s].name, &l, tile_w, tile_h,
+	    src->width, src->height, smem, e) < 0 ||
+	    gpu_strategy_input(g, s, src, &tex, e) < 0)
 		return -1;
 	GPU_TRY(e, edge_launch_nms(s, src, lab, p, dp, o->common.border, &l, tex,
 	    g->stream));

@@ -41,20 +41,18 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
     const struct gf_launch *l, struct gf_err *e)
 {
 	struct gf_launch shape = *l;
-	cudaTextureObject_t tex = 0;
+	cudaTextureObject_t tex;
 	int tw, th;
 	size_t smem;
 
 	if (s == GF_AUTO)
 		s = SOBEL_AUTO;
 	sobel_shape(s, in->maxval, &shape, &tw, &th, &smem);
-	if (gpu_check_shape(g, gf_strategies[s].name, shape.block_w,
-	    shape.block_h, tw, th, in->width, in->height, smem, e) < 0)
-		return -1;
-	if (s == GF_TEXTURE && gpu_texture(g, in, &tex, e) < 0)
+	if (gpu_check_shape(g, gf_strategies[s].name, &shape, tw, th, in->width,
+	    in->height, smem, e) < 0 || gpu_strategy_input(g, s, in, &tex, e) < 0)
 		return -1;
 	return gpu_check_launch(sobel_launch(s, in, out, p, border, &shape, tex,
-	    g->stream), gf_strategies[s].name, shape.block_w, shape.block_h, e);
+	    g->stream), gf_strategies[s].name, &shape, e);
 }
 
 /* Records the threshold an image used, for -v. */
