@@ -18,23 +18,27 @@ __constant__ struct conv2d_taps c_taps;
 
 extern __shared__ __align__(16) unsigned char conv2d_smem[];
 
-/* The core's arithmetic for each accumulator type, with the taps it reads. */
+/*
+ * The core's arithmetic for each accumulator type, with the taps it
+ * reads: both integer modes read the int32 taps, the real mode the float
+ * ones.
+ */
 template <typename Acc> struct conv_ops;
 
-template <> struct conv_ops<int32_t> {
+struct conv_itaps {
 	static __device__ int32_t tap(int k) { return c_taps.itaps[k]; }
 	static __device__ int32_t row(int j) { return c_taps.irow[j]; }
 	static __device__ int32_t col(int i) { return c_taps.icol[i]; }
+};
+
+template <> struct conv_ops<int32_t> : conv_itaps {
 	static __device__ int32_t mac(int32_t a, int32_t t, int32_t v)
 	{ return conv2d_mac_i32(a, t, v); }
 	static __device__ unsigned finish(int32_t a, const conv2d_coef &c)
 	{ return conv2d_finish_i32(a, &c); }
 };
 
-template <> struct conv_ops<int64_t> {
-	static __device__ int32_t tap(int k) { return c_taps.itaps[k]; }
-	static __device__ int32_t row(int j) { return c_taps.irow[j]; }
-	static __device__ int32_t col(int i) { return c_taps.icol[i]; }
+template <> struct conv_ops<int64_t> : conv_itaps {
 	static __device__ int64_t mac(int64_t a, int32_t t, int64_t v)
 	{ return conv2d_mac_i64(a, t, v); }
 	static __device__ unsigned finish(int64_t a, const conv2d_coef &c)

@@ -155,18 +155,12 @@ edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
 	const struct edge_opts *o = ctx;
-	struct image gray = {0};
 	struct edge_info info;
-	int ret;
 
-	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
+	if (edge_cpu(in, out, o, &info, o->common.threads, e) < 0)
 		return -1;
-	ret = edge_cpu(gray.px != NULL ? &gray : in, out, o, &info,
-	    o->common.threads, e);
-	img_free(&gray);
-	if (ret == 0)
-		note_thresholds(t, o, &info);
-	return ret;
+	note_thresholds(t, o, &info);
+	return 0;
 }
 
 static int

@@ -198,28 +198,19 @@ plane_alloc(const struct image *img)
 	return malloc((size_t)img->width * img->height * gf_sample_bytes(img->maxval));
 }
 
-/* Copies channel c of img into plane (dir 0) or plane into channel c (dir 1). */
+/*
+ * Copies channel c of img into plane (dir 0) or plane into channel c
+ * (dir 1), one sample of 1 or 2 bytes at a time.
+ */
 static void
 plane_copy(struct image *img, int c, void *plane, int dir)
 {
 	size_t n = (size_t)img->width * img->height;
-	int ch = img->channels;
+	size_t b = gf_sample_bytes(img->maxval), step = b * img->channels;
+	unsigned char *s = (unsigned char *)img->px + c * b, *p = plane;
 
-	if (img->maxval > 255) {
-		uint16_t *s = img->px, *p = plane;
-		for (size_t i = 0; i < n; i++)
-			if (dir == 0)
-				p[i] = s[i * ch + c];
-			else
-				s[i * ch + c] = p[i];
-	} else {
-		uint8_t *s = img->px, *p = plane;
-		for (size_t i = 0; i < n; i++)
-			if (dir == 0)
-				p[i] = s[i * ch + c];
-			else
-				s[i * ch + c] = p[i];
-	}
+	for (size_t i = 0; i < n; i++, s += step, p += b)
+		memcpy(dir == 0 ? p : s, dir == 0 ? s : p, b);
 }
 
 int
