@@ -18,23 +18,27 @@ __constant__ struct conv2d_taps c_taps;
 
 extern __shared__ __align__(16) unsigned char conv2d_smem[];
 
-/* The core's arithmetic for each accumulator type, with the taps it reads. */
+/*
+ * The core's arithmetic for each accumulator type, with the taps it
+ * reads: both integer modes read the int32 taps, the real mode the float
+ * ones.
+ */
 template <typename Acc> struct conv_ops;
 
-template <> struct conv_ops<int32_t> {
+struct conv_itaps {
 	static __device__ int32_t tap(int k) { return c_taps.itaps[k]; }
 	static __device__ int32_t row(int j) { return c_taps.irow[j]; }
 	static __device__ int32_t col(int i) { return c_taps.icol[i]; }
+};
+
+template <> struct conv_ops<int32_t> : conv_itaps {
 	static __device__ int32_t mac(int32_t a, int32_t t, int32_t v)
 	{ return conv2d_mac_i32(a, t, v); }
 	static __device__ unsigned finish(int32_t a, const conv2d_coef &c)
 	{ return conv2d_finish_i32(a, &c); }
 };
 
-template <> struct conv_ops<int64_t> {
-	static __device__ int32_t tap(int k) { return c_taps.itaps[k]; }
-	static __device__ int32_t row(int j) { return c_taps.irow[j]; }
-	static __device__ int32_t col(int i) { return c_taps.icol[i]; }
+template <> struct conv_ops<int64_t> : conv_itaps {
 	static __device__ int64_t mac(int64_t a, int32_t t, int64_t v)
 	{ return conv2d_mac_i64(a, t, v); }
 	static __device__ unsigned finish(int64_t a, const conv2d_coef &c)
@@ -671,7 +675,7 @@ conv8_sep(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 	}
 }
 
-/* ---- choosing the fast paths (host) */
+/* ---- launch shapes and the choice of the fast paths (host) */
 
 /*
  * K when strategy (GF_SHARED, GF_SLIDING, or GF_AUTO for the separable
@@ -690,70 +694,91 @@ fast_k(const conv2d_coef &c, int strategy)
 	return 0;
 }
 
-/* Shared memory of the fast kernel of strategy for shape s. */
+/* Shared memory of the fast kernel of strategy for shape l. */
 static size_t
-fast_smem(const conv2d_coef &c, int strategy, const conv2d_shape *s)
+fast_smem(const conv2d_coef &c, int strategy, const gf_launch *l)
 {
-	size_t th = (size_t)s->block_h * s->rows;
+	size_t th = (size_t)l->block_h * l->rows;
 
 	if (strategy == GF_SHARED)
-		return (th + c.kw - 1) * (16 * (size_t)s->block_w + 32);
+		return (th + c.kw - 1) * (16 * (size_t)l->block_w + 32);
 	if (strategy == GF_AUTO)
 		return ((th + SEP_R - 1) / SEP_R * SEP_R + c.kw - 1) *
-		    16 * (size_t)s->block_w * 4;
+		    16 * (size_t)l->block_w * 4;
 	return 0;
 }
 
 /* Whether the fast kernel runs for this shape (else the generic one does). */
 static bool
-fast_runs(const conv2d_coef &c, int strategy, const conv2d_shape *s)
+fast_runs(const conv2d_coef &c, int strategy, const gf_launch *l)
 {
-	return fast_k(c, strategy) != 0 && s->block_w >= 1 && s->block_h >= 1 &&
-	    s->rows >= 1 && (long)s->block_w * s->block_h <= FAST_THREADS &&
-	    fast_smem(c, strategy, s) <= FAST_SMEM;
+	return fast_k(c, strategy) != 0 && l->block_w >= 1 && l->block_h >= 1 &&
+	    l->rows >= 1 && (long)l->block_w * l->block_h <= FAST_THREADS &&
+	    fast_smem(c, strategy, l) <= FAST_SMEM;
 }
 
-extern "C" int
-conv2d_fast8(const struct conv2d_coef *c, int strategy)
+/*
+ * Default launch shapes by strategy, tuned on an H100 (make bench): for
+ * the generic kernels, and for the 8-bit fast ones, whose threads make
+ * 16 columns each.  The separable path runs for every strategy when the
+ * plan is separable; it takes the auto row.
+ */
+static const struct conv2d_defaults {
+	struct gf_launch generic, fast8;
+} conv2d_defaults[GF_NSTRATEGIES] = {
+	/* generic        fast8 */
+	{{32, 8, 4},    {8, 16, 4}},    /* auto: the separable path */
+	{{0, 0, 0},     {0, 0, 0}},     /* cpu */
+	{{32, 8, 1},    {32, 8, 1}},    /* global (no fast kernel) */
+	{{32, 8, 1},    {32, 8, 1}},    /* texture (no fast kernel) */
+	{{32, 8, 4},    {32, 4, 8}},    /* shared */
+	{{128, 1, 32},  {32, 4, 32}},   /* sliding */
+};
+
+extern "C" void
+conv2d_shape(const struct conv2d_coef *c, enum gf_strategy s,
+    struct gf_launch *l)
 {
-	return fast_k(*c, strategy) != 0;
+	const struct conv2d_defaults *d = &conv2d_defaults[s];
+
+	gf_launch_default(s, fast_k(*c, s) != 0 ? &d->fast8 : &d->generic, l);
 }
 
 extern "C" int
 conv2d_tile_w(const struct conv2d_coef *c, int strategy,
-    const struct conv2d_shape *s)
+    const struct gf_launch *l)
 {
-	return fast_runs(*c, strategy, s) ? 16 * s->block_w : s->block_w;
+	return fast_runs(*c, strategy, l) ? 16 * l->block_w : l->block_w;
 }
 
 extern "C" size_t
-conv2d_smem_sep(const struct conv2d_coef *c, const struct conv2d_shape *s)
+conv2d_smem_sep(const struct conv2d_coef *c, const struct gf_launch *l)
 {
-	return fast_runs(*c, GF_AUTO, s) ? fast_smem(*c, GF_AUTO, s) : 0;
+	return fast_runs(*c, GF_AUTO, l) ? fast_smem(*c, GF_AUTO, l) : 0;
 }
 
 /* ---- launchers */
 
 extern "C" size_t
-conv2d_smem_tile(const struct conv2d_coef *c, const struct conv2d_shape *s)
+conv2d_smem_tile(const struct conv2d_coef *c, const struct gf_launch *l)
 {
-	if (fast_runs(*c, GF_SHARED, s))
-		return fast_smem(*c, GF_SHARED, s);
-	return (size_t)(s->block_w + c->kw - 1) *
-	    ((size_t)s->block_h * s->rows + c->kh - 1) * gf_sample_bytes(c->maxval);
+	if (fast_runs(*c, GF_SHARED, l))
+		return fast_smem(*c, GF_SHARED, l);
+	return (size_t)(l->block_w + c->kw - 1) *
+	    ((size_t)l->block_h * l->rows + c->kh - 1) * gf_sample_bytes(c->maxval);
 }
 
 extern "C" size_t
-conv2d_smem_rows(const struct conv2d_coef *c, const struct conv2d_shape *s)
+conv2d_smem_rows(const struct conv2d_coef *c, const struct gf_launch *l)
 {
-	return (size_t)(s->block_w + c->kw - 1) * s->block_h * s->rows *
+	return (size_t)(l->block_w + c->kw - 1) * l->block_h * l->rows *
 	    gf_sample_bytes(c->maxval);
 }
 
 extern "C" size_t
-conv2d_smem_cols(const struct conv2d_coef *c, const struct conv2d_shape *s)
+conv2d_smem_cols(const struct conv2d_coef *c, const struct gf_launch *l)
 {
-	return (size_t)s->block_w * ((size_t)s->block_h * s->rows + c->kh - 1) * 4;
+	return (size_t)l->block_w * ((size_t)l->block_h * l->rows + c->kh - 1) * 4;
 }
 
 extern "C" cudaError_t
@@ -765,26 +790,26 @@ conv2d_set_taps(const struct conv2d_taps *t, cudaStream_t st)
 
 /* Blocks covering a width x height output, each making a tile of bw x (bh * rows). */
 static dim3
-conv2d_grid(int width, int height, const struct conv2d_shape *s)
+conv2d_grid(int width, int height, const struct gf_launch *l)
 {
-	int th = s->block_h * s->rows;
-	return dim3((width + s->block_w - 1) / s->block_w, (height + th - 1) / th);
+	int th = l->block_h * l->rows;
+	return dim3((width + l->block_w - 1) / l->block_w, (height + th - 1) / th);
 }
 
 template <typename T, typename Acc>
 static void
 launch_sliding(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
-    const conv2d_shape *s, cudaStream_t st)
+    const gf_launch *l, cudaStream_t st)
 {
-	dim3 grid = conv2d_grid(in.width, in.height, s);
-	dim3 block(s->block_w, s->block_h);
+	dim3 grid = conv2d_grid(in.width, in.height, l);
+	dim3 block(l->block_w, l->block_h);
 
 	switch (c.kh) {
-	case 3: conv2d_sliding<T, Acc, 3><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
-	case 5: conv2d_sliding<T, Acc, 5><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
-	case 7: conv2d_sliding<T, Acc, 7><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
-	case 9: conv2d_sliding<T, Acc, 9><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
-	default: conv2d_sliding<T, Acc, 0><<<grid, block, 0, st>>>(in, out, c, s->rows); break;
+	case 3: conv2d_sliding<T, Acc, 3><<<grid, block, 0, st>>>(in, out, c, l->rows); break;
+	case 5: conv2d_sliding<T, Acc, 5><<<grid, block, 0, st>>>(in, out, c, l->rows); break;
+	case 7: conv2d_sliding<T, Acc, 7><<<grid, block, 0, st>>>(in, out, c, l->rows); break;
+	case 9: conv2d_sliding<T, Acc, 9><<<grid, block, 0, st>>>(in, out, c, l->rows); break;
+	default: conv2d_sliding<T, Acc, 0><<<grid, block, 0, st>>>(in, out, c, l->rows); break;
 	}
 }
 
@@ -792,40 +817,40 @@ launch_sliding(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
 template <int K, int M>
 static void
 launch_fast2d_km(int strategy, const gpu_image &in, const gpu_image &out,
-    const conv2d_coef &c, const conv2d_shape *s, cudaStream_t st)
+    const conv2d_coef &c, const gf_launch *l, cudaStream_t st)
 {
-	int th = s->block_h * s->rows, tw = 16 * s->block_w;
+	int th = l->block_h * l->rows, tw = 16 * l->block_w;
 	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
-	dim3 block(s->block_w, s->block_h);
+	dim3 block(l->block_w, l->block_h);
 
 	if (strategy == GF_SHARED)
-		conv8_shared<K, M><<<grid, block, fast_smem(c, GF_SHARED, s), st>>>(
-		    in, out, c, s->rows);
+		conv8_shared<K, M><<<grid, block, fast_smem(c, GF_SHARED, l), st>>>(
+		    in, out, c, l->rows);
 	else
-		conv8_sliding<K, M><<<grid, block, 0, st>>>(in, out, c, s->rows);
+		conv8_sliding<K, M><<<grid, block, 0, st>>>(in, out, c, l->rows);
 }
 
 template <int M>
 static void
 launch_fast2d_m(int strategy, const gpu_image &in, const gpu_image &out,
-    const conv2d_coef &c, const conv2d_shape *s, cudaStream_t st)
+    const conv2d_coef &c, const gf_launch *l, cudaStream_t st)
 {
 	switch (c.kw) {
-	case 3: launch_fast2d_km<3, M>(strategy, in, out, c, s, st); break;
-	case 5: launch_fast2d_km<5, M>(strategy, in, out, c, s, st); break;
-	case 7: launch_fast2d_km<7, M>(strategy, in, out, c, s, st); break;
-	default: launch_fast2d_km<9, M>(strategy, in, out, c, s, st); break;
+	case 3: launch_fast2d_km<3, M>(strategy, in, out, c, l, st); break;
+	case 5: launch_fast2d_km<5, M>(strategy, in, out, c, l, st); break;
+	case 7: launch_fast2d_km<7, M>(strategy, in, out, c, l, st); break;
+	default: launch_fast2d_km<9, M>(strategy, in, out, c, l, st); break;
 	}
 }
 
 template <typename T, typename Acc>
 static cudaError_t
 launch_2d(int strategy, const gpu_image &in, const gpu_image &out,
-    cudaTextureObject_t tex, const conv2d_coef &c, const conv2d_shape *s,
+    cudaTextureObject_t tex, const conv2d_coef &c, const gf_launch *l,
     cudaStream_t st)
 {
-	dim3 grid = conv2d_grid(in.width, in.height, s);
-	dim3 block(s->block_w, s->block_h);
+	dim3 grid = conv2d_grid(in.width, in.height, l);
+	dim3 block(l->block_w, l->block_h);
 
 	switch (strategy) {
 	case GF_GLOBAL:
@@ -835,11 +860,11 @@ launch_2d(int strategy, const gpu_image &in, const gpu_image &out,
 		conv2d_texture<T, Acc><<<grid, block, 0, st>>>(tex, out, c);
 		break;
 	case GF_SHARED:
-		conv2d_shared<T, Acc><<<grid, block, conv2d_smem_tile(&c, s), st>>>(
-		    in, out, c, s->rows);
+		conv2d_shared<T, Acc><<<grid, block, conv2d_smem_tile(&c, l), st>>>(
+		    in, out, c, l->rows);
 		break;
 	case GF_SLIDING:
-		launch_sliding<T, Acc>(in, out, c, s, st);
+		launch_sliding<T, Acc>(in, out, c, l, st);
 		break;
 	default:
 		return cudaErrorInvalidValue;
@@ -850,90 +875,90 @@ launch_2d(int strategy, const gpu_image &in, const gpu_image &out,
 template <typename T>
 static cudaError_t
 launch_2d_mode(int strategy, const gpu_image &in, const gpu_image &out,
-    cudaTextureObject_t tex, const conv2d_coef &c, const conv2d_shape *s,
+    cudaTextureObject_t tex, const conv2d_coef &c, const gf_launch *l,
     cudaStream_t st)
 {
 	switch (c.mode) {
-	case CONV2D_I32: return launch_2d<T, int32_t>(strategy, in, out, tex, c, s, st);
-	case CONV2D_I64: return launch_2d<T, int64_t>(strategy, in, out, tex, c, s, st);
-	default: return launch_2d<T, float>(strategy, in, out, tex, c, s, st);
+	case CONV2D_I32: return launch_2d<T, int32_t>(strategy, in, out, tex, c, l, st);
+	case CONV2D_I64: return launch_2d<T, int64_t>(strategy, in, out, tex, c, l, st);
+	default: return launch_2d<T, float>(strategy, in, out, tex, c, l, st);
 	}
 }
 
 extern "C" cudaError_t
 conv2d_launch_2d(int strategy, const struct gpu_image *in,
     const struct gpu_image *out, cudaTextureObject_t tex,
-    const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st)
+    const struct conv2d_coef *c, const struct gf_launch *l, cudaStream_t st)
 {
-	if (in->maxval <= 255 && fast_runs(*c, strategy, s)) {
+	if (in->maxval <= 255 && fast_runs(*c, strategy, l)) {
 		if (c->mode == CONV2D_F32)
-			launch_fast2d_m<CONV2D_F32>(strategy, *in, *out, *c, s, st);
+			launch_fast2d_m<CONV2D_F32>(strategy, *in, *out, *c, l, st);
 		else
-			launch_fast2d_m<CONV2D_I32>(strategy, *in, *out, *c, s, st);
+			launch_fast2d_m<CONV2D_I32>(strategy, *in, *out, *c, l, st);
 		return cudaGetLastError();
 	}
 	if (in->maxval > 255)
-		return launch_2d_mode<uint16_t>(strategy, *in, *out, tex, *c, s, st);
-	return launch_2d_mode<uint8_t>(strategy, *in, *out, tex, *c, s, st);
+		return launch_2d_mode<uint16_t>(strategy, *in, *out, tex, *c, l, st);
+	return launch_2d_mode<uint8_t>(strategy, *in, *out, tex, *c, l, st);
 }
 
 template <typename T, typename R>
 static cudaError_t
 launch_rows(const gpu_image &in, void *tmp, size_t tpitch, const conv2d_coef &c,
-    const conv2d_shape *s, cudaStream_t st)
+    const gf_launch *l, cudaStream_t st)
 {
-	conv2d_rows<T, R><<<conv2d_grid(in.width, in.height, s),
-	    dim3(s->block_w, s->block_h), conv2d_smem_rows(&c, s), st>>>(
-	    in, (R *)tmp, tpitch, c, s->rows);
+	conv2d_rows<T, R><<<conv2d_grid(in.width, in.height, l),
+	    dim3(l->block_w, l->block_h), conv2d_smem_rows(&c, l), st>>>(
+	    in, (R *)tmp, tpitch, c, l->rows);
 	return cudaGetLastError();
 }
 
 extern "C" cudaError_t
 conv2d_launch_rows(const struct gpu_image *in, void *tmp, size_t tmp_pitch,
-    const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st)
+    const struct conv2d_coef *c, const struct gf_launch *l, cudaStream_t st)
 {
 	int f = c->mode == CONV2D_F32;
 
 	if (in->maxval > 255)
-		return f ? launch_rows<uint16_t, float>(*in, tmp, tmp_pitch, *c, s, st) :
-		    launch_rows<uint16_t, int32_t>(*in, tmp, tmp_pitch, *c, s, st);
-	return f ? launch_rows<uint8_t, float>(*in, tmp, tmp_pitch, *c, s, st) :
-	    launch_rows<uint8_t, int32_t>(*in, tmp, tmp_pitch, *c, s, st);
+		return f ? launch_rows<uint16_t, float>(*in, tmp, tmp_pitch, *c, l, st) :
+		    launch_rows<uint16_t, int32_t>(*in, tmp, tmp_pitch, *c, l, st);
+	return f ? launch_rows<uint8_t, float>(*in, tmp, tmp_pitch, *c, l, st) :
+	    launch_rows<uint8_t, int32_t>(*in, tmp, tmp_pitch, *c, l, st);
 }
 
 template <typename Acc, typename T>
 static cudaError_t
 launch_cols(const void *tmp, size_t tpitch, const gpu_image &out,
-    const conv2d_coef &c, const conv2d_shape *s, cudaStream_t st)
+    const conv2d_coef &c, const gf_launch *l, cudaStream_t st)
 {
 	typedef typename row_acc<Acc>::type R;
 
-	conv2d_cols<R, Acc, T><<<conv2d_grid(out.width, out.height, s),
-	    dim3(s->block_w, s->block_h), conv2d_smem_cols(&c, s), st>>>(
-	    (const R *)tmp, tpitch, out, c, s->rows);
+	conv2d_cols<R, Acc, T><<<conv2d_grid(out.width, out.height, l),
+	    dim3(l->block_w, l->block_h), conv2d_smem_cols(&c, l), st>>>(
+	    (const R *)tmp, tpitch, out, c, l->rows);
 	return cudaGetLastError();
 }
 
 template <typename T>
 static cudaError_t
 launch_cols_mode(const void *tmp, size_t tpitch, const gpu_image &out,
-    const conv2d_coef &c, const conv2d_shape *s, cudaStream_t st)
+    const conv2d_coef &c, const gf_launch *l, cudaStream_t st)
 {
 	switch (c.mode) {
-	case CONV2D_I32: return launch_cols<int32_t, T>(tmp, tpitch, out, c, s, st);
-	case CONV2D_I64: return launch_cols<int64_t, T>(tmp, tpitch, out, c, s, st);
-	default: return launch_cols<float, T>(tmp, tpitch, out, c, s, st);
+	case CONV2D_I32: return launch_cols<int32_t, T>(tmp, tpitch, out, c, l, st);
+	case CONV2D_I64: return launch_cols<int64_t, T>(tmp, tpitch, out, c, l, st);
+	default: return launch_cols<float, T>(tmp, tpitch, out, c, l, st);
 	}
 }
 
 extern "C" cudaError_t
 conv2d_launch_cols(const void *tmp, size_t tmp_pitch,
     const struct gpu_image *out, const struct conv2d_coef *c,
-    const struct conv2d_shape *s, cudaStream_t st)
+    const struct gf_launch *l, cudaStream_t st)
 {
 	if (out->maxval > 255)
-		return launch_cols_mode<uint16_t>(tmp, tmp_pitch, *out, *c, s, st);
-	return launch_cols_mode<uint8_t>(tmp, tmp_pitch, *out, *c, s, st);
+		return launch_cols_mode<uint16_t>(tmp, tmp_pitch, *out, *c, l, st);
+	return launch_cols_mode<uint8_t>(tmp, tmp_pitch, *out, *c, l, st);
 }
 
 /* ---- the fused 8-bit separable path */
@@ -941,45 +966,45 @@ conv2d_launch_cols(const void *tmp, size_t tmp_pitch,
 template <int K, int M>
 static void
 launch_sep_km(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
-    const conv2d_shape *s, cudaStream_t st)
+    const gf_launch *l, cudaStream_t st)
 {
-	int th = s->block_h * s->rows, tw = 16 * s->block_w;
+	int th = l->block_h * l->rows, tw = 16 * l->block_w;
 	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
 
-	conv8_sep<K, M><<<grid, dim3(s->block_w, s->block_h),
-	    fast_smem(c, GF_AUTO, s), st>>>(in, out, c, s->rows);
+	conv8_sep<K, M><<<grid, dim3(l->block_w, l->block_h),
+	    fast_smem(c, GF_AUTO, l), st>>>(in, out, c, l->rows);
 }
 
 template <int M>
 static void
 launch_sep_m(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
-    const conv2d_shape *s, cudaStream_t st)
+    const gf_launch *l, cudaStream_t st)
 {
 	switch (c.kw) {
-	case 3: launch_sep_km<3, M>(in, out, c, s, st); break;
-	case 5: launch_sep_km<5, M>(in, out, c, s, st); break;
-	case 7: launch_sep_km<7, M>(in, out, c, s, st); break;
-	case 9: launch_sep_km<9, M>(in, out, c, s, st); break;
-	case 11: launch_sep_km<11, M>(in, out, c, s, st); break;
-	case 13: launch_sep_km<13, M>(in, out, c, s, st); break;
-	case 15: launch_sep_km<15, M>(in, out, c, s, st); break;
-	case 17: launch_sep_km<17, M>(in, out, c, s, st); break;
-	case 19: launch_sep_km<19, M>(in, out, c, s, st); break;
-	case 21: launch_sep_km<21, M>(in, out, c, s, st); break;
-	case 23: launch_sep_km<23, M>(in, out, c, s, st); break;
-	default: launch_sep_km<25, M>(in, out, c, s, st); break;
+	case 3: launch_sep_km<3, M>(in, out, c, l, st); break;
+	case 5: launch_sep_km<5, M>(in, out, c, l, st); break;
+	case 7: launch_sep_km<7, M>(in, out, c, l, st); break;
+	case 9: launch_sep_km<9, M>(in, out, c, l, st); break;
+	case 11: launch_sep_km<11, M>(in, out, c, l, st); break;
+	case 13: launch_sep_km<13, M>(in, out, c, l, st); break;
+	case 15: launch_sep_km<15, M>(in, out, c, l, st); break;
+	case 17: launch_sep_km<17, M>(in, out, c, l, st); break;
+	case 19: launch_sep_km<19, M>(in, out, c, l, st); break;
+	case 21: launch_sep_km<21, M>(in, out, c, l, st); break;
+	case 23: launch_sep_km<23, M>(in, out, c, l, st); break;
+	default: launch_sep_km<25, M>(in, out, c, l, st); break;
 	}
 }
 
 extern "C" cudaError_t
 conv2d_launch_sep(const struct gpu_image *in, const struct gpu_image *out,
-    const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st)
+    const struct conv2d_coef *c, const struct gf_launch *l, cudaStream_t st)
 {
-	if (in->maxval > 255 || !fast_runs(*c, GF_AUTO, s))
+	if (in->maxval > 255 || !fast_runs(*c, GF_AUTO, l))
 		return cudaErrorInvalidValue;
 	if (c->mode == CONV2D_F32)
-		launch_sep_m<CONV2D_F32>(*in, *out, *c, s, st);
+		launch_sep_m<CONV2D_F32>(*in, *out, *c, l, st);
 	else
-		launch_sep_m<CONV2D_I32>(*in, *out, *c, s, st);
+		launch_sep_m<CONV2D_I32>(*in, *out, *c, l, st);
 	return cudaGetLastError();
 }

@@ -127,60 +127,6 @@ conv2d_plan_make(const struct conv2d_filter *p, unsigned maxval,
 /* ---- GPU dispatch */
 
 /*
- * The launch shape of strategy s (GF_AUTO: the separable path), defaults
- * filled in; fast: the 8-bit fast kernels run for this plan (their
- * threads make 16 columns each, so their blocks are narrower).
- */
-static void
-shape_resolve(enum gf_strategy s, int fast, const struct gf_launch *l,
-    struct conv2d_shape *sh)
-{
-	sh->block_w = 32;
-	sh->block_h = 8;
-	sh->rows = 1;
-	if (s == GF_SHARED || s == GF_AUTO)
-		sh->rows = 4;
-	if (s == GF_SLIDING) {
-		sh->block_w = 128;
-		sh->block_h = 1;
-		sh->rows = 32;
-	}
-	if (fast && s == GF_SLIDING) {
-		sh->block_w = 32;
-		sh->block_h = 4;
-		sh->rows = 32;
-	}
-	if (fast && s == GF_SHARED) {
-		sh->block_w = 32;
-		sh->block_h = 4;
-		sh->rows = 8;
-	}
-	if (fast && s == GF_AUTO) {
-		sh->block_w = 8;
-		sh->block_h = 16;
-		sh->rows = 4;
-	}
-	if (l != NULL && l->block_w > 0) {
-		sh->block_w = l->block_w;
-		sh->block_h = l->block_h;
-	}
-	if (l != NULL && l->rows > 0 && s != GF_GLOBAL && s != GF_TEXTURE)
-		sh->rows = l->rows;
-}
-
-/*
- * Checks the shape of one launch against the device, for a w x h output
- * where a block covers tile_w columns.
- */
-static int
-shape_check(const struct gpu *g, const char *name, const struct conv2d_shape *sh,
-    int tile_w, int w, int h, size_t smem, struct gf_err *e)
-{
-	return gpu_check_shape(g, name, sh->block_w, sh->block_h, tile_w,
-	    sh->block_h * sh->rows, w, h, smem, e);
-}
-
-/*
  * The separable path: for 8-bit plans with a fast kernel, both passes in
  * one kernel; else the row pass into GPU_SLOT_CONV_TMP, then the column
  * pass into out.
@@ -191,22 +137,24 @@ gpu_separable(struct gpu *g, const struct gpu_image *in,
     const struct gf_launch *l, struct gf_err *e)
 {
 	const struct conv2d_coef *c = &pl->coef;
-	struct conv2d_shape sh;
+	struct gf_launch sh = *l;
 	size_t pitch = ((size_t)in->width * 4 + 255) / 256 * 256, smem;
+	int th, w = in->width, h = in->height;
 	void *tmp;
 
-	shape_resolve(GF_AUTO, conv2d_fast8(c, GF_AUTO), l, &sh);
+	conv2d_shape(c, GF_AUTO, &sh);
+	th = sh.block_h * sh.rows;
 	if ((smem = conv2d_smem_sep(c, &sh)) > 0) {
-		if (shape_check(g, "separable", &sh, 16 * sh.block_w, in->width,
-		    in->height, smem, e) < 0)
+		if (gpu_check_shape(g, "separable", &sh, 16 * sh.block_w, th, w,
+		    h, smem, e) < 0)
 			return -1;
 		return gpu_check_launch(conv2d_launch_sep(in, out, c, &sh,
-		    g->stream), "separable", sh.block_w, sh.block_h, e);
+		    g->stream), "separable", &sh, e);
 	}
-	if (shape_check(g, "separable row pass", &sh, sh.block_w, in->width,
-	    in->height, conv2d_smem_rows(c, &sh), e) < 0 ||
-	    shape_check(g, "separable column pass", &sh, sh.block_w, in->width,
-	    in->height, conv2d_smem_cols(c, &sh), e) < 0)
+	if (gpu_check_shape(g, "separable row pass", &sh, sh.block_w, th, w, h,
+	    conv2d_smem_rows(c, &sh), e) < 0 ||
+	    gpu_check_shape(g, "separable column pass", &sh, sh.block_w, th, w, h,
+	    conv2d_smem_cols(c, &sh), e) < 0)
 		return -1;
 	if (gpu_scratch(g, GPU_SLOT_CONV_TMP, pitch * in->height, &tmp, e) < 0)
 		return -1;
@@ -222,8 +170,8 @@ gpu_2d(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
     struct gf_err *e)
 {
 	const struct conv2d_coef *c = &pl->coef;
-	struct conv2d_shape sh;
-	cudaTextureObject_t tex = 0;
+	struct gf_launch sh = *l;
+	cudaTextureObject_t tex;
 	size_t smem = 0;
 
 	if (s == GF_AUTO)
@@ -231,16 +179,16 @@ gpu_2d(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
 	if (s < GF_FIRST_GPU || s > GF_LAST_GPU)
 		return gf_fail(e, "conv2d_gpu: '%s' is not a GPU strategy",
 		    gf_strategies[s].name);
-	shape_resolve(s, conv2d_fast8(c, s), l, &sh);
+	conv2d_shape(c, s, &sh);
 	if (s == GF_SHARED)
 		smem = conv2d_smem_tile(c, &sh);
-	if (shape_check(g, gf_strategies[s].name, &sh, conv2d_tile_w(c, s, &sh),
-	    in->width, in->height, smem, e) < 0)
-		return -1;
-	if (s == GF_TEXTURE && gpu_texture(g, in, &tex, e) < 0)
+	if (gpu_check_shape(g, gf_strategies[s].name, &sh,
+	    conv2d_tile_w(c, s, &sh), sh.block_h * sh.rows, in->width,
+	    in->height, smem, e) < 0 ||
+	    gpu_strategy_input(g, s, in, &tex, e) < 0)
 		return -1;
 	return gpu_check_launch(conv2d_launch_2d(s, in, out, tex, c, &sh,
-	    g->stream), gf_strategies[s].name, sh.block_w, sh.block_h, e);
+	    g->stream), gf_strategies[s].name, &sh, e);
 }
 
 int

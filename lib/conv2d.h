@@ -149,35 +149,36 @@ void conv2d_tool(struct tool *t, struct conv2d_opts *o);
 void conv2d_finish_row_i32(const int32_t *acc, uint16_t *res, int n,
     const struct conv2d_coef *c);
 
-/* ---- kernels/conv2d.cu: launchers (no allocation, no copies of images) */
-
-/* Resolved launch shape: threads per block and output rows per thread. */
-struct conv2d_shape {
-	int block_w, block_h, rows;
-};
-
-/* Dynamic shared memory of each tiled kernel, for shape checks and launches. */
-size_t conv2d_smem_tile(const struct conv2d_coef *c, const struct conv2d_shape *s);
-size_t conv2d_smem_rows(const struct conv2d_coef *c, const struct conv2d_shape *s);
-size_t conv2d_smem_cols(const struct conv2d_coef *c, const struct conv2d_shape *s);
+/* ---- kernels/conv2d.cu: launch shapes and launchers (no allocation, no copies of images) */
 
 /*
- * The 8-bit fast kernels (kernels/conv2d.cu): whether strategy (GF_SHARED,
- * GF_SLIDING, or GF_AUTO for the separable path) has one for c at all
- * (for choosing default shapes); the columns one block covers with shape
- * s (16 per thread when the fast kernel runs, else 1); the shared memory
- * of the fused separable kernel for s, 0 when it does not run (then the
- * row and column passes do).
+ * Completes l for strategy s, or GF_AUTO for the separable path, from
+ * the defaults table in kernels/conv2d.cu: the row of the 8-bit fast
+ * kernel when s has one for c (its threads make 16 columns each, so its
+ * blocks are narrower), else the generic row.
  */
-int conv2d_fast8(const struct conv2d_coef *c, int strategy);
+void conv2d_shape(const struct conv2d_coef *c, enum gf_strategy s,
+    struct gf_launch *l);
+
+/* Dynamic shared memory of each tiled kernel, for shape checks and launches. */
+size_t conv2d_smem_tile(const struct conv2d_coef *c, const struct gf_launch *l);
+size_t conv2d_smem_rows(const struct conv2d_coef *c, const struct gf_launch *l);
+size_t conv2d_smem_cols(const struct conv2d_coef *c, const struct gf_launch *l);
+
+/*
+ * The columns one block of strategy covers with shape l (16 per thread
+ * when the 8-bit fast kernel runs, else 1); the shared memory of the
+ * fused separable kernel for l, 0 when it does not run (then the row and
+ * column passes do).
+ */
 int conv2d_tile_w(const struct conv2d_coef *c, int strategy,
-    const struct conv2d_shape *s);
-size_t conv2d_smem_sep(const struct conv2d_coef *c, const struct conv2d_shape *s);
+    const struct gf_launch *l);
+size_t conv2d_smem_sep(const struct conv2d_coef *c, const struct gf_launch *l);
 
 /* Both separable passes in one kernel; only when conv2d_smem_sep() > 0. */
 cudaError_t conv2d_launch_sep(const struct gpu_image *in,
     const struct gpu_image *out, const struct conv2d_coef *c,
-    const struct conv2d_shape *s, cudaStream_t st);
+    const struct gf_launch *l, cudaStream_t st);
 
 /* Copies the taps into constant memory, in stream order. */
 cudaError_t conv2d_set_taps(const struct conv2d_taps *t, cudaStream_t st);
@@ -185,7 +186,7 @@ cudaError_t conv2d_set_taps(const struct conv2d_taps *t, cudaStream_t st);
 /* One 2D strategy (GF_GLOBAL..GF_SLIDING); tex is used by GF_TEXTURE only. */
 cudaError_t conv2d_launch_2d(int strategy, const struct gpu_image *in,
     const struct gpu_image *out, cudaTextureObject_t tex,
-    const struct conv2d_coef *c, const struct conv2d_shape *s, cudaStream_t st);
+    const struct conv2d_coef *c, const struct gf_launch *l, cudaStream_t st);
 
 /*
  * The separable passes.  tmp holds in->height rows of in->width 4-byte
@@ -193,11 +194,11 @@ cudaError_t conv2d_launch_2d(int strategy, const struct gpu_image *in,
  * bytes apart.
  */
 cudaError_t conv2d_launch_rows(const struct gpu_image *in, void *tmp,
-    size_t tmp_pitch, const struct conv2d_coef *c, const struct conv2d_shape *s,
+    size_t tmp_pitch, const struct conv2d_coef *c, const struct gf_launch *l,
     cudaStream_t st);
 cudaError_t conv2d_launch_cols(const void *tmp, size_t tmp_pitch,
     const struct gpu_image *out, const struct conv2d_coef *c,
-    const struct conv2d_shape *s, cudaStream_t st);
+    const struct gf_launch *l, cudaStream_t st);
 
 #ifdef __cplusplus
 }

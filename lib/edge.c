@@ -47,16 +47,15 @@ nms_device(struct gpu *g, const struct gpu_image *src,
 	enum gf_strategy s = o->common.strategy == GF_AUTO ? GF_SLIDING :
 	    o->common.strategy;
 	struct gf_launch l = o->common.launch;
-	cudaTextureObject_t tex = 0;
+	cudaTextureObject_t tex;
 	int tile_w, tile_h;
 	size_t smem;
 
 	edge_nms_shape(s, src->maxval, src->width, src->height, &l, &tile_w,
 	    &tile_h, &smem);
-	if (gpu_check_shape(g, gf_strategies[s].name, l.block_w, l.block_h,
-	    tile_w, tile_h, src->width, src->height, smem, e) < 0)
-		return -1;
-	if (s == GF_TEXTURE && gpu_texture(g, src, &tex, e) < 0)
+	if (gpu_check_shape(g, gf_strategies[s].name, &l, tile_w, tile_h,
+	    src->width, src->height, smem, e) < 0 ||
+	    gpu_strategy_input(g, s, src, &tex, e) < 0)
 		return -1;
 	GPU_TRY(e, edge_launch_nms(s, src, lab, p, dp, o->common.border, &l, tex,
 	    g->stream));
@@ -156,18 +155,12 @@ edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
 	const struct edge_opts *o = ctx;
-	struct image gray = {0};
 	struct edge_info info;
-	int ret;
 
-	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
+	if (edge_cpu(in, out, o, &info, o->common.threads, e) < 0)
 		return -1;
-	ret = edge_cpu(gray.px != NULL ? &gray : in, out, o, &info,
-	    o->common.threads, e);
-	img_free(&gray);
-	if (ret == 0)
-		note_thresholds(t, o, &info);
-	return ret;
+	note_thresholds(t, o, &info);
+	return 0;
 }
 
 static int

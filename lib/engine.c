@@ -935,6 +935,25 @@ lane_image(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 	}
 }
 
+/*
+ * Slot s on the CPU: the tool's filter, on the gray of a colour image
+ * when the tool works on gray.
+ */
+static int
+cpu_image(const struct tool *tl, struct slot *s)
+{
+	struct image gray = {0};
+	int ret;
+
+	if (tl->gray && s->in.channels != 1 &&
+	    img_to_gray(&s->in, &gray, &s->err) < 0)
+		return -1;
+	ret = tl->cpu(tl->ctx, gray.px != NULL ? &gray : &s->in, &s->out, &s->t,
+	    &s->err);
+	img_free(&gray);
+	return ret;
+}
+
 static void *
 lane_main(void *arg)
 {
@@ -952,7 +971,7 @@ lane_main(void *arg)
 		} else if (ln->dev != NULL) {
 			lane_image(ln, s, opened ? NULL : &open_err);
 		} else {
-			s->failed = tl->cpu(tl->ctx, &s->in, &s->out, &s->t, &s->err) < 0;
+			s->failed = cpu_image(tl, s) < 0;
 			s->out_malloced = !s->failed;
 			s->t.cpu = gf_now_ms() - t0;
 		}

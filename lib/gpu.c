@@ -198,28 +198,19 @@ plane_alloc(const struct image *img)
 	return malloc((size_t)img->width * img->height * gf_sample_bytes(img->maxval));
 }
 
-/* Copies channel c of img into plane (dir 0) or plane into channel c (dir 1). */
+/*
+ * Copies channel c of img into plane (dir 0) or plane into channel c
+ * (dir 1), one sample of 1 or 2 bytes at a time.
+ */
 static void
 plane_copy(struct image *img, int c, void *plane, int dir)
 {
 	size_t n = (size_t)img->width * img->height;
-	int ch = img->channels;
+	size_t b = gf_sample_bytes(img->maxval), step = b * img->channels;
+	unsigned char *s = (unsigned char *)img->px + c * b, *p = plane;
 
-	if (img->maxval > 255) {
-		uint16_t *s = img->px, *p = plane;
-		for (size_t i = 0; i < n; i++)
-			if (dir == 0)
-				p[i] = s[i * ch + c];
-			else
-				s[i * ch + c] = p[i];
-	} else {
-		uint8_t *s = img->px, *p = plane;
-		for (size_t i = 0; i < n; i++)
-			if (dir == 0)
-				p[i] = s[i * ch + c];
-			else
-				s[i * ch + c] = p[i];
-	}
+	for (size_t i = 0; i < n; i++, s += step, p += b)
+		memcpy(dir == 0 ? p : s, dir == 0 ? s : p, b);
 }
 
 int
@@ -309,6 +300,16 @@ gpu_texture(struct gpu *g, const struct gpu_image *d, cudaTextureObject_t *tex,
 }
 
 int
+gpu_strategy_input(struct gpu *g, enum gf_strategy s,
+    const struct gpu_image *d, cudaTextureObject_t *tex, struct gf_err *e)
+{
+	*tex = 0;
+	if (s == GF_TEXTURE)
+		return gpu_texture(g, d, tex, e);
+	return 0;
+}
+
+int
 gpu_timer_start(struct gpu *g, struct gf_err *e)
 {
 	GPU_TRY(e, cudaEventRecord(g->ev_start, g->stream));
@@ -325,10 +326,11 @@ gpu_timer_stop(struct gpu *g, float *ms, struct gf_err *e)
 }
 
 int
-gpu_check_shape(const struct gpu *g, const char *strategy, int block_w,
-    int block_h, int tile_w, int tile_h, int width, int height, size_t smem,
-    struct gf_err *e)
+gpu_check_shape(const struct gpu *g, const char *strategy,
+    const struct gf_launch *l, int tile_w, int tile_h, int width, int height,
+    size_t smem, struct gf_err *e)
 {
+	const int block_w = l->block_w, block_h = l->block_h;
 	long gx = (width + tile_w - 1) / tile_w, gy = (height + tile_h - 1) / tile_h;
 
 	if (block_w * block_h > g->max_threads)
@@ -352,16 +354,17 @@ gpu_check_shape(const struct gpu *g, const char *strategy, int block_w,
 }
 
 int
-gpu_check_launch(cudaError_t err, const char *strategy, int block_w,
-    int block_h, struct gf_err *e)
+gpu_check_launch(cudaError_t err, const char *strategy,
+    const struct gf_launch *l, struct gf_err *e)
 {
 	if (err == cudaSuccess)
 		return 0;
 	if (err == cudaErrorLaunchOutOfResources)
 		return gf_fail(e, "%s: a %dx%d block (%d threads) is more than "
 		    "this kernel can run in one block on this GPU (its registers "
-		    "or launch bounds); use a smaller --block", strategy, block_w,
-		    block_h, block_w * block_h);
+		    "or launch bounds); use a smaller --block", strategy,
+		    l->block_w, l->block_h, l->block_w * l->block_h);
 	return gf_fail(e, "CUDA error launching the %s kernel with a %dx%d "
-	    "block: %s", strategy, block_w, block_h, cudaGetErrorString(err));
+	    "block: %s", strategy, l->block_w, l->block_h,
+	    cudaGetErrorString(err));
 }

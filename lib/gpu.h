@@ -148,27 +148,34 @@ int gpu_download(struct gpu *g, const struct gpu_image *d, struct image *img,
 int gpu_texture(struct gpu *g, const struct gpu_image *d,
     cudaTextureObject_t *tex, struct gf_err *e);
 
+/*
+ * What a kernel of strategy s reads d through besides its pointer: for
+ * texture, gpu_texture's object; for the others nothing (*tex = 0).
+ */
+int gpu_strategy_input(struct gpu *g, enum gf_strategy s,
+    const struct gpu_image *d, cudaTextureObject_t *tex, struct gf_err *e);
+
 /* Starts and stops the event timer around kernels; stop waits and gives ms. */
 int gpu_timer_start(struct gpu *g, struct gf_err *e);
 int gpu_timer_stop(struct gpu *g, float *ms, struct gf_err *e);
 
 /*
- * Checks a block shape and rows per thread against the device before a
- * launch: threads per block, block dimensions, grid dimensions for an
- * output of width x height where a block covers tile_w x tile_h pixels,
- * and smem bytes of shared memory.  The message names the values.
+ * Checks a resolved launch shape l against the device before a launch:
+ * threads per block, block dimensions, grid dimensions for an output of
+ * width x height where a block covers tile_w x tile_h pixels, and smem
+ * bytes of shared memory.  The message names the values.
  */
-int gpu_check_shape(const struct gpu *g, const char *strategy, int block_w,
-    int block_h, int tile_w, int tile_h, int width, int height, size_t smem,
-    struct gf_err *e);
+int gpu_check_shape(const struct gpu *g, const char *strategy,
+    const struct gf_launch *l, int tile_w, int tile_h, int width, int height,
+    size_t smem, struct gf_err *e);
 
 /*
- * Checks the status of a kernel launch of the given block shape; a block
- * that needs more registers than the device gives one is refused with a
+ * Checks the status of a kernel launch with l's block; a block that
+ * needs more registers than the device gives one is refused with a
  * message saying so, anything else as GPU_TRY would.
  */
-int gpu_check_launch(cudaError_t err, const char *strategy, int block_w,
-    int block_h, struct gf_err *e);
+int gpu_check_launch(cudaError_t err, const char *strategy,
+    const struct gf_launch *l, struct gf_err *e);
 
 #ifdef __cplusplus
 }

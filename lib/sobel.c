@@ -41,31 +41,36 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
     const struct gf_launch *l, struct gf_err *e)
 {
 	struct gf_launch shape = *l;
-	cudaTextureObject_t tex = 0;
+	cudaTextureObject_t tex;
 	int tw, th;
 	size_t smem;
 
 	if (s == GF_AUTO)
 		s = SOBEL_AUTO;
 	sobel_shape(s, in->maxval, &shape, &tw, &th, &smem);
-	if (gpu_check_shape(g, gf_strategies[s].name, shape.block_w,
-	    shape.block_h, tw, th, in->width, in->height, smem, e) < 0)
-		return -1;
-	if (s == GF_TEXTURE && gpu_texture(g, in, &tex, e) < 0)
+	if (gpu_check_shape(g, gf_strategies[s].name, &shape, tw, th, in->width,
+	    in->height, smem, e) < 0 || gpu_strategy_input(g, s, in, &tex, e) < 0)
 		return -1;
 	return gpu_check_launch(sobel_launch(s, in, out, p, border, &shape, tex,
-	    g->stream), gf_strategies[s].name, shape.block_w, shape.block_h, e);
+	    g->stream), gf_strategies[s].name, &shape, e);
 }
 
-/* Records the threshold an image used, for -v. */
-static void
-note_threshold(struct gf_times *t, const struct sobel_opts *o, double thresh)
+/*
+ * The parameters of one image, whose Otsu threshold is otsu when -t auto
+ * asked for it; the threshold is noted in t for -v.
+ */
+static struct sobel_params
+image_params(struct gf_times *t, const struct sobel_opts *o, unsigned maxval,
+    uint32_t otsu)
 {
-	if (!o->threshold && !o->threshold_auto)
-		return;
-	t->thresholds = 1;
-	t->otsu = o->threshold_auto;
-	t->high = thresh;
+	double thresh = o->threshold_auto ? otsu : o->t;
+
+	if (o->threshold || o->threshold_auto) {
+		t->thresholds = 1;
+		t->otsu = o->threshold_auto;
+		t->high = thresh;
+	}
+	return sobel_params_for(o, maxval, thresh);
 }
 
 static int
@@ -74,25 +79,14 @@ sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
 {
 	const struct sobel_opts *o = ctx;
 	const int border = o->common.border, nthreads = o->common.threads;
-	struct image gray = *in;
 	struct sobel_params p;
-	uint32_t otsu;
-	double thresh = o->t;
-	int ret = 0;
+	uint32_t otsu = 0;
 
-	if (in->channels != 1 && img_to_gray(in, &gray, e) < 0)
+	if (o->threshold_auto &&
+	    otsu_cpu(in, border, o->l1, &otsu, nthreads, e) < 0)
 		return -1;
-	if (o->threshold_auto && (ret = otsu_cpu(&gray, border, o->l1, &otsu,
-	    nthreads, e)) == 0)
-		thresh = otsu;
-	if (ret == 0) {
-		note_threshold(t, o, thresh);
-		p = sobel_params_for(o, in->maxval, thresh);
-		ret = sobel_cpu(&gray, out, &p, border, nthreads, e);
-	}
-	if (gray.px != in->px)
-		img_free(&gray);
-	return ret;
+	p = image_params(t, o, in->maxval, otsu);
+	return sobel_cpu(in, out, &p, border, nthreads, e);
 }
 
 static int
@@ -101,16 +95,12 @@ sobel_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
 {
 	const struct sobel_opts *o = ctx;
 	struct sobel_params p;
-	uint32_t otsu;
-	double thresh = o->t;
+	uint32_t otsu = 0;
 
-	if (o->threshold_auto) {
-		if (otsu_gpu(g, in, o->common.border, o->l1, &otsu, e) < 0)
-			return -1;
-		thresh = otsu;
-	}
-	note_threshold(t, o, thresh);
-	p = sobel_params_for(o, in->maxval, thresh);
+	if (o->threshold_auto &&
+	    otsu_gpu(g, in, o->common.border, o->l1, &otsu, e) < 0)
+		return -1;
+	p = image_params(t, o, in->maxval, otsu);
 	return sobel_gpu(g, in, out, &p, o->common.border, o->common.strategy,
 	    &o->common.launch, e);
 }

@@ -1,6 +1,7 @@
 /*
  * strategy.c - the table of kernel strategies shared by every tool.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "strategy.h"
@@ -17,14 +18,33 @@ const struct gf_strategy_info gf_strategies[GF_NSTRATEGIES] = {
 int
 gf_strategy_parse(const char *s, enum gf_strategy *out, struct gf_err *e)
 {
+	char names[256] = "";
+	size_t n = 0;
+
 	for (int i = 0; i < GF_NSTRATEGIES; i++) {
 		if (strcmp(s, gf_strategies[i].name) == 0) {
 			*out = (enum gf_strategy)i;
 			return 0;
 		}
 	}
-	return gf_fail(e, "'%s' is not a strategy; choose auto, cpu, global, "
-	    "texture, shared or sliding", s);
+	/* "a, b, ... or z", from the table. */
+	for (int i = 0; i < GF_NSTRATEGIES && n < sizeof(names); i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+		    i == 0 ? "" : i == GF_NSTRATEGIES - 1 ? " or " : ", ",
+		    gf_strategies[i].name);
+	return gf_fail(e, "'%s' is not a strategy; choose %s", s, names);
+}
+
+void
+gf_launch_default(enum gf_strategy s, const struct gf_launch *d,
+    struct gf_launch *l)
+{
+	if (l->block_w == 0 || l->block_h == 0) {
+		l->block_w = d->block_w;
+		l->block_h = d->block_h;
+	}
+	if (l->rows == 0 || s == GF_GLOBAL || s == GF_TEXTURE)
+		l->rows = d->rows;
 }
 
 void
@@ -33,14 +53,8 @@ gf_launch_shape(enum gf_strategy s, const struct gf_launch *defaults,
     int *tile_h, size_t *smem)
 {
 	int n = 16 / gf_sample_bytes(maxval);
-	const struct gf_launch *d = &defaults[s];
 
-	if (l->block_w == 0 || l->block_h == 0) {
-		l->block_w = d->block_w;
-		l->block_h = d->block_h;
-	}
-	if (l->rows == 0 || s == GF_GLOBAL || s == GF_TEXTURE)
-		l->rows = d->rows;
+	gf_launch_default(s, &defaults[s], l);
 	*smem = 0;
 	if (s == GF_GLOBAL || s == GF_TEXTURE) {
 		*tile_w = l->block_w;

@@ -1,12 +1,12 @@
 /*
  * strategy.h - the ways a stencil can reach its pixels.  One table names
  * them; dispatch, --help, the test matrix and the bench all read it.
- * Adding a strategy touches: this enum and the table in strategy.c, each
- * tool's kernels and launch switch (kernels/sobel.cu, conv2d.cu,
- * edge_nms.cu) with its row of default launch shapes (the tables beside
- * them, and conv2d's defaults in lib/conv2d.c), and the GPU dispatch of
- * a strategy with special needs (a texture object in lib/sobel.c,
- * edge.c, conv2d.c).
+ * Adding a strategy touches this enum and the table in strategy.c, then
+ * each tool's kernel file (kernels/sobel.cu, conv2d.cu, edge_nms.cu): its
+ * kernels, its launch switch and its row in the defaults table there.  A
+ * strategy that reads its input through something other than a device
+ * pointer (texture's object) also gets it made in gpu_strategy_input
+ * (lib/gpu.c).
  */
 #ifndef GF_STRATEGY_H
 #define GF_STRATEGY_H
@@ -51,6 +51,14 @@ struct gf_launch {
 	int block_h;
 	int rows;
 };
+
+/*
+ * Completes l from d, the defaults of strategy s: the block when l gives
+ * none, the rows when l gives none or s makes one row per thread (global,
+ * texture).
+ */
+void gf_launch_default(enum gf_strategy s, const struct gf_launch *d,
+    struct gf_launch *l);
 
 /*
  * Completes l from the strategy's defaults (a table indexed by strategy)

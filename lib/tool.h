@@ -41,7 +41,8 @@ struct tool {
 	int halo;
 	/*
 	 * The CPU: makes out (allocating out->px with img_alloc) from in,
-	 * colour included, and fills t's thresholds.
+	 * and fills t's thresholds.  in has one channel when gray is 1 (the
+	 * engine converts colour first), else it may have several.
 	 */
 	int (*cpu)(void *ctx, const struct image *in, struct image *out,
 	    struct gf_times *t, struct gf_err *e);
