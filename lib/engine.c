@@ -52,6 +52,12 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  */
 #define SLOTS_STREAM 4
 #define SLOTS_BATCH 2
+/*
+ * Markers per reader, beside its slots for images: a job's end marker
+ * never holds pixels, so it does not take an image's place (with one
+ * image per file, it would halve the images a reader has in flight).
+ */
+#define MARKERS 2
 #define LANES 2                 /* per GPU */
 /* A strip carries about this many bytes of input; smaller images go whole. */
 #define STRIP_BYTES (16u << 20)
@@ -74,6 +80,7 @@ struct slot {
 	struct reader *owner;
 	int job, index;         /* index: 1, 2, ... in the job; the marker's is last */
 	int end;                /* the job's end marker */
+	int marker;             /* a marker slot: only ever an end marker */
 	int committed;          /* the marker: its job's output was committed */
 	int device;             /* the GPU that filtered it; -1: the CPU */
 	int failed;             /* err says why (empty: the job had failed already) */
@@ -125,7 +132,8 @@ fifo_pop(struct fifo *q)
 struct reader {
 	struct engine *en;
 	pthread_t th;
-	struct slot *free;
+	struct slot *free;      /* its slots for images */
+	struct slot *markers;   /* its slots for end markers */
 	double busy_ms;
 };
 
@@ -294,17 +302,25 @@ slot_in_get(void *arg, size_t bytes)
 
 /* ---- queues */
 
+/* The free list of rd that slots like s go back to. */
+static struct slot **
+slot_list(struct reader *rd, int marker)
+{
+	return marker ? &rd->markers : &rd->free;
+}
+
+/* A slot of reader rd, for an image or (marker) a job's end marker. */
 static struct slot *
-slot_take(struct reader *rd)
+slot_take(struct reader *rd, int marker)
 {
 	struct engine *en = rd->en;
-	struct slot *s;
+	struct slot **list = slot_list(rd, marker), *s;
 
 	pthread_mutex_lock(&en->mu);
-	while (rd->free == NULL)
+	while (*list == NULL)
 		pthread_cond_wait(&en->cv, &en->mu);
-	s = rd->free;
-	rd->free = s->next;
+	s = *list;
+	*list = s->next;
 	pthread_mutex_unlock(&en->mu);
 	s->next = NULL;
 	s->end = s->committed = s->failed = s->out_malloced = 0;
@@ -326,8 +342,8 @@ slot_give_back(struct engine *en, struct slot *s)
 		img_free(&s->out);
 	s->out_malloced = 0;
 	pthread_mutex_lock(&en->mu);
-	s->next = s->owner->free;
-	s->owner->free = s;
+	s->next = *slot_list(s->owner, s->marker);
+	*slot_list(s->owner, s->marker) = s;
 	pthread_cond_broadcast(&en->cv);
 	pthread_mutex_unlock(&en->mu);
 }
@@ -420,7 +436,7 @@ read_job(struct reader *rd, int j)
 {
 	struct engine *en = rd->en;
 	struct img_reader *r = NULL;
-	struct slot *s = slot_take(rd);
+	struct slot *s = slot_take(rd, 0), *m;
 	const char *name;
 	FILE *f = open_input(en->jobs[j].input, &name, &s->err);
 	int idx = 1, got = -1;
@@ -430,7 +446,7 @@ read_job(struct reader *rd, int j)
 		img_reader_set_autorotate(r, !en->o->no_autorotate);
 		for (;; idx++) {
 			if (idx > 1)
-				s = slot_take(rd);
+				s = slot_take(rd, 0);
 			if (job_failed(en, j)) {
 				got = 0;
 				break;
@@ -453,11 +469,15 @@ read_job(struct reader *rd, int j)
 	}
 	if (f != NULL && f != stdin)
 		fclose(f);
-	s->job = j;
-	s->index = idx;
-	s->end = 1;
-	s->failed = got < 0;
-	post_done(en, s);
+	/* s holds no image: the end, or why the job failed, goes in a marker. */
+	m = slot_take(rd, 1);
+	m->job = j;
+	m->index = idx;
+	m->end = 1;
+	m->failed = got < 0;
+	m->err = s->err;
+	slot_give_back(en, s);
+	post_done(en, m);
 }
 
 static void *
@@ -1396,7 +1416,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	if (en->nreaders > njobs)
 		en->nreaders = njobs;
 	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
-	en->nslots = en->nreaders * per;
+	en->nslots = en->nreaders * (per + MARKERS);
 	/* Room for a stream's slots of more GPUs; they are linked in later. */
 	en->slots_cap = en->nslots + (njobs == 1 ? LANES * (GF_MAX_DEVICES - 1) : 0);
 	en->job_failed = calloc((size_t)njobs, 1);
@@ -1407,9 +1427,10 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	for (int i = 0; i < en->nslots; i++) {
 		struct slot *s = &en->slots[i];
 		s->en = en;
-		s->owner = &en->rd[i / per];
-		s->next = s->owner->free;
-		s->owner->free = s;
+		s->owner = &en->rd[i / (per + MARKERS)];
+		s->marker = i % (per + MARKERS) >= per;
+		s->next = *slot_list(s->owner, s->marker);
+		*slot_list(s->owner, s->marker) = s;
 	}
 	/*
 	 * Pinned memory is the machine's: an eighth of it at most, 2 GiB tops,
