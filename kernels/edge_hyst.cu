@@ -285,13 +285,10 @@ struct hyst_tile {
 __device__ __forceinline__ uint32_t
 root_label(const struct hyst_tile *w, int i)
 {
-	const uint32_t bit = 1u << (i & 31);
+	const uint32_t bit = 1u << (i & 31), pend = w->pend[i >> 5];
+	const uint32_t rank = w->pbase[i >> 5] + __popc(pend & (bit - 1));
 
-	if (w->strong[i >> 5] & bit)
-		return HSTRONG;
-	if (w->pend[i >> 5] & bit)
-		return w->pbase[i >> 5] + __popc(w->pend[i >> 5] & (bit - 1));
-	return HNONE;
+	return w->strong[i >> 5] & bit ? HSTRONG : pend & bit ? rank : HNONE;
 }
 
 #define RUN_STRONG (1u << 15)
@@ -409,19 +406,23 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 		m.npend[tile] = (uint8_t)npend;
 	__syncwarp();
 
-	/* The row's edges and pending runs, each run's label. */
+	/* Each run's label. */
 	uint8_t *label = w->u.label[1];
+	for (int j = r; j < nruns; j += 32)
+		label[j] = (uint8_t)root_label(w, w->run[j] >> RUN_ROOT);
+	__syncwarp();
+
+	/* The row's edges and pending pixels. */
 	uint32_t edge = 0, pending = 0;
-	for (k = first; k < first + nr; k++) {
-		const uint32_t d = w->run[k], l = root_label(w, d >> RUN_ROOT);
-		if (l == HSTRONG)
-			edge |= span(d & 31, d >> 5 & 31);
-		else if (l != HNONE)
-			pending |= span(d & 31, d >> 5 & 31);
-		label[k] = (uint8_t)l;
+	k = first;
+	for (uint32_t rest = cand, run; rest != 0; rest ^= run, k++) {
+		run = rest & ~(rest + (rest & -rest));
+		if (label[k] == HSTRONG)
+			edge |= run;
+		else if (label[k] != HNONE)
+			pending |= run;
 	}
 	put_row<T>(out, x0, y, edge);
-	__syncwarp();
 
 	/* The labels of the ring pixels in column r, row r. */
 	uint32_t top = HNONE, bottom = HNONE, left = HNONE, right = HNONE;

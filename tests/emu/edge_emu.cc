@@ -284,9 +284,9 @@ hyst_cases(void)
 	static const unsigned maxvals[] = {255, 100, 65535, 1000};
 	char name[64];
 
-	for (auto &sz : sizes) {
-		int w = sz[0], h = sz[1];
-		unsigned mv = maxvals[(w + h) % 4];
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int w = sizes[i][0], h = sizes[i][1];
+		unsigned mv = maxvals[i % 4];
 		std::vector<uint8_t> c;
 		for (double p : {0.1, 0.3, 0.45, 0.6, 0.9})
 			for (double q : {0.0, 0.003, 0.05}) {
