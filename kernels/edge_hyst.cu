@@ -271,7 +271,7 @@ struct hyst_tile {
 	 * row, 15 holds a strong pixel, 16 touches the ring, 17-25 root.
 	 */
 	uint32_t run[HRUNS];
-	union __align__(4) {
+	union {
 		int par[HRUNS];         /* union-find parents of the runs */
 		/* then: the pending runs' ranks in row order, each run's label */
 		uint8_t label[2][HRUNS];
@@ -280,6 +280,9 @@ struct hyst_tile {
 	uint32_t pend[HRUNS / 32];      /* bit i: root i touches the ring, then: and is pending */
 	int pbase[HRUNS / 32];          /* pending roots before word w: the ranks */
 };
+#define RUN_STRONG (1u << 15)
+#define RUN_RING (1u << 16)
+#define RUN_ROOT 17
 
 /* The label of a run of root i: an edge, pending (its rank), or neither. */
 __device__ __forceinline__ uint32_t
@@ -290,10 +293,6 @@ root_label(const struct hyst_tile *w, int i)
 
 	return w->strong[i >> 5] & bit ? HSTRONG : pend & bit ? rank : HNONE;
 }
-
-#define RUN_STRONG (1u << 15)
-#define RUN_RING (1u << 16)
-#define RUN_ROOT 17
 
 template <typename T>
 __global__ void
