@@ -1,57 +1,72 @@
 /*
  * edge_hyst.cu - edge's hysteresis on the GPU, as connected-component
- * labelling in a fixed number of launches (below); its output equals the
- * CPU reference's flood fill (lib/edge_cpu.c) bit for bit.
+ * labelling in three launches (below); its output equals the CPU
+ * reference's flood fill (lib/edge_cpu.c) bit for bit.
  */
 #include "edge.h"
 #include "stencil.cuh"
 
 /*
  * Hysteresis is connected-component labelling: the edges are the
- * non-NONE pixels whose 8-connected component holds a strong pixel.  A
- * fixed number of launches, no host round trip, no iteration to a fixed
- * point:
+ * candidates (weak or strong pixels) whose 8-connected component holds
+ * a strong pixel.  The image is cut into 32 x 32 tiles, one warp each;
+ * lane r holds row r of its tile as two bit masks (bit c: column c), its
+ * candidates and its strong pixels.  Three launches, no host round trip,
+ * no iteration to a fixed point:
  *
- *   local   per 32x32 tile: union-find of the tile's pixels in shared
- *           memory (atomicMin on the root, which is then the smallest
- *           index of the component whatever the order); a component with
- *           a strong pixel is written as edges, one without that does not
- *           touch the tile's outer ring is not; each component that
- *           touches the ring gets a rank r (< EDGE_HYST_CAP) and a global
- *           node tile * CAP + r, its pixels' ranks go to the tile's ring
- *           arrays, and the pixels of such a component without a strong
- *           pixel get the code 3 + r in the class map ("pending")
- *   merge   one thread per ring pixel on the right and bottom side of a
- *           tile: union of its node with the nodes of its 8-neighbours in
- *           the next tile (global union-find, Playne and Hawick's)
- *   strong  each strong node marks its root strong
- *   final   in tiles with pending components whose root is strong, their
- *           pixels become edges
+ *   local  labels the tile's components by union-find over its runs
+ *          (maximal horizontal spans of candidates, at most 16 a row) in
+ *          shared memory, the runs dealt round the lanes.  Runs of
+ *          adjacent rows touch when their spans widened by one column
+ *          overlap; for each pair of rows, every lower run is joined to
+ *          the leftmost upper run it touches, and an upper run to the
+ *          leftmost lower run it touches unless an upper run further
+ *          left touches that one too (that pair is then the lower run's
+ *          own): together these join every touching pair, with at most
+ *          two unions a run.  A component with a strong pixel is written
+ *          as edges at once.  One without, that touches the tile's outer
+ *          ring, is pending: it gets a rank r < EDGE_HYST_CAP and the
+ *          global node 1 + tile * CAP + r.  Each ring pixel's label (none,
+ *          strong, or its component's rank) goes to the tile's ring
+ *          words; for a tile with pending components, each row's masks
+ *          of edges and of pending pixels, and the ranks of its pending
+ *          runs, go to the scratch for final.  A component with neither
+ *          a strong pixel nor a ring pixel is not an edge.
+ *   merge  one thread per ring pixel on the right and bottom side of a
+ *          tile: union of its node with the nodes of its 8-neighbours in
+ *          the next tile (global union-find, Playne and Hawick's).  Node
+ *          0 stands for every strong ring pixel: the root of a set is
+ *          its smallest node, so a set is joined to a strong pixel
+ *          exactly when its root is 0.
+ *   final  in a tile with a pending component whose root is 0, the rows
+ *          holding one are written again, with its runs as edges.
  *
  * The union of the components holding a strong pixel is what the CPU's
- * flood fill gives, so the output is the same whatever the order of work.
+ * flood fill gives, so the output is the same whatever the order of
+ * work.  A tile without a strong pixel and without a candidate on its
+ * ring has neither edges nor pending components: its warp writes zeros
+ * after the load.  The class map is only read.
  */
-#define HW EDGE_HYST_TILE
-#define HH EDGE_HYST_TILE
+#define HT EDGE_HYST_TILE       /* tile side, the warp's width */
 #define HCAP EDGE_HYST_CAP
-#define HTHREADS (HW * HH / 4)  /* each thread owns 4 pixels of a row */
-/*
- * Row stride of the local stage's per-pixel arrays: one word more than a
- * row, so that the four rows a warp covers fall in different banks (with
- * HW they would all hit the same 8 banks, four ways each).  Indices stay
- * in pixel order, which is all the union-find and the ranks rely on.
- */
-#define HS (HW + 1)
-#define HNONE 0xff              /* ring arrays: no component */
-#define HCODE 3                 /* class map: pending component r is HCODE + r */
+#define HWARPS 4                /* tiles (warps) per block */
+#define HRUNS (HT * HT / 2)     /* runs in a tile, at most */
+#define HNONE 0xffu             /* label: no candidate, or not an edge */
+#define HSTRONG 0xfeu           /* label: an edge */
+#define FULL 0xffffffffu
+
+static_assert(HT == 32, "a tile row is a lane's 32-bit mask");
+/* Pending components each hold a ring pixel, two of them never adjacent. */
+static_assert(HCAP >= 2 * HT - 2 && HCAP < HSTRONG, "ranks fit the labels");
 
 /* The scratch of one image of ntiles tiles, carved from one buffer. */
 struct hyst_mem {
-	uint32_t *node;         /* [ntiles * HCAP] union-find parents */
-	uint8_t *strong;        /* [ntiles * HCAP] node holds a strong pixel (then: root is an edge) */
-	unsigned long long *pend; /* [ntiles] bit r: node r is pending */
-	uint8_t *ring;          /* [ntiles][4][HW]: top, bottom, left, right ranks, HNONE */
-	uint8_t *nnodes;        /* [ntiles] */
+	uint2 *rows;            /* [ntiles][HT]: a row's edges and pending pixels */
+	uint32_t *ring;         /* [ntiles][HT]: word k, the labels of top pixel k,
+	                           bottom pixel k, left pixel k, right pixel k (bytes 0-3) */
+	uint32_t *node;         /* [1 + ntiles * HCAP]: union-find parents; 0 is strong */
+	uint8_t *rank;          /* [ntiles][HRUNS]: ranks of the pending runs, row by row */
+	uint8_t *npend;         /* [ntiles]: pending components */
 };
 
 static struct hyst_mem
@@ -60,25 +75,25 @@ hyst_carve(void *scratch, size_t ntiles)
 	struct hyst_mem m;
 	char *p = (char *)scratch;
 
+	m.rows = (uint2 *)p;
+	p += ntiles * HT * sizeof(uint2);
+	m.ring = (uint32_t *)p;
+	p += ntiles * HT * sizeof(uint32_t);
 	m.node = (uint32_t *)p;
-	p += ntiles * HCAP * sizeof(uint32_t);
-	m.strong = (uint8_t *)p;
-	p += ntiles * HCAP;
-	m.pend = (unsigned long long *)p;
-	p += ntiles * sizeof(unsigned long long);
-	m.ring = (uint8_t *)p;
-	p += ntiles * 4 * HW;
-	m.nnodes = (uint8_t *)p;
+	p += (1 + ntiles * HCAP) * sizeof(uint32_t);
+	m.rank = (uint8_t *)p;
+	p += ntiles * HRUNS;
+	m.npend = (uint8_t *)p;
 	return m;
 }
 
 extern "C" size_t
 edge_hyst_scratch(int width, int height)
 {
-	size_t ntiles = (size_t)((width + HW - 1) / HW) * ((height + HH - 1) / HH);
+	size_t ntiles = (size_t)((width + HT - 1) / HT) * ((height + HT - 1) / HT);
 
-	return ntiles * (HCAP * sizeof(uint32_t) + HCAP +
-	    sizeof(unsigned long long) + 4 * HW + 1);
+	return ntiles * (HT * sizeof(uint2) + HT * sizeof(uint32_t) +
+	    HCAP * sizeof(uint32_t) + HRUNS + 1) + sizeof(uint32_t);
 }
 
 /*
@@ -149,190 +164,291 @@ sroot(const int *par, int x)
 	return x;
 }
 
-/* Class byte of tile pixel (r, c) from the packed rows. */
-__device__ __forceinline__ unsigned
-scls(const uint32_t (*cls)[HW / 4], int r, int c)
+/* Inclusive sum of v over the lanes up to this one. */
+__device__ __forceinline__ int
+warp_scan(int v, int lane)
 {
-	return (cls[r][c >> 2] >> (8 * (c & 3))) & 0xff;
+#pragma unroll
+	for (int o = 1; o < 32; o <<= 1) {
+		int t = __shfl_up_sync(FULL, v, o);
+		if (lane >= o)
+			v += t;
+	}
+	return v;
+}
+
+/* Columns lo..hi of a row mask, 0 <= lo <= hi < 32. */
+__device__ __forceinline__ uint32_t
+span(int lo, int hi)
+{
+	return (FULL >> (31 - hi)) & (FULL << lo);
+}
+
+/*
+ * Four class bytes (enum edge_class) to bits: 0-3 the candidates, 4-7
+ * the strong pixels.  Byte k's bit 0 (weak or strong) and bit 1 (strong,
+ * moved to bit 4) land in bits 21 + k and 25 + k of the product, every
+ * partial product on a bit of its own, so no carries.
+ */
+__device__ __forceinline__ uint32_t
+class_bits(uint32_t w)
+{
+	uint32_t v = ((w | w >> 1) & 0x01010101u) | ((w << 3) & 0x10101010u);
+
+	return (v * 0x00204081u) >> 21 & 0xff;
+}
+
+/* Bits 0-3 of n to bit 0 of bytes 0-3 (the inverse product). */
+__device__ __forceinline__ uint32_t
+bytes_of(uint32_t n)
+{
+	return ((n & 0xf) * 0x00204081u) & 0x01010101u;
+}
+
+/* The 32 bytes of a tile row; zeros outside the image. */
+__device__ __forceinline__ void
+load_row(const gpu_image &im, int x0, int y, uint32_t v[HT / 4])
+{
+#pragma unroll
+	for (int i = 0; i < HT / 4; i++)
+		v[i] = 0;
+	if (y >= im.height)
+		return;
+	const uint8_t *p = gf_row<uint8_t>(im, y) + x0;
+	if (x0 + HT <= im.width) {
+		uint4 a = *(const uint4 *)p, b = *(const uint4 *)(p + 16);
+		v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+		v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+		return;
+	}
+	for (int c = 0; c < HT && x0 + c < im.width; c++)
+		v[c >> 2] |= (uint32_t)p[c] << 8 * (c & 3);
+}
+
+/* Writes a tile row of the output: maxval where bits has a 1, else 0. */
+template <typename T>
+__device__ __forceinline__ void
+put_row(const gpu_image &out, int x0, int y, uint32_t bits)
+{
+	if (y >= out.height)
+		return;
+	T *p = gf_row_out<T>(out, y) + x0;
+	if (x0 + HT <= out.width && sizeof(T) == 1) {
+		uint32_t v[8];
+#pragma unroll
+		for (int i = 0; i < 8; i++)
+			v[i] = bytes_of(bits >> 4 * i) * out.maxval;
+		*(uint4 *)p = make_uint4(v[0], v[1], v[2], v[3]);
+		*(uint4 *)(p + 16) = make_uint4(v[4], v[5], v[6], v[7]);
+	} else if (x0 + HT <= out.width) {
+		uint32_t v[16];
+#pragma unroll
+		for (int i = 0; i < 16; i++)
+			v[i] = ((bits >> 2 * i & 3) * 0x8001u & 0x10001u) * out.maxval;
+#pragma unroll
+		for (int i = 0; i < 4; i++)
+			((uint4 *)p)[i] = make_uint4(v[4 * i], v[4 * i + 1],
+			    v[4 * i + 2], v[4 * i + 3]);
+	} else {
+		for (int c = 0; c < HT && x0 + c < out.width; c++)
+			p[c] = (T)(bits >> c & 1 ? out.maxval : 0);
+	}
+}
+
+/* The index of the run of row s (mask m) that holds column c. */
+__device__ __forceinline__ int
+run_at(const int *base, int s, uint32_t m, int c)
+{
+	return base[s] + __popc(m & ~(m << 1) & (FULL >> (31 - c))) - 1;
+}
+
+/* A tile's shared memory in the local stage. */
+struct hyst_tile {
+	uint32_t cand[HT];              /* row masks of the candidates */
+	int base[HT];                   /* index of each row's first run */
+	/*
+	 * Runs in row order: bits 0-4 first column, 5-9 last column, 10-14
+	 * row, 15 holds a strong pixel, 16 touches the ring, 17-25 root.
+	 */
+	uint32_t run[HRUNS];
+	union {
+		int par[HRUNS];         /* union-find parents of the runs */
+		/* then: the pending runs' ranks in row order, each run's label */
+		uint8_t label[2][HRUNS];
+	} u;
+	uint32_t strong[HRUNS / 32];    /* bit i: root i holds a strong pixel */
+	uint32_t pend[HRUNS / 32];      /* bit i: root i touches the ring, then: and is pending */
+	int pbase[HRUNS / 32];          /* pending roots before word w: the ranks */
+};
+#define RUN_STRONG (1u << 15)
+#define RUN_RING (1u << 16)
+#define RUN_ROOT 17
+
+/* The label of a run of root i: an edge, pending (its rank), or neither. */
+__device__ __forceinline__ uint32_t
+root_label(const struct hyst_tile *w, int i)
+{
+	const uint32_t bit = 1u << (i & 31), pend = w->pend[i >> 5];
+	const uint32_t rank = w->pbase[i >> 5] + __popc(pend & (bit - 1));
+
+	return w->strong[i >> 5] & bit ? HSTRONG : pend & bit ? rank : HNONE;
 }
 
 template <typename T>
 __global__ void
-__launch_bounds__(HTHREADS)
+__launch_bounds__(HT * HWARPS)
 edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 {
-	__shared__ int par[HH * HS];
-	__shared__ unsigned flg[HH * HS];       /* roots: bit 0 strong, bit 1 ring */
-	__shared__ uint8_t rk[HH * HS];         /* ring roots: their rank */
-	__shared__ uint32_t cls[HH][HW / 4];
-	__shared__ int wsum[HTHREADS / 32];
-	__shared__ unsigned long long spend;
-	const int t = threadIdx.x, ly = t / (HW / 4), lx0 = (t % (HW / 4)) * 4;
-	const int x = blockIdx.x * HW + lx0, y = blockIdx.y * HH + ly;
-	const int i0 = ly * HS + lx0;
-	const size_t tile = (size_t)blockIdx.y * gridDim.x + blockIdx.x;
+	__shared__ struct hyst_tile tiles[HWARPS];
+	const int r = threadIdx.x, ntx = (lab.width + HT - 1) / HT;
+	const int tx = blockIdx.x * HWARPS + threadIdx.y;
 
-	/* The 4 classes; 0 (none) outside the image. */
-	uint32_t c4 = 0;
-	if (y < lab.height) {
-		const uint8_t *row = gf_row<uint8_t>(lab, y);
-		if (x + 4 <= lab.width) {
-			c4 = *(const uint32_t *)(row + x);
-		} else {
+	if (tx >= ntx)
+		return;
+	struct hyst_tile *w = &tiles[threadIdx.y];
+	const size_t tile = (size_t)blockIdx.y * ntx + tx;
+	const int x0 = tx * HT, y = blockIdx.y * HT + r;
+	uint32_t v[HT / 4], cand = 0, strong = 0;
+
+	load_row(lab, x0, y, v);
 #pragma unroll
-			for (int k = 0; k < 4; k++)
-				if (x + k < lab.width)
-					c4 |= (uint32_t)row[x + k] << (8 * k);
+	for (int i = 0; i < HT / 4; i++) {
+		uint32_t b = class_bits(v[i]);
+		cand |= (b & 0xf) << 4 * i;
+		strong |= (b >> 4) << 4 * i;
+	}
+	if (tile == 0 && r == 0)
+		m.node[0] = 0;
+	const uint32_t cand0 = __shfl_sync(FULL, cand, 0);
+	const uint32_t cand31 = __shfl_sync(FULL, cand, HT - 1);
+	if (!__any_sync(FULL, strong) && !(cand0 | cand31) &&
+	    !__any_sync(FULL, cand & 0x80000001u)) {
+		put_row<T>(out, x0, y, 0);
+		m.ring[tile * HT + r] = FULL;
+		if (r == 0)
+			m.npend[tile] = 0;
+		return;
+	}
+
+	/* The row's runs, numbered in row order over the tile. */
+	const int nr = __popc(cand & ~(cand << 1)), end = warp_scan(nr, r);
+	const int first = end - nr, nruns = __shfl_sync(FULL, end, HT - 1);
+	w->cand[r] = cand;
+	w->base[r] = first;
+	if (r < HRUNS / 32)
+		w->strong[r] = w->pend[r] = 0;
+	int k = first;
+	for (uint32_t rest = cand, run; rest != 0; rest ^= run, k++) {
+		run = rest & ~(rest + (rest & -rest));
+		int a = __ffs(run) - 1, b = 31 - __clz(run);
+		w->run[k] = a | b << 5 | r << 10 | (run & strong ? RUN_STRONG : 0) |
+		    (r == 0 || r == HT - 1 || a == 0 || b == HT - 1 ? RUN_RING : 0);
+		w->u.par[k] = k;
+	}
+	__syncwarp();
+
+	/* Unions of touching runs, the runs dealt round the lanes. */
+	for (int j = r; j < nruns; j += 32) {
+		const uint32_t d = w->run[j];
+		const int a = d & 31, b = d >> 5 & 31, row = d >> 10 & 31;
+		const uint32_t wide = span(a > 0 ? a - 1 : 0, b < HT - 1 ? b + 1 : HT - 1);
+		if (row > 0) {
+			uint32_t up = w->cand[row - 1];
+			if (up & wide)
+				uf_unite(w->u.par, j, run_at(w->base, row - 1, up,
+				    __ffs(up & wide) - 1));
+		}
+		if (row < HT - 1) {
+			uint32_t dn = w->cand[row + 1];
+			if (dn & wide) {
+				/*
+				 * This run joins the lower run (first column la)
+				 * only if an upper run left of it touches that one,
+				 * in columns la - 1 .. a - 2: else this run is the
+				 * lower run's leftmost, which joins it.
+				 */
+				int c = __ffs(dn & wide) - 1;
+				uint32_t gap = ~dn & ((1u << c) - 1);
+				int la = gap ? 32 - __clz(gap) : 0, lo = la > 0 ? la - 1 : 0;
+				if (lo <= a - 2 && (w->cand[row] & span(lo, a - 2)))
+					uf_unite(w->u.par, j, run_at(w->base, row + 1, dn, c));
+			}
 		}
 	}
-	cls[ly][lx0 / 4] = c4;
-	/* Start with the runs inside the 4 pixels already joined. */
-	int run = i0;
-#pragma unroll
-	for (int k = 0; k < 4; k++) {
-		bool fg = (c4 >> (8 * k)) & 0xff;
-		bool prev = k > 0 && ((c4 >> (8 * (k - 1))) & 0xff);
-		if (!(fg && prev))
-			run = i0 + k;
-		par[i0 + k] = run;
-		flg[i0 + k] = 0;
-	}
-	if (t == 0)
-		spend = 0;
-	__syncthreads();
+	__syncwarp();
 
-	/*
-	 * Unions with the left neighbour (first pixel of the 4 only) and the
-	 * row above.  The diagonals are needed only when the pixel above is
-	 * not set: else both are joined through it.
-	 */
-#pragma unroll
-	for (int k = 0; k < 4; k++) {
-		const int lx = lx0 + k, i = i0 + k;
-		if (((c4 >> (8 * k)) & 0xff) == 0)
-			continue;
-		if (k == 0 && lx > 0 && scls(cls, ly, lx - 1))
-			uf_unite(par, i, i - 1);
-		if (ly == 0)
-			continue;
-		if (scls(cls, ly - 1, lx)) {
-			uf_unite(par, i, i - HS);
-		} else {
-			if (lx > 0 && scls(cls, ly - 1, lx - 1))
-				uf_unite(par, i, i - HS - 1);
-			if (lx < HW - 1 && scls(cls, ly - 1, lx + 1))
-				uf_unite(par, i, i - HS + 1);
-		}
+	/* Roots, and on each root whether it is strong and touches the ring. */
+	for (int j = r; j < nruns; j += 32) {
+		const uint32_t d = w->run[j];
+		const int root = sroot(w->u.par, j);
+		w->run[j] = d | (uint32_t)root << RUN_ROOT;
+		if (d & RUN_STRONG)
+			atomicOr(&w->strong[root >> 5], 1u << (root & 31));
+		if (d & RUN_RING)
+			atomicOr(&w->pend[root >> 5], 1u << (root & 31));
 	}
-	__syncthreads();
+	__syncwarp();
 
-	/* Each component's flags on its root. */
-	int root[4];
-#pragma unroll
-	for (int k = 0; k < 4; k++) {
-		const int lx = lx0 + k, i = i0 + k;
-		unsigned c = (c4 >> (8 * k)) & 0xff;
-		root[k] = i;
-		if (c == 0)
-			continue;
-		root[k] = sroot(par, i);
-		unsigned bits = (c == EDGE_STRONG ? 1u : 0u) |
-		    (ly == 0 || ly == HH - 1 || lx == 0 || lx == HW - 1 ? 2u : 0u);
-		if (bits)
-			atomicOr(&flg[root[k]], bits);
+	/* Ranks of the pending roots, in index order. */
+	const uint32_t pw = r < HRUNS / 32 ? w->pend[r] & ~w->strong[r] : 0;
+	const int pend = warp_scan(__popc(pw), r);
+	const int npend = __shfl_sync(FULL, pend, 31);
+	if (r < HRUNS / 32) {
+		w->pend[r] = pw;
+		w->pbase[r] = pend - __popc(pw);
 	}
-	__syncthreads();
-
-	/*
-	 * Ranks of the roots of components touching the ring, in index
-	 * order (a block scan).  The ring of a tile has at most 4 HW - 4
-	 * pixels and two ring neighbours that are both set are joined, so
-	 * there are at most 2 HW - 2 < HCAP such components.
-	 */
-	unsigned mine = 0;
-	int n = 0;
-#pragma unroll
-	for (int k = 0; k < 4; k++)
-		if (((c4 >> (8 * k)) & 0xff) && root[k] == i0 + k &&
-		    (flg[i0 + k] & 2)) {
-			mine |= 1u << k;
-			n++;
-		}
-	const int lane = t & 31, wid = t >> 5;
-	int inc = n;
-#pragma unroll
-	for (int o = 1; o < 32; o <<= 1) {
-		int v = __shfl_up_sync(0xffffffffu, inc, o);
-		if (lane >= o)
-			inc += v;
-	}
-	if (lane == 31)
-		wsum[wid] = inc;
-	__syncthreads();
-	int r = inc - n, total = 0;
-#pragma unroll
-	for (int w = 0; w < HTHREADS / 32; w++) {
-		int s = wsum[w];
-		if (w < wid)
-			r += s;
-		total += s;
-	}
-#pragma unroll
-	for (int k = 0; k < 4; k++) {
-		if (!((mine >> k) & 1))
-			continue;
-		const int i = i0 + k;
-		const uint32_t g = (uint32_t)(tile * HCAP + r);
-		rk[i] = (uint8_t)r;
+	for (int i = r; i < npend; i += 32) {
+		uint32_t g = (uint32_t)(1 + tile * HCAP + i);
 		m.node[g] = g;
-		m.strong[g] = flg[i] & 1;
-		if (!(flg[i] & 1))
-			atomicOr(&spend, 1ull << r);
-		r++;
 	}
-	__syncthreads();
+	if (r == 0)
+		m.npend[tile] = (uint8_t)npend;
+	__syncwarp();
 
-	/* Outputs: edges, pending codes, ring ranks. */
-	unsigned ov[4], rb[4];
-#pragma unroll
-	for (int k = 0; k < 4; k++) {
-		unsigned c = (c4 >> (8 * k)) & 0xff;
-		unsigned f = c ? flg[root[k]] : 0;
-		ov[k] = f & 1 ? out.maxval : 0;
-		rb[k] = f & 2 ? rk[root[k]] : HNONE;
-		if ((f & 3) == 2)
-			gf_row_out<uint8_t>(lab, y)[x + k] = (uint8_t)(HCODE + rb[k]);
+	/* Each run's label. */
+	uint8_t *label = w->u.label[1];
+	for (int j = r; j < nruns; j += 32)
+		label[j] = (uint8_t)root_label(w, w->run[j] >> RUN_ROOT);
+	__syncwarp();
+
+	/* The row's edges and pending pixels. */
+	uint32_t edge = 0, pending = 0;
+	k = first;
+	for (uint32_t rest = cand, run; rest != 0; rest ^= run, k++) {
+		run = rest & ~(rest + (rest & -rest));
+		if (label[k] == HSTRONG)
+			edge |= run;
+		else if (label[k] != HNONE)
+			pending |= run;
 	}
-	if (y < out.height) {
-		T *orow = gf_row_out<T>(out, y);
-		if (x + 4 <= out.width) {
-			if (sizeof(T) == 1)
-				*(uint32_t *)(orow + x) = ov[0] | ov[1] << 8 |
-				    ov[2] << 16 | ov[3] << 24;
-			else
-				*(uint2 *)(orow + x) = make_uint2(ov[0] | ov[1] << 16,
-				    ov[2] | ov[3] << 16);
-		} else {
-#pragma unroll
-			for (int k = 0; k < 4; k++)
-				if (x + k < out.width)
-					orow[x + k] = (T)ov[k];
-		}
-	}
-	uint8_t *ring = m.ring + tile * 4 * HW;
-	uint32_t rw = rb[0] | rb[1] << 8 | rb[2] << 16 | rb[3] << 24;
-	if (ly == 0)
-		*(uint32_t *)(ring + lx0) = rw;
-	if (ly == HH - 1)
-		*(uint32_t *)(ring + HW + lx0) = rw;
-	if (lx0 == 0)
-		ring[2 * HW + ly] = (uint8_t)rb[0];
-	if (lx0 == HW - 4)
-		ring[3 * HW + ly] = (uint8_t)rb[3];
-	if (t == 0) {
-		m.nnodes[tile] = (uint8_t)total;
-		m.pend[tile] = spend;
-	}
+	put_row<T>(out, x0, y, edge);
+
+	/* The labels of the ring pixels in column r, row r. */
+	uint32_t top = HNONE, bottom = HNONE, left = HNONE, right = HNONE;
+	if (cand0 >> r & 1)
+		top = label[run_at(w->base, 0, cand0, r)];
+	if (cand31 >> r & 1)
+		bottom = label[run_at(w->base, HT - 1, cand31, r)];
+	if (cand & 1)
+		left = label[first];
+	if (cand >> (HT - 1))
+		right = label[first + nr - 1];
+	m.ring[tile * HT + r] = top | bottom << 8 | left << 16 | right << 24;
+	if (npend == 0)
+		return;
+
+	/* For final: the row masks, the pending runs' ranks in row order. */
+	const int np = __popc(pending & ~(pending << 1)), pend_end = warp_scan(np, r);
+	uint8_t *rank = w->u.label[0];
+	k = first;
+	for (int i = pend_end - np; i < pend_end; k++)
+		if (label[k] != HSTRONG && label[k] != HNONE)
+			rank[i++] = label[k];
+	m.rows[tile * HT + r] = make_uint2(edge, pending);
+	__syncwarp();
+	const int nwords = (__shfl_sync(FULL, pend_end, HT - 1) + 3) / 4;
+	for (int i = r; i < nwords; i += 32)
+		((uint32_t *)(m.rank + tile * HRUNS))[i] = ((const uint32_t *)rank)[i];
 }
 
 /*
@@ -355,10 +471,26 @@ gfind_halve(uint32_t *node, uint32_t x)
 	}
 }
 
+/* The node of ring label l of a tile: 0 for a strong pixel. */
+__device__ __forceinline__ uint32_t
+node_of(size_t tile, uint32_t l)
+{
+	return l == HSTRONG ? 0 : (uint32_t)(1 + tile * HCAP + l);
+}
+
+/* Joins ring label a of tile ta with ring label b of tile tb. */
+__device__ __forceinline__ void
+join(uint32_t *node, size_t ta, uint32_t a, size_t tb, uint32_t b)
+{
+	if (b == HNONE || (a == HSTRONG && b == HSTRONG))
+		return;
+	uf_unite(node, node_of(ta, a), node_of(tb, b));
+}
+
 /*
- * Thread (tile, k): k < HW, the right ring pixel of row k against its
- * neighbours in the tile column to the right; k >= HW, the bottom ring
- * pixel of column k - HW against its neighbours in the tile row below.
+ * Thread (tile, k): k < HT, the right ring pixel of row k against its
+ * neighbours in the tile column to the right; k >= HT, the bottom ring
+ * pixel of column k - HT against its neighbours in the tile row below.
  * A tile with a neighbour to the right (below) is full width (height),
  * so the pixel and its neighbours are in the image.
  */
@@ -368,119 +500,98 @@ edge_hyst_merge(struct hyst_mem m, int ntx, int nty, int width, int height)
 	const size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 	const size_t ntiles = (size_t)ntx * nty;
 
-	if (id >= ntiles * 2 * HW)
+	if (id >= ntiles * 2 * HT)
 		return;
 	/* ntiles * HCAP fits 32 bits (edge.h), so the tile's coordinates do too. */
-	const size_t tile = id / (2 * HW);
-	const int k = (int)(id % (2 * HW));
+	const size_t tile = id / (2 * HT);
+	const int k = (int)(id % (2 * HT));
 	const int tx = (int)((uint32_t)tile % (uint32_t)ntx);
 	const int ty = (int)((uint32_t)tile / (uint32_t)ntx);
-	const uint8_t *ring = m.ring + tile * 4 * HW;
+	const uint32_t *ring = m.ring + tile * HT;
 
-	if (k < HW) {
-		const int y = ty * HH + k;
-		if (tx + 1 >= ntx || y >= height || ring[3 * HW + k] == HNONE)
+	if (k < HT) {
+		const int y = ty * HT + k;
+		const uint32_t a = ring[k] >> 24;
+		if (tx + 1 >= ntx || y >= height || a == HNONE)
 			return;
-		const uint32_t a = (uint32_t)(tile * HCAP + ring[3 * HW + k]);
 		for (int y2 = max(y - 1, 0); y2 <= min(y + 1, height - 1); y2++) {
-			const size_t t2 = (size_t)(y2 / HH) * ntx + tx + 1;
-			unsigned b = m.ring[t2 * 4 * HW + 2 * HW + y2 % HH];
-			if (b != HNONE)
-				uf_unite(m.node, a, (uint32_t)(t2 * HCAP + b));
+			const size_t t2 = (size_t)(y2 / HT) * ntx + tx + 1;
+			join(m.node, tile, a, t2, m.ring[t2 * HT + y2 % HT] >> 16 & 0xff);
 		}
 	} else {
-		const int lx = k - HW, x = tx * HW + lx;
-		if (ty + 1 >= nty || x >= width || ring[HW + lx] == HNONE)
+		const int lx = k - HT, x = tx * HT + lx;
+		const uint32_t a = ring[lx] >> 8 & 0xff;
+		if (ty + 1 >= nty || x >= width || a == HNONE)
 			return;
-		const uint32_t a = (uint32_t)(tile * HCAP + ring[HW + lx]);
 		for (int x2 = max(x - 1, 0); x2 <= min(x + 1, width - 1); x2++) {
-			const size_t t2 = (size_t)(ty + 1) * ntx + x2 / HW;
-			unsigned b = m.ring[t2 * 4 * HW + x2 % HW];
-			if (b != HNONE)
-				uf_unite(m.node, a, (uint32_t)(t2 * HCAP + b));
+			const size_t t2 = (size_t)(ty + 1) * ntx + x2 / HT;
+			join(m.node, tile, a, t2, m.ring[t2 * HT + x2 % HT] & 0xff);
 		}
 	}
 }
 
-/* Thread (tile, r): a node holding a strong pixel makes its root strong. */
-__global__ void
-edge_hyst_strong(struct hyst_mem m, size_t ntiles)
-{
-	const size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (id >= ntiles * HCAP)
-		return;
-	const size_t tile = id / HCAP;
-	const int r = (int)(id % HCAP);
-	if (r >= m.nnodes[tile] || !m.strong[id])
-		return;
-	m.strong[gfind_halve(m.node, (uint32_t)id)] = 1;
-}
-
-/* Pending pixels of components whose root is strong become edges. */
+/*
+ * In a tile with pending components whose root is 0, the rows holding
+ * one are written again: the row's edges, and its pending runs whose
+ * rank is one of those.
+ */
 template <typename T>
 __global__ void
-__launch_bounds__(HTHREADS)
-edge_hyst_final(gpu_image lab, gpu_image out, struct hyst_mem m)
+__launch_bounds__(HT * HWARPS)
+edge_hyst_final(gpu_image out, struct hyst_mem m)
 {
-	__shared__ uint8_t fix[HCAP];
-	const int t = threadIdx.x;
-	const size_t tile = (size_t)blockIdx.y * gridDim.x + blockIdx.x;
-	const unsigned long long pend = m.pend[tile];
+	const int r = threadIdx.x, ntx = (out.width + HT - 1) / HT;
+	const int tx = blockIdx.x * HWARPS + threadIdx.y;
 
-	if (pend == 0)
+	if (tx >= ntx)
 		return;
-	int f = 0;
-	if (t < HCAP) {
-		if ((pend >> t) & 1)
-			f = m.strong[gfind_halve(m.node, (uint32_t)(tile * HCAP + t))];
-		fix[t] = (uint8_t)f;
+	const size_t tile = (size_t)blockIdx.y * ntx + tx;
+	const int n = m.npend[tile];
+	if (n == 0)
+		return;
+	/* fix: bit r, pending component r is an edge. */
+	const uint32_t g = (uint32_t)(1 + tile * HCAP);
+	const uint64_t fix = __ballot_sync(FULL, r < n &&
+	    gfind_halve(m.node, g + r) == 0) | (uint64_t)__ballot_sync(FULL,
+	    r + 32 < n && gfind_halve(m.node, g + r + 32) == 0) << 32;
+	if (fix == 0)
+		return;
+	const uint2 row = m.rows[tile * HT + r];
+	const int np = __popc(row.y & ~(row.y << 1)), end = warp_scan(np, r);
+	const uint8_t *rank = m.rank + tile * HRUNS + end - np;
+	uint32_t edge = 0;
+	for (uint32_t rest = row.y, run; rest != 0; rest ^= run, rank++) {
+		run = rest & ~(rest + (rest & -rest));
+		if (fix >> *rank & 1)
+			edge |= run;
 	}
-	if (!__syncthreads_or(f))
-		return;
-	const int ly = t / (HW / 4), lx0 = (t % (HW / 4)) * 4;
-	const int x = blockIdx.x * HW + lx0, y = blockIdx.y * HH + ly;
-	if (y >= lab.height)
-		return;
-	const uint8_t *row = gf_row<uint8_t>(lab, y);
-	T *orow = gf_row_out<T>(out, y);
-#pragma unroll
-	for (int k = 0; k < 4; k++) {
-		if (x + k >= lab.width)
-			break;
-		unsigned v = row[x + k];
-		if (v >= HCODE && v - HCODE < HCAP && fix[v - HCODE])
-			orow[x + k] = (T)out.maxval;
-	}
+	if (edge != 0)
+		put_row<T>(out, tx * HT, blockIdx.y * HT + r, row.x | edge);
 }
 
 extern "C" cudaError_t
 edge_launch_hyst(const struct gpu_image *lab, const struct gpu_image *out,
     void *scratch, cudaStream_t stream)
 {
-	const int ntx = (lab->width + HW - 1) / HW, nty = (lab->height + HH - 1) / HH;
+	const int ntx = (lab->width + HT - 1) / HT, nty = (lab->height + HT - 1) / HT;
 	const size_t ntiles = (size_t)ntx * nty;
 	struct hyst_mem m = hyst_carve(scratch, ntiles);
-	dim3 grid(ntx, nty);
+	dim3 grid((ntx + HWARPS - 1) / HWARPS, nty), block(HT, HWARPS);
 	cudaError_t err;
 
 	if (out->maxval > 255)
-		edge_hyst_local<uint16_t><<<grid, HTHREADS, 0, stream>>>(*lab, *out, m);
+		edge_hyst_local<uint16_t><<<grid, block, 0, stream>>>(*lab, *out, m);
 	else
-		edge_hyst_local<uint8_t><<<grid, HTHREADS, 0, stream>>>(*lab, *out, m);
+		edge_hyst_local<uint8_t><<<grid, block, 0, stream>>>(*lab, *out, m);
 	if ((err = cudaGetLastError()) != cudaSuccess)
 		return err;
-	edge_hyst_merge<<<(unsigned)((ntiles * 2 * HW + 255) / 256), 256, 0,
+	edge_hyst_merge<<<(unsigned)((ntiles * 2 * HT + 255) / 256), 256, 0,
 	    stream>>>(m, ntx, nty, lab->width, lab->height);
 	if ((err = cudaGetLastError()) != cudaSuccess)
 		return err;
-	edge_hyst_strong<<<(unsigned)((ntiles * HCAP + 255) / 256), 256, 0,
-	    stream>>>(m, ntiles);
-	if ((err = cudaGetLastError()) != cudaSuccess)
-		return err;
 	if (out->maxval > 255)
-		edge_hyst_final<uint16_t><<<grid, HTHREADS, 0, stream>>>(*lab, *out, m);
+		edge_hyst_final<uint16_t><<<grid, block, 0, stream>>>(*out, m);
 	else
-		edge_hyst_final<uint8_t><<<grid, HTHREADS, 0, stream>>>(*lab, *out, m);
+		edge_hyst_final<uint8_t><<<grid, block, 0, stream>>>(*out, m);
 	return cudaGetLastError();
 }

@@ -89,12 +89,12 @@ cudaError_t edge_launch_nms(enum gf_strategy s, const struct gpu_image *in,
 
 /*
  * Hysteresis as connected-component labelling, a fixed number of
- * launches without waiting (see kernels/edge_hyst.cu): lab holds the classes
- * (it is overwritten with working codes), out gets maxval on the edges
- * and 0 elsewhere.  scratch is edge_hyst_scratch(width, height) bytes of
- * device memory, 256-byte aligned.  Tiles are EDGE_HYST_TILE pixels
- * square; the union-find has EDGE_HYST_CAP nodes per tile, so the number
- * of tiles times EDGE_HYST_CAP must fit 32 bits.
+ * launches without waiting (see kernels/edge_hyst.cu): lab holds the
+ * classes (only read), out gets maxval on the edges and 0 elsewhere.
+ * scratch is edge_hyst_scratch(width, height) bytes of device memory,
+ * 256-byte aligned.  Tiles are EDGE_HYST_TILE pixels square; the
+ * union-find has EDGE_HYST_CAP nodes per tile, so the number of tiles
+ * times EDGE_HYST_CAP must fit 32 bits.
  */
 #define EDGE_HYST_TILE 32
 #define EDGE_HYST_CAP 64

@@ -5,6 +5,12 @@
  * conv2d's (equal to the CPU's on every path, tests elsewhere), so it is
  * done on the CPU here.  Prints "pass NAME" or "fail NAME: why".
  *
+ * Before the images, hysteresis alone (edge_launch_hyst) on made class
+ * maps against a flood fill of its own: random ones of every density,
+ * all weak, all strong, serpentines and a spiral across many tiles,
+ * pixels at tile corners, sizes that are not multiples of the tile,
+ * 1 x N and N x 1, with 8- and 16-bit outputs.
+ *
  * Usage: edge_emu IMAGE...   (gray or colour, made gray)
  * EDGE_EMU_QUICK set in the environment: sigma 0 and sliding only;
  * EDGE_EMU_LOW, EDGE_EMU_HIGH: the fixed thresholds (else 40, 100 for
@@ -14,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "emu.h"
 extern "C" {
@@ -122,9 +129,225 @@ check(const char *name, const struct image *gray, struct edge_opts o)
 	img_free(&sm);
 }
 
+/* ---- hysteresis alone on class maps */
+
+/*
+ * The edges of class map c (w x h, enum edge_class): the candidates
+ * 8-connected to a strong one, by a flood fill that checks bounds (the
+ * maps here have candidates on the image's frame too).
+ */
+static std::vector<uint8_t>
+flood(const std::vector<uint8_t> &c, int w, int h)
+{
+	std::vector<uint8_t> e(c.size(), 0);
+	std::vector<size_t> st;
+
+	for (size_t i = 0; i < c.size(); i++)
+		if (c[i] == EDGE_STRONG && !e[i]) {
+			e[i] = 1;
+			st.push_back(i);
+		}
+	while (!st.empty()) {
+		size_t i = st.back();
+		st.pop_back();
+		int x = (int)(i % w), y = (int)(i / w);
+		for (int dy = -1; dy <= 1; dy++)
+			for (int dx = -1; dx <= 1; dx++) {
+				int x2 = x + dx, y2 = y + dy;
+				if (x2 < 0 || y2 < 0 || x2 >= w || y2 >= h)
+					continue;
+				size_t j = (size_t)y2 * w + x2;
+				if (c[j] != EDGE_NONE && !e[j]) {
+					e[j] = 1;
+					st.push_back(j);
+				}
+			}
+	}
+	return e;
+}
+
+static uint32_t hrng = 2463534242u;
+
+static uint32_t
+xorshift(void)
+{
+	hrng ^= hrng << 13;
+	hrng ^= hrng >> 17;
+	hrng ^= hrng << 5;
+	return hrng;
+}
+
+/* Runs edge_launch_hyst on c for an output of maxval and checks it. */
+static void
+check_hyst(const char *name, const std::vector<uint8_t> &c, int w, int h,
+    unsigned maxval)
+{
+	struct gpu_image lab = dev_image(w, h, 255), out = dev_image(w, h, maxval);
+	size_t hs = (edge_hyst_scratch(w, h) + 255) / 256 * 256;
+	void *scratch = aligned_alloc(256, hs);
+	std::vector<uint8_t> want = flood(c, w, h);
+	size_t bad = 0, first = 0;
+	char full[256];
+
+	memset(scratch, 0x77, hs);
+	for (int y = 0; y < h; y++)
+		memcpy((char *)lab.px + y * lab.pitch, &c[(size_t)y * w], w);
+	edge_launch_hyst(&lab, &out, scratch, 0);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			const char *row = (const char *)out.px + y * out.pitch;
+			unsigned v = maxval > 255 ? ((const uint16_t *)row)[x] :
+			    ((const uint8_t *)row)[x];
+			if (v != (want[(size_t)y * w + x] ? maxval : 0) && bad++ == 0)
+				first = (size_t)y * w + x;
+		}
+	snprintf(full, sizeof(full), "hyst/%s/%dx%d/%u", name, w, h, maxval);
+	if (bad == 0) {
+		printf("pass %s\n", full);
+	} else {
+		printf("fail %s: %zu pixels differ, first at (%zu, %zu)\n", full, bad,
+		    first % w, first / w);
+		nfail++;
+	}
+	free(lab.px);
+	free(out.px);
+	free(scratch);
+}
+
+/* Candidates with probability p, each strong with probability q. */
+static std::vector<uint8_t>
+random_map(int w, int h, double p, double q)
+{
+	std::vector<uint8_t> c((size_t)w * h);
+	for (auto &v : c) {
+		double u = xorshift() / 4294967296.0, s = xorshift() / 4294967296.0;
+		v = u < p ? (s < q ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE;
+	}
+	return c;
+}
+
+/*
+ * A weak serpentine of lines gap apart, horizontal (vertical when
+ * vertical), strong at its one end only: the fill must follow it
+ * through every tile it crosses, turns and diagonal steps included.
+ */
+static std::vector<uint8_t>
+serpentine_map(int w, int h, int gap, int vertical)
+{
+	int lw = vertical ? h : w, lh = vertical ? w : h;
+	std::vector<uint8_t> c((size_t)w * h, EDGE_NONE);
+	auto set = [&](int x, int y, int v) {
+		if (vertical)
+			std::swap(x, y);
+		c[(size_t)y * w + x] = (uint8_t)v;
+	};
+	for (int y = 0, band = 0; y < lh; y += gap, band++) {
+		for (int x = 1; x < lw - 1; x++)
+			set(x, y, EDGE_WEAK);
+		/* Join to the next line at alternate ends, with a diagonal step. */
+		int x = band % 2 ? 1 : lw - 2;
+		for (int y2 = y + 1; y2 < y + gap && y2 < lh; y2++)
+			set(x + ((y2 - y) % 2 ? (band % 2 ? -1 : 1) : 0), y2, EDGE_WEAK);
+	}
+	set(1, 0, EDGE_STRONG);
+	return c;
+}
+
+/* A weak square spiral, strong at its centre. */
+static std::vector<uint8_t>
+spiral_map(int w, int h)
+{
+	std::vector<uint8_t> c((size_t)w * h, EDGE_NONE);
+	int x0 = 0, y0 = 0, x1 = w - 1, y1 = h - 1, x = 0, y = 0;
+	while (x0 <= x1 && y0 <= y1) {
+		for (x = x0; x <= x1; x++)
+			c[(size_t)y0 * w + x] = EDGE_WEAK;
+		for (y = y0; y <= y1; y++)
+			c[(size_t)y * w + x1] = EDGE_WEAK;
+		for (x = x1; x >= x0; x--)
+			c[(size_t)y1 * w + x] = EDGE_WEAK;
+		for (y = y1; y >= y0 + 2; y--)
+			c[(size_t)y * w + x0] = EDGE_WEAK;
+		if (y0 + 2 <= y1)
+			c[(size_t)(y0 + 2) * w + x0 + 1] = EDGE_WEAK;
+		x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
+	}
+	c[(size_t)(h / 2) * w + w / 2] = EDGE_STRONG;
+	return c;
+}
+
+static void
+hyst_cases(void)
+{
+	static const int sizes[][2] = {{1, 1}, {1, 700}, {700, 1}, {2, 3}, {31, 31},
+	    {32, 32}, {33, 33}, {64, 64}, {65, 97}, {100, 37}, {257, 129}};
+	static const unsigned maxvals[] = {255, 100, 65535, 1000};
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int w = sizes[i][0], h = sizes[i][1];
+		unsigned mv = maxvals[i % 4];
+		std::vector<uint8_t> c;
+		for (double p : {0.1, 0.3, 0.45, 0.6, 0.9})
+			for (double q : {0.0, 0.003, 0.05}) {
+				snprintf(name, sizeof(name), "random-%g-%g", p, q);
+				check_hyst(name, random_map(w, h, p, q), w, h, mv);
+			}
+		check_hyst("all-weak", std::vector<uint8_t>((size_t)w * h, EDGE_WEAK), w, h, mv);
+		check_hyst("all-strong", std::vector<uint8_t>((size_t)w * h, EDGE_STRONG), w, h, mv);
+		c.assign((size_t)w * h, EDGE_WEAK);
+		c.back() = EDGE_STRONG;
+		check_hyst("weak-one-strong", c, w, h, mv);
+		c.assign((size_t)w * h, EDGE_NONE);
+		for (int y = 0; y < h; y++)
+			for (int x = (y & 1); x < w; x += 2)
+				c[(size_t)y * w + x] = EDGE_WEAK;
+		c[0] = EDGE_STRONG;
+		check_hyst("checkerboard", c, w, h, mv);
+	}
+	for (unsigned mv : {255u, 65535u}) {
+		/* Tile corners: diagonal steps across the corner, both ways. */
+		int w = 96, h = 96;
+		std::vector<uint8_t> c((size_t)w * h, EDGE_NONE);
+		c[31 * w + 31] = EDGE_STRONG;
+		c[32 * w + 32] = EDGE_WEAK;
+		c[33 * w + 33] = EDGE_WEAK;
+		c[31 * w + 64] = EDGE_WEAK;
+		c[32 * w + 63] = EDGE_WEAK;
+		c[33 * w + 62] = EDGE_STRONG;
+		c[63 * w + 63] = EDGE_WEAK;     /* alone at a corner: not an edge */
+		c[64 * w + 31] = EDGE_WEAK;
+		c[63 * w + 32] = EDGE_WEAK;
+		c[0] = EDGE_WEAK;
+		c[(size_t)w * h - 1] = EDGE_STRONG;
+		c[95] = EDGE_STRONG;
+		check_hyst("corners", c, w, h, mv);
+		/* A weak ring along every tile border, one strong pixel. */
+		c.assign((size_t)w * h, EDGE_NONE);
+		for (int y = 0; y < h; y++)
+			for (int x = 0; x < w; x++)
+				if (x % 32 == 0 || x % 32 == 31 || y % 32 == 0 || y % 32 == 31)
+					c[(size_t)y * w + x] = EDGE_WEAK;
+		c[(size_t)50 * w + 31] = EDGE_STRONG;
+		check_hyst("tile-borders", c, w, h, mv);
+	}
+	for (int gap : {2, 3, 6, 33})
+		for (int v = 0; v < 2; v++) {
+			snprintf(name, sizeof(name), "serpentine-%d-%s", gap, v ? "v" : "h");
+			check_hyst(name, serpentine_map(1000, 700, gap, v), 1000, 700, 255);
+		}
+	check_hyst("spiral", spiral_map(301, 263), 301, 263, 255);
+	check_hyst("spiral", spiral_map(64, 64), 64, 64, 65535);
+	for (double p : {0.32, 0.42, 0.55}) {
+		snprintf(name, sizeof(name), "random-%g-0.005", p);
+		check_hyst(name, random_map(1000, 700, p, 0.005), 1000, 700, 255);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
+	hyst_cases();
 	for (int i = 1; i < argc; i++) {
 		struct image im = {0}, gray = {0};
 		struct gf_err e;

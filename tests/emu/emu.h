@@ -78,6 +78,7 @@ static inline double __shfl_down_sync(unsigned, double v, int o)
 	memcpy(&v, &b, 8);
 	return v;
 }
+static inline void __syncwarp(unsigned = 0xffffffffu) { emu_warp_exchange(0, emu_lane()); }
 static inline unsigned __ballot_sync(unsigned, int p) { return emu_ballot(p); }
 static inline int __any_sync(unsigned, int p) { return emu_ballot(p) != 0; }
 static inline int __all_sync(unsigned m, int p) { return emu_ballot(p) == emu_ballot(1) && m; }
