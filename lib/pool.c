@@ -80,7 +80,7 @@ pool_run(int nthreads, int nbands, size_t scratch, pool_fn fn, void *arg)
 	    (mem = aligned_alloc(64, each * n)) == NULL))
 		return -1;
 	for (int i = 0; i < n; i++)
-		w[i] = (struct pool_worker){&job, mem + each * i};
+		w[i] = (struct pool_worker){&job, mem ? mem + each * i : NULL};
 	attr_ok = pthread_attr_init(&attr) == 0 &&
 	    pthread_attr_setstacksize(&attr, POOL_STACK) == 0;
 	while (started < n - 1 && pthread_create(&tid[started],
