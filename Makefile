@@ -5,8 +5,9 @@
 #   make demo       deps, build, run sobel on a bundled sample
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
-#   make fuzz       libFuzzer on the image reader and kspec_parse,
-#                   FUZZ_SECONDS (default 30) per target: 60 s in all
+#   make fuzz       libFuzzer on the image reader, the fast PNG reader
+#                   against libpng, and kspec_parse, FUZZ_SECONDS
+#                   (default 30) per target: 90 s in all
 #   make bench      GPU only: kernel times against a copy kernel
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
@@ -27,7 +28,7 @@ NVCCFLAGS ?= -O3
 # Hopper machine code, plus PTX the driver can compile for older GPUs.
 GENCODE   ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 
-PKGS      := netpbm stb libpng libjpeg libtiff-4 libexif
+PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -153,7 +154,8 @@ test-asan: deps
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
 
 # The fuzz targets link only the host sources they use, built from
-# source with the fuzzer's instrumentation (never the gcc library).
+# source with the fuzzer's instrumentation (never the gcc library).  The
+# headers that -MMD adds to a target's prerequisites are not linked.
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=undefined
@@ -169,21 +171,31 @@ build/fuzz/lib/%.o: lib/%.c
 	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 
 build/fuzz/fuzz_img: tests/fuzz/fuzz_img.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $^ \
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
+	    $(filter %.c %.o,$^) \
+	    $(PKG_LIBS) -lpthread -lm
+
+build/fuzz/fuzz_png: tests/fuzz/fuzz_png.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
+	    $(filter %.c %.o,$^) \
 	    $(PKG_LIBS) -lpthread -lm
 
 build/fuzz/fuzz_kspec: tests/fuzz/fuzz_kspec.c $(FUZZ_KSPEC_SRC:lib/%.c=build/fuzz/lib/%.o)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $^ \
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
+	    $(filter %.c %.o,$^) \
 	    $(PKG_LIBS) -lpthread -lm
 
 # Seeds from tests/fuzz/seeds.py; what the fuzzers find accumulates in
 # build/fuzz/corpus, crashes land in build/fuzz/ (crash-*, timeout-*).
-fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_kspec
+fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_kspec
 	python3 tests/fuzz/seeds.py build/fuzz/seeds
-	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/kspec
+	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/png build/fuzz/corpus/kspec
 	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_img -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/img build/fuzz/seeds/img
+	build/fuzz/fuzz_png -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/png build/fuzz/seeds/png
 	build/fuzz/fuzz_kspec -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz/ \
 	    build/fuzz/corpus/kspec build/fuzz/seeds/kspec

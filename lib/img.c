@@ -4,13 +4,18 @@
  * file's name, never by reading an unknown stream whole), the size and
  * pixel-limit checks every decoder makes from the header, and the
  * writers' dispatch.  The decoders live one format per file:
- * img_pnm.c (libnetpbm), img_png.c (libpng), img_jpeg.c (libjpeg-turbo),
- * img_tiff.c (libtiff), img_stb.c (stb_image for BMP, TGA and GIF).
+ * img_pnm.c (libnetpbm), img_png.c (libdeflate, libpng), img_jpeg.c
+ * (libjpeg-turbo), img_tiff.c (libtiff), img_stb.c (stb_image for BMP,
+ * TGA and GIF).  img_reader_input holds a stream in memory for the
+ * decoders that want it whole (PNG, TIFF).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "img_int.h"
@@ -219,6 +224,79 @@ img_reader_slurp(struct img_reader *r, unsigned long long most,
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+long long
+img_input_cap(long long max_pixels)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
+	long long mem = pages > 0 && pagesize > 0 ? (long long)pages * pagesize :
+	    LLONG_MAX;
+
+	if (max_pixels <= 0 || max_pixels > (mem - IMG_INPUT_SLACK) / 8)
+		return mem;
+	return max_pixels * 8 + IMG_INPUT_SLACK;
+}
+
+/* Maps the rest of the regular file r->f, from where the sniffed bytes began. */
+static int
+input_map(struct img_reader *r, struct img_input *in, struct gf_err *e)
+{
+	off_t start = ftello(r->f) - (off_t)r->nhead, skip;
+	long pagesize = sysconf(_SC_PAGESIZE);
+	struct stat st;
+
+	if (start < 0 || fstat(fileno(r->f), &st) < 0 || st.st_size <= start)
+		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
+	skip = start % pagesize;
+	in->mapped = (size_t)(st.st_size - start + skip);
+	in->map = mmap(NULL, in->mapped, PROT_READ, MAP_PRIVATE, fileno(r->f),
+	    start - skip);
+	if (in->map == MAP_FAILED) {
+		in->map = NULL;
+		in->mapped = 0;
+		return gf_fail(e, "cannot map %s: %s", r->name, strerror(errno));
+	}
+	in->p = (unsigned char *)in->map + skip;
+	in->len = (size_t)(st.st_size - start);
+	return 0;
+}
+
+int
+img_reader_input(struct img_reader *r, const char *format,
+    struct img_input *in, struct gf_err *e)
+{
+	long long cap = img_input_cap(r->max_pixels);
+	unsigned char *buf;
+	struct stat st;
+
+	memset(in, 0, sizeof(*in));
+	if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    ftello(r->f) >= 0)
+		return input_map(r, in, e);
+	if ((unsigned long long)cap >= SIZE_MAX)
+		cap = SIZE_MAX - 1;
+	if (img_reader_slurp(r, (unsigned long long)cap + 1, &buf, &in->len,
+	    e) < 0)
+		return -1;
+	in->p = buf;
+	if (in->len > (unsigned long long)cap) {
+		img_input_free(in);
+		return gf_fail(e, "%s: a %s read from a pipe is held in memory, and "
+		    "this one is more than %lld bytes, what the pixel limit allows "
+		    "(--max-pixels); read it from a file", r->name, format, cap);
+	}
+	return 0;
+}
+
+void
+img_input_free(struct img_input *in)
+{
+	if (in->map != NULL)
+		munmap(in->map, in->mapped);
+	else
+		free((void *)in->p);
+	memset(in, 0, sizeof(*in));
 }
 
 int

@@ -1,12 +1,12 @@
 /*
  * img.h - reading and writing images: PNM (PBM, PGM, PPM, PAM) through
- * libnetpbm, PNG through libpng, JPEG through libjpeg-turbo, BMP, TGA
- * and GIF through stb_image; PNM, PNG (8 or 16 bit, libpng) or JPEG (8
- * bit, libjpeg-turbo) out.  A
- * reader walks a stream of concatenated PNM images; a writer puts one or
- * more images into one output.  Every header is checked (sides, memory,
- * pixel limit, and for BMP and TGA the file length it implies) before a
- * pixel is decoded.  Readers on different threads share no mutable state.
+ * libnetpbm, PNG through libpng (libdeflate for the common kind), JPEG
+ * through libjpeg-turbo, BMP, TGA and GIF through stb_image; PNM, PNG (8
+ * or 16 bit, libpng) or JPEG (8 bit, libjpeg-turbo) out.  A reader walks
+ * a stream of concatenated PNM images; a writer puts one or more images
+ * into one output.  Every header is checked (sides, memory, pixel limit,
+ * and for BMP and TGA the file length it implies) before a pixel is
+ * decoded.  Readers on different threads share no mutable state.
  */
 #ifndef GF_IMG_H
 #define GF_IMG_H

@@ -57,6 +57,34 @@ int img_reader_slurp(struct img_reader *r, unsigned long long most,
     unsigned char **buf, size_t *len, struct gf_err *e);
 
 /*
+ * A stream held in memory, from its sniffed bytes on: a regular file
+ * mapped, anything else (a pipe) read whole.  Decoders whose libraries
+ * seek (TIFF), or that want every byte at once (PNG), read this way.
+ */
+struct img_input {
+	const unsigned char *p;
+	size_t len;
+	void *map;              /* the mapping to munmap; NULL: p is malloc'd */
+	size_t mapped;          /* bytes mapped at map */
+};
+
+/*
+ * The most bytes of a stream read whole for a pixel limit (0: none):
+ * every pixel in 16-bit RGBA plus IMG_INPUT_SLACK, at most the machine's
+ * memory.
+ */
+#define IMG_INPUT_SLACK (16u << 20)
+long long img_input_cap(long long max_pixels);
+
+/*
+ * Puts the rest of r's stream in *in; a stream read whole that is longer
+ * than img_input_cap is refused, naming format ("PNG", "TIFF").
+ */
+int img_reader_input(struct img_reader *r, const char *format,
+    struct img_input *in, struct gf_err *e);
+void img_input_free(struct img_input *in);
+
+/*
  * Refuses sizes that do not fit the tools, the machine or the pixel
  * limit, from the header, before anything is allocated or decoded.
  */
@@ -95,12 +123,24 @@ int img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
 /*
  * img_tiff_read reads page after page of the TIFF that the sniffed bytes
  * begin (r->tiff holds it open): 1 for an image, 0 after the last page.
- * img_tiff_close frees r->tiff.  img_tiff_input_cap: the most bytes of
- * TIFF held in memory for a pixel limit (0: none).
+ * img_tiff_close frees r->tiff.
  */
 int img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e);
 void img_tiff_close(struct img_tiff *t);
-long long img_tiff_input_cap(long long max_pixels);
+
+/*
+ * The two PNG decoders of img_png_read, over a PNG in memory (len bytes
+ * from its signature on); the unit tests compare them.
+ * img_png_read_libpng reads any PNG.  img_png_read_fast reads the common
+ * kind (8 or 16 bits, gray, RGB, with or without alpha, not interlaced,
+ * no tRNS or PLTE) when every check passes: 1 for the image, -1 with e
+ * set for a size refused or no memory, 0 for any other PNG, damaged ones
+ * included, having allocated nothing: libpng then gives the verdict.
+ */
+int img_png_read_libpng(struct img_reader *r, const unsigned char *png,
+    size_t len, struct image *img, struct gf_err *e);
+int img_png_read_fast(struct img_reader *r, const unsigned char *png,
+    size_t len, struct image *img, struct gf_err *e);
 
 /* Whether another PNM image follows, past whitespace (*more), or -1. */
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);

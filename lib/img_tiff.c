@@ -1,7 +1,7 @@
 /*
  * img_tiff.c - TIFF in and out through libtiff.  libtiff seeks, so its
  * input is memory: a regular file is mapped, a pipe is read whole (up
- * to the bytes the pixel limit allows, img_tiff_input_cap); its output
+ * to the bytes the pixel limit allows, img_reader_input); its output
  * is built in memory and then written to the FILE, which may be a pipe.
  * Each TIFF has its own error and warning handlers (TIFFOpenOptions),
  * which keep libtiff's reason in the call's struct: nothing is printed
@@ -16,20 +16,17 @@
  * BigTIFF when the pixels pass 2 GiB.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <tiffio.h>
 
 #include "img_int.h"
 
-/* Bytes of a TIFF kept in memory beyond its largest allowed image's pixels. */
+/* Bytes that a page's tiles may hold beyond its pixels (they overhang its edges). */
 #define TIFF_SLACK (16u << 20)
 
 /* Pixels above which a written TIFF is BigTIFF (offsets past 4 GiB). */
@@ -229,59 +226,18 @@ tiff_open(struct img_tiff *t, const char *name, const char *mode,
 
 /* ---- TIFF in */
 
-long long
-img_tiff_input_cap(long long max_pixels)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
-	long long mem = pages > 0 && pagesize > 0 ? (long long)pages * pagesize :
-	    LLONG_MAX;
-
-	if (max_pixels <= 0 || max_pixels > (mem - TIFF_SLACK) / 8)
-		return mem;
-	return max_pixels * 8 + TIFF_SLACK;
-}
-
-/* Maps the rest of a regular file r->f, from where the sniffed bytes began. */
-static int
-tiff_map_file(struct img_reader *r, struct tiff_mem *m, struct gf_err *e)
-{
-	off_t start = ftello(r->f) - (off_t)r->nhead, skip;
-	long pagesize = sysconf(_SC_PAGESIZE);
-	struct stat st;
-
-	if (start < 0 || fstat(fileno(r->f), &st) < 0 || st.st_size <= start)
-		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
-	skip = start % pagesize;
-	m->mapped = (size_t)(st.st_size - start + skip);
-	m->map = mmap(NULL, m->mapped, PROT_READ, MAP_PRIVATE, fileno(r->f),
-	    start - skip);
-	if (m->map == MAP_FAILED) {
-		m->mapped = 0;
-		return gf_fail(e, "cannot map %s: %s", r->name, strerror(errno));
-	}
-	m->p = (unsigned char *)m->map + skip;
-	m->len = (size_t)(st.st_size - start);
-	return 0;
-}
-
-/* The stream in memory: a regular file mapped, anything else read whole up to the cap. */
+/* The stream in memory (img_reader_input), kept in m for libtiff. */
 static int
 tiff_input(struct img_reader *r, struct tiff_mem *m, struct gf_err *e)
 {
-	struct stat st;
-	long long cap = img_tiff_input_cap(r->max_pixels);
+	struct img_input in;
 
-	if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    ftello(r->f) >= 0)
-		return tiff_map_file(r, m, e);
-	if ((unsigned long long)cap >= SIZE_MAX)
-		cap = SIZE_MAX - 1;
-	if (img_reader_slurp(r, (unsigned long long)cap + 1, &m->p, &m->len, e) < 0)
+	if (img_reader_input(r, "TIFF", &in, e) < 0)
 		return -1;
-	if (m->len > (unsigned long long)cap)
-		return gf_fail(e, "%s: a TIFF read from a pipe is held in memory, and "
-		    "this one is more than %lld bytes, what the pixel limit allows "
-		    "(--max-pixels); read it from a file", r->name, cap);
+	m->p = (unsigned char *)in.p;
+	m->len = in.len;
+	m->map = in.map;
+	m->mapped = in.mapped;
 	return 0;
 }
 
@@ -484,7 +440,7 @@ img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
 		r->tiff = t;
 		if (tiff_input(r, &t->mem, e) < 0)
 			return -1;
-		if (tiff_open(t, r->name, "r", (uint64_t)img_tiff_input_cap(
+		if (tiff_open(t, r->name, "r", (uint64_t)img_input_cap(
 		    r->max_pixels)) < 0)
 			return gf_fail(e, "%s: cannot read the TIFF file: %s", r->name,
 			    t->msg);

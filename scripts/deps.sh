@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian packages that the build and the tests need, when they
 # are missing: libnetpbm-dev, libstb-dev, libjpeg62-turbo-dev, libpng-dev,
-# libtiff-dev and libexif-dev (through pkg-config), mandoc (man page lint
+# libdeflate-dev, libtiff-dev and libexif-dev (through pkg-config), mandoc (man page lint
 # and examples), netpbm (the pngtopam | ppmtopgm examples), parallel (GNU
 # parallel: the test that a batch spread over processes writes one
 # process's files).  make test-asan and make
@@ -17,6 +17,7 @@ pkg-config --exists netpbm 2>/dev/null || need="$need libnetpbm-dev"
 pkg-config --exists stb 2>/dev/null || need="$need libstb-dev"
 pkg-config --exists libjpeg 2>/dev/null || need="$need libjpeg62-turbo-dev"
 pkg-config --exists libpng 2>/dev/null || need="$need libpng-dev"
+pkg-config --exists libdeflate 2>/dev/null || need="$need libdeflate-dev"
 pkg-config --exists libtiff-4 2>/dev/null || need="$need libtiff-dev"
 pkg-config --exists libexif 2>/dev/null || need="$need libexif-dev"
 command -v mandoc >/dev/null 2>&1 || need="$need mandoc"
@@ -39,10 +40,11 @@ if [ "$sudo" != no ]; then
 		echo "deps: could not install$need with apt-get" >&2
 	fi
 fi
-if ! pkg-config --exists netpbm stb libjpeg libpng libtiff-4 libexif 2>/dev/null; then
+if ! pkg-config --exists netpbm stb libjpeg libpng libdeflate libtiff-4 \
+    libexif 2>/dev/null; then
 	echo "deps: libnetpbm-dev, libstb-dev, libjpeg62-turbo-dev, libpng-dev," \
-	    "libtiff-dev and libexif-dev are needed to build (pkg-config netpbm" \
-	    "stb libjpeg libpng libtiff-4 libexif)" >&2
+	    "libdeflate-dev, libtiff-dev and libexif-dev are needed to build" \
+	    "(pkg-config netpbm stb libjpeg libpng libdeflate libtiff-4 libexif)" >&2
 	exit 1
 fi
 exit 0

@@ -9,6 +9,10 @@ OUTDIR/img/     small valid images of every format the reader takes (PNM
                 count, byte order and layout, multi-page, BMP, TGA, GIF),
                 built here from bytes with the standard library only,
                 plus every reproducer of issue 10 as regress-*.
+OUTDIR/png/     PNGs of the fast reader's kind (8 and 16 bits, gray, RGB,
+                with and without alpha), each row filtered with another
+                of the five filters, the data in one IDAT or in several,
+                and the PNGs of img/, for fuzz_png.
 OUTDIR/kspec/   kernel specs for kspec_parse.
 
 tests/t_io.sh runs the tools on the regress-* files and checks each is
@@ -39,6 +43,48 @@ def png_rows(w, h, bpp_bytes, f=lambda x, y, c: (x * 37 + y * 91 + c * 53) & 0xf
     for y in range(h):
         out += b'\0' + bytes(f(x, y, c) for x in range(w) for c in range(bpp_bytes))
     return out
+
+
+def png_filtered(w, h, depth, color, idat_size=0):
+    """A PNG of noise-like samples whose row y is filtered with type
+    y % 5 (the specification's predictors), its zlib stream cut into
+    IDATs of idat_size bytes (0: one IDAT)."""
+    bpp = {0: 1, 2: 3, 4: 2, 6: 4}[color] * depth // 8
+    n = w * bpp
+    rows = [bytes((x * 29 + y * 71 + (x * y) % 13) & 0xff for x in range(n))
+            for y in range(h)]
+    raw, prev = b'', bytes(n)
+    for y, row in enumerate(rows):
+        t = y % 5
+        out = bytearray([t])
+        for i in range(n):
+            a = row[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            pr = [0, a, b, (a + b) // 2, paeth(a, b, c)][t]
+            out.append((row[i] - pr) & 0xff)
+        raw, prev = raw + bytes(out), row
+    z = zlib.compress(raw)
+    step = idat_size or len(z)
+    ihdr = struct.pack('>IIBBBBB', w, h, depth, color, 0, 0, 0)
+    return b'\x89PNG\r\n\x1a\n' + png_chunk(b'IHDR', ihdr) + \
+        b''.join(png_chunk(b'IDAT', z[i:i + step]) for i in range(0, len(z), step)) + \
+        png_chunk(b'IEND', b'')
+
+
+def paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    return a if pa <= pb and pa <= pc else b if pb <= pc else c
+
+
+def png_seeds():
+    s = {}
+    for color in (0, 2, 4, 6):
+        for depth in (8, 16):
+            s['c%d-d%d.png' % (color, depth)] = png_filtered(7, 10, depth, color)
+            s['c%d-d%d-split.png' % (color, depth)] = png_filtered(
+                5, 6, depth, color, idat_size=7)
+    return s
 
 
 def jpeg_segment(marker, data):
@@ -271,7 +317,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit('usage: seeds.py OUTDIR')
     out = sys.argv[1]
-    for d in ('img', 'kspec'):
+    for d in ('img', 'png', 'kspec'):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     files = image_seeds()
     files.update(regressions())
@@ -283,6 +329,11 @@ def main():
     for name, data in files.items():
         with open(os.path.join(out, 'img', name), 'wb') as f:
             f.write(data)
+    files.update(png_seeds())
+    for name, data in files.items():
+        if name.endswith('.png'):
+            with open(os.path.join(out, 'png', name), 'wb') as f:
+                f.write(data)
     for i, text in enumerate(kspec_seeds()):
         with open(os.path.join(out, 'kspec', 'k%02d' % i), 'w') as f:
             f.write(text)
