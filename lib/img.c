@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -238,27 +237,45 @@ img_input_cap(long long max_pixels)
 	return max_pixels * 8 + IMG_INPUT_SLACK;
 }
 
-/* Maps the rest of the regular file r->f, from where the sniffed bytes began. */
+/*
+ * Reads the rest of the regular file r->f, from where the sniffed bytes
+ * began, into *in: at most most bytes, fewer if it shrinks meanwhile.
+ */
 static int
-input_map(struct img_reader *r, struct img_input *in, struct gf_err *e)
+input_read_file(struct img_reader *r, const char *format,
+    long long most, struct img_input *in, struct gf_err *e)
 {
-	off_t start = ftello(r->f) - (off_t)r->nhead, skip;
-	long pagesize = sysconf(_SC_PAGESIZE);
+	off_t start = ftello(r->f) - (off_t)r->nhead;
+	unsigned char *buf;
 	struct stat st;
+	size_t size, got = 0;
 
-	if (start < 0 || fstat(fileno(r->f), &st) < 0 || st.st_size <= start)
+	if (start < 0 || fstat(fileno(r->f), &st) < 0)
 		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
-	skip = start % pagesize;
-	in->mapped = (size_t)(st.st_size - start + skip);
-	in->map = mmap(NULL, in->mapped, PROT_READ, MAP_PRIVATE, fileno(r->f),
-	    start - skip);
-	if (in->map == MAP_FAILED) {
-		in->map = NULL;
-		in->mapped = 0;
-		return gf_fail(e, "cannot map %s: %s", r->name, strerror(errno));
+	if ((long long)st.st_size - start > most)
+		return gf_fail(e, "%s: a %s file is read whole, and this one is "
+		    "%lld bytes, more than the %lld the pixel limit allows "
+		    "(--max-pixels)", r->name, format,
+		    (long long)(st.st_size - start), most);
+	size = st.st_size > start ? (size_t)(st.st_size - start) : 0;
+	if ((buf = malloc(size > 0 ? size : 1)) == NULL)
+		return gf_fail(e, "out of memory reading %s", r->name);
+	while (got < size) {
+		ssize_t k = pread(fileno(r->f), buf + got, size - got,
+		    start + (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			free(buf);
+			return gf_fail(e, "cannot read %s: %s", r->name,
+			    strerror(errno));
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
 	}
-	in->p = (unsigned char *)in->map + skip;
-	in->len = (size_t)(st.st_size - start);
+	in->p = buf;
+	in->len = got;
 	return 0;
 }
 
@@ -273,7 +290,7 @@ img_reader_input(struct img_reader *r, const char *format,
 	memset(in, 0, sizeof(*in));
 	if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) &&
 	    ftello(r->f) >= 0)
-		return input_map(r, in, e);
+		return input_read_file(r, format, cap, in, e);
 	if ((unsigned long long)cap >= SIZE_MAX)
 		cap = SIZE_MAX - 1;
 	if (img_reader_slurp(r, (unsigned long long)cap + 1, &buf, &in->len,
@@ -292,10 +309,7 @@ img_reader_input(struct img_reader *r, const char *format,
 void
 img_input_free(struct img_input *in)
 {
-	if (in->map != NULL)
-		munmap(in->map, in->mapped);
-	else
-		free((void *)in->p);
+	free((void *)in->p);
 	memset(in, 0, sizeof(*in));
 }
 

@@ -57,15 +57,15 @@ int img_reader_slurp(struct img_reader *r, unsigned long long most,
     unsigned char **buf, size_t *len, struct gf_err *e);
 
 /*
- * A stream held in memory, from its sniffed bytes on: a regular file
- * mapped, anything else (a pipe) read whole.  Decoders whose libraries
- * seek (TIFF), or that want every byte at once (PNG), read this way.
+ * A stream read whole into memory, from its sniffed bytes on, for
+ * decoders that want every byte at once (PNG) or whose libraries seek
+ * (TIFF from a pipe).  A regular file is read, not mapped: a mapped file
+ * that shrinks under the reader kills it with SIGBUS, a read one only
+ * comes up short.
  */
 struct img_input {
-	const unsigned char *p;
+	const unsigned char *p; /* malloc'd */
 	size_t len;
-	void *map;              /* the mapping to munmap; NULL: p is malloc'd */
-	size_t mapped;          /* bytes mapped at map */
 };
 
 /*
@@ -77,8 +77,8 @@ struct img_input {
 long long img_input_cap(long long max_pixels);
 
 /*
- * Puts the rest of r's stream in *in; a stream read whole that is longer
- * than img_input_cap is refused, naming format ("PNG", "TIFF").
+ * Puts the rest of r's stream in *in; a stream longer than
+ * img_input_cap is refused, naming format ("PNG", "TIFF").
  */
 int img_reader_input(struct img_reader *r, const char *format,
     struct img_input *in, struct gf_err *e);

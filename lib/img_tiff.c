@@ -20,7 +20,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <tiffio.h>
 
@@ -41,8 +42,12 @@ struct tiff_mem {
 	size_t len, cap;        /* cap: allocated (writable) */
 	uint64_t pos;
 	int writable;
-	size_t mapped;          /* bytes mapped at map (munmap), 0: malloc'd */
-	void *map;
+	/*
+	 * Reading a regular file: from fd, at offset start, not from p (pread,
+	 * so that a file that shrinks meanwhile only reads short).
+	 */
+	int file, fd;
+	off_t start;
 };
 
 /* An open TIFF: reading one, the pages of a stream; or writing one. */
@@ -61,7 +66,22 @@ tiff_mem_read(thandle_t h, void *buf, tmsize_t n)
 	if (n < 0 || m->pos >= m->len)
 		return n < 0 ? -1 : 0;
 	k = m->len - m->pos < (uint64_t)n ? m->len - (size_t)m->pos : (size_t)n;
-	memcpy(buf, m->p + m->pos, k);
+	if (!m->file) {
+		memcpy(buf, m->p + m->pos, k);
+		m->pos += k;
+		return (tmsize_t)k;
+	}
+	for (size_t got = 0; got < k;) {
+		ssize_t r = pread(m->fd, (char *)buf + got, k - got,
+		    m->start + (off_t)(m->pos + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			m->pos += got;
+			return r < 0 && got == 0 ? -1 : (tmsize_t)got;
+		}
+		got += (size_t)r;
+	}
 	m->pos += k;
 	return (tmsize_t)k;
 }
@@ -129,13 +149,13 @@ tiff_mem_size(thandle_t h)
 	return ((struct tiff_mem *)h)->len;
 }
 
-/* Reading maps the whole buffer, so that libtiff reads strips in place. */
+/* A stream read whole is mapped, so that libtiff reads strips in place. */
 static int
 tiff_mem_map(thandle_t h, void **base, toff_t *size)
 {
 	struct tiff_mem *m = h;
 
-	if (m->writable)
+	if (m->writable || m->file)
 		return 0;
 	*base = m->p;
 	*size = m->len;
@@ -153,10 +173,7 @@ tiff_mem_unmap(thandle_t h, void *base, toff_t size)
 static void
 tiff_mem_free(struct tiff_mem *m)
 {
-	if (m->mapped > 0)
-		munmap(m->map, m->mapped);
-	else
-		free(m->p);
+	free(m->p);            /* a file's descriptor is the reader's */
 	memset(m, 0, sizeof(*m));
 }
 
@@ -226,18 +243,29 @@ tiff_open(struct img_tiff *t, const char *name, const char *mode,
 
 /* ---- TIFF in */
 
-/* The stream in memory (img_reader_input), kept in m for libtiff. */
+/*
+ * Where libtiff reads r's stream: a regular file in place, from where
+ * the sniffed bytes began (a multi-page file may be larger than memory);
+ * anything else (a pipe) in memory (img_reader_input).
+ */
 static int
 tiff_input(struct img_reader *r, struct tiff_mem *m, struct gf_err *e)
 {
+	off_t start = ftello(r->f) - (off_t)r->nhead;
 	struct img_input in;
+	struct stat st;
 
+	if (start >= 0 && fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode)) {
+		m->file = 1;
+		m->fd = fileno(r->f);
+		m->start = start;
+		m->len = st.st_size > start ? (size_t)(st.st_size - start) : 0;
+		return 0;
+	}
 	if (img_reader_input(r, "TIFF", &in, e) < 0)
 		return -1;
 	m->p = (unsigned char *)in.p;
 	m->len = in.len;
-	m->map = in.map;
-	m->mapped = in.mapped;
 	return 0;
 }
 

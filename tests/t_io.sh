@@ -105,3 +105,30 @@ if "$BIN/conv2d" -q --cpu -k identity "$SAMPLES/astro16.pgm" "$TMP/a16.png" &&
 else
 	fail io/png-16bit-round-trip "astro16 through a 16-bit PNG differs"
 fi
+
+# An input file cut short while it is read (PNG and TIFF are read whole
+# or in place from the file) ends in a clean error or a clean image,
+# never a signal.  Best effort: each run truncates at another moment.
+R=$TMP/io-race
+mkdir -p "$R"
+{ printf 'P6 4000 3000 255\n'; head -c 36000000 /dev/urandom; } >"$R/noise.ppm"
+for ext in png tif; do
+	"$BIN/conv2d" -q --cpu -k identity "$R/noise.ppm" "$R/noise.$ext" ||
+		fail "io/shrinking-input/$ext" "cannot make the $ext input"
+	crashed=
+	for d in 01 02 03 05 08 13; do
+		cp "$R/noise.$ext" "$R/in.$ext"
+		"$BIN/sobel" -q --cpu -j 1 "$R/in.$ext" "$R/out.pgm" 2>"$R/err" &
+		pid=$!
+		sleep "0.$d"
+		truncate -s 5000 "$R/in.$ext"
+		wait "$pid"
+		s=$?
+		[ "$s" -lt 128 ] || crashed="$crashed $d:$s"
+	done
+	if [ -z "$crashed" ]; then
+		pass "io/shrinking-input/$ext"
+	else
+		fail "io/shrinking-input/$ext" "killed by a signal (delay:status):$crashed"
+	fi
+done
