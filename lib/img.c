@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -237,6 +238,22 @@ img_input_cap(long long max_pixels)
 	return max_pixels * 8 + IMG_INPUT_SLACK;
 }
 
+void *
+img_big_alloc(size_t n)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *p;
+
+	if (n < 2 * huge)
+		return malloc(n > 0 ? n : 1);
+	if (posix_memalign(&p, huge, (n + huge - 1) / huge * huge) != 0)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, (n + huge - 1) / huge * huge, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 /*
  * Reads the rest of the regular file r->f, from where the sniffed bytes
  * began, into *in: at most most bytes, fewer if it shrinks meanwhile.
@@ -258,7 +275,7 @@ input_read_file(struct img_reader *r, const char *format,
 		    "(--max-pixels)", r->name, format,
 		    (long long)(st.st_size - start), most);
 	size = st.st_size > start ? (size_t)(st.st_size - start) : 0;
-	if ((buf = malloc(size > 0 ? size : 1)) == NULL)
+	if ((buf = img_big_alloc(size)) == NULL)
 		return gf_fail(e, "out of memory reading %s", r->name);
 	while (got < size) {
 		ssize_t k = pread(fileno(r->f), buf + got, size - got,
