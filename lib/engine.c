@@ -134,6 +134,7 @@ struct reader {
 	pthread_t th;
 	struct slot *free;      /* its slots for images */
 	struct slot *markers;   /* its slots for end markers */
+	pthread_cond_t cv;      /* one of them came back */
 	double busy_ms;
 };
 
@@ -173,8 +174,16 @@ struct engine {
 	const struct engine_job *jobs;
 	int njobs;
 	char *job_failed;
+	/*
+	 * One lock, and a condition for each kind of waiter, so that a slot
+	 * passed on wakes the one thread that waits for it, not all of them
+	 * (a batch on 32 cores has some 70 threads): readers wait on their
+	 * own (struct reader), lanes on work_cv, the writer on writer_cv,
+	 * encoders on theirs; cv is for the rest, rarer (the GPU decided,
+	 * a strip's rows downloaded), and wake_all wakes every kind.
+	 */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv, work_cv, writer_cv;
 	int next_job;           /* the next job a reader takes */
 	int readers_left;
 	int stop;               /* a fatal error: start nothing more */
@@ -196,6 +205,17 @@ struct engine {
 	struct slot *slots;     /* nslots in use, of slots_cap */
 	int nslots, slots_cap;
 };
+
+/* Wakes every waiter of en, for a change any of them may wait on; under en->mu. */
+static void
+wake_all(struct engine *en)
+{
+	pthread_cond_broadcast(&en->cv);
+	pthread_cond_broadcast(&en->work_cv);
+	pthread_cond_broadcast(&en->writer_cv);
+	for (int i = 0; i < en->nreaders; i++)
+		pthread_cond_broadcast(&en->rd[i].cv);
+}
 
 /* ---- host buffers */
 
@@ -318,7 +338,7 @@ slot_take(struct reader *rd, int marker)
 
 	pthread_mutex_lock(&en->mu);
 	while (*list == NULL)
-		pthread_cond_wait(&en->cv, &en->mu);
+		pthread_cond_wait(&rd->cv, &en->mu);
 	s = *list;
 	*list = s->next;
 	pthread_mutex_unlock(&en->mu);
@@ -344,7 +364,7 @@ slot_give_back(struct engine *en, struct slot *s)
 	pthread_mutex_lock(&en->mu);
 	s->next = *slot_list(s->owner, s->marker);
 	*slot_list(s->owner, s->marker) = s;
-	pthread_cond_broadcast(&en->cv);
+	pthread_cond_signal(&s->owner->cv);
 	pthread_mutex_unlock(&en->mu);
 }
 
@@ -353,7 +373,7 @@ post_work(struct engine *en, struct slot *s)
 {
 	pthread_mutex_lock(&en->mu);
 	fifo_push(&en->work, s);
-	pthread_cond_broadcast(&en->cv);
+	pthread_cond_signal(&en->work_cv);
 	pthread_mutex_unlock(&en->mu);
 }
 
@@ -363,7 +383,7 @@ post_done(struct engine *en, struct slot *s)
 	pthread_mutex_lock(&en->mu);
 	s->next = en->done;
 	en->done = s;
-	pthread_cond_broadcast(&en->cv);
+	pthread_cond_signal(&en->writer_cv);
 	pthread_mutex_unlock(&en->mu);
 }
 
@@ -375,7 +395,7 @@ take_work(struct engine *en)
 
 	pthread_mutex_lock(&en->mu);
 	while (en->work.head == NULL && en->readers_left > 0)
-		pthread_cond_wait(&en->cv, &en->mu);
+		pthread_cond_wait(&en->work_cv, &en->mu);
 	s = fifo_pop(&en->work);
 	pthread_mutex_unlock(&en->mu);
 	return s;
@@ -499,7 +519,7 @@ reader_main(void *arg)
 	}
 	pthread_mutex_lock(&en->mu);
 	en->readers_left--;
-	pthread_cond_broadcast(&en->cv);
+	wake_all(en);
 	pthread_mutex_unlock(&en->mu);
 	return NULL;
 }
@@ -622,7 +642,7 @@ opener_main(void *arg)
 	en->gpu_err = e;
 	if (r < 0)
 		en->stop = 1;
-	pthread_cond_broadcast(&en->cv);
+	wake_all(en);
 	pthread_mutex_unlock(&en->mu);
 	return NULL;
 }
@@ -915,7 +935,7 @@ device_fail(struct engine *en, struct device *d, struct slot *s)
 		    s->err.msg);
 	}
 	en->stop = 1;
-	pthread_cond_broadcast(&en->cv);
+	wake_all(en);
 	pthread_mutex_unlock(&en->mu);
 	s->err.msg[0] = '\0';
 }
@@ -1096,6 +1116,7 @@ struct encoder {
 	pthread_t th;
 	struct sink sink;
 	struct fifo queue;      /* under en->mu */
+	pthread_cond_t cv;      /* queue has a slot, or stop */
 	int stop;
 	double busy_ms;
 };
@@ -1213,7 +1234,7 @@ encoder_main(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&en->mu);
 		while (c->queue.head == NULL && !c->stop)
-			pthread_cond_wait(&en->cv, &en->mu);
+			pthread_cond_wait(&c->cv, &en->mu);
 		s = fifo_pop(&c->queue);
 		pthread_mutex_unlock(&en->mu);
 		if (s == NULL)
@@ -1221,7 +1242,7 @@ encoder_main(void *arg)
 		encode_slot(c, s);
 		pthread_mutex_lock(&en->mu);
 		s->encoded = 1;
-		pthread_cond_broadcast(&en->cv);
+		pthread_cond_signal(&en->writer_cv);
 		pthread_mutex_unlock(&en->mu);
 	}
 }
@@ -1296,7 +1317,7 @@ writer_wait(struct writer *w, int job, int index, struct slot **s)
 		}
 		if (en->stop && job >= en->next_job && w->npending == 0)
 			break;
-		pthread_cond_wait(&en->cv, &en->mu);
+		pthread_cond_wait(&en->writer_cv, &en->mu);
 	}
 	pthread_mutex_unlock(&en->mu);
 	return what;
@@ -1312,7 +1333,7 @@ dispatch(struct writer *w, struct slot *s)
 	pthread_mutex_lock(&en->mu);
 	fifo_push(&c->queue, s);
 	w->pending[(w->first + w->npending++) % w->cap] = s;
-	pthread_cond_broadcast(&en->cv);
+	pthread_cond_signal(&c->cv);
 	pthread_mutex_unlock(&en->mu);
 }
 
@@ -1367,8 +1388,10 @@ writer_open(struct writer *w, struct engine *en, struct gf_err *e)
 	w->pending = calloc((size_t)w->cap, sizeof(*w->pending));
 	if (w->enc == NULL || w->pending == NULL)
 		return gf_fail(e, "out of memory");
-	for (int i = 0; i < w->nenc; i++)
+	for (int i = 0; i < w->nenc; i++) {
 		w->enc[i].en = en;
+		pthread_cond_init(&w->enc[i].cv, NULL);
+	}
 	for (int i = 0; w->nenc > 1 && i < w->nenc; i++)
 		if (pthread_create(&w->enc[i].th, NULL, encoder_main, &w->enc[i]) != 0)
 			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
@@ -1382,14 +1405,17 @@ writer_close(struct writer *w)
 	struct engine *en = w->en;
 
 	pthread_mutex_lock(&en->mu);
-	for (int i = 0; i < w->nenc; i++)
+	for (int i = 0; i < w->nenc; i++) {
 		w->enc[i].stop = 1;
-	pthread_cond_broadcast(&en->cv);
+		pthread_cond_signal(&w->enc[i].cv);
+	}
 	pthread_mutex_unlock(&en->mu);
 	for (int i = 0; w->nenc > 1 && i < w->nenc; i++)
 		pthread_join(w->enc[i].th, NULL);
-	for (int i = 0; i < w->nenc; i++)
+	for (int i = 0; i < w->nenc; i++) {
 		sink_close(&w->enc[i].sink, 0, NULL);
+		pthread_cond_destroy(&w->enc[i].cv);
+	}
 	w->st->writers = w->nenc;
 	free(w->enc);
 	free(w->pending);
@@ -1453,6 +1479,10 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 		en->fail_at = 0;
 	pthread_mutex_init(&en->mu, NULL);
 	pthread_cond_init(&en->cv, NULL);
+	pthread_cond_init(&en->work_cv, NULL);
+	pthread_cond_init(&en->writer_cv, NULL);
+	for (int i = 0; i < en->nreaders; i++)
+		pthread_cond_init(&en->rd[i].cv, NULL);
 	en->readers_left = en->nreaders;
 	return 0;
 }
@@ -1465,8 +1495,12 @@ engine_free(struct engine *en)
 		hbuf_free(en, &en->slots[i].outbuf);
 	}
 	devices_close(en);
+	for (int i = 0; en->rd != NULL && i < en->nreaders; i++)
+		pthread_cond_destroy(&en->rd[i].cv);
 	pthread_mutex_destroy(&en->mu);
 	pthread_cond_destroy(&en->cv);
+	pthread_cond_destroy(&en->work_cv);
+	pthread_cond_destroy(&en->writer_cv);
 	free(en->ln);
 	free(en->slots);
 	free(en->rd);
@@ -1512,7 +1546,7 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 		s->next = s->owner->free;
 		s->owner->free = s;
 	}
-	pthread_cond_broadcast(&en->cv);
+	pthread_cond_broadcast(&en->rd[0].cv);
 	pthread_mutex_unlock(&en->mu);
 	for (int i = 0; i < en->nlanes; i++) {
 		en->ln[i].en = en;
