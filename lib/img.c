@@ -242,58 +242,47 @@ void *
 img_big_alloc(size_t n)
 {
 	const size_t huge = (size_t)2 << 20;
+	size_t whole = (n + huge - 1) / huge * huge;
 	void *p;
 
 	if (n < 2 * huge)
 		return malloc(n > 0 ? n : 1);
-	if (posix_memalign(&p, huge, (n + huge - 1) / huge * huge) != 0)
+	if (posix_memalign(&p, huge, whole) != 0)
 		return NULL;
 #ifdef MADV_HUGEPAGE
-	(void)madvise(p, (n + huge - 1) / huge * huge, MADV_HUGEPAGE);
+	(void)madvise(p, whole, MADV_HUGEPAGE);
 #endif
 	return p;
 }
 
-/*
- * Reads the rest of the regular file r->f, from where the sniffed bytes
- * began, into *in: at most most bytes, fewer if it shrinks meanwhile.
- */
-static int
-input_read_file(struct img_reader *r, const char *format,
-    long long most, struct img_input *in, struct gf_err *e)
+int
+img_reader_file(struct img_reader *r, off_t *start, off_t *size)
 {
-	off_t start = ftello(r->f) - (off_t)r->nhead;
-	unsigned char *buf;
 	struct stat st;
-	size_t size, got = 0;
 
-	if (start < 0 || fstat(fileno(r->f), &st) < 0)
-		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
-	if ((long long)st.st_size - start > most)
-		return gf_fail(e, "%s: a %s file is read whole, and this one is "
-		    "%lld bytes, more than the %lld the pixel limit allows "
-		    "(--max-pixels)", r->name, format,
-		    (long long)(st.st_size - start), most);
-	size = st.st_size > start ? (size_t)(st.st_size - start) : 0;
-	if ((buf = img_big_alloc(size)) == NULL)
-		return gf_fail(e, "out of memory reading %s", r->name);
-	while (got < size) {
-		ssize_t k = pread(fileno(r->f), buf + got, size - got,
-		    start + (off_t)got);
+	*start = ftello(r->f) - (off_t)r->nhead;
+	if (*start < 0 || fstat(fileno(r->f), &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	*size = st.st_size > *start ? st.st_size - *start : 0;
+	return 1;
+}
+
+ssize_t
+img_pread(int fd, void *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0) {
-			free(buf);
-			return gf_fail(e, "cannot read %s: %s", r->name,
-			    strerror(errno));
-		}
+		if (k < 0)
+			return got > 0 ? (ssize_t)got : -1;
 		if (k == 0)
 			break;
 		got += (size_t)k;
 	}
-	in->p = buf;
-	in->len = got;
-	return 0;
+	return (ssize_t)got;
 }
 
 int
@@ -302,12 +291,27 @@ img_reader_input(struct img_reader *r, const char *format,
 {
 	long long cap = img_input_cap(r->max_pixels);
 	unsigned char *buf;
-	struct stat st;
+	off_t start, size;
+	ssize_t got;
 
 	memset(in, 0, sizeof(*in));
-	if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    ftello(r->f) >= 0)
-		return input_read_file(r, format, cap, in, e);
+	if (img_reader_file(r, &start, &size)) {
+		/* Read, not mapped: a file that shrinks meanwhile only reads short. */
+		if ((long long)size > cap)
+			return gf_fail(e, "%s: a %s file is read whole, and this one "
+			    "is %lld bytes, more than the %lld the pixel limit allows "
+			    "(--max-pixels)", r->name, format, (long long)size, cap);
+		if ((buf = img_big_alloc((size_t)size)) == NULL)
+			return gf_fail(e, "out of memory reading %s", r->name);
+		if ((got = img_pread(fileno(r->f), buf, (size_t)size, start)) < 0) {
+			free(buf);
+			return gf_fail(e, "cannot read %s: %s", r->name,
+			    strerror(errno));
+		}
+		in->p = buf;
+		in->len = (size_t)got;
+		return 0;
+	}
 	if ((unsigned long long)cap >= SIZE_MAX)
 		cap = SIZE_MAX - 1;
 	if (img_reader_slurp(r, (unsigned long long)cap + 1, &buf, &in->len,

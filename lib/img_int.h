@@ -9,6 +9,7 @@
 #define GF_IMG_INT_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "img.h"
 
@@ -85,6 +86,18 @@ struct img_input {
  */
 #define IMG_INPUT_SLACK (16u << 20)
 long long img_input_cap(long long max_pixels);
+
+/*
+ * Whether r's stream is a regular file; then *start is where its sniffed
+ * bytes began and *size the bytes from there on.
+ */
+int img_reader_file(struct img_reader *r, off_t *start, off_t *size);
+
+/*
+ * n bytes of fd from offset off into buf, through short reads and
+ * signals: the count, less than n only at the end of the file, or -1.
+ */
+ssize_t img_pread(int fd, void *buf, size_t n, off_t off);
 
 /*
  * Puts the rest of r's stream in *in; a stream longer than

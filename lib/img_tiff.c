@@ -1,7 +1,7 @@
 /*
- * img_tiff.c - TIFF in and out through libtiff.  libtiff seeks, so its
- * input is memory: a regular file is mapped, a pipe is read whole (up
- * to the bytes the pixel limit allows, img_reader_input); its output
+ * img_tiff.c - TIFF in and out through libtiff.  libtiff seeks: a
+ * regular file is read where it lies (pread), a pipe is read whole into
+ * memory (up to the bytes the pixel limit allows, img_reader_input); its output
  * is built in memory and then written to the FILE, which may be a pipe.
  * Each TIFF has its own error and warning handlers (TIFFOpenOptions),
  * which keep libtiff's reason in the call's struct: nothing is printed
@@ -20,8 +20,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <tiffio.h>
 
@@ -66,21 +64,13 @@ tiff_mem_read(thandle_t h, void *buf, tmsize_t n)
 	if (n < 0 || m->pos >= m->len)
 		return n < 0 ? -1 : 0;
 	k = m->len - m->pos < (uint64_t)n ? m->len - (size_t)m->pos : (size_t)n;
-	if (!m->file) {
+	if (m->file) {
+		ssize_t got = img_pread(m->fd, buf, k, m->start + (off_t)m->pos);
+		if (got < 0)
+			return -1;
+		k = (size_t)got;
+	} else {
 		memcpy(buf, m->p + m->pos, k);
-		m->pos += k;
-		return (tmsize_t)k;
-	}
-	for (size_t got = 0; got < k;) {
-		ssize_t r = pread(m->fd, (char *)buf + got, k - got,
-		    m->start + (off_t)(m->pos + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			m->pos += got;
-			return r < 0 && got == 0 ? -1 : (tmsize_t)got;
-		}
-		got += (size_t)r;
 	}
 	m->pos += k;
 	return (tmsize_t)k;
@@ -251,15 +241,13 @@ tiff_open(struct img_tiff *t, const char *name, const char *mode,
 static int
 tiff_input(struct img_reader *r, struct tiff_mem *m, struct gf_err *e)
 {
-	off_t start = ftello(r->f) - (off_t)r->nhead;
 	struct img_input in;
-	struct stat st;
+	off_t size;
 
-	if (start >= 0 && fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode)) {
+	if (img_reader_file(r, &m->start, &size)) {
 		m->file = 1;
 		m->fd = fileno(r->f);
-		m->start = start;
-		m->len = st.st_size > start ? (size_t)(st.st_size - start) : 0;
+		m->len = (size_t)size;
 		return 0;
 	}
 	if (img_reader_input(r, "TIFF", &in, e) < 0)
