@@ -66,7 +66,7 @@ pool_run(int nthreads, int nbands, size_t scratch, pool_fn fn, void *arg)
 	struct pool_worker w[POOL_MAX_THREADS];
 	pthread_t tid[POOL_MAX_THREADS];
 	pthread_attr_t attr;
-	int n = pool_threads(nthreads), started = 0, attr_ok;
+	int n = pool_threads(nthreads), started = 0, attr_made, attr_ok;
 	size_t each = (scratch + 63) / 64 * 64;
 	char *mem = NULL;
 
@@ -81,15 +81,16 @@ pool_run(int nthreads, int nbands, size_t scratch, pool_fn fn, void *arg)
 		return -1;
 	for (int i = 0; i < n; i++)
 		w[i] = (struct pool_worker){&job, mem ? mem + each * i : NULL};
-	attr_ok = pthread_attr_init(&attr) == 0 &&
-	    pthread_attr_setstacksize(&attr, POOL_STACK) == 0;
+	attr_made = pthread_attr_init(&attr) == 0;
+	attr_ok = attr_made && pthread_attr_setstacksize(&attr, POOL_STACK) == 0;
 	while (started < n - 1 && pthread_create(&tid[started],
 	    attr_ok ? &attr : NULL, pool_worker, &w[started + 1]) == 0)
 		started++;
 	pool_worker(&w[0]);
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	pthread_attr_destroy(&attr);
+	if (attr_made)
+		pthread_attr_destroy(&attr);
 	free(mem);
 	return atomic_load(&job.failed) ? -1 : 0;
 }
