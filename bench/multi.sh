@@ -14,8 +14,9 @@
 #           near 100%) and of each GPU
 #
 # Usage, from the project root:  . .deps/env.sh; sh bench/multi.sh [build test bench]
-# (PHOTOS=500, FRAMES=300; TESTS, the test files, all by default; WORK, the scratch dir, is in memory by default;
-# logs go to $OUT when set, else build/multi-logs.)
+# (PHOTOS=500, FRAMES=300; TESTS, the test files, all by default; WORK,
+# the scratch dir, is in memory by default; logs go to $OUT when set,
+# else build/multi-logs.)
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 OUT=${OUT:-build/multi-logs}
@@ -40,18 +41,11 @@ suite() {
 		    >build/multi/bin/$t
 		chmod +x build/multi/bin/$t
 	done
-	# Each test file in a harness of its own, side by side (every GPU
-	# case starts a process and a context on each GPU); TESTS picks them.
-	rm -f "$OUT"/test-*.log
-	echo "${TESTS:-unit $(ls tests/t_*.sh | sed 's#tests/\(.*\)\.sh#\1#')}" |
-	    tr ' ' '\n' | grep . |
-	    GF_BUILD=build/multi xargs -P "$(nproc)" -I{} sh -c \
-	    'sh tests/run.sh {} >"$1/test-{}.log" 2>&1' sh "$OUT"
-	cat "$OUT"/test-*.log >"$OUT/test.log"
-	grep -E '^(GPU|FAIL)' "$OUT/test.log" | sort -u | head -n 40
-	awk '/ passed, .* failed, .* skipped$/ { p += $1; f += $3; s += $5 }
-	    END { printf "test (--device all): %d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' \
-	    "$OUT/test.log" || touch "$OUT/failed"
+	# Side by side (run.sh -P); TESTS picks the files.
+	GF_BUILD=build/multi sh tests/run.sh -P "$(nproc)" "$OUT" $TESTS \
+	    >"$OUT/test.log" 2>&1 || touch "$OUT/failed"
+	head -n 40 "$OUT/test.log" | grep -v ' passed, '
+	echo "test (--device all): $(tail -n 1 "$OUT/test.log")"
 	nvidia-smi -L 2>/dev/null | sed 's/^/  /'
 }
 

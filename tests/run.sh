@@ -7,6 +7,9 @@
 #
 # Usage: sh tests/run.sh [-v] [unit] [t_NAME ...]    (-v: print passes too;
 # unit: the C unit tests; none: all)
+#        sh tests/run.sh -P N DIR [unit] [t_NAME ...]   (each in a harness
+# of its own, N side by side, its log in DIR/test-NAME.log; then the GPU
+# and FAIL lines of all, and the sum of their counts)
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 # GF_BUILD=build/asan (make test-asan) runs the sanitized build instead.
@@ -14,8 +17,26 @@ BUILD=${GF_BUILD:-build}
 if [ "$BUILD" = build ]; then BIN=$ROOT/bin; else BIN=$ROOT/$BUILD/bin; fi
 SAMPLES=$ROOT/samples
 GOLDEN=$ROOT/tests/golden
+
+# Side by side: on a GPU every case starts a process and a CUDA context.
+if [ "$1" = -P ]; then
+	n=$2 logs=$3
+	shift 3
+	[ $# -gt 0 ] || set -- unit $(ls tests/t_*.sh | sed 's#tests/\(.*\)\.sh#\1#')
+	mkdir -p "$logs" && rm -f "$logs"/test-*.log || exit 1
+	printf '%s\n' "$@" | xargs -P "$n" -I{} sh -c \
+	    'sh tests/run.sh {} >"$1/test-{}.log" 2>&1' sh "$logs"
+	cat "$logs"/test-*.log | grep -E '^(GPU|FAIL)' | sort -u
+	awk '/ passed, .* failed, .* skipped$/ { p += $1; f += $3; s += $5 }
+	    END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' \
+	    "$logs"/test-*.log
+	exit
+fi
+
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpufilt-test.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
+# A harness stopped by a signal stops: its cases would fail without TMP.
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM
 VERBOSE=
 [ "$1" = -v ] && { VERBOSE=1; shift; }
 
