@@ -86,6 +86,7 @@ struct slot {
 	int failed;             /* err says why (empty: the job had failed already) */
 	struct gf_err err;
 	struct image in, out;
+	size_t in_bytes;        /* of in as read, before any gray */
 	struct hbuf inbuf, outbuf;
 	int out_malloced;       /* out.px is the CPU tool's (img_free it) */
 	struct gf_times t;
@@ -197,6 +198,12 @@ struct engine {
 	struct gf_err broken_err;
 	size_t pinned, pinned_max;
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
+	/*
+	 * Who makes a gray tool's colour input gray: the GPU (0), or the
+	 * reader in place (1: always, 2: when the lanes are behind).
+	 */
+	int reader_gray;
+	int nwork;              /* slots in work */
 	int fail_gpu, fail_at;  /* GPUFILT_FAIL_GPU=D:K: GPU D breaks at its image K */
 	struct reader *rd;
 	int nreaders;
@@ -373,6 +380,7 @@ post_work(struct engine *en, struct slot *s)
 {
 	pthread_mutex_lock(&en->mu);
 	fifo_push(&en->work, s);
+	en->nwork++;
 	pthread_cond_signal(&en->work_cv);
 	pthread_mutex_unlock(&en->mu);
 }
@@ -397,6 +405,7 @@ take_work(struct engine *en)
 	while (en->work.head == NULL && en->readers_left > 0)
 		pthread_cond_wait(&en->work_cv, &en->mu);
 	s = fifo_pop(&en->work);
+	en->nwork -= s != NULL;
 	pthread_mutex_unlock(&en->mu);
 	return s;
 }
@@ -413,6 +422,27 @@ job_failed(struct engine *en, int job)
 }
 
 /* ---- read stage */
+
+/*
+ * Whether a reader should make slot s gray itself: the tool works on
+ * gray, s is colour, and (reader_gray 2) the lanes are not ready or have
+ * as many images waiting as there are lanes.  A batch uploads from plain
+ * memory, so a colour image made gray goes up a third the size; but
+ * when the readers are what the run waits for (PNG), the GPU does it.
+ */
+static int
+reader_makes_gray(struct engine *en, const struct slot *s)
+{
+	int yes;
+
+	if (en->reader_gray == 0 || s->in.channels == 1)
+		return 0;
+	pthread_mutex_lock(&en->mu);
+	yes = en->reader_gray == 1 || en->gpu_state != GPU_READY ||
+	    en->nwork >= en->nlanes;
+	pthread_mutex_unlock(&en->mu);
+	return yes;
+}
 
 /* A bigger pipe buffer means fewer wake-ups per frame; best effort. */
 static void
@@ -475,6 +505,11 @@ read_job(struct reader *rd, int j)
 			double t0 = gf_now_ms();
 			img_reader_set_buffer(r, &b);
 			got = img_read_next(r, &s->in, &s->err);
+			if (got > 0) {
+				s->in_bytes = img_bytes(&s->in);
+				if (reader_makes_gray(en, s))
+					img_gray_in_place(&s->in);
+			}
 			s->t.read = gf_now_ms() - t0;
 			rd->busy_ms += s->t.read;
 			if (got <= 0)
@@ -1275,7 +1310,7 @@ report_slot(struct writer *w, struct slot *s, int *jobs_done)
 	} else if (s->written) {
 		w->st->write_ms += s->t.write;
 		w->st->images++;
-		w->st->bytes_in += img_bytes(&s->in);
+		w->st->bytes_in += s->in_bytes;
 		if (w->h->image != NULL)
 			w->h->image(w->h->arg, job_name(en, s->job), s->index,
 			    &s->out, &s->t, s->device);
@@ -1472,6 +1507,14 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 		en->pinned_max = 0;
 	if ((env = getenv("GPUFILT_PINNED")) != NULL && strcmp(env, "0") == 0)
 		en->pinned_max = 0;
+	/*
+	 * On the CPU, gray in place saves a copy; a batch's readers may help
+	 * the lanes (reader_makes_gray); a stream's one reader has no time
+	 * to spare.  GPUFILT_READER_GRAY=0 or 1 overrides (tests, bench).
+	 */
+	en->reader_gray = !t->gray ? 0 : o->strategy == GF_CPU ? 1 : njobs > 1 ? 2 : 0;
+	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL && t->gray)
+		en->reader_gray = atoi(env) != 0;
 	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
 		en->strip_rows = atoi(env) > 0 ? atoi(env) : 0;
 	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||

@@ -131,5 +131,7 @@ int img_save(const char *path, const struct image *img, enum img_format fmt,
  * and gray+alpha gives its gray.  lib/gray.c.
  */
 int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);
+/* The same in img's own buffer, which keeps its size; img ends with one channel. */
+void img_gray_in_place(struct image *img);
 
 #endif

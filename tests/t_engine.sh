@@ -63,10 +63,41 @@ engine_batch() {
 	fi
 }
 
+# A gray tool's batch of colour (8 and 16 bit, alpha too): the same files
+# whether its readers make the colour gray (a hidden knob: 1), the GPU
+# or the lane does (0), or the engine picks image by image (unset).
+printf 'P7\nWIDTH 29\nHEIGHT 17\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n' >"$E/rgba.pam"
+awk 'BEGIN { for (i = 0; i < 29 * 17 * 4; i++) printf "%c", 32 + (i * 37) % 200 }' >>"$E/rgba.pam"
+engine_gray_batch() {
+	m=$1
+	for tool in "sobel" "edge --auto"; do
+		n=$(echo "$tool" | tr -c 'a-z0-9' _)
+		for g in 0 1 unset; do
+			rm -rf "$E/g$g"
+			mkdir -p "$E/g$g"
+			# shellcheck disable=SC2086
+			if [ $g = unset ]; then
+				"$BIN"/$tool -q -m "$m" -j 3 -o "$E/g$g" $MIXED "$E/rgba.pam" \
+				    "$SAMPLES/chelsea.png" "$SAMPLES/small.jpg" 2>"$E/g$g.err"
+			else
+				GPUFILT_READER_GRAY=$g "$BIN"/$tool -q -m "$m" -j 3 -o "$E/g$g" $MIXED \
+				    "$E/rgba.pam" "$SAMPLES/chelsea.png" "$SAMPLES/small.jpg" 2>"$E/g$g.err"
+			fi || echo "exit $?" >>"$E/g$g.err"
+		done
+		if [ "$(ls "$E/g0" | wc -l)" -eq 10 ] && diff -r "$E/g0" "$E/g1" >/dev/null &&
+		    diff -r "$E/g0" "$E/gunset" >/dev/null && [ ! -s "$E/g0.err" ]; then
+			pass "engine/gray-batch/$m/$n"
+		else
+			fail "engine/gray-batch/$m/$n" "$(ls "$E/g0" | wc -l) outputs, $(cat "$E/g0.err" "$E/g1.err")"
+		fi
+	done
+}
+
 for m in cpu auto global texture shared sliding; do
 	case $m in cpu|auto) ;; *) have_gpu || { skip "engine/$m" "no GPU"; continue; } ;; esac
 	engine_stream "$m"
 	engine_batch "$m"
+	engine_gray_batch "$m"
 done
 
 # A failure in image 3 of a stream: to standard output the two images
