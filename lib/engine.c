@@ -21,7 +21,9 @@
  * A slot carries one image from reader to writer and goes back only to
  * the reader it came from.  Each reader owns a fixed number of slots, so
  * memory stays bounded, and the earliest image the writer waits for
- * always has a slot of its own: nothing waits in a circle.
+ * always has a slot of its own: nothing waits in a circle.  Only while
+ * the GPUs open may readers take more (slot_ahead), up to a byte budget,
+ * each freed when it comes back.
  *
  * One image goes to one GPU.  Its strips (a tall image) stay on the
  * lane's two streams: they are written in order as their downloads end,
@@ -58,6 +60,13 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  * image per file, it would halve the images a reader has in flight).
  */
 #define MARKERS 2
+/*
+ * While the GPUs open (a few hundred milliseconds, in which a stream's
+ * reader would fill its slots and wait), readers may take slots beyond
+ * their own for up to this many bytes of images (and an eighth of the
+ * machine's memory at most); each is freed when it comes back.
+ */
+#define AHEAD_BYTES ((size_t)512 << 20)
 #define LANES 2                 /* per GPU */
 /* A strip carries about this many bytes of input; smaller images go whole. */
 #define STRIP_BYTES (16u << 20)
@@ -81,6 +90,9 @@ struct slot {
 	int job, index;         /* index: 1, 2, ... in the job; the marker's is last */
 	int end;                /* the job's end marker */
 	int marker;             /* a marker slot: only ever an end marker */
+	int is_ahead;           /* taken while the GPUs opened (slot_ahead) */
+	struct slot *ahead;     /* the next such, on en->ahead */
+	size_t ahead_bytes;     /* what it counts for in en->ahead_bytes */
 	int committed;          /* the marker: its job's output was committed */
 	int device;             /* the GPU that filtered it; -1: the CPU */
 	int failed;             /* err says why (empty: the job had failed already) */
@@ -137,6 +149,7 @@ struct reader {
 	struct slot *markers;   /* its slots for end markers */
 	pthread_cond_t cv;      /* one of them came back */
 	double busy_ms;
+	size_t last_bytes;      /* of the last image it read */
 };
 
 /*
@@ -211,6 +224,8 @@ struct engine {
 	int nlanes;
 	struct slot *slots;     /* nslots in use, of slots_cap */
 	int nslots, slots_cap;
+	struct slot *ahead;     /* every slot taken ahead, linked by ahead */
+	size_t ahead_bytes, ahead_max;
 };
 
 /* Wakes every waiter of en, for a change any of them may wait on; under en->mu. */
@@ -336,18 +351,44 @@ slot_list(struct reader *rd, int marker)
 	return marker ? &rd->markers : &rd->free;
 }
 
+/*
+ * A slot beyond rd's own for an image, while the GPUs are opening and
+ * ahead_max allows, counted as the size of rd's last image; NULL if
+ * not.  Under en->mu.
+ */
+static struct slot *
+slot_ahead(struct reader *rd)
+{
+	struct engine *en = rd->en;
+	struct slot *s;
+
+	if (en->gpu_state != GPU_PENDING || en->ahead_bytes >= en->ahead_max ||
+	    (s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	s->en = en;
+	s->owner = rd;
+	s->is_ahead = 1;
+	s->ahead_bytes = rd->last_bytes;
+	en->ahead_bytes += s->ahead_bytes;
+	s->ahead = en->ahead;
+	en->ahead = s;
+	return s;
+}
+
 /* A slot of reader rd, for an image or (marker) a job's end marker. */
 static struct slot *
 slot_take(struct reader *rd, int marker)
 {
 	struct engine *en = rd->en;
-	struct slot **list = slot_list(rd, marker), *s;
+	struct slot **list = slot_list(rd, marker), *s = NULL;
 
 	pthread_mutex_lock(&en->mu);
-	while (*list == NULL)
+	while (*list == NULL && (marker || (s = slot_ahead(rd)) == NULL))
 		pthread_cond_wait(&rd->cv, &en->mu);
-	s = *list;
-	*list = s->next;
+	if (s == NULL) {
+		s = *list;
+		*list = s->next;
+	}
 	pthread_mutex_unlock(&en->mu);
 	s->next = NULL;
 	s->end = s->committed = s->failed = s->out_malloced = 0;
@@ -368,6 +409,15 @@ slot_give_back(struct engine *en, struct slot *s)
 	if (s->out_malloced)
 		img_free(&s->out);
 	s->out_malloced = 0;
+	if (s->is_ahead) {
+		/* Its memory goes; the slot itself stays on en->ahead until the end. */
+		hbuf_free(en, &s->inbuf);
+		hbuf_free(en, &s->outbuf);
+		pthread_mutex_lock(&en->mu);
+		en->ahead_bytes -= s->ahead_bytes;
+		pthread_mutex_unlock(&en->mu);
+		return;
+	}
 	pthread_mutex_lock(&en->mu);
 	s->next = *slot_list(s->owner, s->marker);
 	*slot_list(s->owner, s->marker) = s;
@@ -506,7 +556,7 @@ read_job(struct reader *rd, int j)
 			img_reader_set_buffer(r, &b);
 			got = img_read_next(r, &s->in, &s->err);
 			if (got > 0) {
-				s->in_bytes = img_bytes(&s->in);
+				s->in_bytes = rd->last_bytes = img_bytes(&s->in);
 				if (reader_makes_gray(en, s))
 					img_gray_in_place(&s->in);
 			}
@@ -1503,6 +1553,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	en->pinned_max = pages > 0 ? (size_t)pages * sysconf(_SC_PAGESIZE) / 8 : 0;
 	if (en->pinned_max > ((size_t)2 << 30))
 		en->pinned_max = (size_t)2 << 30;
+	en->ahead_max = en->pinned_max < AHEAD_BYTES ? en->pinned_max : AHEAD_BYTES;
 	if (njobs > 1)
 		en->pinned_max = 0;
 	if ((env = getenv("GPUFILT_PINNED")) != NULL && strcmp(env, "0") == 0)
@@ -1536,6 +1587,13 @@ engine_free(struct engine *en)
 	for (int i = 0; en->slots != NULL && i < en->nslots; i++) {
 		hbuf_free(en, &en->slots[i].inbuf);
 		hbuf_free(en, &en->slots[i].outbuf);
+	}
+	while (en->ahead != NULL) {
+		struct slot *s = en->ahead;
+		en->ahead = s->ahead;
+		hbuf_free(en, &s->inbuf);
+		hbuf_free(en, &s->outbuf);
+		free(s);
 	}
 	devices_close(en);
 	for (int i = 0; en->rd != NULL && i < en->nreaders; i++)
