@@ -111,7 +111,27 @@ build/tests/%: tests/%.c build/libgpufilt.a
 build/bench/%: bench/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(say) CCLD $@
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< \
+	    $(BENCH_OBJS) build/libgpufilt.a $(BENCH_LIBS) $(LDLIBS)
+
+# NVIDIA NPP where the CUDA toolkit has it (the GPU machine's has, CI's
+# has not): make bench then times NPP's nearest equivalents beside our
+# strategies (bench/bench_npp.c); without npp.h it is built as before.
+# private: the flags and libraries are build/bench/bench's alone, not
+# inherited by the library objects it depends on.
+HAVE_NPP := $(wildcard $(CUDA)/include/npp.h)
+ifneq ($(HAVE_NPP),)
+build/bench/bench: build/bench/bench_npp.o
+build/bench/bench: private BENCH_CFLAGS = -DGF_HAVE_NPP
+build/bench/bench: private BENCH_OBJS = build/bench/bench_npp.o
+build/bench/bench: private BENCH_LIBS = -Wl,-rpath,$(CUDA)/lib64 -lnppif \
+    -lnppitc -lnppc
+endif
+
+build/bench/bench_npp.o: bench/bench_npp.c
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DGF_HAVE_NPP -MMD -MP -c -o $@ $<
 
 # ---- sanitizers and fuzzing: host code only, compiled by clang.
 # test-asan builds lib/, cmd/ and the unit tests into build/asan/ with

@@ -8,6 +8,11 @@
  *
  * Every timed path is first checked against the CPU reference on the
  * same image (validate, then time).
+ *
+ * Where the CUDA toolkit has NPP (bench_npp.h), NPP's nearest
+ * equivalent of an operation is timed the same way on the same image
+ * before our strategies for it, and a last column gives each strategy's
+ * speed against it: x2.00 is twice as fast as NPP.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_npp.h"
 #include "conv2d.h"
 #include "edge.h"
 #include "sobel.h"
@@ -25,6 +31,7 @@ struct bench {
 	struct image host;      /* the test image */
 	struct gpu_image in, out;
 	double copy_ms;
+	struct bench_npp *npp;  /* NPP for this size, NULL without NPP */
 	int warmup, runs;       /* -w, -r: launches before and in a median */
 	int only;               /* -m: one strategy, else 0 (every GPU one) */
 	int shapes;             /* -s: sweep sobel's launch shapes too */
@@ -71,13 +78,45 @@ run_copy(struct gpu *g, void *arg, struct gf_err *e)
 	return 0;
 }
 
+/*
+ * Prints a table row: ms, the effective bandwidth, the fraction of the
+ * copy and, with NPP, the speed against NPP's npp_ms (blank when 0: the
+ * row has no NPP peer).
+ */
 static void
-row(const struct bench *b, const char *what, double ms, double bytes_per_px)
+row(const struct bench *b, const char *what, double ms, double bytes_per_px,
+    double npp_ms)
 {
 	double px = (double)b->in.width * b->in.height;
+	char vs[16] = "";
 
-	printf("| %-34s | %9.3f | %7.0f | %5.1f%% |\n", what, ms,
+	printf("| %-34s | %9.3f | %7.0f | %5.1f%% |", what, ms,
 	    px * bytes_per_px / (ms * 1e6), 100.0 * b->copy_ms / ms);
+	if (npp_ms > 0)
+		snprintf(vs, sizeof(vs), "x%.2f", npp_ms / ms);
+	if (b->npp != NULL)
+		printf(" %6s |", vs);
+	putchar('\n');
+}
+
+/*
+ * Times NPP's peer c of the rows to come and prints its row, giving its
+ * time in *ms; *ms is 0 when there is none (c NULL, or no NPP).
+ */
+static int
+npp_peer(struct bench *b, const struct bench_npp_call *c, double *ms,
+    struct gf_err *e)
+{
+	char what[64];
+
+	*ms = 0;
+	if (b->npp == NULL || c == NULL)
+		return 0;
+	if (bench_npp_time(b->npp, c, b->warmup, b->runs, ms, e) < 0)
+		return -1;
+	bench_npp_label(c, what, sizeof(what));
+	row(b, what, *ms, 2, 0);
+	return 0;
 }
 
 struct sobel_run {
@@ -110,17 +149,18 @@ sobel_validate(struct bench *b, const struct image *want, struct gf_err *e)
 	return ret;
 }
 
-/* Validates and times every strategy for one mode. */
+/* Validates and times every strategy for one mode, after NPP's peer npp. */
 static int
 bench_sobel_mode(struct bench *b, const char *name, const struct sobel_params *p,
-    struct gf_err *e)
+    const struct bench_npp_call *npp, struct gf_err *e)
 {
 	struct image want;
-	double ms;
+	double ms, npp_ms;
 	char what[64];
 	int ret = 0;
 
-	if (sobel_cpu(&b->host, &want, p, 0, 0, e) < 0)
+	if (npp_peer(b, npp, &npp_ms, e) < 0 ||
+	    sobel_cpu(&b->host, &want, p, 0, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
 		if (!strategy_wanted(b, s))
@@ -134,7 +174,7 @@ bench_sobel_mode(struct bench *b, const char *name, const struct sobel_params *p
 		if (ret == 0) {
 			snprintf(what, sizeof(what), "sobel %s %s", name,
 			    gf_strategies[s].name);
-			row(b, what, ms, 2);
+			row(b, what, ms, 2, npp_ms);
 		}
 	}
 	img_free(&want);
@@ -162,21 +202,29 @@ bench_sobel_shapes(struct bench *b, const char *name, const struct sobel_params 
 			return -1;
 		snprintf(what, sizeof(what), "sobel %s %s %dx%d rows %d", name,
 		    gf_strategies[r.s].name, r.l.block_w, r.l.block_h, r.l.rows);
-		row(b, what, ms, 2);
+		row(b, what, ms, 2, 0);
 	}
 	return 0;
 }
 
+/*
+ * Magnitude and threshold 100.  NPP's peers: the gradient with its
+ * magnitude as 16-bit (unrounded to ours, unclamped), then that compared
+ * with the threshold.
+ */
 static int
 bench_sobel(struct bench *b, struct gf_err *e)
 {
+	const int t = 100;
 	struct sobel_opts o = {0};
 	struct sobel_params mag = sobel_params_for(&o, 255, 0);
+	struct bench_npp_call npp_mag = {BENCH_NPP_SOBEL_MAG, 0, 0, 0, NULL};
+	struct bench_npp_call npp_thr = {BENCH_NPP_SOBEL_THR, t, 0, 0, NULL};
 
 	o.threshold = 1;
-	struct sobel_params thr = sobel_params_for(&o, 255, 100);
-	if (bench_sobel_mode(b, "magnitude", &mag, e) < 0 ||
-	    bench_sobel_mode(b, "threshold", &thr, e) < 0)
+	struct sobel_params thr = sobel_params_for(&o, 255, t);
+	if (bench_sobel_mode(b, "magnitude", &mag, &npp_mag, e) < 0 ||
+	    bench_sobel_mode(b, "threshold", &thr, &npp_thr, e) < 0)
 		return -1;
 	if (b->shapes && (bench_sobel_shapes(b, "mag", &mag, e) < 0 ||
 	    bench_sobel_shapes(b, "thr", &thr, e) < 0))
@@ -220,18 +268,22 @@ run_edge_nms(struct gpu *g, void *arg, struct gf_err *e)
 	return 0;
 }
 
-/* Validates and times every strategy for one set of edge options. */
+/*
+ * Validates and times every strategy for one set of edge options, after
+ * NPP's peer npp (NULL: none).
+ */
 static int
 bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
-    struct gf_err *e)
+    const struct bench_npp_call *npp, struct gf_err *e)
 {
 	struct image want;
 	struct edge_info info;
-	double ms;
+	double ms, npp_ms;
 	char what[64];
 	int ret = 0;
 
-	if (edge_cpu(&b->host, &want, o, &info, 0, e) < 0)
+	if (npp_peer(b, npp, &npp_ms, e) < 0 ||
+	    edge_cpu(&b->host, &want, o, &info, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
 		if (!strategy_wanted(b, s))
@@ -246,7 +298,7 @@ bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
 		if (ret == 0) {
 			snprintf(what, sizeof(what), "edge %s %s", name,
 			    gf_strategies[s].name);
-			row(b, what, ms, 2);
+			row(b, what, ms, 2, npp_ms);
 		}
 		/* The suppression stage alone (texture needs its object: skipped). */
 		if (ret == 0 && o->sigma == 0 && !o->auto_thresh && s != GF_TEXTURE) {
@@ -255,14 +307,17 @@ bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
 			snprintf(what, sizeof(what), "  of which suppression %s",
 			    gf_strategies[s].name);
 			if (ret == 0)
-				row(b, what, ms, 2);
+				row(b, what, ms, 2, 0);
 		}
 	}
 	img_free(&want);
 	return ret;
 }
 
-/* Canny without smoothing (NPP's FilterCannyBorder's work), then the default. */
+/*
+ * Canny without smoothing (NPP's FilterCannyBorder's work, its peer with
+ * the same thresholds), then the default.
+ */
 static int
 bench_edge(struct bench *b, struct gf_err *e)
 {
@@ -271,11 +326,13 @@ bench_edge(struct bench *b, struct gf_err *e)
 	memset(&o, 0, sizeof(o));
 	o.low = 40;
 	o.high = 100;
-	if (bench_edge_opts(b, "s0 40/100", &o, e) < 0)
+	struct bench_npp_call npp = {BENCH_NPP_CANNY, 0, (int)o.low, (int)o.high,
+	    NULL};
+	if (bench_edge_opts(b, "s0 40/100", &o, &npp, e) < 0)
 		return -1;
 	o.sigma = 1.4;
 	o.auto_thresh = 1;
-	return bench_edge_opts(b, "s1.4 auto", &o, e);
+	return bench_edge_opts(b, "s1.4 auto", &o, NULL, e);
 }
 
 /* ---- conv2d: 2D kernels per strategy, and the separable path */
@@ -323,15 +380,18 @@ conv2d_validate(struct bench *b, const struct conv2d_filter *p,
 	return ret;
 }
 
-/* Validates, then times, one kernel on every path it has. */
+/* Validates, then times, one kernel on every path it has, after NPP's peer npp. */
 static int
 bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_filter *p,
-    const struct image *small, struct conv2d_plan *pl, struct gf_err *e)
+    const struct image *small, struct conv2d_plan *pl,
+    const struct bench_npp_call *npp, struct gf_err *e)
 {
 	struct image want;
 	char what[64];
-	double ms;
+	double ms, npp_ms;
 
+	if (npp_peer(b, npp, &npp_ms, e) < 0)
+		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU + 1; s++) {
 		struct conv2d_run r = {&b->in, &b->out, pl, (enum gf_strategy)
 		    (s > GF_LAST_GPU ? GF_AUTO : s)};
@@ -349,20 +409,29 @@ bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_filter *p,
 			return -1;
 		snprintf(what, sizeof(what), "conv2d %s %s", name,
 		    p->allow_separable ? "separable" : gf_strategies[s].name);
-		row(b, what, ms, 2);
+		row(b, what, ms, 2, npp_ms);
 	}
 	return 0;
 }
 
-/* 3x3, 5x5, 9x9 (integer, not separable) and gauss:4 (25x25, real). */
+/*
+ * 3x3, 5x5, 9x9 (integer, not separable) and gauss:4 (25x25, real).
+ * NPP's peers: FilterBorder with the 5x5 taps, and for the Gaussian
+ * FilterGaussBorder with its fixed 5x5 mask (PEERS.md's figure; NPP has
+ * no 25x25 one).
+ */
 static int
 bench_conv2d(struct bench *b, struct gf_err *e)
 {
-	static const struct { const char *name, *text; } kernels[] = {
-		{"3x3", "sharpen"},
-		{"5x5", "1 2 0 -1 3; 2 -4 1 0 1; 0 1 8 1 0; 1 0 1 -4 2; 3 -1 0 2 1"},
-		{"9x9", "@tests/kernels/nonsep9x9.txt"},
-		{"gauss:4", "gauss:4"},
+	static const struct {
+		const char *name, *text;
+		int npp;        /* enum bench_npp_op, -1: no NPP peer */
+	} kernels[] = {
+		{"3x3", "sharpen", -1},
+		{"5x5", "1 2 0 -1 3; 2 -4 1 0 1; 0 1 8 1 0; 1 0 1 -4 2; 3 -1 0 2 1",
+		    BENCH_NPP_FILTER},
+		{"9x9", "@tests/kernels/nonsep9x9.txt", -1},
+		{"gauss:4", "gauss:4", BENCH_NPP_GAUSS5},
 	};
 	static struct conv2d_filter p;
 	static struct conv2d_plan pl;
@@ -376,8 +445,11 @@ bench_conv2d(struct bench *b, struct gf_err *e)
 		memset(&p, 0, sizeof(p));
 		p.border = GF_BORDER_REPLICATE;
 		ret = kspec_parse(kernels[k].text, &p.k, e);
+		struct bench_npp_call npp = {(enum bench_npp_op)kernels[k].npp, 0,
+		    0, 0, &p.k};
 		if (ret == 0)
-			ret = bench_conv2d_kernel(b, kernels[k].name, &p, &small, &pl, e);
+			ret = bench_conv2d_kernel(b, kernels[k].name, &p, &small, &pl,
+			    kernels[k].npp < 0 ? NULL : &npp, e);
 	}
 	img_free(&small);
 	return ret;
@@ -393,19 +465,32 @@ bench_size(struct bench *b, int w, int h, struct gf_err *e)
 	if (gpu_image_get(&b->g, GPU_SLOT_IN, w, h, 255, &b->in, e) < 0 ||
 	    gpu_image_get(&b->g, GPU_SLOT_OUT, w, h, 255, &b->out, e) < 0 ||
 	    gpu_upload(&b->g, &b->host, 0, &b->in, e) < 0 ||
-	    bench_median(&b->g, run_copy, b, b->warmup, b->runs, &b->copy_ms, e) < 0)
+	    bench_median(&b->g, run_copy, b, b->warmup, b->runs, &b->copy_ms, e) < 0 ||
+	    bench_npp_open(&b->npp, &b->g, &b->in, &b->out, e) < 0)
 		return -1;
 	printf("\n%dx%d u8 on %s (median of %d runs)\n\n", w, h, b->g.name, b->runs);
-	printf("| %-34s | %9s | %7s | %6s |\n", "kernel", "ms", "GB/s", "copy");
-	printf("|%s|%s|%s|%s|\n", "------------------------------------",
+	printf("| %-34s | %9s | %7s | %6s |", "kernel", "ms", "GB/s", "copy");
+	if (b->npp != NULL)
+		printf(" %6s |", "NPP");
+	printf("\n|%s|%s|%s|%s|", "------------------------------------",
 	    "-----------", "---------", "--------");
-	row(b, "copy (16-byte vectors)", b->copy_ms, 2);
+	if (b->npp != NULL)
+		printf("%s|", "--------");
+	putchar('\n');
+	row(b, "copy (16-byte vectors)", b->copy_ms, 2, 0);
 	int ret = wanted(b, "sobel") ? bench_sobel(b, e) : 0;
 	if (ret == 0 && w == 12288 && wanted(b, "conv2d"))
 		ret = bench_conv2d(b, e);
 	if (ret == 0 && wanted(b, "edge"))
 		ret = bench_edge(b, e);
 	img_free(&b->host);
+	if (ret == 0)
+		ret = bench_npp_close(b->npp, e);
+	else {
+		struct gf_err ignored;  /* e says what failed first */
+		(void)bench_npp_close(b->npp, &ignored);
+	}
+	b->npp = NULL;
 	return ret;
 }
 
