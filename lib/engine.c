@@ -1554,6 +1554,8 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	if (en->pinned_max > ((size_t)2 << 30))
 		en->pinned_max = (size_t)2 << 30;
 	en->ahead_max = en->pinned_max < AHEAD_BYTES ? en->pinned_max : AHEAD_BYTES;
+	if ((env = getenv("GPUFILT_READ_AHEAD")) != NULL && strcmp(env, "0") == 0)
+		en->ahead_max = 0;
 	env = getenv("GPUFILT_PINNED");         /* 0: never, 1: a batch too (bench) */
 	if ((njobs > 1 && (env == NULL || strcmp(env, "1") != 0)) ||
 	    (env != NULL && strcmp(env, "0") == 0))
