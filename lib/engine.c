@@ -212,10 +212,11 @@ struct engine {
 	size_t pinned, pinned_max;
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
 	/*
-	 * Who makes a gray tool's colour input gray: the GPU (0), or the
-	 * reader in place (1: always, 2: when the lanes are behind).
+	 * Who makes a gray tool's colour input gray: the decoder, where that
+	 * costs less than colour (decode_gray: JPEG); else the GPU (0), or
+	 * the reader in place (1: always, 2: when the lanes are behind).
 	 */
-	int reader_gray;
+	int decode_gray, reader_gray;
 	int nwork;              /* slots in work */
 	int fail_gpu, fail_at;  /* GPUFILT_FAIL_GPU=D:K: GPU D breaks at its image K */
 	struct reader *rd;
@@ -544,6 +545,7 @@ read_job(struct reader *rd, int j)
 	if (f != NULL && img_reader_open(&r, f, name, &s->err) == 0) {
 		img_reader_set_max_pixels(r, en->o->max_pixels);
 		img_reader_set_autorotate(r, !en->o->no_autorotate);
+		img_reader_set_gray(r, en->decode_gray);
 		for (;; idx++) {
 			if (idx > 1)
 				s = slot_take(rd, 0);
@@ -1561,13 +1563,16 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	    (env != NULL && strcmp(env, "0") == 0))
 		en->pinned_max = 0;
 	/*
-	 * On the CPU, gray in place saves a copy; a batch's readers may help
-	 * the lanes (reader_makes_gray); a stream's one reader has no time
-	 * to spare.  GPUFILT_READER_GRAY=0 or 1 overrides (tests, bench).
+	 * A decoder that can make gray for less than colour does (JPEG).
+	 * Else, on the CPU, gray in place saves a copy; a batch's readers
+	 * may help the lanes (reader_makes_gray); a stream's one reader has
+	 * no time to spare.  GPUFILT_READER_GRAY=0 or 1 overrides both
+	 * (tests, bench).
 	 */
+	en->decode_gray = t->gray;
 	en->reader_gray = !t->gray ? 0 : o->strategy == GF_CPU ? 1 : njobs > 1 ? 2 : 0;
 	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL && t->gray)
-		en->reader_gray = atoi(env) != 0;
+		en->decode_gray = en->reader_gray = atoi(env) != 0;
 	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
 		en->strip_rows = atoi(env) > 0 ? atoi(env) : 0;
 	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||

@@ -153,6 +153,12 @@ img_reader_set_autorotate(struct img_reader *r, int on)
 	r->autorotate = on;
 }
 
+void
+img_reader_set_gray(struct img_reader *r, int on)
+{
+	r->gray = on;
+}
+
 int
 img_reader_alloc(struct img_reader *r, struct image *img, struct gf_err *e)
 {

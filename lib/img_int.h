@@ -40,6 +40,7 @@ struct img_reader {
 	size_t nhead;           /* bytes in head */
 	size_t hpos;            /* bytes of head already consumed */
 	int autorotate;         /* apply JPEG's and TIFF's orientation tags */
+	int gray;               /* colour may come out gray (img_reader_set_gray) */
 	struct img_tiff *tiff;  /* a TIFF being read, page after page */
 };
 
@@ -49,6 +50,9 @@ struct img_reader {
  * error (ferror(r->f)).
  */
 size_t img_reader_bytes(struct img_reader *r, void *buf, size_t n);
+
+/* The gray of n 8-bit RGB pixels at in, into out, apart (lib/gray.c). */
+void img_gray_row8(const uint8_t *in, uint8_t *out, size_t n);
 
 /*
  * Reads the stream, from its sniffed bytes on, into *buf (malloc'd): up

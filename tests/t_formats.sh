@@ -223,6 +223,21 @@ done
 why="$(cat "$F/err")"
 check formats/exif-no-autorotate cmp -s "$F/o6-kept.ppm" "$F/o.ppm"
 
+# A gray tool reads a colour JPEG as its gray, rows at a time as they
+# are decoded: the same as the colour read whole, turned, then made gray
+# (4:4:4 above, 4:2:0 at quality 60; turned and not).
+"$BIN/conv2d" -q --cpu -k identity --quality 60 "$SAMPLES/chelsea.png" "$F/q60.jpg"
+"$BIN/conv2d" -q --cpu -k identity "$F/q60.jpg" "$F/q60.ppm"
+for n in o1 o3 o6 o8 q60; do
+	for t in "sobel" "edge --auto"; do
+		# shellcheck disable=SC2086
+		"$BIN"/$t -q --cpu "$F/$n.jpg" "$F/$n-gray.pgm" 2>"$F/err" &&
+		    "$BIN"/$t -q --cpu "$F/$n.ppm" "$F/$n-colour.pgm" 2>>"$F/err"
+		why="$(cat "$F/err")"
+		check formats/"jpeg-as-gray/$n/${t%% *}" cmp -s "$F/$n-gray.pgm" "$F/$n-colour.pgm"
+	done
+done
+
 # TIFF's Orientation tag likewise (tiffset writes it): 6 is read turned,
 # and kept as stored with --no-autorotate.
 if command -v tiffset >/dev/null 2>&1; then

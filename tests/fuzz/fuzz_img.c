@@ -4,9 +4,10 @@
  * through fmemopen by img_reader_open / img_read_next until the end or
  * an error, with the pixel limit lowered to 2^20 to keep runs fast.  An
  * odd-sized input has its pixels put in memory of the caller's
- * (img_reader_set_buffer), an even-sized one in img_alloc'd memory.  Each
- * small image read is written back as PNM, PNG and TIFF to a memory
- * stream.
+ * (img_reader_set_buffer), an even-sized one in img_alloc'd memory; one
+ * whose size is 2 or 3 modulo 4 lets colour come out gray
+ * (img_reader_set_gray).  Each small image read is written back as PNM,
+ * PNG and TIFF to a memory stream.
  * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined); with
  * tests/fuzz/driver.c instead of libFuzzer it runs files (AFL++).
  */
@@ -68,6 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		b.arg = &mine;
 		if (size % 2)
 			img_reader_set_buffer(r, &b);
+		img_reader_set_gray(r, size % 4 >= 2);
 		while (img_read_next(r, &img, &e) > 0) {
 			fuzz_write(&img);
 			if (size % 2)
