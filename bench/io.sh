@@ -43,6 +43,11 @@ stream() {
 	for cmd in "sobel -q -t 60" "conv2d -q -k gauss:1.4" "edge -q --auto"; do
 		s=$(med3 "cat $f | bin/$cmd > /dev/null")
 		echo "$FRAMES $s $base" | awk -v c="$cmd" '{ printf "  %-34s %7.3f s %8.1f frames/s  %5.1f%% of cat\n", c, $2, $1 / $2, 100 * $3 / $2 }'
+		# The same without reading ahead while the GPU opens, and what -v says.
+		s=$(med3 "cat $f | GPUFILT_READ_AHEAD=0 bin/$cmd > /dev/null")
+		echo "$FRAMES $s $base" | awk '{ printf "    without read-ahead               %7.3f s %8.1f frames/s  %5.1f%% of cat\n", $2, $1 / $2, 100 * $3 / $2 }'
+		cat "$f" | bin/$(echo "$cmd" | sed 's/ -q//') -v 2>&1 >/dev/null | grep 'busy' |
+		    sed 's/^/    -v: /'
 	done
 }
 
@@ -76,6 +81,9 @@ batch() {
 		cv=$(secs "python3 bench/opencv_batch.py $n $WORK/cv-$ext $d/*.$ext")
 		echo "$PHOTOS $s $cv" | awk -v x="$ext" '{ printf "  %-4s edge --auto -o: %6.1f images/s   OpenCV x%d: %6.1f images/s   ratio %.2f\n", x, $1 / $2, '"$n"', $1 / $3, $3 / $2 }'
 		bin/edge -v --auto -o "$WORK/out-$ext" "$d"/*."$ext" 2>&1 | tail -n 2 | sed 's/^/        /'
+		# The same with colour made gray on the GPU only, not by the decoders.
+		s=$(secs "GPUFILT_READER_GRAY=0 bin/edge -q --auto -o $WORK/out-$ext $d/*.$ext")
+		echo "$PHOTOS $s" | awk '{ printf "        gray on the GPU only: %6.1f images/s\n", $1 / $2 }'
 	done
 }
 
