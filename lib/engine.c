@@ -303,7 +303,7 @@ hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 		en->pinned -= cap;
 		pthread_mutex_unlock(&en->mu);
 	}
-	b->p = malloc(cap);
+	b->p = img_big_alloc(cap);
 	b->cap = b->p != NULL ? cap : 0;
 	return b->p;
 }

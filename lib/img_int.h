@@ -61,15 +61,6 @@ void img_gray_row8(const uint8_t *in, uint8_t *out, size_t n);
 int img_reader_slurp(struct img_reader *r, unsigned long long most,
     unsigned char **buf, size_t *len, struct gf_err *e);
 
-/*
- * n bytes that are written once, whole, and soon freed (free): a file
- * read whole, a PNG's inflated rows.  Tens of megabytes for a
- * photograph, first touched page by page; in huge pages, where the
- * kernel gives them on request (transparent huge pages "madvise" or
- * "always"), that costs a quarter as much: a 12-MP RGB PNG read in 145
- * ms, not 170.
- */
-void *img_big_alloc(size_t n);
 
 /*
  * A stream read whole into memory, from its sniffed bytes on, for
