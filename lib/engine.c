@@ -213,7 +213,7 @@ struct engine {
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
 	/*
 	 * Who makes a gray tool's colour input gray: the decoder, where that
-	 * costs less than colour (decode_gray: JPEG); else the GPU (0), or
+	 * costs little more than colour (decode_gray: JPEG); else the GPU (0), or
 	 * the reader in place (1: always, 2: when the lanes are behind).
 	 */
 	int decode_gray, reader_gray;
@@ -1563,7 +1563,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	    (env != NULL && strcmp(env, "0") == 0))
 		en->pinned_max = 0;
 	/*
-	 * A decoder that can make gray for less than colour does (JPEG).
+	 * A decoder that makes gray for little more than colour does (JPEG).
 	 * Else, on the CPU, gray in place saves a copy; a batch's readers
 	 * may help the lanes (reader_makes_gray); a stream's one reader has
 	 * no time to spare.  GPUFILT_READER_GRAY=0 or 1 overrides both

@@ -102,8 +102,8 @@ void img_reader_set_autorotate(struct img_reader *r, int on);
 /*
  * Whether colour may come out as its gray (img_to_gray's formula, one
  * channel), for a caller that works on gray: 1 lets a decoder that can
- * do it for less than the colour costs (JPEG: row by row, while the
- * rows are in cache) do so; img->channels says what came.  0, the
+ * do it for little more than the colour costs (JPEG: row by row, while
+ * the rows are in cache) do so; img->channels says what came.  0, the
  * default: colour stays colour.
  */
 void img_reader_set_gray(struct img_reader *r, int on);
