@@ -98,7 +98,7 @@ struct slot {
 	int failed;             /* err says why (empty: the job had failed already) */
 	struct gf_err err;
 	struct image in, out;
-	size_t in_bytes;        /* of in as read, before any gray */
+	size_t in_bytes;        /* of in as the decoder gave it (before gray in place) */
 	struct hbuf inbuf, outbuf;
 	int out_malloced;       /* out.px is the CPU tool's (img_free it) */
 	struct gf_times t;
@@ -119,6 +119,7 @@ struct slot {
 /* Slots in arrival order, linked through next; used under en->mu. */
 struct fifo {
 	struct slot *head, *tail;
+	int n;
 };
 
 static void
@@ -130,6 +131,7 @@ fifo_push(struct fifo *q, struct slot *s)
 	else
 		q->head = s;
 	q->tail = s;
+	q->n++;
 }
 
 static struct slot *
@@ -137,8 +139,11 @@ fifo_pop(struct fifo *q)
 {
 	struct slot *s = q->head;
 
-	if (s != NULL && (q->head = s->next) == NULL)
+	if (s == NULL)
+		return NULL;
+	if ((q->head = s->next) == NULL)
 		q->tail = NULL;
+	q->n--;
 	return s;
 }
 
@@ -217,7 +222,6 @@ struct engine {
 	 * the reader in place (1: always, 2: when the lanes are behind).
 	 */
 	int decode_gray, reader_gray;
-	int nwork;              /* slots in work */
 	int fail_gpu, fail_at;  /* GPUFILT_FAIL_GPU=D:K: GPU D breaks at its image K */
 	struct reader *rd;
 	int nreaders;
@@ -431,7 +435,6 @@ post_work(struct engine *en, struct slot *s)
 {
 	pthread_mutex_lock(&en->mu);
 	fifo_push(&en->work, s);
-	en->nwork++;
 	pthread_cond_signal(&en->work_cv);
 	pthread_mutex_unlock(&en->mu);
 }
@@ -456,7 +459,6 @@ take_work(struct engine *en)
 	while (en->work.head == NULL && en->readers_left > 0)
 		pthread_cond_wait(&en->work_cv, &en->mu);
 	s = fifo_pop(&en->work);
-	en->nwork -= s != NULL;
 	pthread_mutex_unlock(&en->mu);
 	return s;
 }
@@ -490,7 +492,7 @@ reader_makes_gray(struct engine *en, const struct slot *s)
 		return 0;
 	pthread_mutex_lock(&en->mu);
 	yes = en->reader_gray == 1 || en->gpu_state != GPU_READY ||
-	    en->nwork >= en->nlanes;
+	    en->work.n >= en->nlanes;
 	pthread_mutex_unlock(&en->mu);
 	return yes;
 }
@@ -1516,7 +1518,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN), pages = sysconf(_SC_PHYS_PAGES);
 	const char *env = getenv("GPUFILT_STRIP_ROWS");
-	int per;
+	int per, pin;
 
 	memset(en, 0, sizeof(*en));
 	if (njobs < 1)
@@ -1558,9 +1560,12 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	en->ahead_max = en->pinned_max < AHEAD_BYTES ? en->pinned_max : AHEAD_BYTES;
 	if ((env = getenv("GPUFILT_READ_AHEAD")) != NULL && strcmp(env, "0") == 0)
 		en->ahead_max = 0;
-	env = getenv("GPUFILT_PINNED");         /* 0: never, 1: a batch too (bench) */
-	if ((njobs > 1 && (env == NULL || strcmp(env, "1") != 0)) ||
-	    (env != NULL && strcmp(env, "0") == 0))
+	/* GPUFILT_PINNED: 0, never; 1, a batch's buffers too (for the bench). */
+	pin = njobs == 1;
+	if ((env = getenv("GPUFILT_PINNED")) != NULL &&
+	    (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
+		pin = env[0] == '1';
+	if (!pin)
 		en->pinned_max = 0;
 	/*
 	 * A decoder that makes gray for little more than colour does (JPEG).

@@ -75,14 +75,12 @@ engine_gray_batch() {
 		for g in 0 1 unset; do
 			rm -rf "$E/g$g"
 			mkdir -p "$E/g$g"
+			knob=GPUFILT_READER_GRAY=$g
+			[ $g != unset ] || knob=
 			# shellcheck disable=SC2086
-			if [ $g = unset ]; then
-				"$BIN"/$tool -q -m "$m" -j 3 -o "$E/g$g" $MIXED "$E/rgba.pam" \
-				    "$SAMPLES/chelsea.png" "$SAMPLES/small.jpg" 2>"$E/g$g.err"
-			else
-				GPUFILT_READER_GRAY=$g "$BIN"/$tool -q -m "$m" -j 3 -o "$E/g$g" $MIXED \
-				    "$E/rgba.pam" "$SAMPLES/chelsea.png" "$SAMPLES/small.jpg" 2>"$E/g$g.err"
-			fi || echo "exit $?" >>"$E/g$g.err"
+			env $knob "$BIN"/$tool -q -m "$m" -j 3 -o "$E/g$g" $MIXED "$E/rgba.pam" \
+			    "$SAMPLES/chelsea.png" "$SAMPLES/small.jpg" 2>"$E/g$g.err" ||
+			    echo "exit $?" >>"$E/g$g.err"
 		done
 		if [ "$(ls "$E/g0" | wc -l)" -eq 10 ] && diff -r "$E/g0" "$E/g1" >/dev/null &&
 		    diff -r "$E/g0" "$E/gunset" >/dev/null && [ ! -s "$E/g0.err" ]; then
