@@ -294,77 +294,118 @@ struct rows_shared8 {
 
 /*
  * The registers of an 8-bit strip.  Suppression is split in two halves
- * so that only two magnitude rows are live: when gradient row g is
- * computed (mc), row g-1 (mp) gets its comparisons with the row below
- * and is finished, and row g gets those with the row above and within
- * itself; what row g still needs waits in ok (bit j: passed so far),
- * cls (2 bits: its class if it survives) and sec (2 bits: its sector).
- * The comparisons and their tie rules are edge_classify's.
+ * so that only one magnitude row is live: when gradient row g is
+ * computed, column by column, row g-1 gets its comparisons with the row
+ * below and is finished, and row g gets those with the row above and
+ * within itself.  What a row carries from one half to the other is bit
+ * masks, bit j for column x0 + j: its sector tests (h, v, same: edge_
+ * sector_tests32), ok (passed so far and above low) and st (above high).
+ * Every choice is a select on those bits, never a branch: neighbouring
+ * pixels have different sectors, and a branch on them would split the
+ * warp at every pixel.  The comparisons and their tie rules are
+ * edge_classify's.
  */
 struct strip8 {
 	uint32_t w0[5], w1[5];  /* input rows g-1, g (packed), then g+1 arrives */
-	uint32_t mp[18];        /* magnitudes of row g-1, columns x0-1 .. x0+16 */
-	uint32_t sec, ok, cls;  /* row g-1's pending state */
+	uint32_t m[18];         /* magnitudes of row g-1, columns x0-1 .. x0+16,
+	                           replaced by row g's as the row goes */
+	uint32_t h, v, same, ok, st;    /* row g-1's masks */
 
-	/* Gradient row g from rows w0, w1, w2 into mc, its sectors into *sc. */
-	__device__ __forceinline__ void grad_row(const uint32_t *w2, int l1,
-	    uint32_t *mc, uint32_t *sc)
-	{
-		*sc = 0;
-#pragma unroll
-		for (int k = 0; k < 18; k++) {
-			int a0 = byte8(w0, k), a1 = byte8(w0, k + 1), a2 = byte8(w0, k + 2);
-			int c0 = byte8(w2, k), c1 = byte8(w2, k + 1), c2 = byte8(w2, k + 2);
-			int gx = sobel_gx(a0, a2, byte8(w1, k), byte8(w1, k + 2), c0, c2);
-			int gy = sobel_gy(a0, a1, a2, c0, c1, c2);
-			mc[k] = edge_mag32(gx, gy, l1);
-			if (k >= 1 && k <= 16)
-				*sc |= (uint32_t)edge_sector32(gx, gy) << (2 * (k - 1));
-		}
-	}
-
-	/* Finishes row g-1 against the row below it (mc): its classes. */
-	__device__ __forceinline__ void finish(const uint32_t *mc, unsigned *res)
-	{
-#pragma unroll
-		for (int j = 0; j < 16; j++) {
-			int s = (sec >> (2 * j)) & 3;
-			uint32_t m = mp[j + 1];
-			bool pass = (ok >> j) & 1;
-			if (s == EDGE_SECTOR_90)
-				pass = pass && m >= mc[j + 1];
-			else if (s == EDGE_SECTOR_45)
-				pass = pass && m > mc[j + 2];
-			else if (s == EDGE_SECTOR_135)
-				pass = pass && m > mc[j];
-			res[j] = pass ? (cls >> (2 * j)) & 3 : EDGE_NONE;
-		}
-	}
-
-	/* Starts row g (mc, sectors sc) against the row above (mp) and itself. */
-	__device__ __forceinline__ void start(const uint32_t *mc, uint32_t sc,
+	/*
+	 * Row g from input rows w0, w1, w2: returns the edge candidates of
+	 * row g-1 (finished) and starts row g.  Sobel's gradients come from
+	 * column sums: s = a + 2b + c (gx's smoothing) and d = c - a (gy's
+	 * difference) of each of the 20 columns, gx = s[k+2] - s[k] and
+	 * gy = d[k] + 2 d[k+1] + d[k+2].  Column j is finished and started
+	 * as soon as the magnitude to its right is known.
+	 */
+	__device__ __forceinline__ uint32_t row(const uint32_t *w2,
 	    const struct edge_params32 &p)
 	{
-		ok = 0;
-		cls = 0;
+		int s0 = 0, s1 = 0, d0 = 0, d1 = 0;    /* sums of columns k, k+1 */
+		uint32_t g0 = 0, g1 = 0, g2 = 0;       /* row g's magnitudes k-2 .. k */
+		uint32_t th = 0, tv = 0, ts = 0;       /* row g's masks */
+		uint32_t nok = 0, nst = 0, pass = 0;
 #pragma unroll
-		for (int j = 0; j < 16; j++) {
-			int s = (sc >> (2 * j)) & 3;
-			uint32_t m = mc[j + 1];
-			bool pass = s == EDGE_SECTOR_0 ? m > mc[j] && m >= mc[j + 2] :
-			    s == EDGE_SECTOR_90 ? m > mp[j + 1] :
-			    s == EDGE_SECTOR_45 ? m > mp[j] : m > mp[j + 2];
-			ok |= (uint32_t)pass << j;
-			cls |= (m > p.low ? (m > p.high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE)
-			    << (2 * j);
+		for (int k = -2; k < 18; k++) {
+			/* Column k + 2 of the window; gradient k is column x0 - 1 + k. */
+			int a = byte8(w0, k + 2), b = byte8(w1, k + 2), c = byte8(w2, k + 2);
+			int s2 = a + 2 * b + c, d2 = c - a;
+			if (k >= 0) {
+				int gx = s2 - s0, gy = d0 + 2 * d1 + d2;
+				g0 = g1, g1 = g2;
+				g2 = edge_mag32(gx, gy, p.l1);
+				if (k >= 1 && k <= 16) {
+					int sh, sv, ss;
+					edge_sector_tests32(gx, gy, &sh, &sv, &ss);
+					th |= (uint32_t)sh << (k - 1);
+					tv |= (uint32_t)sv << (k - 1);
+					ts |= (uint32_t)ss << (k - 1);
+				}
+			}
+			s0 = s1, s1 = s2;
+			d0 = d1, d1 = d2;
+			if (k < 2)
+				continue;
+			/*
+			 * Column j = k - 2: row g-1 (magnitude m[j + 1]) against
+			 * the row below, g1 the magnitude of row g, g0 and g2 its
+			 * neighbours left and right.  Sector 90 compares with the
+			 * pixel below (not smaller), 45 below right, 135 below left
+			 * (smaller); sector 0 was finished within its row.
+			 */
+			const int j = k - 2;
+			uint32_t mv = v >> j & 1;
+			uint32_t below = mv ? g1 : same >> j & 1 ? g2 : g0;
+			pass |= ((h >> j & 1) | (uint32_t)(m[j + 1] + mv > below)) << j;
+			/*
+			 * Row g: sector 0 against both neighbours in the row (left
+			 * greater, right not smaller), the others against the one
+			 * above them (up, up left, up right: greater).
+			 */
+			uint32_t above = tv >> j & 1 ? m[j + 1] : ts >> j & 1 ? m[j] : m[j + 2];
+			uint32_t in_row = (uint32_t)(g1 > g0) & (uint32_t)(g1 >= g2);
+			uint32_t keep = th >> j & 1 ? in_row : (uint32_t)(g1 > above);
+			nok |= (keep & (uint32_t)(g1 > p.low)) << j;
+			nst |= (uint32_t)(g1 > p.high) << j;
+			m[j] = g0;
 		}
-		sec = sc;
+		m[16] = g1;
+		m[17] = g2;
+		pass &= ok;
+		h = th, v = tv, same = ts, ok = nok, st = nst;
+		return pass;
 	}
 };
 
 /*
+ * Stores row y's classes of columns x0 .. x0+15, given as masks of the
+ * edge candidates and of the strong ones among them: byte j of the
+ * class words is bit j of each, added (EDGE_WEAK 1, EDGE_STRONG 2).
+ */
+__device__ __forceinline__ void
+store_classes8(const gpu_image &lab, int y, int x0, uint32_t cand, uint32_t strong)
+{
+	uint32_t c[4];
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+		c[i] = (((cand >> 4 * i & 0xf) * 0x00204081u) & 0x01010101u) +
+		    (((strong >> 4 * i & 0xf) * 0x00204081u) & 0x01010101u);
+	uint8_t *row = gf_row_out<uint8_t>(lab, y);
+	if (x0 >= 1 && x0 + 16 <= lab.width - 1) {
+		*(uint4 *)(row + x0) = make_uint4(c[0], c[1], c[2], c[3]);
+		return;
+	}
+	for (int k = 0; k < 16 && x0 + k < lab.width; k++)
+		row[x0 + k] = edge_in_frame(x0 + k, y, lab.width, lab.height) ?
+		    EDGE_NONE : (uint8_t)(c[k >> 2] >> 8 * (k & 3));
+}
+
+/*
  * walk_strip for 8-bit images: output rows ys .. ye-1 of columns x0 ..
- * x0+15, with load(r, w) giving input row r packed (pack_row8).
+ * x0+15, with load(r, w) giving input row r packed (pack_row8).  Each
+ * row is loaded one turn ahead of its use, so that its latency hides
+ * behind a row of arithmetic.
  */
 template <typename L>
 __device__ __forceinline__ void
@@ -373,30 +414,23 @@ walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 {
 	const struct edge_params32 p = edge_params_32(&p0);
 	strip8 st;
-	unsigned res[16];
 
 	load(ys - 2, st.w0);
 	load(ys - 1, st.w1);
-	st.sec = st.ok = st.cls = 0;
+	st.h = st.v = st.same = st.ok = st.st = 0;
+#pragma unroll
+	for (int k = 0; k < 18; k++)
+		st.m[k] = 0;    /* row ys - 2: started below, never stored */
 	for (int r = ys; r <= ye + 1; r++) {
-		uint32_t w2[5], mc[18], sc;
+		uint32_t w2[5];
 		load(r, w2);
-		st.grad_row(w2, p.l1, mc, &sc);
+		const uint32_t strong = st.st;
+		const uint32_t cand = st.row(w2, p);
 		const int y = r - 2;    /* the row finished now */
 		if (y >= ys) {
-			st.finish(mc, res);
-			if (y == 0 || y == lab.height - 1) {
-#pragma unroll
-				for (int k = 0; k < 16; k++)
-					res[k] = EDGE_NONE;
-			}
-			store_classes<16>(lab, y, x0, res);
+			const uint32_t c = y == 0 || y == lab.height - 1 ? 0 : cand;
+			store_classes8(lab, y, x0, c, c & strong);
 		}
-		if (r <= ye)
-			st.start(mc, sc, p);
-#pragma unroll
-		for (int k = 0; k < 18; k++)
-			st.mp[k] = mc[k];
 #pragma unroll
 		for (int k = 0; k < 5; k++) {
 			st.w0[k] = st.w1[k];
@@ -439,14 +473,16 @@ walk_shared(const uint16_t *src, int stride, int y0, const gpu_image &lab,
 }
 
 /*
- * 8-bit strips fit 96 registers without spilling: five blocks of the
- * default 128 threads per SM instead of four.  16-bit strips fit 170,
- * which keeps three such blocks per SM (left free, the compiler takes
- * 176 and two fit).
+ * 8-bit strips fit 80 registers without spilling: six blocks of the
+ * default 128 threads per SM.  16-bit strips fit 170, which keeps three
+ * such blocks per SM (left free, the compiler takes 176 and two fit).
  */
+#ifndef EDGE_NMS8_REGS
+#define EDGE_NMS8_REGS 80
+#endif
 template <typename T>
 __global__ void
-__maxnreg__(sizeof(T) == 1 ? 96 : 170)
+__maxnreg__(sizeof(T) == 1 ? EDGE_NMS8_REGS : 170)
 edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
     const struct edge_params *dp, int border, int rows)
 {

@@ -144,17 +144,30 @@ edge_mag32(int gx, int gy, int l1)
 	return l1 ? ax + ay : ax * ax + ay * ay;
 }
 
-GF_HD int
-edge_sector32(int gx, int gy)
+/*
+ * edge_sector32 as three tests, each made on its own so that a row of
+ * them is straight-line code: *h the sector is 0, *v it is 90, *same gx
+ * and gy have one sign (45 rather than 135 where neither h nor v).
+ */
+GF_HD void
+edge_sector_tests32(int gx, int gy, int *h, int *v, int *same)
 {
 	int ax = gx < 0 ? -gx : gx, ay = (gy < 0 ? -gy : gy) * 32768;
 	int tg22 = ax * 13573;
 
-	if (ay < tg22)
-		return EDGE_SECTOR_0;
-	if (ay > tg22 + ax * 65536)
-		return EDGE_SECTOR_90;
-	return (gx ^ gy) >= 0 ? EDGE_SECTOR_45 : EDGE_SECTOR_135;
+	*h = ay < tg22;
+	*v = ay > tg22 + ax * 65536;
+	*same = (gx ^ gy) >= 0;
+}
+
+GF_HD int
+edge_sector32(int gx, int gy)
+{
+	int h, v, same;
+
+	edge_sector_tests32(gx, gy, &h, &v, &same);
+	return h ? EDGE_SECTOR_0 : v ? EDGE_SECTOR_90 :
+	    same ? EDGE_SECTOR_45 : EDGE_SECTOR_135;
 }
 
 /* True when (x, y) is in the outer one-pixel frame, which is never an edge. */

@@ -16,7 +16,7 @@ $CXX $FLAGS -c -o $B/emu.o tests/emu/emu.cc &
 $CXX $FLAGS -c -o $B/edge_emu.o tests/emu/edge_emu.cc &
 wait
 $CXX $FLAGS -o $B/edge_emu $B/edge_emu.o $B/edge_nms.o $B/edge_hyst.o $B/otsu.o \
-    $B/emu.o build/libgpufilt.a $(pkg-config --libs netpbm stb libpng libjpeg libtiff-4 libexif 2>/dev/null) \
+    $B/emu.o build/libgpufilt.a $(pkg-config --libs netpbm stb libpng libdeflate libjpeg libtiff-4 libexif 2>/dev/null) \
     -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lm
 [ $# -gt 0 ] || set -- samples/retina1023x517.pgm samples/coins.pgm samples/astro16.pgm \
     samples/px2x3.pgm samples/px1x700.pgm samples/px700x1.pgm
