@@ -98,14 +98,22 @@ edge_hyst_scratch(int width, int height)
 
 /*
  * Shared-memory union-find of the local stage.  While unions run, every
- * access to par is atomic (reads as atomicOr with 0), so no thread reads
- * a plain value that another writes.  par[x] <= x always, so the loops
- * end; the root of a set is its smallest index.
+ * access to par is atomic: reads are relaxed atomic loads (plain shared
+ * loads in speed; atomicOr with 0, as they were, cost a shared atomic
+ * each), so no thread reads a plain value that another writes.  par[x]
+ * <= x always, so the loops end; the root of a set is its smallest index.
  */
 __device__ __forceinline__ int
 uf_parent(int *par, int x)
 {
-	return atomicOr(par + x, 0);
+#ifdef __CUDA_ARCH__
+	int v;
+	asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(v) :
+	    "r"((unsigned)__cvta_generic_to_shared(par + x)) : "memory");
+	return v;
+#else
+	return __atomic_load_n(par + x, __ATOMIC_RELAXED);     /* tests/emu */
+#endif
 }
 
 /* The merge stage's global union-find reads its parents past L1. */
@@ -119,17 +127,26 @@ uf_parent(uint32_t *node, uint32_t x)
  * Union of the sets of a and b, for both union-finds (Playne and
  * Hawick's; the two differ only in how uf_parent reads): parents only
  * ever decrease (atomicMin), a link succeeds only on a node that was
- * still a root, and a failed one retries with the node it found.
+ * still a root, and a failed one retries with the node it found.  The
+ * finds halve the paths they walk: a node they pass gets its
+ * grandparent, through atomicMin, which only ever gives a node an
+ * ancestor in its own set, and never touches a root; concurrent unions
+ * otherwise grow long chains.
  */
 template <typename T>
 __device__ __forceinline__ T
 uf_find(T *par, T x)
 {
-	T p;
-
-	while ((p = uf_parent(par, x)) != x)
-		x = p;
-	return x;
+	for (;;) {
+		T p = uf_parent(par, x);
+		if (p == x)
+			return x;
+		T g = uf_parent(par, p);
+		if (g == p)
+			return p;
+		atomicMin(par + x, g);
+		x = g;
+	}
 }
 
 template <typename T>
