@@ -22,8 +22,9 @@
  * threshold into one pass that writes a one-byte class per pixel.  For
  * 8-bit images (strip8) they run in 32-bit arithmetic (edge_core.h's
  * *32 cores, exact there), keep input rows packed four samples to a
- * register and only two magnitude rows live; 16-bit images (strip) keep
- * unpacked rows, three magnitude rows and the 64-bit cores.
+ * register and one magnitude row live, and choose without branches;
+ * 16-bit images (strip) keep unpacked rows, three magnitude rows and the
+ * 64-bit cores.
  *
  * The thresholds come from the host, or (--auto) from device memory
  * written by Otsu's search (otsu.cu) on the same stream.
@@ -403,9 +404,7 @@ store_classes8(const gpu_image &lab, int y, int x0, uint32_t cand, uint32_t stro
 
 /*
  * walk_strip for 8-bit images: output rows ys .. ye-1 of columns x0 ..
- * x0+15, with load(r, w) giving input row r packed (pack_row8).  Each
- * row is loaded one turn ahead of its use, so that its latency hides
- * behind a row of arithmetic.
+ * x0+15, with load(r, w) giving input row r packed (pack_row8).
  */
 template <typename L>
 __device__ __forceinline__ void
@@ -420,7 +419,8 @@ walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 	st.h = st.v = st.same = st.ok = st.st = 0;
 #pragma unroll
 	for (int k = 0; k < 18; k++)
-		st.m[k] = 0;    /* row ys - 2: started below, never stored */
+		st.m[k] = 0;    /* row ys - 2's magnitudes: row ys - 1, started
+		                   against them, is never stored */
 	for (int r = ys; r <= ye + 1; r++) {
 		uint32_t w2[5];
 		load(r, w2);
