@@ -80,8 +80,7 @@ batch() {
 		s=$(secs "bin/edge -q --auto -o $WORK/out-$ext $d/*.$ext")
 		cv=$(secs "python3 bench/opencv_batch.py $n $WORK/cv-$ext $d/*.$ext")
 		echo "$PHOTOS $s $cv" | awk -v x="$ext" '{ printf "  %-4s edge --auto -o: %6.1f images/s   OpenCV x%d: %6.1f images/s   ratio %.2f\n", x, $1 / $2, '"$n"', $1 / $3, $3 / $2 }'
-		bin/edge -v --auto -o "$WORK/out-$ext" "$d"/*."$ext" 2>&1 |
-		    grep -E ' images in |: GPU [0-9]+ |: pinned ' | sed 's/^/        /'
+		bin/edge -v --auto -o "$WORK/out-$ext" "$d"/*."$ext" 2>&1 | tail -n 2 | sed 's/^/        /'
 		# The same with colour made gray on the GPU only, not by the decoders.
 		s=$(secs "GPUFILT_READER_GRAY=0 bin/edge -q --auto -o $WORK/out-$ext $d/*.$ext")
 		echo "$PHOTOS $s" | awk '{ printf "        gray on the GPU only: %6.1f images/s\n", $1 / $2 }'

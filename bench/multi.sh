@@ -65,7 +65,6 @@ busy() {
 	sed -n 's/.*busy: read \([0-9]*%\).*[gc]pu \([0-9]*%\).*write \([0-9]*%\).*/read \1 filter \2 write \3/p' "$1"
 	sed -n 's/^[a-z0-9]*: GPU \([0-9]*\) (.*): \([0-9]*\) images, busy \([0-9]*%\)$/GPU\1 \2 img \3/p' "$1" |
 	    tr '\n' ' '
-	sed -n 's/^[a-z0-9]*: \(pinned .*\)$/\1/p' "$1"
 }
 
 # One table row: label, count, the command (with -v) with @DEV@ for its

@@ -119,7 +119,7 @@ cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
  * The run summary, for runs of several images with -v or on a terminal:
  * the rate, and how busy each stage was (the bottleneck is near 100%);
  * on the GPU, a line per GPU: the images it took and the fraction of
- * the run it had one, and what pinning host buffers cost.
+ * the run it had one.
  */
 static void
 cli_summary(struct cli_ctx *c, const struct engine_stats *st)
@@ -140,9 +140,6 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st)
 		fprintf(stderr, "%s: GPU %d (%s): %d images, busy %.0f%%\n", c->prog,
 		    st->dev[i].device, st->dev[i].name, st->dev[i].images,
 		    100 * st->dev[i].busy_ms / st->wall_ms);
-	if (st->pin_buffers > 0)
-		fprintf(stderr, "%s: pinned %d host buffers, %.0f MB, in %.0f ms\n",
-		    c->prog, st->pin_buffers, st->pin_bytes / 1e6, st->pin_ms);
 }
 
 /*

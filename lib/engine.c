@@ -215,9 +215,6 @@ struct engine {
 	struct device *broken;  /* the device that stopped the run, with why */
 	struct gf_err broken_err;
 	size_t pinned, pinned_max;
-	/* Every cudaHostAlloc of the run: buffers, bytes, wall time summed. */
-	int pin_buffers;
-	double pin_bytes, pin_ms;
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
 	/*
 	 * Who makes a gray tool's colour input gray: the decoder, where that
@@ -299,16 +296,10 @@ hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 	b->uses = uses;
 	if (pin && pinned_allow(en, cap, 1)) {
 		/* Portable: pinned for every GPU, since any may take the slot. */
-		double t0 = gf_now_ms();
 		if (cudaSetDevice(en->dev[0].base.device) == cudaSuccess &&
 		    cudaHostAlloc(&b->p, cap, cudaHostAllocPortable) == cudaSuccess) {
 			b->cap = cap;
 			b->pinned = 1;
-			pthread_mutex_lock(&en->mu);
-			en->pin_buffers++;
-			en->pin_bytes += cap;
-			en->pin_ms += gf_now_ms() - t0;
-			pthread_mutex_unlock(&en->mu);
 			return b->p;
 		}
 		cudaGetLastError();
@@ -1690,9 +1681,6 @@ engine_stats_fill(const struct engine *en, int state, struct engine_stats *st)
 		st->read_ms += en->rd[i].busy_ms;
 	for (int i = 0; i < en->nlanes; i++)
 		st->filter_ms += en->ln[i].busy_ms;
-	st->pin_buffers = en->pin_buffers;
-	st->pin_bytes = en->pin_bytes;
-	st->pin_ms = en->pin_ms;
 	st->ndevices = st->on_gpu ? en->ndev : 0;
 	for (int i = 0; i < st->ndevices; i++) {
 		const struct device *d = &en->dev[i];

@@ -50,8 +50,6 @@ struct engine_stats {
 	double wall_ms;
 	double bytes_in;        /* pixel bytes read */
 	double read_ms, filter_ms, write_ms;    /* summed over each stage's threads */
-	int pin_buffers;        /* host buffers pinned during the run */
-	double pin_bytes, pin_ms;       /* their bytes, and the time it took (summed) */
 };
 
 /*
