@@ -489,26 +489,6 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 		((uint32_t *)(m.rank + tile * HRUNS))[i] = ((const uint32_t *)rank)[i];
 }
 
-/*
- * Root of x when no union runs any more, halving the path on the way:
- * every node it writes gets an ancestor (smaller, same tree) through
- * atomicMin, so the trees stay the same sets, whatever runs beside.
- */
-__device__ __forceinline__ uint32_t
-gfind_halve(uint32_t *node, uint32_t x)
-{
-	for (;;) {
-		uint32_t p = __ldcg(node + x);
-		if (p == x)
-			return x;
-		uint32_t g = __ldcg(node + p);
-		if (g == p)
-			return p;
-		atomicMin(node + x, g);
-		x = g;
-	}
-}
-
 /* The node of ring label l of a tile: 0 for a strong pixel. */
 __device__ __forceinline__ uint32_t
 node_of(size_t tile, uint32_t l)
@@ -590,8 +570,8 @@ edge_hyst_final(gpu_image out, struct hyst_mem m)
 	/* fix: bit r, pending component r is an edge. */
 	const uint32_t g = (uint32_t)(1 + tile * HCAP);
 	const uint64_t fix = __ballot_sync(FULL, r < n &&
-	    gfind_halve(m.node, g + r) == 0) | (uint64_t)__ballot_sync(FULL,
-	    r + 32 < n && gfind_halve(m.node, g + r + 32) == 0) << 32;
+	    uf_find(m.node, g + r) == 0) | (uint64_t)__ballot_sync(FULL,
+	    r + 32 < n && uf_find(m.node, g + r + 32) == 0) << 32;
 	if (fix == 0)
 		return;
 	const uint2 row = m.rows[tile * HT + r];

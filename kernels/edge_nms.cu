@@ -133,27 +133,25 @@ struct strip {
 	}
 };
 
-/* Stores the N classes of row y from column x0 (8 or 16 bytes inside the image). */
-template <int N>
+/*
+ * Stores the 8 classes of row y from column x0 (a 16-bit strip's; the
+ * 8-bit strips have store_classes8).
+ */
 __device__ __forceinline__ void
-store_classes(const gpu_image &lab, int y, int x0, unsigned *res)
+store_classes(const gpu_image &lab, int y, int x0, const unsigned *res)
 {
 	uint8_t *row = gf_row_out<uint8_t>(lab, y);
 
-	if (x0 >= 1 && x0 + N <= lab.width - 1) {
-		if (N == 16) {
-			gf_store_chunk<uint8_t>(lab, y, x0, res);
-		} else {
-			uint32_t w[2] = {0, 0};
+	if (x0 >= 1 && x0 + 8 <= lab.width - 1) {
+		uint32_t w[2] = {0, 0};
 #pragma unroll
-			for (int k = 0; k < N; k++)
-				w[k / 4] |= (res[k] & 0xff) << (8 * (k % 4));
-			*(uint2 *)(row + x0) = make_uint2(w[0], w[1]);
-		}
+		for (int k = 0; k < 8; k++)
+			w[k / 4] |= (res[k] & 0xff) << (8 * (k % 4));
+		*(uint2 *)(row + x0) = make_uint2(w[0], w[1]);
 		return;
 	}
 #pragma unroll
-	for (int k = 0; k < N; k++)
+	for (int k = 0; k < 8; k++)
 		if (x0 + k < lab.width)
 			row[x0 + k] = edge_in_frame(x0 + k, y, lab.width, lab.height) ?
 			    EDGE_NONE : (uint8_t)res[k];
@@ -187,7 +185,7 @@ walk_strip(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 			for (int k = 0; k < VEC(T); k++)
 				res[k] = EDGE_NONE;
 		}
-		store_classes<VEC(T)>(lab, y, x0, res);
+		store_classes(lab, y, x0, res);
 	}
 }
 
