@@ -3,9 +3,10 @@
  *
  * Threads and what they share (all under en->mu, one condition variable):
  *
- *   readers  take the next job, then for each of its images a slot from
- *            their own small set, read the image into the slot's host
- *            buffer and queue it as work; a job ends with a marker slot.
+ *   readers  take the next job once they hold a free slot and marker,
+ *            then for each of its images a slot from their own small
+ *            set, read the image into the slot's host buffer and queue
+ *            it as work; a job ends with a marker slot.
  *   lanes    take work in arrival order, filter it (GPU or CPU) into the
  *            slot's output buffer, and hand it to the writer.  On the
  *            GPU each device has LANES of them, and a lane sets its
@@ -67,7 +68,9 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  * machine's memory at most); each is freed when it comes back.
  */
 #define AHEAD_BYTES ((size_t)512 << 20)
-#define LANES 2                 /* per GPU */
+#define AHEAD_SLOTS 256         /* and this many slots (tiny images) */
+#define LANES 2                 /* per GPU, unless GPUFILT_LANES says */
+#define LANES_MAX 8
 /* A strip carries about this many bytes of input; smaller images go whole. */
 #define STRIP_BYTES (16u << 20)
 
@@ -216,6 +219,7 @@ struct engine {
 	struct gf_err broken_err;
 	size_t pinned, pinned_max;
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
+	int lanes;              /* per GPU: LANES, or GPUFILT_LANES */
 	/*
 	 * Who makes a gray tool's colour input gray: the decoder, where that
 	 * costs little more than colour (decode_gray: JPEG); else the GPU (0), or
@@ -230,6 +234,7 @@ struct engine {
 	struct slot *slots;     /* nslots in use, of slots_cap */
 	int nslots, slots_cap;
 	struct slot *ahead;     /* every slot taken ahead, linked by ahead */
+	int nahead;             /* of them */
 	size_t ahead_bytes, ahead_max;
 };
 
@@ -338,15 +343,6 @@ slot_prepare_out(struct engine *en, struct slot *s)
 	s->out = o;
 }
 
-/* The reader's img_buffer: a slot's input buffer. */
-static void *
-slot_in_get(void *arg, size_t bytes)
-{
-	struct slot *s = arg;
-
-	return hbuf_get(s->en, &s->inbuf, bytes);
-}
-
 /* ---- queues */
 
 /* The free list of rd that slots like s go back to. */
@@ -356,10 +352,18 @@ slot_list(struct reader *rd, int marker)
 	return marker ? &rd->markers : &rd->free;
 }
 
+/* Whether a reader may take a slot ahead (slot_ahead); under en->mu. */
+static int
+ahead_allowed(const struct engine *en)
+{
+	return en->gpu_state == GPU_PENDING && en->ahead_bytes < en->ahead_max &&
+	    en->nahead < AHEAD_SLOTS;
+}
+
 /*
  * A slot beyond rd's own for an image, while the GPUs are opening and
- * ahead_max allows, counted as the size of rd's last image; NULL if
- * not.  Under en->mu.
+ * ahead_allowed, counted as the size of rd's last image; NULL if not.
+ * Under en->mu.
  */
 static struct slot *
 slot_ahead(struct reader *rd)
@@ -367,14 +371,14 @@ slot_ahead(struct reader *rd)
 	struct engine *en = rd->en;
 	struct slot *s;
 
-	if (en->gpu_state != GPU_PENDING || en->ahead_bytes >= en->ahead_max ||
-	    (s = calloc(1, sizeof(*s))) == NULL)
+	if (!ahead_allowed(en) || (s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
 	s->en = en;
 	s->owner = rd;
 	s->is_ahead = 1;
 	s->ahead_bytes = rd->last_bytes;
 	en->ahead_bytes += s->ahead_bytes;
+	en->nahead++;
 	s->ahead = en->ahead;
 	en->ahead = s;
 	return s;
@@ -406,6 +410,31 @@ slot_take(struct reader *rd, int marker)
 	memset(&s->in, 0, sizeof(s->in));
 	memset(&s->out, 0, sizeof(s->out));
 	return s;
+}
+
+/*
+ * The slot a reader's next image goes in, taken only once the decoder
+ * knows the image's size (img_buffer's get): the end of an input takes
+ * none, so a one-image file needs one slot and a marker, not two slots.
+ * wait_ms: the time spent waiting for it, which is not reading.
+ */
+struct take {
+	struct reader *rd;
+	struct slot *s;
+	double wait_ms;
+};
+
+static void *
+slot_in_get(void *arg, size_t bytes)
+{
+	struct take *t = arg;
+
+	if (t->s == NULL) {
+		double t0 = gf_now_ms();
+		t->s = slot_take(t->rd, 0);
+		t->wait_ms += gf_now_ms() - t0;
+	}
+	return hbuf_get(t->rd->en, &t->s->inbuf, bytes);
 }
 
 static void
@@ -539,35 +568,39 @@ read_job(struct reader *rd, int j)
 {
 	struct engine *en = rd->en;
 	struct img_reader *r = NULL;
-	struct slot *s = slot_take(rd, 0), *m;
+	struct take tk = {rd, NULL, 0};
+	struct img_buffer b = {slot_in_get, &tk};
+	struct gf_err err = {{0}};
+	struct slot *s, *m;
 	const char *name;
-	FILE *f = open_input(en->jobs[j].input, &name, &s->err);
+	FILE *f = open_input(en->jobs[j].input, &name, &err);
 	int idx = 1, got = -1;
 
-	if (f != NULL && img_reader_open(&r, f, name, &s->err) == 0) {
+	if (f != NULL && img_reader_open(&r, f, name, &err) == 0) {
 		img_reader_set_max_pixels(r, en->o->max_pixels);
 		img_reader_set_autorotate(r, !en->o->no_autorotate);
 		img_reader_set_gray(r, en->decode_gray);
+		img_reader_set_buffer(r, &b);
 		for (;; idx++) {
-			if (idx > 1)
-				s = slot_take(rd, 0);
+			struct image in;
+			double t0 = gf_now_ms();
 			if (job_failed(en, j)) {
 				got = 0;
 				break;
 			}
-			struct img_buffer b = {slot_in_get, s};
-			double t0 = gf_now_ms();
-			img_reader_set_buffer(r, &b);
-			got = img_read_next(r, &s->in, &s->err);
-			if (got > 0) {
-				s->in_bytes = rd->last_bytes = img_bytes(&s->in);
-				if (reader_makes_gray(en, s))
-					img_gray_in_place(&s->in);
-			}
-			s->t.read = gf_now_ms() - t0;
-			rd->busy_ms += s->t.read;
-			if (got <= 0)
+			tk.wait_ms = 0;
+			if ((got = img_read_next(r, &in, &err)) <= 0) {
+				rd->busy_ms += gf_now_ms() - t0 - tk.wait_ms;
 				break;
+			}
+			s = tk.s;       /* every decoder's pixels come from b */
+			tk.s = NULL;
+			s->in = in;
+			s->in_bytes = rd->last_bytes = img_bytes(&in);
+			if (reader_makes_gray(en, s))
+				img_gray_in_place(&s->in);
+			s->t.read = gf_now_ms() - t0 - tk.wait_ms;
+			rd->busy_ms += s->t.read;
 			if (en->o->strategy != GF_CPU)
 				slot_prepare_out(en, s);
 			s->job = j;
@@ -578,15 +611,29 @@ read_job(struct reader *rd, int j)
 	}
 	if (f != NULL && f != stdin)
 		fclose(f);
-	/* s holds no image: the end, or why the job failed, goes in a marker. */
+	if (tk.s != NULL)       /* taken for an image that then failed */
+		slot_give_back(en, tk.s);
 	m = slot_take(rd, 1);
 	m->job = j;
 	m->index = idx;
 	m->end = 1;
 	m->failed = got < 0;
-	m->err = s->err;
-	slot_give_back(en, s);
+	m->err = err;
 	post_done(en, m);
+}
+
+/*
+ * Whether rd can read a one-image job without waiting: it has a marker,
+ * and a slot of its own or one ahead.  A reader claims a job only then,
+ * so that the job the writer waits for next is never held by a reader
+ * that waits for its slots to come back.  Under en->mu.
+ */
+static int
+reader_ready(const struct reader *rd)
+{
+	const struct engine *en = rd->en;
+
+	return rd->markers != NULL && (rd->free != NULL || ahead_allowed(en));
 }
 
 static void *
@@ -598,6 +645,8 @@ reader_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&en->mu);
+		while (!en->stop && en->next_job < en->njobs && !reader_ready(rd))
+			pthread_cond_wait(&rd->cv, &en->mu);
 		j = en->stop ? en->njobs : en->next_job;
 		if (j < en->njobs)
 			en->next_job++;
@@ -1472,7 +1521,7 @@ static int
 writer_open(struct writer *w, struct engine *en, struct gf_err *e)
 {
 	w->nenc = en->njobs > 1 ? en->nreaders : 1;
-	w->cap = en->nslots;    /* a slot is pending at most once */
+	w->cap = en->nslots + AHEAD_SLOTS;      /* each slot pending at most once */
 	w->enc = calloc((size_t)w->nenc, sizeof(*w->enc));
 	w->pending = calloc((size_t)w->cap, sizeof(*w->pending));
 	if (w->enc == NULL || w->pending == NULL)
@@ -1533,7 +1582,11 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
 	en->nslots = en->nreaders * (per + MARKERS);
 	/* Room for a stream's slots of more GPUs; they are linked in later. */
-	en->slots_cap = en->nslots + (njobs == 1 ? LANES * (GF_MAX_DEVICES - 1) : 0);
+	en->lanes = LANES;
+	if ((env = getenv("GPUFILT_LANES")) != NULL && atoi(env) >= 1 &&
+	    atoi(env) <= LANES_MAX)
+		en->lanes = atoi(env);
+	en->slots_cap = en->nslots + (njobs == 1 ? en->lanes * GF_MAX_DEVICES : 0);
 	en->job_failed = calloc((size_t)njobs, 1);
 	en->rd = calloc((size_t)en->nreaders, sizeof(*en->rd));
 	en->slots = calloc((size_t)en->slots_cap, sizeof(*en->slots));
@@ -1637,18 +1690,19 @@ engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 }
 
 /*
- * Once the GPUs are decided (state): LANES lanes per GPU, or one lane
- * for the CPU (whose work is threaded already, -j) and for a run that
- * cannot start (it fails what was read).  A stream's reader gets LANES
- * more slots per GPU past the first, so that every lane can hold an
+ * Once the GPUs are decided (state): en->lanes lanes per GPU, or one
+ * lane for the CPU (whose work is threaded already, -j) and for a run
+ * that cannot start (it fails what was read).  A stream's reader gets a
+ * slot more for each lane past LANES, so that every lane can hold an
  * image.  -1 if out of memory or a thread cannot start.
  */
 static int
 lanes_start(struct engine *en, int state, struct gf_err *e)
 {
-	int more = state == GPU_READY && en->njobs == 1 ? LANES * (en->ndev - 1) : 0;
+	int more = state == GPU_READY && en->njobs == 1 ?
+	    en->lanes * en->ndev - LANES : 0;
 
-	en->nlanes = state == GPU_READY ? LANES * en->ndev : 1;
+	en->nlanes = state == GPU_READY ? en->lanes * en->ndev : 1;
 	if ((en->ln = calloc((size_t)en->nlanes, sizeof(*en->ln))) == NULL)
 		return gf_fail(e, "out of memory");
 	pthread_mutex_lock(&en->mu);
@@ -1663,7 +1717,7 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	pthread_mutex_unlock(&en->mu);
 	for (int i = 0; i < en->nlanes; i++) {
 		en->ln[i].en = en;
-		en->ln[i].dev = state == GPU_READY ? &en->dev[i / LANES] : NULL;
+		en->ln[i].dev = state == GPU_READY ? &en->dev[i / en->lanes] : NULL;
 		if (pthread_create(&en->ln[i].th, NULL, lane_main, &en->ln[i]) != 0)
 			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
 	}
