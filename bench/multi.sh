@@ -6,7 +6,9 @@
 #           options (wrappers in build/multi/bin; a test's own --device
 #           comes later and wins), so every GPU case, and t_multi.sh's
 #           --device all against --device 0 byte for byte, runs on all GPUs
-#   bench   images/s on GPU 0 and on all GPUs: a batch of PHOTOS photos of
+#   bench   the host's copy bandwidth by threads and GPUs (bench/hostbw:
+#           a batch's copies come from plain memory), then
+#           images/s on GPU 0 and on all GPUs: a batch of PHOTOS photos of
 #           4000x3000 (JPEG, and the same pixels as PGM, whose reading
 #           costs nothing) and a stream of FRAMES 3840x2160 frames through
 #           a pipe; two tables, each row with the busy fraction of every
@@ -27,7 +29,7 @@ mkdir -p "$OUT" "$WORK" || exit 1
 rm -f "$OUT/failed"
 
 build() {
-	make -j"$(nproc)" all build/bench/framegen build/tests/gpu_probe \
+	make -j"$(nproc)" all build/bench/framegen build/bench/hostbw build/tests/gpu_probe \
 	    $(ls tests/*_test.c | sed 's#tests/\(.*\)\.c#build/tests/\1#') \
 	    >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; touch "$OUT/failed"; }
 	echo "build: ok"
@@ -93,6 +95,8 @@ bench() {
 		touch "$OUT/failed"
 		return
 	fi
+	echo "host copies, 12 MB each (bench/hostbw):"
+	build/bench/hostbw | sed 's/^/  /'
 	d=$WORK/photos
 	if [ ! -s "$d/.done" ]; then
 		python3 bench/make_photos.py -f jpg,pgm "$PHOTOS" "$d" samples/chelsea.png \

@@ -1,0 +1,246 @@
+/*
+ * hostbw - what host memory and the host-device copies deliver when
+ * several threads copy at once: the bound of a batch, whose images cross
+ * the bus from plain (pageable) memory.  Each line is one kind of copy by
+ * T threads, spread over G GPUs, each thread moving its own buffer of
+ * MB megabytes (12 by default, a 12 MP gray photo) over and over:
+ *
+ *   memcpy          plain memory to plain memory, on the CPU
+ *   H2D/D2H pageable  cudaMemcpyAsync from or to plain memory (the
+ *                   driver copies through a pinned buffer of its own)
+ *   H2D/D2H pinned  from or to cudaMallocHost memory (DMA only)
+ *   H2D/D2H staged  plain memory through two pinned 4 MB buffers of the
+ *                   thread's own: its memcpy of one while the other moves
+ *
+ * Usage: hostbw [MB]    (on a machine with a GPU; bench/multi.sh runs it)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#define CHUNK ((size_t)4 << 20)
+#define MAX_THREADS 64
+
+enum kind { MEMCPY, H2D_PAGEABLE, H2D_PINNED, H2D_STAGED, D2H_PAGEABLE,
+	D2H_PINNED, D2H_STAGED, NKINDS };
+
+static const char *kind_name[NKINDS] = {
+	"memcpy", "H2D pageable", "H2D pinned", "H2D staged", "D2H pageable",
+	"D2H pinned", "D2H staged",
+};
+
+struct job {
+	enum kind kind;
+	int device, iters;
+	size_t n;
+	pthread_barrier_t *start;
+	double secs;
+	const char *err;        /* the CUDA call that failed */
+};
+
+#define TRY(j, call) do { \
+	if ((call) != cudaSuccess) { \
+		(j)->err = #call; \
+		return NULL; \
+	} \
+} while (0)
+
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int
+is_pinned(enum kind k)
+{
+	return k == H2D_PINNED || k == D2H_PINNED;
+}
+
+static int
+is_staged(enum kind k)
+{
+	return k == H2D_STAGED || k == D2H_STAGED;
+}
+
+/* Host to device through the two staging buffers st, chunk by chunk. */
+static cudaError_t
+h2d_staged(char *d, const char *h, size_t n, char *st[2], cudaEvent_t ev[2],
+    cudaStream_t s)
+{
+	cudaError_t err = cudaSuccess;
+	int k = 0;
+
+	for (size_t o = 0; o < n && err == cudaSuccess; o += CHUNK, k ^= 1) {
+		size_t m = n - o < CHUNK ? n - o : CHUNK;
+		if ((err = cudaEventSynchronize(ev[k])) != cudaSuccess)
+			break;
+		memcpy(st[k], h + o, m);
+		if ((err = cudaMemcpyAsync(d + o, st[k], m, cudaMemcpyHostToDevice,
+		    s)) == cudaSuccess)
+			err = cudaEventRecord(ev[k], s);
+	}
+	return err != cudaSuccess ? err : cudaStreamSynchronize(s);
+}
+
+/* Device to host through st: chunk k+1 moves while chunk k is copied out. */
+static cudaError_t
+d2h_staged(char *h, const char *d, size_t n, char *st[2], cudaEvent_t ev[2],
+    cudaStream_t s)
+{
+	size_t nch = (n + CHUNK - 1) / CHUNK;
+	cudaError_t err = cudaSuccess;
+
+	for (size_t k = 0; k <= nch && err == cudaSuccess; k++) {
+		if (k < nch) {
+			size_t o = k * CHUNK, m = n - o < CHUNK ? n - o : CHUNK;
+			if ((err = cudaMemcpyAsync(st[k & 1], d + o, m,
+			    cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+			    (err = cudaEventRecord(ev[k & 1], s)) != cudaSuccess)
+				break;
+		}
+		if (k > 0) {
+			size_t o = (k - 1) * CHUNK, m = n - o < CHUNK ? n - o : CHUNK;
+			if ((err = cudaEventSynchronize(ev[(k - 1) & 1])) == cudaSuccess)
+				memcpy(h + o, st[(k - 1) & 1], m);
+		}
+	}
+	return err;
+}
+
+static void *
+copier(void *arg)
+{
+	struct job *j = arg;
+	char *h = NULL, *h2 = NULL, *d = NULL, *st[2] = {NULL, NULL};
+	cudaStream_t s = NULL;
+	cudaEvent_t ev[2];
+	double t0;
+
+	if (j->kind != MEMCPY) {
+		TRY(j, cudaSetDevice(j->device));
+		TRY(j, cudaStreamCreate(&s));
+		TRY(j, cudaMalloc((void **)&d, j->n));
+		TRY(j, cudaEventCreate(&ev[0]));
+		TRY(j, cudaEventCreate(&ev[1]));
+		TRY(j, cudaEventRecord(ev[0], s));
+		TRY(j, cudaEventRecord(ev[1], s));
+	}
+	if (is_pinned(j->kind))
+		TRY(j, cudaMallocHost((void **)&h, j->n));
+	else if ((h = malloc(j->n)) == NULL) {
+		j->err = "malloc";
+		return NULL;
+	}
+	memset(h, 1, j->n);
+	if (j->kind == MEMCPY) {
+		if ((h2 = malloc(j->n)) == NULL) {
+			j->err = "malloc";
+			return NULL;
+		}
+		memset(h2, 2, j->n);
+	}
+	if (is_staged(j->kind)) {
+		TRY(j, cudaMallocHost((void **)&st[0], CHUNK));
+		TRY(j, cudaMallocHost((void **)&st[1], CHUNK));
+	}
+	pthread_barrier_wait(j->start);
+	t0 = now();
+	for (int it = 0; it < j->iters; it++) {
+		switch (j->kind) {
+		case MEMCPY:
+			memcpy(h2, h, j->n);
+			break;
+		case H2D_PAGEABLE:
+		case H2D_PINNED:
+			TRY(j, cudaMemcpyAsync(d, h, j->n, cudaMemcpyHostToDevice, s));
+			TRY(j, cudaStreamSynchronize(s));
+			break;
+		case D2H_PAGEABLE:
+		case D2H_PINNED:
+			TRY(j, cudaMemcpyAsync(h, d, j->n, cudaMemcpyDeviceToHost, s));
+			TRY(j, cudaStreamSynchronize(s));
+			break;
+		case H2D_STAGED:
+			TRY(j, h2d_staged(d, h, j->n, st, ev, s));
+			break;
+		case D2H_STAGED:
+			TRY(j, d2h_staged(h, d, j->n, st, ev, s));
+			break;
+		default:
+			break;
+		}
+	}
+	j->secs = now() - t0;
+	return NULL;
+}
+
+/* One line: kind by nthreads threads over ngpu GPUs; -1 if a call failed. */
+static int
+measure(enum kind kind, int nthreads, int ngpu, size_t n, int iters)
+{
+	pthread_t th[MAX_THREADS];
+	struct job jb[MAX_THREADS];
+	pthread_barrier_t start;
+	double secs = 0;
+	int failed = 0;
+
+	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
+	for (int i = 0; i < nthreads; i++) {
+		jb[i] = (struct job){kind, i % ngpu, iters, n, &start, 0, NULL};
+		if (pthread_create(&th[i], NULL, copier, &jb[i]) != 0) {
+			fprintf(stderr, "hostbw: cannot start a thread\n");
+			exit(1);
+		}
+	}
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(th[i], NULL);
+		if (jb[i].err != NULL) {
+			fprintf(stderr, "hostbw: %s failed\n", jb[i].err);
+			failed = 1;
+		}
+		if (jb[i].secs > secs)
+			secs = jb[i].secs;
+	}
+	pthread_barrier_destroy(&start);
+	if (failed)
+		return -1;
+	printf("%-13s  %2d threads  %d GPUs  %6.1f GB/s  %6.2f ms a copy\n",
+	    kind_name[kind], nthreads, kind == MEMCPY ? 0 : ngpu,
+	    (double)n * iters * nthreads / secs / 1e9, secs / iters * 1e3);
+	fflush(stdout);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int ngpu, mb = argc > 1 ? atoi(argv[1]) : 12;
+	size_t n;
+
+	if (argc > 2 || mb < 1 || mb > 1024) {
+		fprintf(stderr, "usage: hostbw [MB]    (1 to 1024, 12 by default)\n");
+		return 2;
+	}
+	if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu < 1) {
+		fprintf(stderr, "hostbw: no GPU\n");
+		return 1;
+	}
+	n = (size_t)mb << 20;
+	for (int t = 1; t <= 32; t *= 2)
+		if (measure(MEMCPY, t, 1, n, 40) < 0)
+			return 1;
+	for (int k = H2D_PAGEABLE; k < NKINDS; k++)
+		for (int g = 1; g <= ngpu && g <= 8; g++)
+			for (int lanes = 1; lanes <= 4; lanes *= 2)
+				if (measure((enum kind)k, g * lanes, g, n, 40) < 0)
+					return 1;
+	return 0;
+}
