@@ -4,7 +4,14 @@
  * and turned into an error return.  Raw rasters are read and written as
  * bytes once libnetpbm has parsed or written the header, which keeps a
  * stream of video frames fast.
+ *
+ * A header is first copied from the stream by pnm_copy_header, within
+ * limits (the bytes of its tokens and lines, no control bytes in a PAM
+ * line), and libnetpbm parses the copy: its PAM parser reads a line into
+ * a fixed buffer and, given one of 253 bytes, copies between overlapping
+ * strings (the fuzzer found it).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -23,6 +30,21 @@
  */
 #define PNM_PAM_LEN (offsetof(struct pam, tuple_type) + \
 	sizeof(((struct pam *)NULL)->tuple_type))
+
+/*
+ * Header limits: the bytes read for one (comments too), its copy, and a
+ * line of PAM (libnetpbm reads one into a buffer of 256 bytes).
+ */
+#define HEAD_READ_MAX ((long)1 << 20)
+#define HEAD_COPY_MAX 8192
+#define HEAD_LINE_MAX 200
+
+/* A header's copy, and the bytes read for it. */
+struct pnm_head {
+	char b[HEAD_COPY_MAX];
+	size_t n;
+	long read;
+};
 
 /*
  * libnetpbm keeps its error jump buffer and message hooks in globals, so
@@ -64,12 +86,130 @@ pnm_setup(void)
 	pnm_msg[0] = '\0';
 }
 
-/* pnm_readpaminit under a guard: -1 with libnetpbm's reason on a bad header. */
+/* The next byte of r's header, counted against HEAD_READ_MAX; EOF past it. */
+static int
+head_getc(struct img_reader *r, struct pnm_head *h)
+{
+	return h->read++ < HEAD_READ_MAX ? getc(r->f) : EOF;
+}
+
+static int
+head_put(struct pnm_head *h, int c)
+{
+	if (h->n >= sizeof(h->b))
+		return -1;
+	h->b[h->n++] = (char)c;
+	return 0;
+}
+
+/*
+ * The rest of a P1-P6 header: ntok whitespace-separated numbers (width,
+ * height, and maxval but for PBM), with comments dropped, up to and with
+ * the one whitespace byte after the last, where the raster begins.
+ */
+static int
+copy_pnm_tokens(struct img_reader *r, struct pnm_head *h, int ntok)
+{
+	int c, tok = 0, len = 0;
+
+	for (;;) {
+		if ((c = head_getc(r, h)) == '#') {
+			while ((c = head_getc(r, h)) != EOF && c != '\n' && c != '\r')
+				;
+			if (c != EOF)
+				c = '\n';
+		}
+		if (c == EOF)
+			return -1;
+		if (isspace(c)) {
+			if (len > 0 && ++tok == ntok)
+				return head_put(h, c);
+			len = 0;
+		} else {
+			len++;
+		}
+		if (head_put(h, c) < 0)
+			return -1;
+	}
+}
+
+/*
+ * The rest of a PAM header, line by line up to ENDHDR: comment lines
+ * dropped, each other line at most HEAD_LINE_MAX bytes of text.
+ */
+static int
+copy_pam_lines(struct img_reader *r, struct pnm_head *h, struct gf_err *e)
+{
+	for (int line = 1;; line++) {
+		size_t start = h->n, len = 0;
+		int c, comment = 0;
+		while ((c = head_getc(r, h)) != EOF && c != '\n') {
+			if (len++ == 0 && c == '#' && line > 1)
+				comment = 1;
+			if (comment)
+				continue;
+			if (len > HEAD_LINE_MAX || (iscntrl(c) && !isspace(c)))
+				return gf_fail(e, "%s: bad PNM header in image %d: line "
+				    "%d %s", r->name, r->nread + 1, line, len >
+				    HEAD_LINE_MAX ? "is too long" : "has a control byte");
+			if (head_put(h, c) < 0)
+				return -1;
+		}
+		if (c == EOF || (!comment && head_put(h, '\n') < 0))
+			return -1;
+		while (start < h->n && isspace((unsigned char)h->b[start]))
+			start++;
+		if (!comment && h->n - start >= 7 &&
+		    strncmp(h->b + start, "ENDHDR", 6) == 0 &&
+		    isspace((unsigned char)h->b[start + 6]))
+			return 0;
+	}
+}
+
+/*
+ * Copies image r->nread + 1's header from the stream into h (see the
+ * top of the file); 0, or -1 with e.
+ */
+static int
+pnm_copy_header(struct img_reader *r, struct pnm_head *h, struct gf_err *e)
+{
+	int p = head_getc(r, h), d = head_getc(r, h), rc;
+
+	if (p == EOF || d == EOF || head_put(h, p) < 0 || head_put(h, d) < 0)
+		rc = -1;
+	else if (d == '7')
+		rc = copy_pam_lines(r, h, e);
+	else if (d >= '1' && d <= '6')
+		rc = copy_pnm_tokens(r, h, d == '1' || d == '4' ? 2 : 3);
+	else
+		rc = 0;         /* libnetpbm tells of the bad magic number */
+	if (rc < 0 && e->msg[0] == '\0')
+		gf_fail(e, "%s: bad PNM header in image %d: %s", r->name,
+		    r->nread + 1, h->n >= sizeof(h->b) || h->read > HEAD_READ_MAX ?
+		    "it is too long" : ferror(r->f) ? strerror(errno) :
+		    "it is truncated");
+	return rc;
+}
+
+/*
+ * The header of image r->nread + 1: copied (pnm_copy_header), then parsed
+ * by pnm_readpaminit under a guard; -1 with libnetpbm's reason on a bad
+ * one.  pam->file is then r's stream, where the raster is.
+ */
 static int
 pnm_header(struct img_reader *r, struct pam *pam, struct gf_err *e)
 {
+	struct pnm_head h;
 	jmp_buf jb, *saved;
+	FILE *m;
 
+	h.n = 0;
+	h.read = 0;
+	e->msg[0] = '\0';
+	if (pnm_copy_header(r, &h, e) < 0)
+		return -1;
+	if ((m = fmemopen(h.b, h.n, "r")) == NULL)
+		return gf_fail(e, "%s: out of memory", r->name);
 	pthread_mutex_lock(&pnm_lock);
 	pnm_setup();
 	if (setjmp(jb) != 0) {
@@ -77,12 +217,15 @@ pnm_header(struct img_reader *r, struct pam *pam, struct gf_err *e)
 		gf_fail(e, "%s: bad PNM header in image %d: %s", r->name,
 		    r->nread + 1, pnm_msg);
 		pthread_mutex_unlock(&pnm_lock);
+		fclose(m);
 		return -1;
 	}
 	pm_setjmpbufsave(&jb, &saved);
-	pnm_readpaminit(r->f, pam, PNM_PAM_LEN);
+	pnm_readpaminit(m, pam, PNM_PAM_LEN);
 	pm_setjmpbuf(saved);
 	pthread_mutex_unlock(&pnm_lock);
+	fclose(m);
+	pam->file = r->f;
 	return 0;
 }
 

@@ -59,6 +59,8 @@ regress-tiff-float.tif|TIFF page 1 has sample format 3 (floating point)
 regress-tiff-planar.tif|TIFF page 1 stores each channel in a plane of its own
 regress-tiff-truncated.tif|TIFF page 1: cannot decode strip 1
 regress-tiff-ifd-loop.tif|cannot read TIFF page 2: its directory
+regress-pam-line-253.pam|bad PNM header in image 1: line 3 is too long
+regress-pam-nul.pam|bad PNM header in image 1: line 3 has a control byte
 END
 
 # Without the pixel limit the truncated headers are still refused, by length.

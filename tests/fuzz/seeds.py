@@ -303,6 +303,12 @@ def regressions():
         'regress-tiff-ifd-loop.tif': tiff(4, 4, nextifd=8),
         'regress-hdr.hdr': b'#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 2\n' +
                            bytes(16),
+        # libnetpbm copied between overlapping strings on a PAM line of
+        # 253 bytes (ASan: strncpy-param-overlap); a NUL in a line.
+        'regress-pam-line-253.pam': b'P7\nWIDTH 2\nHEIGHT 1' + b'A' * 245 +
+                                    b'\nDEPTH 1\nMAXVAL 255\nENDHDR\n\0\0',
+        'regress-pam-nul.pam': b'P7\nWIDTH 2\nHEIGHT 1\0\nDEPTH 1\n'
+                               b'MAXVAL 255\nENDHDR\n\0\0',
     }
 
 
