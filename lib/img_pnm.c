@@ -93,6 +93,19 @@ head_getc(struct img_reader *r, struct pnm_head *h)
 	return h->read++ < HEAD_READ_MAX ? getc(r->f) : EOF;
 }
 
+/* -1 with e: the header ended early, or ran too long, or a reason. */
+static int
+head_fail(struct img_reader *r, const struct pnm_head *h, const char *why,
+    struct gf_err *e)
+{
+	if (why == NULL)
+		why = h->n >= sizeof(h->b) || h->read > HEAD_READ_MAX ?
+		    "it is too long" : ferror(r->f) ? strerror(errno) :
+		    "it is truncated";
+	return gf_fail(e, "%s: bad PNM header in image %d: %s", r->name,
+	    r->nread + 1, why);
+}
+
 static int
 head_put(struct pnm_head *h, int c)
 {
@@ -108,9 +121,10 @@ head_put(struct pnm_head *h, int c)
  * the one whitespace byte after the last, where the raster begins.
  */
 static int
-copy_pnm_tokens(struct img_reader *r, struct pnm_head *h, int ntok)
+copy_pnm_tokens(struct img_reader *r, struct pnm_head *h, int ntok,
+    struct gf_err *e)
 {
-	int c, tok = 0, len = 0;
+	int c, tok = 0, in_token = 0;
 
 	for (;;) {
 		if ((c = head_getc(r, h)) == '#') {
@@ -119,17 +133,14 @@ copy_pnm_tokens(struct img_reader *r, struct pnm_head *h, int ntok)
 			if (c != EOF)
 				c = '\n';
 		}
-		if (c == EOF)
-			return -1;
-		if (isspace(c)) {
-			if (len > 0 && ++tok == ntok)
-				return head_put(h, c);
-			len = 0;
-		} else {
-			len++;
-		}
-		if (head_put(h, c) < 0)
-			return -1;
+		if (c == EOF || head_put(h, c) < 0)
+			return head_fail(r, h, NULL, e);
+		if (!isspace(c))
+			in_token = 1;
+		else if (in_token && ++tok == ntok)
+			return 0;
+		else
+			in_token = 0;
 	}
 }
 
@@ -140,6 +151,8 @@ copy_pnm_tokens(struct img_reader *r, struct pnm_head *h, int ntok)
 static int
 copy_pam_lines(struct img_reader *r, struct pnm_head *h, struct gf_err *e)
 {
+	char why[40];
+
 	for (int line = 1;; line++) {
 		size_t start = h->n, len = 0;
 		int c, comment = 0;
@@ -148,15 +161,17 @@ copy_pam_lines(struct img_reader *r, struct pnm_head *h, struct gf_err *e)
 				comment = 1;
 			if (comment)
 				continue;
-			if (len > HEAD_LINE_MAX || (iscntrl(c) && !isspace(c)))
-				return gf_fail(e, "%s: bad PNM header in image %d: line "
-				    "%d %s", r->name, r->nread + 1, line, len >
-				    HEAD_LINE_MAX ? "is too long" : "has a control byte");
+			if (len > HEAD_LINE_MAX || (iscntrl(c) && !isspace(c))) {
+				snprintf(why, sizeof(why), "line %d %s", line,
+				    len > HEAD_LINE_MAX ? "is too long" :
+				    "has a control byte");
+				return head_fail(r, h, why, e);
+			}
 			if (head_put(h, c) < 0)
-				return -1;
+				return head_fail(r, h, NULL, e);
 		}
 		if (c == EOF || (!comment && head_put(h, '\n') < 0))
-			return -1;
+			return head_fail(r, h, NULL, e);
 		while (start < h->n && isspace((unsigned char)h->b[start]))
 			start++;
 		if (!comment && h->n - start >= 7 &&
@@ -168,27 +183,21 @@ copy_pam_lines(struct img_reader *r, struct pnm_head *h, struct gf_err *e)
 
 /*
  * Copies image r->nread + 1's header from the stream into h (see the
- * top of the file); 0, or -1 with e.
+ * top of the file); 0, or -1 with e.  A magic number other than P1-P7
+ * is left to libnetpbm to refuse.
  */
 static int
 pnm_copy_header(struct img_reader *r, struct pnm_head *h, struct gf_err *e)
 {
-	int p = head_getc(r, h), d = head_getc(r, h), rc;
+	int p = head_getc(r, h), d = head_getc(r, h);
 
 	if (p == EOF || d == EOF || head_put(h, p) < 0 || head_put(h, d) < 0)
-		rc = -1;
-	else if (d == '7')
-		rc = copy_pam_lines(r, h, e);
-	else if (d >= '1' && d <= '6')
-		rc = copy_pnm_tokens(r, h, d == '1' || d == '4' ? 2 : 3);
-	else
-		rc = 0;         /* libnetpbm tells of the bad magic number */
-	if (rc < 0 && e->msg[0] == '\0')
-		gf_fail(e, "%s: bad PNM header in image %d: %s", r->name,
-		    r->nread + 1, h->n >= sizeof(h->b) || h->read > HEAD_READ_MAX ?
-		    "it is too long" : ferror(r->f) ? strerror(errno) :
-		    "it is truncated");
-	return rc;
+		return head_fail(r, h, NULL, e);
+	if (d == '7')
+		return copy_pam_lines(r, h, e);
+	if (d >= '1' && d <= '6')
+		return copy_pnm_tokens(r, h, d == '1' || d == '4' ? 2 : 3, e);
+	return 0;
 }
 
 /*
@@ -205,7 +214,6 @@ pnm_header(struct img_reader *r, struct pam *pam, struct gf_err *e)
 
 	h.n = 0;
 	h.read = 0;
-	e->msg[0] = '\0';
 	if (pnm_copy_header(r, &h, e) < 0)
 		return -1;
 	if ((m = fmemopen(h.b, h.n, "r")) == NULL)
