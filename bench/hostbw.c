@@ -39,13 +39,17 @@ struct job {
 	size_t n;
 	pthread_barrier_t *start;
 	double secs;
-	const char *err;        /* the CUDA call that failed */
+	const char *err;        /* the call that failed */
+	/* Its buffers, stream and events (NULL: none). */
+	char *h, *h2, *d, *st[2];
+	cudaStream_t s;
+	cudaEvent_t ev[2];
 };
 
 #define TRY(j, call) do { \
 	if ((call) != cudaSuccess) { \
 		(j)->err = #call; \
-		return NULL; \
+		return -1; \
 	} \
 } while (0)
 
@@ -115,70 +119,101 @@ d2h_staged(char *h, const char *d, size_t n, char *st[2], cudaEvent_t ev[2],
 	return err;
 }
 
-static void *
-copier(void *arg)
+/* j's buffers, stream and events; -1 with j->err if one cannot be had. */
+static int
+setup(struct job *j)
 {
-	struct job *j = arg;
-	char *h = NULL, *h2 = NULL, *d = NULL, *st[2] = {NULL, NULL};
-	cudaStream_t s = NULL;
-	cudaEvent_t ev[2];
-	double t0;
-
 	if (j->kind != MEMCPY) {
 		TRY(j, cudaSetDevice(j->device));
-		TRY(j, cudaStreamCreate(&s));
-		TRY(j, cudaMalloc((void **)&d, j->n));
-		TRY(j, cudaEventCreate(&ev[0]));
-		TRY(j, cudaEventCreate(&ev[1]));
-		TRY(j, cudaEventRecord(ev[0], s));
-		TRY(j, cudaEventRecord(ev[1], s));
+		TRY(j, cudaStreamCreate(&j->s));
+		TRY(j, cudaMalloc((void **)&j->d, j->n));
+		for (int k = 0; k < 2; k++) {
+			TRY(j, cudaEventCreate(&j->ev[k]));
+			TRY(j, cudaEventRecord(j->ev[k], j->s));
+		}
 	}
 	if (is_pinned(j->kind))
-		TRY(j, cudaMallocHost((void **)&h, j->n));
-	else if ((h = malloc(j->n)) == NULL) {
+		TRY(j, cudaMallocHost((void **)&j->h, j->n));
+	else if ((j->h = malloc(j->n)) == NULL ||
+	    (j->kind == MEMCPY && (j->h2 = malloc(j->n)) == NULL)) {
 		j->err = "malloc";
-		return NULL;
+		return -1;
 	}
-	memset(h, 1, j->n);
-	if (j->kind == MEMCPY) {
-		if ((h2 = malloc(j->n)) == NULL) {
-			j->err = "malloc";
-			return NULL;
-		}
-		memset(h2, 2, j->n);
-	}
-	if (is_staged(j->kind)) {
-		TRY(j, cudaMallocHost((void **)&st[0], CHUNK));
-		TRY(j, cudaMallocHost((void **)&st[1], CHUNK));
-	}
-	pthread_barrier_wait(j->start);
-	t0 = now();
+	memset(j->h, 1, j->n);
+	if (j->h2 != NULL)
+		memset(j->h2, 2, j->n);
+	for (int k = 0; is_staged(j->kind) && k < 2; k++)
+		TRY(j, cudaMallocHost((void **)&j->st[k], CHUNK));
+	return 0;
+}
+
+/* j's copies, iters of them; -1 with j->err on a failed call. */
+static int
+copy(struct job *j)
+{
 	for (int it = 0; it < j->iters; it++) {
 		switch (j->kind) {
 		case MEMCPY:
-			memcpy(h2, h, j->n);
+			memcpy(j->h2, j->h, j->n);
 			break;
 		case H2D_PAGEABLE:
 		case H2D_PINNED:
-			TRY(j, cudaMemcpyAsync(d, h, j->n, cudaMemcpyHostToDevice, s));
-			TRY(j, cudaStreamSynchronize(s));
+			TRY(j, cudaMemcpyAsync(j->d, j->h, j->n, cudaMemcpyHostToDevice,
+			    j->s));
+			TRY(j, cudaStreamSynchronize(j->s));
 			break;
 		case D2H_PAGEABLE:
 		case D2H_PINNED:
-			TRY(j, cudaMemcpyAsync(h, d, j->n, cudaMemcpyDeviceToHost, s));
-			TRY(j, cudaStreamSynchronize(s));
+			TRY(j, cudaMemcpyAsync(j->h, j->d, j->n, cudaMemcpyDeviceToHost,
+			    j->s));
+			TRY(j, cudaStreamSynchronize(j->s));
 			break;
 		case H2D_STAGED:
-			TRY(j, h2d_staged(d, h, j->n, st, ev, s));
+			TRY(j, h2d_staged(j->d, j->h, j->n, j->st, j->ev, j->s));
 			break;
 		case D2H_STAGED:
-			TRY(j, d2h_staged(h, d, j->n, st, ev, s));
+			TRY(j, d2h_staged(j->h, j->d, j->n, j->st, j->ev, j->s));
 			break;
 		default:
 			break;
 		}
 	}
-	j->secs = now() - t0;
+	return 0;
+}
+
+/*
+ * One thread: its setup, then, once every thread is set up (a failed
+ * one too, so that none waits for ever), its copies, timed; then frees
+ * what it had.
+ */
+static void *
+copier(void *arg)
+{
+	struct job *j = arg;
+	int ok = setup(j) == 0;
+	double t0;
+
+	pthread_barrier_wait(j->start);
+	t0 = now();
+	if (ok && copy(j) == 0)
+		j->secs = now() - t0;
+	free(j->h2);
+	if (j->kind == MEMCPY) {
+		free(j->h);
+		return NULL;
+	}
+	if (is_pinned(j->kind))
+		cudaFreeHost(j->h);
+	else
+		free(j->h);
+	for (int k = 0; k < 2; k++) {
+		cudaFreeHost(j->st[k]);
+		if (j->ev[k] != NULL)
+			cudaEventDestroy(j->ev[k]);
+	}
+	cudaFree(j->d);
+	if (j->s != NULL)
+		cudaStreamDestroy(j->s);
 	return NULL;
 }
 
@@ -194,7 +229,8 @@ measure(enum kind kind, int nthreads, int ngpu, size_t n, int iters)
 
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
 	for (int i = 0; i < nthreads; i++) {
-		jb[i] = (struct job){kind, i % ngpu, iters, n, &start, 0, NULL};
+		jb[i] = (struct job){.kind = kind, .device = i % ngpu,
+		    .iters = iters, .n = n, .start = &start};
 		if (pthread_create(&th[i], NULL, copier, &jb[i]) != 0) {
 			fprintf(stderr, "hostbw: cannot start a thread\n");
 			exit(1);
