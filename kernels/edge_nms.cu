@@ -472,15 +472,13 @@ walk_shared(const uint16_t *src, int stride, int y0, const gpu_image &lab,
 
 /*
  * 8-bit strips fit 80 registers without spilling: six blocks of the
- * default 128 threads per SM.  16-bit strips fit 170, which keeps three
- * such blocks per SM (left free, the compiler takes 176 and two fit).
+ * default 128 threads per SM (96 and 72 measured the same).  16-bit
+ * strips fit 170, which keeps three such blocks per SM (left free, the
+ * compiler takes 176 and two fit).
  */
-#ifndef EDGE_NMS8_REGS
-#define EDGE_NMS8_REGS 80
-#endif
 template <typename T>
 __global__ void
-__maxnreg__(sizeof(T) == 1 ? EDGE_NMS8_REGS : 170)
+__maxnreg__(sizeof(T) == 1 ? 80 : 170)
 edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
     const struct edge_params *dp, int border, int rows)
 {

@@ -1582,10 +1582,9 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
 	en->nslots = en->nreaders * (per + MARKERS);
 	/* Room for a stream's slots of more GPUs; they are linked in later. */
-	en->lanes = LANES;
-	if ((env = getenv("GPUFILT_LANES")) != NULL && atoi(env) >= 1 &&
-	    atoi(env) <= LANES_MAX)
-		en->lanes = atoi(env);
+	en->lanes = (env = getenv("GPUFILT_LANES")) != NULL ? atoi(env) : 0;
+	if (en->lanes < 1 || en->lanes > LANES_MAX)
+		en->lanes = LANES;
 	en->slots_cap = en->nslots + (njobs == 1 ? en->lanes * GF_MAX_DEVICES : 0);
 	en->job_failed = calloc((size_t)njobs, 1);
 	en->rd = calloc((size_t)en->nreaders, sizeof(*en->rd));

@@ -61,7 +61,6 @@ void img_gray_row8(const uint8_t *in, uint8_t *out, size_t n);
 int img_reader_slurp(struct img_reader *r, unsigned long long most,
     unsigned char **buf, size_t *len, struct gf_err *e);
 
-
 /*
  * A stream read whole into memory, from its sniffed bytes on, for
  * decoders that want every byte at once (PNG) or whose libraries seek

@@ -11,9 +11,9 @@
  * stays in cache, then img_to_gray's formula into the image, which costs
  * little more than the colour alone (12 MP on a 2-core machine, medians
  * of 5: 49 ms against 45) and less than colour, then gray (+17 ms); a
- * third of the bytes go on.  CMYK and YCCK are refused.  Out: 8-bit gray or RGB (YCbCr in the file),
- * maxval below 255 scaled to 255, alpha dropped, one image per file;
- * 16-bit images are refused.  An EXIF
+ * third of the bytes go on.  CMYK and YCCK are refused.  Out: 8-bit gray
+ * or RGB (YCbCr in the file), maxval below 255 scaled to 255, alpha
+ * dropped, one image per file; 16-bit images are refused.  An EXIF
  * Orientation tag (APP1, parsed by libexif) turns the decoded image
  * unless the reader keeps pixels as stored.
  */
