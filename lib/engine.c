@@ -70,9 +70,24 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
 #define AHEAD_BYTES ((size_t)512 << 20)
 #define AHEAD_SLOTS 256         /* and this many slots (tiny images) */
 #define LANES 2                 /* per GPU, unless GPUFILT_LANES says */
+/*
+ * A batch's lanes in all, shared among its GPUs (LANES each at least):
+ * its images come from plain memory through the lanes' staging, and it
+ * takes about four lanes copying at once to reach what the host's
+ * copies allow (one H200: 344 images/s with two lanes, 431 with four,
+ * the same as two GPUs of two lanes; eight lanes no more).
+ */
+#define LANES_BATCH 4
 #define LANES_MAX 8
 /* A strip carries about this many bytes of input; smaller images go whole. */
 #define STRIP_BYTES (16u << 20)
+/*
+ * A lane's two staging buffers, pinned: an image in plain memory (a
+ * batch's) crosses the bus through them, the lane copying one while the
+ * other moves.  The driver's own path for plain memory does the same
+ * but does not grow with threads or GPUs (bench/hostbw).
+ */
+#define STAGE_BYTES ((size_t)4 << 20)
 
 /* Host memory of one image, pinned when a GPU is in use; grows, then is reused. */
 struct hbuf {
@@ -187,6 +202,8 @@ struct lane {
 	int nsub;
 	cudaEvent_t *ev;        /* four per strip: upload, kernel, download, done */
 	int nev;
+	void *stage[2];         /* STAGE_BYTES each, pinned; NULL: none */
+	cudaEvent_t stage_ev[2];        /* the last move of each */
 	double busy_ms;
 };
 
@@ -219,7 +236,8 @@ struct engine {
 	struct gf_err broken_err;
 	size_t pinned, pinned_max;
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
-	int lanes;              /* per GPU: LANES, or GPUFILT_LANES */
+	int lanes;              /* per GPU: GPUFILT_LANES; 0: by rule (lanes_start) */
+	int staging;            /* lanes stage plain memory (GPUFILT_STAGING=0: not) */
 	/*
 	 * Who makes a gray tool's colour input gray: the decoder, where that
 	 * costs little more than colour (decode_gray: JPEG); else the GPU (0), or
@@ -864,13 +882,68 @@ strip_filter(const struct tool *tl, struct gpu *g, struct slot *s, void *packed,
 }
 
 /*
+ * rows rows of width bytes from plain memory src (rows back to back) to
+ * the device at dst (pitch dpitch), on st, through ln's staging buffers:
+ * the lane copies a chunk of rows into one while the other moves.
+ */
+static int
+stage_up(struct lane *ln, void *dst, size_t dpitch, const void *src,
+    size_t width, int rows, cudaStream_t st, struct gf_err *e)
+{
+	int per = (int)(STAGE_BYTES / width), k = 0;
+
+	for (int r = 0; r < rows; r += per, k ^= 1) {
+		int m = rows - r < per ? rows - r : per;
+		GPU_TRY(e, cudaEventSynchronize(ln->stage_ev[k]));
+		memcpy(ln->stage[k], (const char *)src + (size_t)r * width,
+		    (size_t)m * width);
+		GPU_TRY(e, cudaMemcpy2DAsync((char *)dst + (size_t)r * dpitch, dpitch,
+		    ln->stage[k], width, width, m, cudaMemcpyHostToDevice, st));
+		GPU_TRY(e, cudaEventRecord(ln->stage_ev[k], st));
+	}
+	return 0;
+}
+
+/*
+ * rows rows of width bytes from the device at src (pitch spitch) to plain
+ * memory dst (rows back to back), after what st has queued: chunk i
+ * moves into one staging buffer while the lane copies chunk i - 1 out of
+ * the other.  Returns once all of it is in dst.
+ */
+static int
+stage_down(struct lane *ln, void *dst, const void *src, size_t spitch,
+    size_t width, int rows, cudaStream_t st, struct gf_err *e)
+{
+	int per = (int)(STAGE_BYTES / width), nch = (rows + per - 1) / per;
+
+	for (int i = 0; i <= nch; i++) {
+		if (i < nch) {
+			int r = i * per, m = rows - r < per ? rows - r : per, k = i & 1;
+			GPU_TRY(e, cudaEventSynchronize(ln->stage_ev[k]));
+			GPU_TRY(e, cudaMemcpy2DAsync(ln->stage[k], width,
+			    (const char *)src + (size_t)r * spitch, spitch, width, m,
+			    cudaMemcpyDeviceToHost, st));
+			GPU_TRY(e, cudaEventRecord(ln->stage_ev[k], st));
+		}
+		if (i > 0) {
+			int r = (i - 1) * per, m = rows - r < per ? rows - r : per;
+			int k = (i - 1) & 1;
+			GPU_TRY(e, cudaEventSynchronize(ln->stage_ev[k]));
+			memcpy((char *)dst + (size_t)r * width, ln->stage[k],
+			    (size_t)m * width);
+		}
+	}
+	return 0;
+}
+
+/*
  * Queues output rows y0 .. y0+n-1 of slot s on g: upload of those rows
  * and the halo rows around them, the tool's work, download of the n
  * rows.  ev: four events, recorded between the steps.
  */
 static int
-strip_queue(struct engine *en, struct gpu *g, struct slot *s, int y0, int n,
-    cudaEvent_t *ev, struct gf_err *e)
+strip_queue(struct engine *en, struct lane *ln, struct gpu *g, struct slot *s,
+    int y0, int n, cudaEvent_t *ev, struct gf_err *e)
 {
 	const struct image *in = &s->in;
 	int halo = en->tool->halo > 0 ? en->tool->halo : 0;
@@ -883,6 +956,9 @@ strip_queue(struct engine *en, struct gpu *g, struct slot *s, int y0, int n,
 	char *dst = (char *)s->out.px + (size_t)y0 * orow;
 	struct gpu_image din, dout;
 	void *pk = NULL, *pko = NULL;
+	/* Plain memory goes through the lane's staging buffers (if any). */
+	int stage_in = ln->stage[0] != NULL && !s->inbuf.pinned && prow <= STAGE_BYTES;
+	int stage_out = ln->stage[0] != NULL && !s->outbuf.pinned && orow <= STAGE_BYTES;
 
 	if (gpu_image_get(g, GPU_SLOT_IN, in->width, rows, in->maxval, &din, e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_OUT, in->width, rows, in->maxval, &dout, e) < 0 ||
@@ -891,23 +967,34 @@ strip_queue(struct engine *en, struct gpu *g, struct slot *s, int y0, int n,
 	    e) < 0))
 		return -1;
 	GPU_TRY(e, cudaEventRecord(ev[0], g->stream));
-	if (ch == 1)
+	if (stage_in) {
+		if (stage_up(ln, ch == 1 ? din.px : pk, ch == 1 ? din.pitch : prow,
+		    src, prow, rows, g->stream, e) < 0)
+			return -1;
+	} else if (ch == 1) {
 		GPU_TRY(e, cudaMemcpy2DAsync(din.px, din.pitch, src, prow, prow, rows,
 		    cudaMemcpyHostToDevice, g->stream));
-	else
+	} else {
 		GPU_TRY(e, cudaMemcpyAsync(pk, src, prow * rows,
 		    cudaMemcpyHostToDevice, g->stream));
+	}
 	GPU_TRY(e, cudaEventRecord(ev[1], g->stream));
 	if (strip_filter(en->tool, g, s, pk, pko, &din, &dout, e) < 0)
 		return -1;
 	GPU_TRY(e, cudaEventRecord(ev[2], g->stream));
-	if (packed_out)
+	if (stage_out) {
+		if (stage_down(ln, dst, packed_out ? (char *)pko + top * prow :
+		    (char *)dout.px + top * dout.pitch, packed_out ? prow : dout.pitch,
+		    orow, n, g->stream, e) < 0)
+			return -1;
+	} else if (packed_out) {
 		GPU_TRY(e, cudaMemcpyAsync(dst, (char *)pko + top * prow, n * prow,
 		    cudaMemcpyDeviceToHost, g->stream));
-	else
+	} else {
 		GPU_TRY(e, cudaMemcpy2DAsync(dst, orow, (char *)dout.px +
 		    top * dout.pitch, dout.pitch, orow, n, cudaMemcpyDeviceToHost,
 		    g->stream));
+	}
 	GPU_TRY(e, cudaEventRecord(ev[3], g->stream));
 	return 0;
 }
@@ -985,7 +1072,8 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 		return -1;
 	for (int k = 0; k < nstrips && rc == 0; k++) {
 		int y0 = k * rows, n = in->height - y0 < rows ? in->height - y0 : rows;
-		rc = strip_queue(en, &ln->sub[k % ln->nsub], s, y0, n, ln->ev + 4 * k, e);
+		rc = strip_queue(en, ln, &ln->sub[k % ln->nsub], s, y0, n, ln->ev + 4 * k,
+		    e);
 	}
 	if (nstrips > 1 && rc == 0)
 		rc = strips_to_writer(ln, s, rows, nstrips, e);
@@ -1001,12 +1089,44 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 	return 0;
 }
 
+/*
+ * The lane's staging buffers and their events; without them (out of
+ * pinned memory), plain memory goes through the driver's own path.
+ */
+static void
+lane_stage_open(struct lane *ln)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (cudaEventCreateWithFlags(&ln->stage_ev[k],
+		    cudaEventDisableTiming) != cudaSuccess)
+			break;
+		if (cudaHostAlloc(&ln->stage[k], STAGE_BYTES,
+		    cudaHostAllocDefault) != cudaSuccess) {
+			ln->stage[k] = NULL;
+			cudaEventDestroy(ln->stage_ev[k]);
+			break;
+		}
+	}
+	if (k < 2) {
+		while (k-- > 0) {
+			cudaEventDestroy(ln->stage_ev[k]);
+			cudaFreeHost(ln->stage[k]);
+			ln->stage[k] = NULL;
+		}
+		cudaGetLastError();
+	}
+}
+
 static int
 lane_open(struct lane *ln, struct gf_err *e)
 {
 	for (ln->nsub = 0; ln->nsub < 2; ln->nsub++)
 		if (gpu_open_stream(&ln->sub[ln->nsub], &ln->dev->base, e) < 0)
 			return -1;
+	if (ln->en->staging)
+		lane_stage_open(ln);
 	return 0;
 }
 
@@ -1016,6 +1136,11 @@ lane_close(struct lane *ln)
 	for (int i = 0; i < ln->nev; i++)
 		cudaEventDestroy(ln->ev[i]);
 	free(ln->ev);
+	for (int k = 0; k < 2; k++)
+		if (ln->stage[k] != NULL) {
+			cudaEventDestroy(ln->stage_ev[k]);
+			cudaFreeHost(ln->stage[k]);
+		}
 	for (int i = 0; i < ln->nsub; i++)
 		gpu_close(&ln->sub[i]);
 }
@@ -1582,10 +1707,12 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
 	en->nslots = en->nreaders * (per + MARKERS);
 	/* Room for a stream's slots of more GPUs; they are linked in later. */
+	en->staging = (env = getenv("GPUFILT_STAGING")) == NULL || strcmp(env, "0") != 0;
 	en->lanes = (env = getenv("GPUFILT_LANES")) != NULL ? atoi(env) : 0;
 	if (en->lanes < 1 || en->lanes > LANES_MAX)
-		en->lanes = LANES;
-	en->slots_cap = en->nslots + (njobs == 1 ? en->lanes * GF_MAX_DEVICES : 0);
+		en->lanes = 0;
+	en->slots_cap = en->nslots +
+	    (njobs == 1 ? (en->lanes > 0 ? en->lanes : LANES) * GF_MAX_DEVICES : 0);
 	en->job_failed = calloc((size_t)njobs, 1);
 	en->rd = calloc((size_t)en->nreaders, sizeof(*en->rd));
 	en->slots = calloc((size_t)en->slots_cap, sizeof(*en->slots));
@@ -1689,8 +1816,9 @@ engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 }
 
 /*
- * Once the GPUs are decided (state): en->lanes lanes per GPU, or one
- * lane for the CPU (whose work is threaded already, -j) and for a run
+ * Once the GPUs are decided (state): en->lanes lanes per GPU (by
+ * default LANES for a stream, LANES_BATCH shared among a batch's GPUs),
+ * or one lane for the CPU (whose work is threaded already, -j) and for a run
  * that cannot start (it fails what was read).  A stream's reader gets a
  * slot more for each lane past LANES, so that every lane can hold an
  * image.  -1 if out of memory or a thread cannot start.
@@ -1698,9 +1826,13 @@ engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 static int
 lanes_start(struct engine *en, int state, struct gf_err *e)
 {
-	int more = state == GPU_READY && en->njobs == 1 ?
-	    en->lanes * en->ndev - LANES : 0;
+	int more;
 
+	if (en->lanes == 0) {
+		int share = en->ndev > 0 ? (LANES_BATCH + en->ndev - 1) / en->ndev : 0;
+		en->lanes = en->njobs > 1 && share > LANES ? share : LANES;
+	}
+	more = state == GPU_READY && en->njobs == 1 ? en->lanes * en->ndev - LANES : 0;
 	en->nlanes = state == GPU_READY ? en->lanes * en->ndev : 1;
 	if ((en->ln = calloc((size_t)en->nlanes, sizeof(*en->ln))) == NULL)
 		return gf_fail(e, "out of memory");

@@ -29,12 +29,17 @@ conv2d_golden() {
 			fi
 		done
 	done >"$TMP/c2golden-$m.log"
-	tally "conv2d/golden/$m" "$TMP/c2golden-$m.log" "differs from $GOLDEN/conv2d"
 }
 
+# The strategies side by side (each a process per case: on a GPU, with
+# --device all, most of a case is opening the GPUs), then their counts.
+for m in $(strategies conv2d); do
+	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then conv2d_golden "$m" & fi
+done
+wait
 for m in $(strategies conv2d); do
 	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then
-		conv2d_golden "$m"
+		tally "conv2d/golden/$m" "$TMP/c2golden-$m.log" "differs from $GOLDEN/conv2d"
 	else
 		skip "conv2d/golden/$m" "no GPU"
 	fi

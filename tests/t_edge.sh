@@ -20,12 +20,17 @@ edge_golden() {
 			then echo "ok $s.$cfg"; else echo "bad $s.$cfg"; fi
 		done
 	done >"$TMP/edge-golden-$m.log"
-	tally "edge/golden/$m" "$TMP/edge-golden-$m.log" "differs from $GOLDEN/edge"
 }
 
+# The strategies side by side (each a process per case: on a GPU, with
+# --device all, most of a case is opening the GPUs), then their counts.
+for m in $(strategies edge); do
+	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then edge_golden "$m" & fi
+done
+wait
 for m in $(strategies edge); do
 	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then
-		edge_golden "$m"
+		tally "edge/golden/$m" "$TMP/edge-golden-$m.log" "differs from $GOLDEN/edge"
 	else
 		skip "edge/golden/$m" "no GPU"
 	fi
