@@ -31,8 +31,8 @@ conv2d_golden() {
 	done >"$TMP/c2golden-$m.log"
 }
 
-# The strategies side by side (each a process per case: on a GPU, with
-# --device all, most of a case is opening the GPUs), then their counts.
+# The strategies side by side (on a GPU, most of a small run is opening
+# the GPU, or two with --device all), then their counts.
 for m in $(strategies conv2d); do
 	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then conv2d_golden "$m" & fi
 done
