@@ -166,8 +166,10 @@ done
 
 # GPU: a batch of 3000 tiny images, most of them read while the GPU opens
 # (slots taken ahead): every output written, -v tells each in input
-# order; the same for two long streams of tiny frames.  Then 1 and 5 lanes per GPU (a hidden knob) give a stream and a
-# batch the same bytes as the default.
+# order; the same for two long streams of tiny frames.  Then 1 and 5
+# lanes per GPU (a hidden knob), and a batch without the lanes' staging,
+# give the same bytes as the default, and the default lanes are four for
+# a batch on one GPU, two for a stream.
 if ! have_gpu; then
 	skip "engine/tiny-batch" "no GPU"
 	skip "engine/tiny-streams" "no GPU"
@@ -211,5 +213,15 @@ else
 		GPUFILT_LANES=$n "$BIN/edge" -q --auto -j 3 -o "$E/lb$n" $MIXED &&
 		    diff -r "$E/lbref" "$E/lb$n" >/dev/null || bad="$bad batch:$n"
 	done
+	# Without the lanes' staging (the driver's path), the same bytes.
+	# shellcheck disable=SC2086
+	GPUFILT_STAGING=0 "$BIN/edge" -q --auto -j 3 -o "$E/lbs" $MIXED &&
+	    diff -r "$E/lbref" "$E/lbs" >/dev/null || bad="$bad batch:no-staging"
+	# By default a batch on one GPU has four lanes, a stream two.
+	# shellcheck disable=SC2086
+	"$BIN/edge" -v --auto --device 0 -o "$E/lbv" $MIXED 2>"$E/lbv.err"
+	grep -q '(4 lanes)' "$E/lbv.err" || bad="$bad batch-lanes:$(grep -o '([0-9]* lanes)' "$E/lbv.err")"
+	"$BIN/edge" -v --auto --device 0 "$E/stream.pnm" "$E/lsv.pnm" 2>"$E/lsv.err"
+	grep -q '(2 lanes)' "$E/lsv.err" || bad="$bad stream-lanes:$(grep -o '([0-9]* lanes)' "$E/lsv.err")"
 	if [ -z "$bad" ]; then pass "engine/lanes"; else fail "engine/lanes" "$bad"; fi
 fi
