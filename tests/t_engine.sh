@@ -21,45 +21,44 @@ engine_tools() {
 }
 
 # Streams: -j 1, -j 4 and one run per image give the same bytes, in order.
+# Each engine_* check of strategy m works in $E/$m and prints "ok NAME"
+# or "bad NAME WHY" (engine_tally counts them), so that the strategies
+# can run side by side.
 engine_stream() {
-	m=$1
+	m=$1 D=$E/$1
 	engine_tools | while read -r tool args; do
 		n=$tool-$(echo "$args" | tr -c 'a-z0-9' _)
-		: >"$E/$n.each"
+		: >"$D/$n.each"
 		for f in $MIXED; do
 			# shellcheck disable=SC2086
-			"$BIN/$tool" -q -m "$m" $args "$f" >>"$E/$n.each" 2>>"$E/$n.err"
+			"$BIN/$tool" -q -m "$m" $args "$f" >>"$D/$n.each" 2>>"$D/$n.err"
 		done
 		ok=1
 		for j in 1 4; do
 			# shellcheck disable=SC2086
-			"$BIN/$tool" -q -m "$m" -j $j $args "$E/stream.pnm" "$E/$n.j$j.pnm" \
-			    2>>"$E/$n.err" || ok=0
-			cmp -s "$E/$n.j$j.pnm" "$E/$n.each" || ok=0
+			"$BIN/$tool" -q -m "$m" -j $j $args "$E/stream.pnm" "$D/$n.j$j.pnm" \
+			    2>>"$D/$n.err" || ok=0
+			cmp -s "$D/$n.j$j.pnm" "$D/$n.each" || ok=0
 		done
-		if [ $ok = 1 ]; then echo "ok $n"; else echo "bad $n"; fi
-	done >"$E/stream-$m.log"
-	while read -r what n; do
-		if [ "$what" = ok ]; then pass "engine/stream/$m/$n"; else
-			fail "engine/stream/$m/$n" "-j 1, -j 4 and per-image runs differ: $(head -c 300 "$E/$n.err")"; fi
-	done <"$E/stream-$m.log"
+		if [ $ok = 1 ]; then echo "ok engine/stream/$m/$n"; else
+			echo "bad engine/stream/$m/$n -j 1, -j 4 and per-image runs differ: $(head -c 300 "$D/$n.err" | tr '\n' ' ')"; fi
+	done
 }
 
 # Batches of mixed formats: -j 1 and -j 3 write the same files.
 engine_batch() {
-	m=$1
+	m=$1 D=$E/$1
 	for j in 1 3; do
-		rm -rf "$E/b$j"
-		mkdir -p "$E/b$j"
+		mkdir -p "$D/b$j"
 		# shellcheck disable=SC2086
-		"$BIN/conv2d" -q -m "$m" -j $j -k gauss:1 -o "$E/b$j" $MIXED "$SAMPLES/chelsea.png" \
-		    "$SAMPLES/small.jpg" 2>"$E/b$j.err" || echo "exit $?" >>"$E/b$j.err"
+		"$BIN/conv2d" -q -m "$m" -j $j -k gauss:1 -o "$D/b$j" $MIXED "$SAMPLES/chelsea.png" \
+		    "$SAMPLES/small.jpg" 2>"$D/b$j.err" || echo "exit $?" >>"$D/b$j.err"
 	done
-	if [ "$(ls "$E/b1" | wc -l)" -eq 9 ] && diff -r "$E/b1" "$E/b3" >/dev/null &&
-	    [ ! -s "$E/b1.err" ]; then
-		pass "engine/batch/$m"
+	if [ "$(ls "$D/b1" | wc -l)" -eq 9 ] && diff -r "$D/b1" "$D/b3" >/dev/null &&
+	    [ ! -s "$D/b1.err" ]; then
+		echo "ok engine/batch/$m"
 	else
-		fail "engine/batch/$m" "$(ls "$E/b1" | wc -l) outputs, $(cat "$E/b1.err" "$E/b3.err")"
+		echo "bad engine/batch/$m $(ls "$D/b1" | wc -l) outputs, $(cat "$D/b1.err" "$D/b3.err" | tr '\n' ' ')"
 	fi
 }
 
@@ -69,33 +68,44 @@ engine_batch() {
 printf 'P7\nWIDTH 29\nHEIGHT 17\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n' >"$E/rgba.pam"
 awk 'BEGIN { for (i = 0; i < 29 * 17 * 4; i++) printf "%c", 32 + (i * 37) % 200 }' >>"$E/rgba.pam"
 engine_gray_batch() {
-	m=$1
+	m=$1 D=$E/$1
 	for tool in "sobel" "edge --auto"; do
 		n=$(echo "$tool" | tr -c 'a-z0-9' _)
 		for g in 0 1 unset; do
-			rm -rf "$E/g$g"
-			mkdir -p "$E/g$g"
+			rm -rf "$D/g$g"
+			mkdir -p "$D/g$g"
 			knob=GPUFILT_READER_GRAY=$g
 			[ $g != unset ] || knob=
 			# shellcheck disable=SC2086
-			env $knob "$BIN"/$tool -q -m "$m" -j 3 -o "$E/g$g" $MIXED "$E/rgba.pam" \
-			    "$SAMPLES/chelsea.png" "$SAMPLES/small.jpg" 2>"$E/g$g.err" ||
-			    echo "exit $?" >>"$E/g$g.err"
+			env $knob "$BIN"/$tool -q -m "$m" -j 3 -o "$D/g$g" $MIXED "$E/rgba.pam" \
+			    "$SAMPLES/chelsea.png" "$SAMPLES/small.jpg" 2>"$D/g$g.err" ||
+			    echo "exit $?" >>"$D/g$g.err"
 		done
-		if [ "$(ls "$E/g0" | wc -l)" -eq 10 ] && diff -r "$E/g0" "$E/g1" >/dev/null &&
-		    diff -r "$E/g0" "$E/gunset" >/dev/null && [ ! -s "$E/g0.err" ]; then
-			pass "engine/gray-batch/$m/$n"
+		if [ "$(ls "$D/g0" | wc -l)" -eq 10 ] && diff -r "$D/g0" "$D/g1" >/dev/null &&
+		    diff -r "$D/g0" "$D/gunset" >/dev/null && [ ! -s "$D/g0.err" ]; then
+			echo "ok engine/gray-batch/$m/$n"
 		else
-			fail "engine/gray-batch/$m/$n" "$(ls "$E/g0" | wc -l) outputs, $(cat "$E/g0.err" "$E/g1.err")"
+			echo "bad engine/gray-batch/$m/$n $(ls "$D/g0" | wc -l) outputs, $(cat "$D/g0.err" "$D/g1.err" | tr '\n' ' ')"
 		fi
 	done
 }
 
+engine_tally() {
+	while read -r what n why; do
+		if [ "$what" = ok ]; then pass "$n"; else fail "$n" "$why"; fi
+	done <"$1"
+}
+
+# The strategies side by side (on a GPU, most of a small run is opening it).
+for m in cpu auto global texture shared sliding; do
+	case $m in cpu|auto) ;; *) have_gpu || continue ;; esac
+	mkdir -p "$E/$m"
+	{ engine_stream "$m"; engine_batch "$m"; engine_gray_batch "$m"; } >"$E/$m.log" 2>&1 &
+done
+wait
 for m in cpu auto global texture shared sliding; do
 	case $m in cpu|auto) ;; *) have_gpu || { skip "engine/$m" "no GPU"; continue; } ;; esac
-	engine_stream "$m"
-	engine_batch "$m"
-	engine_gray_batch "$m"
+	engine_tally "$E/$m.log"
 done
 
 # A failure in image 3 of a stream: to standard output the two images
