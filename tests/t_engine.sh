@@ -106,6 +106,9 @@ wait
 for m in cpu auto global texture shared sliding; do
 	case $m in cpu|auto) ;; *) have_gpu || { skip "engine/$m" "no GPU"; continue; } ;; esac
 	engine_tally "$E/$m.log"
+	# Six streams, a batch, two gray batches: a check that died is no pass.
+	[ "$(wc -l <"$E/$m.log")" -eq 9 ] ||
+	    fail "engine/$m/all" "$(wc -l <"$E/$m.log") results of 9"
 done
 
 # A failure in image 3 of a stream: to standard output the two images

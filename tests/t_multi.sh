@@ -71,13 +71,17 @@ check multi/batch/one eval '[ "$(ls "$M/one" | wc -l)" -eq 12 ]'
 for n in 1 2 3 5 12 13; do
 	rm -rf "$M/sh"
 	bad=
+	rm -f "$M/sh.bad"
+	# The shards at once, as a job array runs them.
 	for k in $(seq 0 $((n - 1))); do
 		list=$M/list
 		[ $((k % 2)) = 1 ] && list=$M/rlist
 		# shellcheck disable=SC2046
 		"$BIN/conv2d" -q -k gauss:1 --shard "$k/$n" -o "$M/sh/$k" $(cat "$list") \
-		    2>>"$M/sh.err" || bad="$bad exit:$k"
+		    2>>"$M/sh.err" || echo "exit:$k" >>"$M/sh.bad" &
 	done
+	wait
+	[ ! -e "$M/sh.bad" ] || bad="$bad $(tr '\n' ' ' <"$M/sh.bad")"
 	# Every output name once across the shards, and the same bytes.
 	names=$(cd "$M/sh" 2>/dev/null && find . -type f | sed 's#^\./[0-9]*/##' | sort)
 	[ "$names" = "$(ls "$M/one" | sort)" ] || bad="$bad names"
@@ -119,28 +123,40 @@ cat "$SAMPLES/coins.pgm" "$SAMPLES/px1x700.pgm" "$SAMPLES/astro16.pgm" "$M/chels
     "$M/chelsea8.ppm" >"$M/stream.pnm"
 DEVS=${GPU_DEVICES:-all}
 
-for m in auto global texture shared sliding; do
-	if ! have_gpu; then skip "multi/gpu/$m" "no GPU"; continue; fi
-	bad=
+# Strategy m's streams and batches on one GPU and on $DEVS, in $M/$m;
+# what differed in $M/$m.bad.
+multi_gpu() {
+	m=$1 D=$M/$1 bad=
+	mkdir -p "$D"
 	for c in "sobel -t 60" "conv2d -k gauss:1.4" "edge --auto"; do
 		n=$(echo "$c" | tr -c 'a-z0-9' _)
 		# shellcheck disable=SC2086
 		{
-			"$BIN"/$c -q -m "$m" --device 0 "$M/stream.pnm" "$M/s1-$n.pnm" &&
-			    "$BIN"/$c -q -m "$m" --device "$DEVS" "$M/stream.pnm" "$M/sN-$n.pnm" &&
+			"$BIN"/$c -q -m "$m" --device 0 "$M/stream.pnm" "$D/s1-$n.pnm" &&
+			    "$BIN"/$c -q -m "$m" --device "$DEVS" "$M/stream.pnm" "$D/sN-$n.pnm" &&
 			    GPUFILT_STRIP_ROWS=64 "$BIN"/$c -q -m "$m" --device "$DEVS" \
-			    "$M/stream.pnm" >"$M/sNs-$n.pnm"
-		} 2>>"$M/gpu.err" || bad="$bad $n:exit"
-		cmp -s "$M/s1-$n.pnm" "$M/sN-$n.pnm" || bad="$bad $n:stream"
-		cmp -s "$M/s1-$n.pnm" "$M/sNs-$n.pnm" || bad="$bad $n:strips"
-		rm -rf "$M/b1" "$M/bN"
+			    "$M/stream.pnm" >"$D/sNs-$n.pnm"
+		} 2>>"$D/gpu.err" || bad="$bad $n:exit"
+		cmp -s "$D/s1-$n.pnm" "$D/sN-$n.pnm" || bad="$bad $n:stream"
+		cmp -s "$D/s1-$n.pnm" "$D/sNs-$n.pnm" || bad="$bad $n:strips"
 		# shellcheck disable=SC2086,SC2046
-		"$BIN"/$c -q -m "$m" --device 0 -o "$M/b1" $(cat "$M/list") 2>>"$M/gpu.err" &&
-		    "$BIN"/$c -q -m "$m" --device "$DEVS" -o "$M/bN" $(cat "$M/list") \
-		    2>>"$M/gpu.err" || bad="$bad $n:batch-exit"
-		diff -r "$M/b1" "$M/bN" >/dev/null || bad="$bad $n:batch"
+		"$BIN"/$c -q -m "$m" --device 0 -o "$D/b1-$n" $(cat "$M/list") 2>>"$D/gpu.err" &&
+		    "$BIN"/$c -q -m "$m" --device "$DEVS" -o "$D/bN-$n" $(cat "$M/list") \
+		    2>>"$D/gpu.err" || bad="$bad $n:batch-exit"
+		diff -r "$D/b1-$n" "$D/bN-$n" >/dev/null || bad="$bad $n:batch"
 	done
-	why="$bad $(head -c 300 "$M/gpu.err")"
+	echo "$bad" >"$D.bad"
+}
+
+# The strategies side by side (on a GPU, most of a small run is opening them).
+if have_gpu; then
+	for m in auto global texture shared sliding; do multi_gpu "$m" & done
+	wait
+fi
+for m in auto global texture shared sliding; do
+	if ! have_gpu; then skip "multi/gpu/$m" "no GPU"; continue; fi
+	bad=$(cat "$M/$m.bad" 2>/dev/null || echo "no result")
+	why="$bad $(head -c 300 "$M/$m/gpu.err")"
 	check "multi/gpu/$m" eval '[ -z "$bad" ]'
 done
 
