@@ -9,10 +9,12 @@
  *   H2D/D2H pageable  cudaMemcpyAsync from or to plain memory (the
  *                   driver copies through a pinned buffer of its own)
  *   H2D/D2H pinned  from or to cudaMallocHost memory (DMA only)
- *   H2D/D2H staged  plain memory through two pinned 4 MB buffers of the
- *                   thread's own: its memcpy of one while the other moves
+ *   H2D/D2H staged  plain memory through two pinned buffers of KB
+ *                   kilobytes (4096 by default) of the thread's own: its
+ *                   memcpy of one while the other moves (small ones may stay
+ *                   in the CPU's cache for the DMA)
  *
- * Usage: hostbw [MB]    (on a machine with a GPU; bench/multi.sh runs it)
+ * Usage: hostbw [MB [KB]]    (on a machine with a GPU; bench/multi.sh runs it)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -22,7 +24,7 @@
 
 #include <cuda_runtime_api.h>
 
-#define CHUNK ((size_t)4 << 20)
+static size_t chunk = (size_t)4 << 20;        /* staging buffers' size */
 #define MAX_THREADS 64
 
 enum kind { MEMCPY, H2D_PAGEABLE, H2D_PINNED, H2D_STAGED, D2H_PAGEABLE,
@@ -82,8 +84,8 @@ h2d_staged(char *d, const char *h, size_t n, char *st[2], cudaEvent_t ev[2],
 	cudaError_t err = cudaSuccess;
 	int k = 0;
 
-	for (size_t o = 0; o < n && err == cudaSuccess; o += CHUNK, k ^= 1) {
-		size_t m = n - o < CHUNK ? n - o : CHUNK;
+	for (size_t o = 0; o < n && err == cudaSuccess; o += chunk, k ^= 1) {
+		size_t m = n - o < chunk ? n - o : chunk;
 		if ((err = cudaEventSynchronize(ev[k])) != cudaSuccess)
 			break;
 		memcpy(st[k], h + o, m);
@@ -99,19 +101,19 @@ static cudaError_t
 d2h_staged(char *h, const char *d, size_t n, char *st[2], cudaEvent_t ev[2],
     cudaStream_t s)
 {
-	size_t nch = (n + CHUNK - 1) / CHUNK;
+	size_t nch = (n + chunk - 1) / chunk;
 	cudaError_t err = cudaSuccess;
 
 	for (size_t k = 0; k <= nch && err == cudaSuccess; k++) {
 		if (k < nch) {
-			size_t o = k * CHUNK, m = n - o < CHUNK ? n - o : CHUNK;
+			size_t o = k * chunk, m = n - o < chunk ? n - o : chunk;
 			if ((err = cudaMemcpyAsync(st[k & 1], d + o, m,
 			    cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
 			    (err = cudaEventRecord(ev[k & 1], s)) != cudaSuccess)
 				break;
 		}
 		if (k > 0) {
-			size_t o = (k - 1) * CHUNK, m = n - o < CHUNK ? n - o : CHUNK;
+			size_t o = (k - 1) * chunk, m = n - o < chunk ? n - o : chunk;
 			if ((err = cudaEventSynchronize(ev[(k - 1) & 1])) == cudaSuccess)
 				memcpy(h + o, st[(k - 1) & 1], m);
 		}
@@ -143,7 +145,7 @@ setup(struct job *j)
 	if (j->h2 != NULL)
 		memset(j->h2, 2, j->n);
 	for (int k = 0; is_staged(j->kind) && k < 2; k++)
-		TRY(j, cudaMallocHost((void **)&j->st[k], CHUNK));
+		TRY(j, cudaMallocHost((void **)&j->st[k], chunk));
 	return 0;
 }
 
@@ -258,13 +260,15 @@ measure(enum kind kind, int nthreads, int ngpu, size_t n, int iters)
 int
 main(int argc, char **argv)
 {
-	int ngpu, mb = argc > 1 ? atoi(argv[1]) : 12;
+	int ngpu, mb = argc > 1 ? atoi(argv[1]) : 12, kb = argc > 2 ? atoi(argv[2]) : 4096;
 	size_t n;
 
-	if (argc > 2 || mb < 1 || mb > 1024) {
-		fprintf(stderr, "usage: hostbw [MB]    (1 to 1024, 12 by default)\n");
+	if (argc > 3 || mb < 1 || mb > 1024 || kb < 4 || kb > 1024 * mb) {
+		fprintf(stderr, "usage: hostbw [MB [KB]]    (MB: 1 to 1024, 12 by "
+		    "default; KB, the staging buffers: 4 to MB * 1024, 4096 by default)\n");
 		return 2;
 	}
+	chunk = (size_t)kb << 10;
 	if (cudaGetDeviceCount(&ngpu) != cudaSuccess || ngpu < 1) {
 		fprintf(stderr, "hostbw: no GPU\n");
 		return 1;
