@@ -237,7 +237,7 @@ struct engine {
 	size_t pinned, pinned_max;
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
 	int lanes;              /* per GPU: GPUFILT_LANES; 0: by rule (lanes_start) */
-	int staging;            /* lanes stage plain memory (GPUFILT_STAGING=0: not) */
+	int staging;            /* a batch: lanes stage plain memory (GPUFILT_STAGING=0: not) */
 	/*
 	 * Who makes a gray tool's colour input gray: the decoder, where that
 	 * costs little more than colour (decode_gray: JPEG); else the GPU (0), or
@@ -1089,6 +1089,17 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 	return 0;
 }
 
+static void
+lane_stage_close(struct lane *ln)
+{
+	for (int k = 0; k < 2; k++)
+		if (ln->stage[k] != NULL) {
+			cudaEventDestroy(ln->stage_ev[k]);
+			cudaFreeHost(ln->stage[k]);
+			ln->stage[k] = NULL;
+		}
+}
+
 /*
  * The lane's staging buffers and their events; without them (out of
  * pinned memory), plain memory goes through the driver's own path.
@@ -1096,9 +1107,7 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 static void
 lane_stage_open(struct lane *ln)
 {
-	int k;
-
-	for (k = 0; k < 2; k++) {
+	for (int k = 0; k < 2; k++) {
 		if (cudaEventCreateWithFlags(&ln->stage_ev[k],
 		    cudaEventDisableTiming) != cudaSuccess)
 			break;
@@ -1109,12 +1118,8 @@ lane_stage_open(struct lane *ln)
 			break;
 		}
 	}
-	if (k < 2) {
-		while (k-- > 0) {
-			cudaEventDestroy(ln->stage_ev[k]);
-			cudaFreeHost(ln->stage[k]);
-			ln->stage[k] = NULL;
-		}
+	if (ln->stage[1] == NULL) {
+		lane_stage_close(ln);
 		cudaGetLastError();
 	}
 }
@@ -1136,11 +1141,7 @@ lane_close(struct lane *ln)
 	for (int i = 0; i < ln->nev; i++)
 		cudaEventDestroy(ln->ev[i]);
 	free(ln->ev);
-	for (int k = 0; k < 2; k++)
-		if (ln->stage[k] != NULL) {
-			cudaEventDestroy(ln->stage_ev[k]);
-			cudaFreeHost(ln->stage[k]);
-		}
+	lane_stage_close(ln);
 	for (int i = 0; i < ln->nsub; i++)
 		gpu_close(&ln->sub[i]);
 }
@@ -1707,7 +1708,14 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
 	en->nslots = en->nreaders * (per + MARKERS);
 	/* Room for a stream's slots of more GPUs; they are linked in later. */
-	en->staging = (env = getenv("GPUFILT_STAGING")) == NULL || strcmp(env, "0") != 0;
+	/*
+	 * Only a batch stages: a stream's buffers are pinned from their
+	 * second use, and one thread's copy through its own buffers is no
+	 * faster than the driver's (bench/hostbw), so for one image the
+	 * pinned allocations would only delay the start.
+	 */
+	en->staging = njobs > 1 &&
+	    ((env = getenv("GPUFILT_STAGING")) == NULL || strcmp(env, "0") != 0);
 	en->lanes = (env = getenv("GPUFILT_LANES")) != NULL ? atoi(env) : 0;
 	if (en->lanes < 1 || en->lanes > LANES_MAX)
 		en->lanes = 0;
