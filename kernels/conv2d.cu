@@ -455,6 +455,51 @@ struct conv8_rows_smem {
 };
 
 /*
+ * One input row as mode M sums it: mac(i, k, a) adds tap row i's
+ * products for output column k to a.  Floats: the samples as exact
+ * floats, one fmaf a tap in the reference's order.
+ */
+template <int K, int M>
+struct row8 {
+	float f[16 + K - 1];
+
+	__device__ __forceinline__ row8(const raw48 &r) { conv8_unpack<K>(r, f); }
+
+	__device__ __forceinline__ float mac(int i, int k, float a) const
+	{
+#pragma unroll
+		for (int j = 0; j < K; j++)
+			a = fmaf(c_taps.ftaps[i * K + j], f[k + j], a);
+		return a;
+	}
+};
+
+/*
+ * dp4a: the row's bytes as they came; output k's taps 4m .. 4m + 3 meet
+ * the four bytes from byte 16 - K/2 + k + 4m on: one funnel shift (none
+ * when aligned) and one dp4a.
+ */
+template <int K>
+struct row8<K, CONV8_DP4A> {
+	uint32_t w[12];
+
+	__device__ __forceinline__ row8(const raw48 &r)
+	    : w{r.a.x, r.a.y, r.a.z, r.a.w, r.b.x, r.b.y, r.b.z, r.b.w, r.c.x,
+	    r.c.y, r.c.z, r.c.w} {}
+
+	__device__ __forceinline__ int32_t mac(int i, int k, int32_t a) const
+	{
+#pragma unroll
+		for (int m = 0; m < (K + 3) / 4; m++) {
+			const int b = 16 - K / 2 + k + 4 * m;
+			a = dp4a_us(__funnelshift_r(w[b / 4], w[b / 4 + 1], 8 * (b % 4)),
+			    c_taps.qtaps[i * CONV_DP4A_W + m], a);
+		}
+		return a;
+	}
+};
+
+/*
  * One input row u (image row ybeg - K/2 + u) of a walk: adds tap row i to
  * the open output o = u - i (0 <= o < nout) for every i, then, once
  * output u - (K - 1) has all K rows, stores it.  The accumulators of the
@@ -469,56 +514,19 @@ walk_step(const Rows &rows, int u, int du, int nin, int nout, int ybeg,
     raw48 &next, typename acc8<M>::type (*acc)[16], const gpu_image &out,
     int x0, const conv2d_coef &c)
 {
-	if constexpr (M == CONV8_DP4A) {
-		/*
-		 * Output k's taps 4m .. 4m + 3 meet the four bytes from byte
-		 * 16 - K/2 + k + 4m of the row on: one funnel shift (none when
-		 * aligned) and one dp4a.
-		 */
-		const uint32_t w[12] = {next.a.x, next.a.y, next.a.z, next.a.w,
-		    next.b.x, next.b.y, next.b.z, next.b.w, next.c.x, next.c.y,
-		    next.c.z, next.c.w};
-		if (u + 1 < nin)
-			next = rows(ybeg - K / 2 + u + 1);
-#pragma unroll
-		for (int i = 0; i < K; i++) {
-			const int o = u - i;
-			const int s = SHIFT ? K - 1 - i : (du - i + K) % K;
-			if (o < 0 || o >= nout)
-				continue;
-#pragma unroll
-			for (int k = 0; k < 16; k++) {
-				int32_t a = i == 0 ? 0 : acc[s][k];
-#pragma unroll
-				for (int m = 0; m < (K + 3) / 4; m++) {
-					const int b = 16 - K / 2 + k + 4 * m;
-					a = dp4a_us(__funnelshift_r(w[b / 4], w[b / 4 + 1], 8 * (b % 4)),
-					    c_taps.qtaps[i * CONV_DP4A_W + m], a);
-				}
-				acc[s][k] = a;
-			}
-		}
-	} else {
-		float f[16 + K - 1];
+	const row8<K, M> row(next);
 
-		conv8_unpack<K>(next, f);
-		if (u + 1 < nin)
-			next = rows(ybeg - K / 2 + u + 1);
+	if (u + 1 < nin)
+		next = rows(ybeg - K / 2 + u + 1);
 #pragma unroll
-		for (int i = 0; i < K; i++) {
-			const int o = u - i;
-			const int s = SHIFT ? K - 1 - i : (du - i + K) % K;
-			if (o < 0 || o >= nout)
-				continue;
+	for (int i = 0; i < K; i++) {
+		const int o = u - i;
+		const int s = SHIFT ? K - 1 - i : (du - i + K) % K;
+		if (o < 0 || o >= nout)
+			continue;
 #pragma unroll
-			for (int k = 0; k < 16; k++) {
-				float a = i == 0 ? 0.0f : acc[s][k];
-#pragma unroll
-				for (int j = 0; j < K; j++)
-					a = fmaf(c_taps.ftaps[i * K + j], f[k + j], a);
-				acc[s][k] = a;
-			}
-		}
+		for (int k = 0; k < 16; k++)
+			acc[s][k] = row.mac(i, k, i == 0 ? 0 : acc[s][k]);
 	}
 	if (u >= K - 1)
 		store16<M>(out, ybeg + u - (K - 1), x0, acc[SHIFT ? 0 : (du + 1) % K], c);

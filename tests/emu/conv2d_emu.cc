@@ -14,26 +14,12 @@
 #include <cstring>
 
 #include "emu.h"
+#include "emu_img.h"
 extern "C" {
 #include "conv2d.h"
-#include "img.h"
 }
 
 static int nfail;
-
-/* A device image in host memory: rows pitched to 256 bytes. */
-static struct gpu_image
-dev_image(int w, int h, unsigned maxval)
-{
-	struct gpu_image d;
-	d.pitch = ((size_t)w + 255) / 256 * 256;
-	d.width = w;
-	d.height = h;
-	d.maxval = maxval;
-	d.px = aligned_alloc(256, d.pitch * h);
-	memset(d.px, 0x5a, d.pitch * h);
-	return d;
-}
 
 /* One kernel on one image with strategy s and shape l, against the CPU. */
 static void
@@ -108,17 +94,9 @@ main(int argc, char **argv)
 	static const struct gf_launch shapes[] = {{0, 0, 0}, {3, 2, 5}, {1, 1, 1}};
 
 	for (int a = 1; a < argc; a++) {
-		struct image im = {0}, gray = {0};
-		struct gf_err e;
-		if (img_load(argv[a], &im, &e) < 0) {
-			fprintf(stderr, "conv2d_emu: %s\n", e.msg);
+		struct image im = {0};
+		if (emu_load_gray("conv2d_emu", argv[a], &im) < 0)
 			return 1;
-		}
-		if (im.channels != 1) {
-			img_to_gray(&im, &gray, &e);
-			img_free(&im);
-			im = gray;
-		}
 		if (im.maxval > 255) {
 			img_free(&im);
 			continue;
@@ -126,6 +104,7 @@ main(int argc, char **argv)
 		const char *base = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
 		for (auto &k : kernels) {
 			struct conv2d_filter f;
+			struct gf_err e;
 			memset(&f, 0, sizeof(f));
 			if (kspec_parse(k[1], &f.k, &e) < 0) {
 				printf("fail %s: %s\n", k[0], e.msg);
