@@ -295,6 +295,32 @@ conv2d_cols(const R *tmp, size_t tpitch, gpu_image out, conv2d_coef c,
 #define FAST_THREADS 256        /* __launch_bounds__ of the fast kernels */
 #define FAST_SMEM 49152         /* shared memory every device gives a block */
 #define SEP_R 8                 /* output rows per item of the column pass */
+/*
+ * The mode of the fast 2D kernels for a plan with coef.dp4a: int32
+ * accumulators, each step four products of a sample byte and a signed
+ * tap byte (dp4a), so a 5 x 5 output is 10 steps, not 25 fmaf.  Exact:
+ * the sum is the reference's int32 sum, in any order.
+ */
+#define CONV8_DP4A 100
+
+/* The accumulator of the fast kernels of mode M. */
+template <int M> struct acc8 { typedef float type; };
+template <> struct acc8<CONV8_DP4A> { typedef int32_t type; };
+
+/* c + the four products of a's bytes (unsigned) and b's (signed). */
+static __device__ __forceinline__ int32_t
+dp4a_us(uint32_t a, uint32_t b, int32_t c)
+{
+#ifdef __CUDA_ARCH__
+	int32_t d;
+	asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+	return d;
+#else
+	for (int i = 0; i < 4; i++)
+		c += (int32_t)((a >> 8 * i) & 0xff) * (int32_t)(int8_t)(b >> 8 * i);
+	return c;
+#endif
+}
 
 /* The bytes of image columns x0 - 16 .. x0 + 31 of one row. */
 struct raw48 {
@@ -356,11 +382,12 @@ conv8_unpack(const raw48 &r, float *f)
 /* The core's finish for the float accumulator of mode M. */
 template <int M>
 static __device__ __forceinline__ unsigned
-finish8(float a, const conv2d_coef &c)
+finish8(typename acc8<M>::type a, const conv2d_coef &c)
 {
-	if (M == CONV2D_F32)
+	if constexpr (M == CONV2D_F32)
 		return conv2d_finish_f32(a, &c);
-	return conv2d_finish_i32((int32_t)a, &c);      /* exact: see above */
+	else
+		return conv2d_finish_i32((int32_t)a, &c);      /* exact: see above */
 }
 
 /* Four results (each <= 255) as the bytes of one word. */
@@ -374,7 +401,7 @@ pack4(unsigned a, unsigned b, unsigned c, unsigned d)
 /* Finishes 16 accumulators and stores them at (x0, y), clipped at the width. */
 template <int M>
 static __device__ __forceinline__ void
-store16(const gpu_image &out, int y, int x0, const float *a,
+store16(const gpu_image &out, int y, int x0, const typename acc8<M>::type *a,
     const conv2d_coef &c)
 {
 	unsigned r[16];
@@ -428,6 +455,51 @@ struct conv8_rows_smem {
 };
 
 /*
+ * One input row as mode M sums it: mac(i, k, a) adds tap row i's
+ * products for output column k to a.  Floats: the samples as exact
+ * floats, one fmaf a tap in the reference's order.
+ */
+template <int K, int M>
+struct row8 {
+	float f[16 + K - 1];
+
+	__device__ __forceinline__ row8(const raw48 &r) { conv8_unpack<K>(r, f); }
+
+	__device__ __forceinline__ float mac(int i, int k, float a) const
+	{
+#pragma unroll
+		for (int j = 0; j < K; j++)
+			a = fmaf(c_taps.ftaps[i * K + j], f[k + j], a);
+		return a;
+	}
+};
+
+/*
+ * dp4a: the row's bytes as they came; output k's taps 4m .. 4m + 3 meet
+ * the four bytes from byte 16 - K/2 + k + 4m on: one funnel shift (none
+ * when aligned) and one dp4a.
+ */
+template <int K>
+struct row8<K, CONV8_DP4A> {
+	uint32_t w[12];
+
+	__device__ __forceinline__ row8(const raw48 &r)
+	    : w{r.a.x, r.a.y, r.a.z, r.a.w, r.b.x, r.b.y, r.b.z, r.b.w, r.c.x,
+	    r.c.y, r.c.z, r.c.w} {}
+
+	__device__ __forceinline__ int32_t mac(int i, int k, int32_t a) const
+	{
+#pragma unroll
+		for (int m = 0; m < (K + 3) / 4; m++) {
+			const int b = 16 - K / 2 + k + 4 * m;
+			a = dp4a_us(__funnelshift_r(w[b / 4], w[b / 4 + 1], 8 * (b % 4)),
+			    c_taps.qtaps[i * CONV_DP4A_W + m], a);
+		}
+		return a;
+	}
+};
+
+/*
  * One input row u (image row ybeg - K/2 + u) of a walk: adds tap row i to
  * the open output o = u - i (0 <= o < nout) for every i, then, once
  * output u - (K - 1) has all K rows, stores it.  The accumulators of the
@@ -439,12 +511,11 @@ struct conv8_rows_smem {
 template <int K, int M, bool SHIFT, class Rows>
 static __device__ __forceinline__ void
 walk_step(const Rows &rows, int u, int du, int nin, int nout, int ybeg,
-    raw48 &next, float (*acc)[16], const gpu_image &out, int x0,
-    const conv2d_coef &c)
+    raw48 &next, typename acc8<M>::type (*acc)[16], const gpu_image &out,
+    int x0, const conv2d_coef &c)
 {
-	float f[16 + K - 1];
+	const row8<K, M> row(next);
 
-	conv8_unpack<K>(next, f);
 	if (u + 1 < nin)
 		next = rows(ybeg - K / 2 + u + 1);
 #pragma unroll
@@ -454,13 +525,8 @@ walk_step(const Rows &rows, int u, int du, int nin, int nout, int ybeg,
 		if (o < 0 || o >= nout)
 			continue;
 #pragma unroll
-		for (int k = 0; k < 16; k++) {
-			float a = i == 0 ? 0.0f : acc[s][k];
-#pragma unroll
-			for (int j = 0; j < K; j++)
-				a = fmaf(c_taps.ftaps[i * K + j], f[k + j], a);
-			acc[s][k] = a;
-		}
+		for (int k = 0; k < 16; k++)
+			acc[s][k] = row.mac(i, k, i == 0 ? 0 : acc[s][k]);
 	}
 	if (u >= K - 1)
 		store16<M>(out, ybeg + u - (K - 1), x0, acc[SHIFT ? 0 : (du + 1) % K], c);
@@ -485,14 +551,14 @@ walk8(const Rows &rows, int ybeg, int yend, const gpu_image &out, int x0,
     const conv2d_coef &c)
 {
 	const int nout = yend - ybeg, nin = nout + K - 1;
-	float acc[K][16];
+	typename acc8<M>::type acc[K][16];
 	raw48 next = rows(ybeg - K / 2);
 
 #pragma unroll
 	for (int s = 0; s < K; s++)
 #pragma unroll
 		for (int k = 0; k < 16; k++)
-			acc[s][k] = 0.0f;
+			acc[s][k] = 0;
 	if constexpr (SHIFT) {
 		for (int u = 0; u < nin; u++)
 			walk_step<K, M, SHIFT>(rows, u, 0, nin, nout, ybeg, next, acc,
@@ -891,7 +957,9 @@ conv2d_launch_2d(int strategy, const struct gpu_image *in,
     const struct conv2d_coef *c, const struct gf_launch *l, cudaStream_t st)
 {
 	if (in->maxval <= 255 && fast_runs(*c, strategy, l)) {
-		if (c->mode == CONV2D_F32)
+		if (c->dp4a)
+			launch_fast2d_m<CONV8_DP4A>(strategy, *in, *out, *c, l, st);
+		else if (c->mode == CONV2D_F32)
 			launch_fast2d_m<CONV2D_F32>(strategy, *in, *out, *c, l, st);
 		else
 			launch_fast2d_m<CONV2D_I32>(strategy, *in, *out, *c, l, st);

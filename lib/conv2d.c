@@ -28,6 +28,29 @@ plan_divisor(const struct conv2d_filter *p)
 	return sum != 0 ? sum : 1;
 }
 
+/*
+ * Whether an integer plan's taps fit dp4a (struct conv2d_coef), and if
+ * so, packs them.  GPUFILT_DP4A=0 says no, for the bench to compare.
+ */
+static void
+plan_dp4a(struct conv2d_plan *pl)
+{
+	struct conv2d_coef *c = &pl->coef;
+	const char *env = getenv("GPUFILT_DP4A");
+
+	c->dp4a = c->mode == CONV2D_I32 && c->kw == c->kh && c->kw <= CONV_DP4A_K &&
+	    (env == NULL || strcmp(env, "0") != 0);
+	for (int i = 0; c->dp4a && i < c->kw * c->kh; i++)
+		if (pl->taps.itaps[i] < -128 || pl->taps.itaps[i] > 127)
+			c->dp4a = 0;
+	if (!c->dp4a)
+		return;
+	for (int i = 0; i < c->kh; i++)
+		for (int j = 0; j < c->kw; j++)
+			pl->taps.qtaps[i * CONV_DP4A_W + j / 4] |=
+			    (uint32_t)(uint8_t)(int8_t)pl->taps.itaps[i * c->kw + j] << 8 * (j % 4);
+}
+
 /* Integer modes: exact int32 or int64 taps, divisor d >= 1, bias. */
 static void
 plan_integer(const struct conv2d_filter *p, int sign, double d,
@@ -67,6 +90,7 @@ plan_integer(const struct conv2d_filter *p, int sign, double d,
 	c->fexact = c->mode == CONV2D_I32 && (double)bound < 16777216.0 &&
 	    (!pl->separable ||
 	    (double)rowabs * (double)colabs * c->maxval < 16777216.0);
+	plan_dp4a(pl);
 }
 
 /* The real mode: float taps, divisor and bias, rounded once from double. */

@@ -26,6 +26,9 @@
 #include "gf.h"
 
 #define CONV_MAX_K 63
+/* The largest kernel side of the dp4a path (the 8-bit fast 2D kernels' largest), and its words a row. */
+#define CONV_DP4A_K 9
+#define CONV_DP4A_W ((CONV_DP4A_K + 3) / 4)
 
 /*
  * Arithmetic modes, chosen once per kernel and maxval on the host:
@@ -52,6 +55,13 @@ struct conv2d_coef {
 	 * arrays of struct conv2d_taps (exact: |tap| < 2^24).
 	 */
 	int fexact;
+	/*
+	 * CONV2D_I32 only: a square kernel of at most CONV_DP4A_K taps a side,
+	 * every tap in [-128, 127].  The 8-bit fast kernels may then sum in
+	 * int32 with dp4a (four byte products a step) from the packed taps
+	 * in qtaps; the int32 sum is the reference's exactly.
+	 */
+	int dp4a;
 	int kw, kh;             /* taps per row, rows */
 	int ax, ay;             /* anchor: kw / 2, kh / 2 */
 	int border;             /* enum gf_border */
@@ -76,6 +86,8 @@ struct conv2d_taps {
 	int32_t icol[CONV_MAX_K];
 	float frow[CONV_MAX_K];
 	float fcol[CONV_MAX_K];
+	/* dp4a: row i's taps j = 4m .. 4m + 3 as signed bytes in word i * CONV_DP4A_W + m, 0 past kw */
+	uint32_t qtaps[CONV_DP4A_K * CONV_DP4A_W];
 };
 
 /* One multiply-accumulate step of each mode. */

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "emu.h"
+#include "emu_img.h"
 extern "C" {
 #include "conv2d.h"
 #include "edge.h"
@@ -30,20 +31,6 @@ extern "C" {
 }
 
 static int nfail;
-
-/* A device image in host memory: rows pitched to 256 bytes. */
-static struct gpu_image
-dev_image(int w, int h, unsigned maxval)
-{
-	struct gpu_image d;
-	d.pitch = ((size_t)w * gf_sample_bytes(maxval) + 255) / 256 * 256;
-	d.width = w;
-	d.height = h;
-	d.maxval = maxval;
-	d.px = aligned_alloc(256, d.pitch * h);
-	memset(d.px, 0x5a, d.pitch * h);
-	return d;
-}
 
 static void
 upload(const struct image *im, struct gpu_image *d)
@@ -349,17 +336,9 @@ main(int argc, char **argv)
 {
 	hyst_cases();
 	for (int i = 1; i < argc; i++) {
-		struct image im = {0}, gray = {0};
-		struct gf_err e;
-		if (img_load(argv[i], &im, &e) < 0) {
-			fprintf(stderr, "edge_emu: %s\n", e.msg);
+		struct image im = {0};
+		if (emu_load_gray("edge_emu", argv[i], &im) < 0)
 			return 1;
-		}
-		if (im.channels != 1) {
-			img_to_gray(&im, &gray, &e);
-			img_free(&im);
-			im = gray;
-		}
 		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
 		struct edge_opts o;
 		memset(&o, 0, sizeof(o));

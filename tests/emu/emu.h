@@ -125,6 +125,15 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 		r |= (unsigned)((b >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
 	return r;
 }
+static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned n)
+{
+	return (unsigned)((((unsigned long long)hi << 32) | lo) >> (n & 31));
+}
+static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
+static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
+/* Constant memory is a plain static here. */
+#define cudaMemcpyToSymbolAsync(sym, src, n, off, kind, st) \
+	(memcpy((char *)&(sym) + (off), (src), (n)), cudaSuccess)
 static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 static inline void __threadfence(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
 template <typename T> static inline T tex2D(cudaTextureObject_t, float, float) { abort(); }

@@ -46,6 +46,6 @@ while True:
     args = src[j + 4:k]
     out += 'emu_launch(%s, [=]() { %s(%s); })' % (', '.join(cfg), m.group(1), args)
     i = k + 1
-out = re.sub(r'extern __shared__ (\w+) (\w+)\[\];',
+out = re.sub(r'extern __shared__ (?:__align__\(\d+\) )?([\w ]+?) (\w+)\[\];',
              r'\1 *\2 = (\1 *)emu_dyn_smem;', out)
 sys.stdout.write('#include "emu.h"\n' + out)

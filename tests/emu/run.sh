@@ -1,23 +1,25 @@
 #!/bin/sh
-# Builds edge's kernels for the CPU emulation (emu.h) and runs
-# edge_emu on the samples: a logic check of the GPU stages where no GPU
-# is at hand.  From the project root, after make (for build/libgpufilt.a):
+# Builds edge's and conv2d's kernels for the CPU emulation (emu.h) and
+# runs edge_emu and conv2d_emu on the samples: a logic check of the GPU
+# stages where no GPU is at hand.  From the project root, after make (for build/libgpufilt.a):
 #   sh tests/emu/run.sh [IMAGE ...]
 set -e
 B=build/emu
 mkdir -p $B
-for f in edge_nms edge_hyst otsu; do
+for f in edge_nms edge_hyst otsu conv2d; do
 	python3 tests/emu/rewrite.py kernels/$f.cu >$B/$f.cc
 done
 CXX=${CXX:-g++}
 FLAGS="-std=c++20 -O2 -g -pthread -Ikernels -Ilib -Itests/emu -I/usr/local/cuda/include ${EMUFLAGS:-}"
-for f in edge_nms edge_hyst otsu; do $CXX $FLAGS -w -c -o $B/$f.o $B/$f.cc & done
+for f in edge_nms edge_hyst otsu conv2d; do $CXX $FLAGS -w -c -o $B/$f.o $B/$f.cc & done
 $CXX $FLAGS -c -o $B/emu.o tests/emu/emu.cc &
 $CXX $FLAGS -c -o $B/edge_emu.o tests/emu/edge_emu.cc &
+$CXX $FLAGS -c -o $B/conv2d_emu.o tests/emu/conv2d_emu.cc &
 wait
+LIBS="build/libgpufilt.a $(pkg-config --libs netpbm stb libpng libdeflate libjpeg libtiff-4 libexif 2>/dev/null) -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lm"
+$CXX $FLAGS -o $B/conv2d_emu $B/conv2d_emu.o $B/conv2d.o $B/emu.o $LIBS
 $CXX $FLAGS -o $B/edge_emu $B/edge_emu.o $B/edge_nms.o $B/edge_hyst.o $B/otsu.o \
-    $B/emu.o build/libgpufilt.a $(pkg-config --libs netpbm stb libpng libdeflate libjpeg libtiff-4 libexif 2>/dev/null) \
-    -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lm
+    $B/emu.o $LIBS
 # Besides the samples, a noisy frame (bench/framegen): a third of its
 # pixels are local maxima of the gradient, and with --auto's thresholds
 # (low 10.5 at sigma 0) nearly all of them are candidates, which works
@@ -27,3 +29,6 @@ $B/framegen 1 700 500 >$B/noise.pgm
 [ $# -gt 0 ] || set -- samples/retina1023x517.pgm samples/coins.pgm samples/astro16.pgm \
     samples/px2x3.pgm samples/px1x700.pgm samples/px700x1.pgm $B/noise.pgm
 $B/edge_emu "$@"
+# Integer kernels whose taps fit a byte take dp4a; GPUFILT_DP4A=0, float.
+$B/conv2d_emu "$@"
+GPUFILT_DP4A=0 $B/conv2d_emu "$@"
