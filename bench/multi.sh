@@ -115,6 +115,10 @@ bench() {
 			row "$tool, $fmt" "$PHOTOS" "bin/$tool -v --device @DEV@ -o $WORK/out $src"
 		done
 	done
+	# Where the GPU bounds the run (a 25x25 kernel, not separated: about
+	# 16 ms an image on an H200), the row that shows what a second GPU adds.
+	row "conv2d 25x25, pgm" "$PHOTOS" \
+	    "bin/conv2d -k gauss:4 --no-separable -v --device @DEV@ -o $WORK/out $d/*.pgm"
 	f=$WORK/frames.pgm
 	[ -s "$f" ] || build/bench/framegen "$FRAMES" 3840 2160 >"$f"
 	cat "$f" >/dev/null
