@@ -1,10 +1,10 @@
 #!/bin/sh
 # The kernels of one tool's bench under ncu (GPU machine): each
 # strategy's pipeline on the bench image, with each kernel's duration,
-# memory throughput, registers, achieved occupancy and the stall that
-# takes most of its warps' time, so that tuning starts from what limits
-# each kernel.  Full reports go to $OUT (or build/gpu-logs); a digest,
-# one line a kernel, to stdout.
+# memory and SM throughput, registers, achieved occupancy and the stall
+# that takes most of its warps' time, so that tuning starts from what
+# limits each kernel.  Full reports go to $OUT (or build/gpu-logs); a
+# digest, one line a kernel launch, to stdout.
 #
 # Usage, on the GPU machine after make build/bench/bench:
 #   sh scripts/prof.sh tool [WxH [strategy ...]]      (tool: sobel, conv2d, edge)
@@ -13,7 +13,7 @@ OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
 tool=${1:?usage: prof.sh sobel|conv2d|edge [WxH [strategy ...]]}
 size=${2:-12288x12288}
-shift 2 2>/dev/null || shift $#
+[ $# -ge 2 ] && shift 2 || shift $#
 for m in ${*:-shared sliding}; do
 	log=$OUT/ncu-$tool-$m-$size.txt
 	# Our kernels only (NPP's, which the bench also times, are not ours
@@ -23,17 +23,45 @@ for m in ${*:-shared sliding}; do
 	    --section WarpStateStats \
 	    build/bench/bench -r 1 -w 0 -m "$m" -z "$size" "$tool" >"$log" 2>&1
 	echo "== $tool $m $size"
-	# The stall: the WarpStateStats rule names the largest reason ("...
-	# stalled waiting for X.  This stall type represents about N% ...").
-	awk '/^  [a-z_0-9]+(<[^>]*>)? *\(/ { k = $1 }
-	    /Duration/ { d = $NF " " $(NF-1) }
-	    /Memory Throughput/ && $2 == "Throughput" && $(NF-1) == "%" { mt = $NF }
-	    /Registers Per Thread/ { rg = $NF }
-	    /Achieved Occupancy/ { oc = $NF }
-	    /being stalled/ { st = $0; sub(/.*being stalled /, "", st); grab = 1; next }
-	    grab { st = st " " $0; if (/represents about/) { grab = 0
-		sub(/\. This stall type represents about /, ": ", st)
-		sub(/ of the total.*/, "", st); gsub(/  +/, " ", st)
-		printf "%-26s %10s  mem %5s%%  regs %3s  occ %5s%%  %s\n", k, d, mt, rg, oc, st
-		st = "" } }' "$log"
+	# The stall: the first WarpStateStats rule that names one ("... being
+	# stalled waiting for X.  ...  This stall type represents about N% ...").
+	awk '
+	function flush() {
+		if (k != "")
+			printf "%-24s %9s us  mem %5s%%  sm %5s%%  regs %3s  occ %5s%%  %s\n",
+			    k, d, mt, sm, rg, oc, st
+		k = d = mt = sm = rg = oc = st = ""
+		grab = 0
+	}
+	/^  [a-z].*, Context [0-9]+, Stream/ {
+		flush()
+		k = $0
+		sub(/^  (void )?/, "", k)
+		sub(/\(.*/, "", k)
+		gsub(/unsigned char/, "u8", k)
+		gsub(/unsigned short/, "u16", k)
+		next
+	}
+	k == "" { next }
+	$1 == "Duration" { d = $NF }
+	$1 == "Memory" && $2 == "Throughput" && $3 == "%" { mt = $NF }
+	$1 == "Compute" && $2 == "(SM)" { sm = $NF }
+	/Registers Per Thread/ { rg = $NF }
+	/Achieved Occupancy/ { oc = $NF }
+	st == "" && /being stalled/ { buf = $0; grab = 1; next }
+	grab {
+		buf = buf " " $0
+		if (buf ~ /represents about/) {
+			grab = 0
+			gsub(/  +/, " ", buf)
+			s = buf
+			sub(/.*being stalled /, "", s)
+			sub(/\..*/, "", s)
+			p = buf
+			sub(/.*represents about /, "", p)
+			sub(/ of.*/, "", p)
+			st = p " " s
+		}
+	}
+	END { flush() }' "$log"
 done
