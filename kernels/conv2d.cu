@@ -293,6 +293,15 @@ conv2d_cols(const R *tmp, size_t tpitch, gpu_image out, conv2d_coef c,
  */
 
 #define FAST_THREADS 256        /* __launch_bounds__ of the fast kernels */
+/*
+ * Blocks of FAST_THREADS an SM that the registers of the 2D fast kernels
+ * of width K must leave room for: two up to 5x5 (128 registers, none
+ * spilled), so that more warps hide the loads (H100, 12288x12288, same
+ * run: 5x5 sliding 0.743 -> 0.495 ms; 3x3 and 5x5 shared within 3%);
+ * one for wider kernels, which at 128 registers spill 400-800 bytes
+ * (9x9: 0.645 -> 1.055 ms).
+ */
+#define FAST_MINB(K) ((K) <= 5 ? 2 : 1)
 #define FAST_SMEM 49152         /* shared memory every device gives a block */
 #define SEP_R 8                 /* output rows per item of the column pass */
 /*
@@ -582,7 +591,7 @@ walk8(const Rows &rows, int ybeg, int yend, const gpu_image &out, int x0,
  * reading the image through L1.
  */
 template <int K, int M>
-__global__ void __launch_bounds__(FAST_THREADS)
+__global__ void __launch_bounds__(FAST_THREADS, FAST_MINB(K))
 conv8_sliding(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 {
 	const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * 16;
@@ -603,7 +612,7 @@ conv8_sliding(gpu_image in, gpu_image out, conv2d_coef c, int rows)
  * chunk down its rows (ty * rows, ...) from the tile.
  */
 template <int K, int M>
-__global__ void __launch_bounds__(FAST_THREADS)
+__global__ void __launch_bounds__(FAST_THREADS, FAST_MINB(K))
 conv8_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 {
 	uint8_t *tile = (uint8_t *)conv2d_smem;
