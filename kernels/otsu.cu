@@ -57,7 +57,9 @@ otsu_hist(gpu_image in, int border, int l1, uint32_t *bins, int priv)
  * (columns x0-1 .. x0+16, through the border rule) down the strip, into
  * its warp's copy of the bins; then the block adds each bin's total to
  * the global bins.  The counts are those of otsu_hist: a histogram does
- * not depend on the order of its additions.
+ * not depend on the order of its additions.  One atomic a pixel is not
+ * what bounds it: counting each run of equal magnitudes with one atomic
+ * made edge --auto slower on the H100 (12288x12288: 2.27 -> 2.41 ms).
  */
 __global__ void
 __launch_bounds__(HIST8_BW * HIST8_BH)
