@@ -34,7 +34,7 @@ struct bench {
 	struct bench_npp *npp;  /* NPP for this size, NULL without NPP */
 	int warmup, runs;       /* -w, -r: launches before and in a median */
 	int only;               /* -m: one strategy, else 0 (every GPU one) */
-	int shapes;             /* -s: sweep sobel's launch shapes too */
+	int shapes;             /* -s: sweep sobel's and conv2d's launch shapes too */
 	const char *what;       /* operands: the operations to time, NULL: all */
 };
 
@@ -341,27 +341,28 @@ struct conv2d_run {
 	const struct gpu_image *in, *out;
 	const struct conv2d_plan *pl;
 	enum gf_strategy s;
+	struct gf_launch l;     /* 0: the defaults */
 };
 
 static int
 run_conv2d(struct gpu *g, void *arg, struct gf_err *e)
 {
 	struct conv2d_run *r = arg;
-	struct gf_launch l = {0, 0, 0};
+	struct gf_launch l = r->l;
 
 	return conv2d_gpu_run(g, r->in, r->out, r->pl, r->s, &l, e);
 }
 
 /*
- * Checks strategy s (or the separable path) against the CPU reference
- * want on the small image, in slots of their own so b->in stays.
+ * Checks strategy s (or the separable path) at launch shape l (0: the
+ * defaults) against the CPU reference want on the small image, in slots
+ * of their own so b->in stays.
  */
 static int
 conv2d_validate(struct bench *b, const struct conv2d_filter *p,
-    enum gf_strategy s, const struct image *small, const struct image *want,
-    struct gf_err *e)
+    enum gf_strategy s, struct gf_launch l, const struct image *small,
+    const struct image *want, struct gf_err *e)
 {
-	struct gf_launch l = {0, 0, 0};
 	struct gpu_image din, dout;
 	struct image got = *small;
 	int ret;
@@ -394,13 +395,16 @@ bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_filter *p,
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU + 1; s++) {
 		struct conv2d_run r = {&b->in, &b->out, pl, (enum gf_strategy)
-		    (s > GF_LAST_GPU ? GF_AUTO : s)};
+		    (s > GF_LAST_GPU ? GF_AUTO : s), {0, 0, 0}};
 		p->allow_separable = s > GF_LAST_GPU;
 		if (p->allow_separable && !p->k.separable)
 			break;
+		/* -m picks the 2D strategy; the separable path always runs. */
+		if (s <= GF_LAST_GPU && !strategy_wanted(b, s))
+			continue;
 		if (conv2d_cpu(small, &want, p, 0, e) < 0)
 			return -1;
-		int ret = conv2d_validate(b, p, r.s, small, &want, e);
+		int ret = conv2d_validate(b, p, r.s, r.l, small, &want, e);
 		img_free(&want);
 		if (ret < 0 || conv2d_plan_make(p, 255, pl, e) < 0)
 			return -1;
@@ -412,6 +416,62 @@ bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_filter *p,
 		row(b, what, ms, 2, npp_ms);
 	}
 	return 0;
+}
+
+/* One row of the sweep: strategy s at shape l, checked, then timed. */
+static int
+conv2d_shape_row(struct bench *b, const char *name, struct conv2d_filter *p,
+    const struct image *small, const struct image *want, struct conv2d_plan *pl,
+    enum gf_strategy s, struct gf_launch l, struct gf_err *e)
+{
+	struct conv2d_run r = {&b->in, &b->out, pl, s, l};
+	char what[64];
+	double ms;
+
+	if (conv2d_validate(b, p, s, l, small, want, e) < 0 ||
+	    conv2d_plan_make(p, 255, pl, e) < 0)
+		return -1;
+	GPU_TRY(e, conv2d_set_taps(&pl->taps, b->g.stream));
+	if (bench_median(&b->g, run_conv2d, &r, b->warmup, b->runs, &ms, e) < 0)
+		return -1;
+	snprintf(what, sizeof(what), "conv2d %s %s %dx%d rows %d%s", name,
+	    gf_strategies[s].name, l.block_w, l.block_h, l.rows,
+	    conv2d_tile_w(&pl->coef, s, &l) == 16 * l.block_w ? "" : " (generic)");
+	row(b, what, ms, 2, 0);
+	return 0;
+}
+
+/*
+ * Launch shapes of shared and sliding besides the defaults, for tuning
+ * the 8-bit fast kernels (16 columns a thread, at most 256 threads a
+ * block), each checked against the CPU first.  A shape the fast kernel
+ * cannot take (too much shared memory) runs the generic kernel, and its
+ * row says so.
+ */
+static int
+bench_conv2d_shapes(struct bench *b, const char *name, struct conv2d_filter *p,
+    const struct image *small, struct conv2d_plan *pl, struct gf_err *e)
+{
+	static const struct { enum gf_strategy s; struct gf_launch l; } shapes[] = {
+		{GF_SHARED, {32, 4, 8}}, {GF_SHARED, {32, 4, 4}}, {GF_SHARED, {32, 8, 4}},
+		{GF_SHARED, {32, 2, 16}}, {GF_SHARED, {64, 2, 8}}, {GF_SHARED, {16, 8, 8}},
+		{GF_SHARED, {32, 8, 8}}, {GF_SHARED, {64, 4, 4}},
+		{GF_SLIDING, {32, 4, 32}}, {GF_SLIDING, {32, 4, 16}}, {GF_SLIDING, {32, 8, 16}},
+		{GF_SLIDING, {64, 2, 32}}, {GF_SLIDING, {32, 2, 64}}, {GF_SLIDING, {128, 1, 32}},
+		{GF_SLIDING, {32, 4, 64}}, {GF_SLIDING, {64, 4, 16}},
+	};
+	struct image want;
+	int ret = 0;
+
+	p->allow_separable = 0;
+	if (conv2d_cpu(small, &want, p, 0, e) < 0)
+		return -1;
+	for (size_t i = 0; ret == 0 && i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (strategy_wanted(b, shapes[i].s))
+			ret = conv2d_shape_row(b, name, p, small, &want, pl,
+			    shapes[i].s, shapes[i].l, e);
+	img_free(&want);
+	return ret;
 }
 
 /*
@@ -450,6 +510,9 @@ bench_conv2d(struct bench *b, struct gf_err *e)
 		if (ret == 0)
 			ret = bench_conv2d_kernel(b, kernels[k].name, &p, &small, &pl,
 			    kernels[k].npp < 0 ? NULL : &npp, e);
+		/* The sweep: the 2D kernels of at most 9x9, which the fast path takes. */
+		if (ret == 0 && b->shapes && p.k.kw <= 9)
+			ret = bench_conv2d_shapes(b, kernels[k].name, &p, &small, &pl, e);
 	}
 	img_free(&small);
 	return ret;
