@@ -296,10 +296,11 @@ conv2d_cols(const R *tmp, size_t tpitch, gpu_image out, conv2d_coef c,
 /*
  * Blocks of FAST_THREADS an SM that the registers of the 2D fast kernels
  * of width K must leave room for: two up to 5x5 (128 registers, none
- * spilled), so that more warps hide the loads (H100, 12288x12288, same
- * run: 5x5 sliding 0.743 -> 0.495 ms; 3x3 and 5x5 shared within 3%);
- * one for wider kernels, which at 128 registers spill 400-800 bytes
- * (9x9: 0.645 -> 1.055 ms).
+ * spilled), so that more warps hide the loads; one for wider kernels,
+ * which at 128 registers spill 400-800 bytes.  H100, 12288x12288, dp4a,
+ * fractions of the copy kernel of the same run: 5x5 sliding 15% -> 24%,
+ * 3x3 and 5x5 shared within 3%; 9x9 at 128 registers, sliding 18% -> 11%
+ * and shared 14% -> 9%.
  */
 #define FAST_MINB(K) ((K) <= 5 ? 2 : 1)
 #define FAST_SMEM 49152         /* shared memory every device gives a block */
