@@ -381,72 +381,73 @@ conv2d_validate(struct bench *b, const struct conv2d_filter *p,
 	return ret;
 }
 
-/* Validates, then times, one kernel on every path it has, after NPP's peer npp. */
+/*
+ * One row: strategy s (GF_AUTO with p->allow_separable: the separable
+ * path) at launch shape l, checked against the CPU reference on the small
+ * image, then timed.  l 0 is the defaults; a swept shape is named in the
+ * row, with "(generic)" where the fast kernel cannot take it.
+ */
+static int
+conv2d_row(struct bench *b, const char *name, struct conv2d_filter *p,
+    const struct image *small, struct conv2d_plan *pl, enum gf_strategy s,
+    struct gf_launch l, double npp_ms, struct gf_err *e)
+{
+	struct conv2d_run r = {&b->in, &b->out, pl, s, l};
+	struct image want;
+	char what[64];
+	double ms;
+	int ret;
+
+	if (conv2d_cpu(small, &want, p, 0, e) < 0)
+		return -1;
+	ret = conv2d_validate(b, p, s, l, small, &want, e);
+	img_free(&want);
+	if (ret < 0 || conv2d_plan_make(p, 255, pl, e) < 0)
+		return -1;
+	GPU_TRY(e, conv2d_set_taps(&pl->taps, b->g.stream));
+	if (bench_median(&b->g, run_conv2d, &r, b->warmup, b->runs, &ms, e) < 0)
+		return -1;
+	if (l.block_w == 0)
+		snprintf(what, sizeof(what), "conv2d %s %s", name,
+		    p->allow_separable ? "separable" : gf_strategies[s].name);
+	else
+		snprintf(what, sizeof(what), "conv2d %s %s %dx%d rows %d%s", name,
+		    gf_strategies[s].name, l.block_w, l.block_h, l.rows,
+		    conv2d_tile_w(&pl->coef, s, &l) == 16 * l.block_w ? "" :
+		    " (generic)");
+	row(b, what, ms, 2, npp_ms);
+	return 0;
+}
+
+/* Every path of one kernel that -m asks for, after NPP's peer npp. */
 static int
 bench_conv2d_kernel(struct bench *b, const char *name, struct conv2d_filter *p,
     const struct image *small, struct conv2d_plan *pl,
     const struct bench_npp_call *npp, struct gf_err *e)
 {
-	struct image want;
-	char what[64];
-	double ms, npp_ms;
+	const struct gf_launch defaults = {0, 0, 0};
+	double npp_ms;
 
 	if (npp_peer(b, npp, &npp_ms, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU + 1; s++) {
-		struct conv2d_run r = {&b->in, &b->out, pl, (enum gf_strategy)
-		    (s > GF_LAST_GPU ? GF_AUTO : s), {0, 0, 0}};
 		p->allow_separable = s > GF_LAST_GPU;
 		if (p->allow_separable && !p->k.separable)
 			break;
 		/* -m picks the 2D strategy; the separable path always runs. */
 		if (s <= GF_LAST_GPU && !strategy_wanted(b, s))
 			continue;
-		if (conv2d_cpu(small, &want, p, 0, e) < 0)
+		if (conv2d_row(b, name, p, small, pl, p->allow_separable ? GF_AUTO :
+		    (enum gf_strategy)s, defaults, npp_ms, e) < 0)
 			return -1;
-		int ret = conv2d_validate(b, p, r.s, r.l, small, &want, e);
-		img_free(&want);
-		if (ret < 0 || conv2d_plan_make(p, 255, pl, e) < 0)
-			return -1;
-		GPU_TRY(e, conv2d_set_taps(&pl->taps, b->g.stream));
-		if (bench_median(&b->g, run_conv2d, &r, b->warmup, b->runs, &ms, e) < 0)
-			return -1;
-		snprintf(what, sizeof(what), "conv2d %s %s", name,
-		    p->allow_separable ? "separable" : gf_strategies[s].name);
-		row(b, what, ms, 2, npp_ms);
 	}
-	return 0;
-}
-
-/* One row of the sweep: strategy s at shape l, checked, then timed. */
-static int
-conv2d_shape_row(struct bench *b, const char *name, struct conv2d_filter *p,
-    const struct image *small, const struct image *want, struct conv2d_plan *pl,
-    enum gf_strategy s, struct gf_launch l, struct gf_err *e)
-{
-	struct conv2d_run r = {&b->in, &b->out, pl, s, l};
-	char what[64];
-	double ms;
-
-	if (conv2d_validate(b, p, s, l, small, want, e) < 0 ||
-	    conv2d_plan_make(p, 255, pl, e) < 0)
-		return -1;
-	GPU_TRY(e, conv2d_set_taps(&pl->taps, b->g.stream));
-	if (bench_median(&b->g, run_conv2d, &r, b->warmup, b->runs, &ms, e) < 0)
-		return -1;
-	snprintf(what, sizeof(what), "conv2d %s %s %dx%d rows %d%s", name,
-	    gf_strategies[s].name, l.block_w, l.block_h, l.rows,
-	    conv2d_tile_w(&pl->coef, s, &l) == 16 * l.block_w ? "" : " (generic)");
-	row(b, what, ms, 2, 0);
 	return 0;
 }
 
 /*
  * Launch shapes of shared and sliding besides the defaults, for tuning
  * the 8-bit fast kernels (16 columns a thread, at most 256 threads a
- * block), each checked against the CPU first.  A shape the fast kernel
- * cannot take (too much shared memory) runs the generic kernel, and its
- * row says so.
+ * block).
  */
 static int
 bench_conv2d_shapes(struct bench *b, const char *name, struct conv2d_filter *p,
@@ -460,18 +461,13 @@ bench_conv2d_shapes(struct bench *b, const char *name, struct conv2d_filter *p,
 		{GF_SLIDING, {64, 2, 32}}, {GF_SLIDING, {32, 2, 64}}, {GF_SLIDING, {128, 1, 32}},
 		{GF_SLIDING, {32, 4, 64}}, {GF_SLIDING, {64, 4, 16}},
 	};
-	struct image want;
-	int ret = 0;
 
 	p->allow_separable = 0;
-	if (conv2d_cpu(small, &want, p, 0, e) < 0)
-		return -1;
-	for (size_t i = 0; ret == 0 && i < sizeof(shapes) / sizeof(shapes[0]); i++)
-		if (strategy_wanted(b, shapes[i].s))
-			ret = conv2d_shape_row(b, name, p, small, &want, pl,
-			    shapes[i].s, shapes[i].l, e);
-	img_free(&want);
-	return ret;
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (strategy_wanted(b, shapes[i].s) && conv2d_row(b, name, p, small,
+		    pl, shapes[i].s, shapes[i].l, 0, e) < 0)
+			return -1;
+	return 0;
 }
 
 /*
