@@ -60,9 +60,11 @@ otsu_hist(gpu_image in, int border, int l1, uint32_t *bins, int priv)
  * not depend on the order of its additions.  One atomic a pixel is not
  * what bounds it: counting each run of equal magnitudes with one atomic
  * made edge --auto slower on the H100 (12288x12288: 2.27 -> 2.41 ms).
+ * Three blocks an SM (80 registers, no spill; 94 free) made it faster:
+ * 2.26 -> 2.17 ms, in one run.
  */
 __global__ void
-__launch_bounds__(HIST8_BW * HIST8_BH)
+__launch_bounds__(HIST8_BW * HIST8_BH, 3)
 otsu_hist8(gpu_image in, int border, int l1, uint32_t *bins, int rows)
 {
 	__shared__ uint32_t sbins[HIST8_BW * HIST8_BH / 32][HIST8_BINS];
