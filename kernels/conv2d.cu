@@ -338,39 +338,84 @@ struct raw48 {
 };
 
 /*
+ * Bytes lo .. 15 of the 16-byte chunk at image column xs of row, the
+ * rest zero, each through the border rule (-1: zero): one column at a
+ * time, shifted in from the top, so that the first lands at byte lo.
+ */
+static __device__ __forceinline__ uint4
+chunk_from(const uint8_t *row, int xs, int lo, int width, int border)
+{
+	uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+
+#pragma unroll 1
+	for (int k = lo; k < 16; k++) {
+		int xi = gf_border_index(xs + k, width, border);
+		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
+		w0 = __funnelshift_r(w0, w1, 8);
+		w1 = __funnelshift_r(w1, w2, 8);
+		w2 = __funnelshift_r(w2, w3, 8);
+		w3 = __funnelshift_r(w3, v, 8);
+	}
+	return make_uint4(w0, w1, w2, w3);
+}
+
+/*
+ * Bytes 0 .. hi - 1 of the chunk at xs, the rest zero, the same way but
+ * shifted in from the bottom, so that the first lands at byte hi - 1.
+ */
+static __device__ __forceinline__ uint4
+chunk_to(const uint8_t *row, int xs, int hi, int width, int border)
+{
+	uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+
+#pragma unroll 1
+	for (int k = hi - 1; k >= 0; k--) {
+		int xi = gf_border_index(xs + k, width, border);
+		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
+		w3 = __funnelshift_l(w2, w3, 8);
+		w2 = __funnelshift_l(w1, w2, 8);
+		w1 = __funnelshift_l(w0, w1, 8);
+		w0 = w0 << 8 | v;
+	}
+	return make_uint4(w0, w1, w2, w3);
+}
+
+/*
  * Row yi of im (mapped; -1 reads zeros) around the chunk at x0 (a
  * multiple of 16): only the bytes of columns x0 - K/2 .. x0 + 16 + (K - 1
  * - K/2) - 1 are used (K <= 33).  Inside the image, three aligned 16-byte
- * loads (the outer two are the neighbours' chunks, L1 hits); near the
- * left and right edges each column goes through the border rule.
+ * loads (the outer two are the neighbours' chunks, L1 hits).  Near the
+ * left and right edges, each of the three chunks that is not wholly
+ * inside is made column by column through the border rule, in a loop
+ * kept rolled: unrolled in every step of a walk, that rare path was most
+ * of the code of the kernels (sliding 5x5: 278 KB), whose warps then
+ * waited on instruction fetch.  Only the columns used are made: K/2 on
+ * the left, so the image's edge blocks stay nearly as fast as the rest.
  */
 template <int K>
 static __device__ __forceinline__ raw48
 fetch8(const gpu_image &im, int yi, int x0, int border)
 {
-	const int A = K / 2, HI = K - 1 - A;
+	const int A = K / 2, HI = K - 1 - A, W = im.width;
 	raw48 r;
 
 	r.a = r.b = r.c = make_uint4(0, 0, 0, 0);
 	if (yi < 0)
 		return r;
 	const uint8_t *row = gf_row<uint8_t>(im, yi);
-	if (x0 >= 16 && x0 + 32 <= im.width) {
+	if (x0 >= 16 && x0 + 32 <= W) {
 		r.a = __ldg((const uint4 *)(row + x0 - 16));
 		r.b = __ldg((const uint4 *)(row + x0));
 		r.c = __ldg((const uint4 *)(row + x0 + 16));
 		return r;
 	}
-	uint32_t w[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-#pragma unroll
-	for (int b = 16 - A; b < 32 + HI; b++) {
-		int xi = gf_border_index(x0 - 16 + b, im.width, border);
-		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
-		w[b / 4] |= v << (8 * (b % 4));
-	}
-	r.a = make_uint4(w[0], w[1], w[2], w[3]);
-	r.b = make_uint4(w[4], w[5], w[6], w[7]);
-	r.c = make_uint4(w[8], w[9], w[10], w[11]);
+	r.a = x0 >= 16 ? __ldg((const uint4 *)(row + x0 - 16)) :
+	    chunk_from(row, x0 - 16, 16 - A, W, border);
+	r.b = x0 + 16 <= W ? __ldg((const uint4 *)(row + x0)) :
+	    chunk_from(row, x0, 0, W, border);
+	if (HI > 0)
+		r.c = x0 + 32 <= W ? __ldg((const uint4 *)(row + x0 + 16)) :
+		    chunk_to(row, x0 + 16, HI < 16 ? HI : 16, W, border);
 	return r;
 }
 
@@ -510,52 +555,20 @@ struct row8<K, CONV8_DP4A> {
 };
 
 /*
- * One input row u (image row ybeg - K/2 + u) of a walk: adds tap row i to
- * the open output o = u - i (0 <= o < nout) for every i, then, once
- * output u - (K - 1) has all K rows, stores it.  The accumulators of the
- * K open outputs are a ring indexed by o mod K (SHIFT false: the caller
- * unrolls K steps, du = u mod K, so the indices are constants) or a shift
- * register whose slot K - 1 - i holds output u - i (SHIFT true: moved down
- * one slot per row; less code for large K).
- */
-template <int K, int M, bool SHIFT, class Rows>
-static __device__ __forceinline__ void
-walk_step(const Rows &rows, int u, int du, int nin, int nout, int ybeg,
-    raw48 &next, typename acc8<M>::type (*acc)[16], const gpu_image &out,
-    int x0, const conv2d_coef &c)
-{
-	const row8<K, M> row(next);
-
-	if (u + 1 < nin)
-		next = rows(ybeg - K / 2 + u + 1);
-#pragma unroll
-	for (int i = 0; i < K; i++) {
-		const int o = u - i;
-		const int s = SHIFT ? K - 1 - i : (du - i + K) % K;
-		if (o < 0 || o >= nout)
-			continue;
-#pragma unroll
-		for (int k = 0; k < 16; k++)
-			acc[s][k] = row.mac(i, k, i == 0 ? 0 : acc[s][k]);
-	}
-	if (u >= K - 1)
-		store16<M>(out, ybeg + u - (K - 1), x0, acc[SHIFT ? 0 : (du + 1) % K], c);
-	if (SHIFT) {
-#pragma unroll
-		for (int s = 0; s < K - 1; s++)
-#pragma unroll
-			for (int k = 0; k < 16; k++)
-				acc[s][k] = acc[s + 1][k];
-	}
-}
-
-/*
  * Output rows ybeg .. yend - 1 (yend > ybeg) of the 16 columns at x0:
  * walks down the nout + K - 1 input rows once, each read, unpacked and
  * used by the K outputs that need it; the next row is fetched before the
- * current one is used.
+ * current one is used.  Input row u (image row ybeg - K/2 + u) adds tap
+ * row i to the open output u - i for every i, then output u - (K - 1),
+ * which has all K rows, is stored.  The accumulators are a shift
+ * register, slot K - 1 - i holding output u - i, moved down one slot a
+ * row.  A ring indexed by output mod K moves nothing, but needs the walk
+ * unrolled K times for its indices to be constants; that made the code
+ * K times larger, and the warps waited on instruction fetch: the shift
+ * register is faster at every width (H100, 12288x12288, fractions of
+ * copy: sliding 3x3 62% -> 72%, 5x5 46% -> 49%).
  */
-template <int K, int M, bool SHIFT, class Rows>
+template <int K, int M, class Rows>
 static __device__ __forceinline__ void
 walk8(const Rows &rows, int ybeg, int yend, const gpu_image &out, int x0,
     const conv2d_coef &c)
@@ -569,20 +582,27 @@ walk8(const Rows &rows, int ybeg, int yend, const gpu_image &out, int x0,
 #pragma unroll
 		for (int k = 0; k < 16; k++)
 			acc[s][k] = 0;
-	if constexpr (SHIFT) {
-		for (int u = 0; u < nin; u++)
-			walk_step<K, M, SHIFT>(rows, u, 0, nin, nout, ybeg, next, acc,
-			    out, x0, c);
-	} else {
-		for (int u0 = 0; u0 < nin; u0 += K) {
+	for (int u = 0; u < nin; u++) {
+		const row8<K, M> row(next);
+		if (u + 1 < nin)
+			next = rows(ybeg - K / 2 + u + 1);
 #pragma unroll
-			for (int du = 0; du < K; du++) {
-				if (u0 + du >= nin)
-					break;
-				walk_step<K, M, SHIFT>(rows, u0 + du, du, nin, nout, ybeg,
-				    next, acc, out, x0, c);
-			}
+		for (int i = 0; i < K; i++) {
+			const int o = u - i;
+			if (o < 0 || o >= nout)
+				continue;
+#pragma unroll
+			for (int k = 0; k < 16; k++)
+				acc[K - 1 - i][k] = row.mac(i, k, i == 0 ? 0 :
+				    acc[K - 1 - i][k]);
 		}
+		if (u >= K - 1)
+			store16<M>(out, ybeg + u - (K - 1), x0, acc[0], c);
+#pragma unroll
+		for (int s = 0; s < K - 1; s++)
+#pragma unroll
+			for (int k = 0; k < 16; k++)
+				acc[s][k] = acc[s + 1][k];
 	}
 }
 
@@ -601,7 +621,7 @@ conv8_sliding(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 	if (x0 >= in.width || ybeg >= in.height)
 		return;
 	const conv8_rows_global<K> g = {in, x0, c.border};
-	walk8<K, M, (K > 5)>(g, ybeg, min(ybeg + rows, in.height), out, x0, c);
+	walk8<K, M>(g, ybeg, min(ybeg + rows, in.height), out, x0, c);
 }
 
 /*
@@ -650,7 +670,7 @@ conv8_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 	if (x0 >= in.width || ybeg >= in.height)
 		return;
 	const conv8_rows_smem sr = {tile + 16 + 16 * threadIdx.x, stride, by0 - K / 2};
-	walk8<K, M, (K > 5)>(sr, ybeg, min(ybeg + rows, in.height), out, x0, c);
+	walk8<K, M>(sr, ybeg, min(ybeg + rows, in.height), out, x0, c);
 }
 
 /*
@@ -794,21 +814,22 @@ fast_runs(const conv2d_coef &c, int strategy, const gf_launch *l)
 }
 
 /*
- * Default launch shapes by strategy, tuned on an H100 (make bench): for
- * the generic kernels, and for the 8-bit fast ones, whose threads make
- * 16 columns each.  The separable path runs for every strategy when the
- * plan is separable; it takes the auto row.
+ * Default launch shapes by strategy, chosen by the bench's sweep on an
+ * H100 (build/bench/bench -s conv2d, 12288x12288): for the generic
+ * kernels, and for the 8-bit fast ones, whose threads make 16 columns
+ * each, up to 5x5 and wider.  The separable path runs for every strategy
+ * when the plan is separable; it takes the auto row.
  */
 static const struct conv2d_defaults {
-	struct gf_launch generic, fast8;
+	struct gf_launch generic, fast8, fast8_wide;
 } conv2d_defaults[GF_NSTRATEGIES] = {
-	/* generic        fast8 */
-	{{32, 8, 4},    {8, 16, 4}},    /* auto: the separable path */
-	{{0, 0, 0},     {0, 0, 0}},     /* cpu */
-	{{32, 8, 1},    {32, 8, 1}},    /* global (no fast kernel) */
-	{{32, 8, 1},    {32, 8, 1}},    /* texture (no fast kernel) */
-	{{32, 8, 4},    {32, 4, 8}},    /* shared */
-	{{128, 1, 32},  {32, 4, 32}},   /* sliding */
+	/* generic        fast8        fast8, K > 5 */
+	{{32, 8, 4},    {8, 16, 4},  {8, 16, 4}},    /* auto: the separable path */
+	{{0, 0, 0},     {0, 0, 0},   {0, 0, 0}},     /* cpu */
+	{{32, 8, 1},    {32, 8, 1},  {32, 8, 1}},    /* global (no fast kernel) */
+	{{32, 8, 1},    {32, 8, 1},  {32, 8, 1}},    /* texture (no fast kernel) */
+	{{32, 8, 4},    {16, 8, 8},  {16, 8, 8}},    /* shared */
+	{{128, 1, 32},  {32, 4, 16}, {32, 4, 32}},   /* sliding */
 };
 
 extern "C" void
@@ -816,8 +837,10 @@ conv2d_shape(const struct conv2d_coef *c, enum gf_strategy s,
     struct gf_launch *l)
 {
 	const struct conv2d_defaults *d = &conv2d_defaults[s];
+	const int k = fast_k(*c, s);
 
-	gf_launch_default(s, fast_k(*c, s) != 0 ? &d->fast8 : &d->generic, l);
+	gf_launch_default(s, k == 0 ? &d->generic : k <= 5 ? &d->fast8 :
+	    &d->fast8_wide, l);
 }
 
 extern "C" int

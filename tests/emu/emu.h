@@ -129,6 +129,10 @@ static inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned n)
 {
 	return (unsigned)((((unsigned long long)hi << 32) | lo) >> (n & 31));
 }
+static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned n)
+{
+	return (unsigned)(((((unsigned long long)hi << 32) | lo) << (n & 31)) >> 32);
+}
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 /* Constant memory is a plain static here. */
