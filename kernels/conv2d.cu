@@ -843,6 +843,12 @@ conv2d_shape(const struct conv2d_coef *c, enum gf_strategy s,
 	    &d->fast8_wide, l);
 }
 
+extern "C" enum gf_strategy
+conv2d_auto(const struct conv2d_coef *c)
+{
+	return fast_k(*c, GF_SLIDING) != 0 ? GF_SLIDING : GF_SHARED;
+}
+
 extern "C" int
 conv2d_tile_w(const struct conv2d_coef *c, int strategy,
     const struct gf_launch *l)

@@ -167,25 +167,39 @@ lanes8_for(int x0, int width)
 }
 
 /*
- * Row y at column x0 with every sample through the border rule, for a
- * chunk that reaches the image's right edge (sliding's slow threads).
+ * Row y at column x0 for a chunk that reaches the image's right edge
+ * (sliding's slow threads), its neighbours from columns lx and rx (-1:
+ * zero).  The chunk is one load where it lies inside the image; past the
+ * edge (a width that is not a multiple of 16) it is made sample by
+ * sample through the border rule, in a loop kept rolled: unrolled, with
+ * the border rule's divisions, in each of the walk's three steps, this
+ * rare path was most of the kernel's code.
  */
 __device__ __forceinline__ raw8
-fetch8_edge(const gpu_image &in, int y, int x0, int border)
+fetch8_edge(const gpu_image &in, int y, int x0, int border, int lx, int rx)
 {
 	raw8 w = {make_uint4(0, 0, 0, 0), 0, 0};
 	int yi = gf_border_index(y, in.height, border);
 	if (yi < 0 || x0 >= in.width)
 		return w;
-	int v[18];
-	unsigned mid[16];
-	gf_load_window<uint8_t, 1>(in, yi, x0, border, v);
-#pragma unroll
-	for (int k = 0; k < 16; k++)
-		mid[k] = v[k + 1];
-	w.q = gf_pack<uint8_t>(mid);
-	w.l = v[0];
-	w.r = v[17];
+	const uint8_t *row = gf_row<uint8_t>(in, yi);
+	w.l = lx < 0 ? 0 : __ldg(row + lx);
+	w.r = rx < 0 ? 0 : __ldg(row + rx);
+	if (x0 + 16 <= in.width) {
+		w.q = __ldg((const uint4 *)(row + x0));
+		return w;
+	}
+	uint32_t a = 0, b = 0, c = 0, d = 0;
+#pragma unroll 1
+	for (int k = 0; k < 16; k++) {
+		int xi = gf_border_index(x0 + k, in.width, border);
+		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
+		a = __funnelshift_r(a, b, 8);
+		b = __funnelshift_r(b, c, 8);
+		c = __funnelshift_r(c, d, 8);
+		d = __funnelshift_r(d, v, 8);
+	}
+	w.q = make_uint4(a, b, c, d);
 	return w;
 }
 
@@ -277,7 +291,7 @@ struct rows8_ring {
 		const int slot = k & (D - 1);
 		raw8 w;
 		if (ln.slow) {
-			w = fetch8_edge(in, y, x0, border);
+			w = fetch8_edge(in, y, x0, border, lx, rx);
 		} else {
 			__pipeline_wait_prior(D - 1);
 			w.q = q[slot * n];
@@ -537,7 +551,13 @@ sobel_sliding(gpu_image in, gpu_image out, struct sobel_params p, int border,
 	}
 }
 
-/* Default launch shapes, tuned on an H100 (make bench). */
+/*
+ * Default launch shapes, from the bench's sweep on an H100 (bench -s
+ * sobel).  8-bit sliding takes blocks of 32x4 rather than 32x8 where
+ * 32x8 would give fewer than SLIDE_MANY blocks, too few to fill the GPU
+ * several times over: 3840x2160 makes 253 blocks of 32x8 for 132 SMs,
+ * and 32x4 runs it 5-10% faster; at 12288x12288 (4608) 32x8 is 9% faster.
+ */
 static const struct gf_launch sobel_defaults[GF_NSTRATEGIES] = {
 	{0, 0, 0},              /* auto: resolved before launch */
 	{0, 0, 0},              /* cpu */
@@ -546,11 +566,22 @@ static const struct gf_launch sobel_defaults[GF_NSTRATEGIES] = {
 	{32, 4, 8},             /* shared */
 	{32, 8, 8},             /* sliding */
 };
+#define SLIDE_MANY 1024
 
 extern "C" void
-sobel_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
-    int *tile_w, int *tile_h, size_t *smem)
+sobel_shape(enum gf_strategy s, unsigned maxval, int width, int height,
+    struct gf_launch *l, int *tile_w, int *tile_h, size_t *smem)
 {
+	if (s == GF_SLIDING && maxval <= 255 && l->block_w == 0 && l->block_h == 0) {
+		const struct gf_launch *d = &sobel_defaults[GF_SLIDING];
+		const long rows = l->rows > 0 ? l->rows : d->rows;
+		const long bx = (width + 16L * d->block_w - 1) / (16L * d->block_w);
+		const long by = (height + rows * d->block_h - 1) / (rows * d->block_h);
+		if (bx * by < SLIDE_MANY) {
+			l->block_w = d->block_w;
+			l->block_h = d->block_h / 2;
+		}
+	}
 	gf_launch_shape(s, sobel_defaults, maxval, 1, l, tile_w, tile_h, smem);
 	if (s == GF_SLIDING && maxval <= 255)
 		*smem = RING8_BYTES(SLIDE_DEPTH, l->block_w * l->block_h);
@@ -565,7 +596,7 @@ launch_mode(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
 	int tw, th;
 	size_t smem;
 	struct gf_launch shape = *l;
-	sobel_shape(s, in.maxval, &shape, &tw, &th, &smem);
+	sobel_shape(s, in.maxval, in.width, in.height, &shape, &tw, &th, &smem);
 	dim3 block(shape.block_w, shape.block_h);
 	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
 

@@ -138,7 +138,7 @@ gf_load_chunk(const gpu_image &im, int yi, int x0, int border, T *dst)
 		*(uint4 *)dst = __ldg((const uint4 *)(row + x0));
 		return;
 	}
-#pragma unroll
+#pragma unroll 1        /* rare, and its border rule divides: keep the code small */
 	for (int k = 0; k < N; k++) {
 		int xi = gf_border_index(x0 + k, im.width, border);
 		dst[k] = xi < 0 ? 0 : row[xi];

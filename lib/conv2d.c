@@ -199,7 +199,7 @@ gpu_2d(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
 	size_t smem = 0;
 
 	if (s == GF_AUTO)
-		s = CONV2D_AUTO_STRATEGY;
+		s = conv2d_auto(c);
 	if (s < GF_FIRST_GPU || s > GF_LAST_GPU)
 		return gf_fail(e, "conv2d_gpu: '%s' is not a GPU strategy",
 		    gf_strategies[s].name);

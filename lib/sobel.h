@@ -80,12 +80,12 @@ struct tool;
 void sobel_tool(struct tool *t, struct sobel_opts *o);
 
 /*
- * Kernels (kernels/sobel.cu).  sobel_shape fills the defaults into l and
- * gives the pixels one block covers and its shared memory, for checks
- * before sobel_launch.
+ * Kernels (kernels/sobel.cu).  sobel_shape fills the defaults for a
+ * width x height image into l and gives the pixels one block covers and
+ * its shared memory, for checks before sobel_launch.
  */
-void sobel_shape(enum gf_strategy s, unsigned maxval, struct gf_launch *l,
-    int *tile_w, int *tile_h, size_t *smem);
+void sobel_shape(enum gf_strategy s, unsigned maxval, int width, int height,
+    struct gf_launch *l, int *tile_w, int *tile_h, size_t *smem);
 cudaError_t sobel_launch(enum gf_strategy s, const struct gpu_image *in,
     const struct gpu_image *out, const struct sobel_params *p, int border,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream);
