@@ -86,10 +86,36 @@ gf_pack(const unsigned *v)
 }
 
 /*
+ * The chunk at column x0 of row, which runs past the right edge (width),
+ * sample by sample through the border rule, in a loop kept rolled: this
+ * rare path, unrolled with the border rule's divisions wherever a kernel
+ * loads a row, made most of the code of several kernels.
+ */
+template <typename T>
+__device__ __forceinline__ uint4
+gf_chunk_border(const T *row, int x0, int width, int border)
+{
+	static_assert(sizeof(T) <= 2, "8- and 16-bit samples");
+	const int B = 8 * sizeof(T);
+	uint32_t a = 0, b = 0, c = 0, d = 0;
+#pragma unroll 1
+	for (int k = 0; k < VEC(T); k++) {
+		int xi = gf_border_index(x0 + k, width, border);
+		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
+		a = __funnelshift_r(a, b, B);
+		b = __funnelshift_r(b, c, B);
+		c = __funnelshift_r(c, d, B);
+		d = __funnelshift_r(d, v, B);
+	}
+	return make_uint4(a, b, c, d);
+}
+
+/*
  * Samples x0-R .. x0+VEC+R-1 of row yi (already mapped; -1 reads zeros)
- * into v[0 .. VEC+2R-1]; x0 is a multiple of VEC.  Inside the image the
- * middle comes as one 16-byte load and the R samples either side as
- * single reads (L1 hits: the neighbouring threads load them too).
+ * into v[0 .. VEC+2R-1]; x0 is a multiple of VEC.  The middle comes as
+ * one 16-byte load (gf_chunk_border past the right edge) and the R
+ * samples either side as single reads (L1 hits: the neighbouring threads
+ * load them too), through the border rule near the edges.
  */
 template <typename T, int R>
 __device__ __forceinline__ void
@@ -110,12 +136,16 @@ gf_load_window(const gpu_image &im, int yi, int x0, int border, int *v)
 			v[k] = __ldg(row + x0 - R + k);
 			v[N + R + k] = __ldg(row + x0 + N + k);
 		}
-	} else {
+		return;
+	}
+	gf_unpack<T>(x0 + N <= im.width ? __ldg((const uint4 *)(row + x0)) :
+	    gf_chunk_border<T>(row, x0, im.width, border), v + R);
 #pragma unroll
-		for (int k = 0; k < N + 2 * R; k++) {
-			int xi = gf_border_index(x0 - R + k, im.width, border);
-			v[k] = xi < 0 ? 0 : __ldg(row + xi);
-		}
+	for (int k = 0; k < R; k++) {
+		int xl = gf_border_index(x0 - R + k, im.width, border);
+		int xr = gf_border_index(x0 + N + k, im.width, border);
+		v[k] = xl < 0 ? 0 : __ldg(row + xl);
+		v[N + R + k] = xr < 0 ? 0 : __ldg(row + xr);
 	}
 }
 
