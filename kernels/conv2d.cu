@@ -338,30 +338,10 @@ struct raw48 {
 };
 
 /*
- * Bytes lo .. 15 of the 16-byte chunk at image column xs of row, the
- * rest zero, each through the border rule (-1: zero): one column at a
- * time, shifted in from the top, so that the first lands at byte lo.
- */
-static __device__ __forceinline__ uint4
-chunk_from(const uint8_t *row, int xs, int lo, int width, int border)
-{
-	uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0;
-
-#pragma unroll 1
-	for (int k = lo; k < 16; k++) {
-		int xi = gf_border_index(xs + k, width, border);
-		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
-		w0 = __funnelshift_r(w0, w1, 8);
-		w1 = __funnelshift_r(w1, w2, 8);
-		w2 = __funnelshift_r(w2, w3, 8);
-		w3 = __funnelshift_r(w3, v, 8);
-	}
-	return make_uint4(w0, w1, w2, w3);
-}
-
-/*
- * Bytes 0 .. hi - 1 of the chunk at xs, the rest zero, the same way but
- * shifted in from the bottom, so that the first lands at byte hi - 1.
+ * Bytes 0 .. hi - 1 of the 16-byte chunk at image column xs of row, the
+ * rest zero, each through the border rule (-1: zero), in a rolled loop:
+ * gf_chunk_border's mirror, shifted in from the bottom so that the first
+ * lands at byte hi - 1.
  */
 static __device__ __forceinline__ uint4
 chunk_to(const uint8_t *row, int xs, int hi, int width, int border)
@@ -410,9 +390,9 @@ fetch8(const gpu_image &im, int yi, int x0, int border)
 		return r;
 	}
 	r.a = x0 >= 16 ? __ldg((const uint4 *)(row + x0 - 16)) :
-	    chunk_from(row, x0 - 16, 16 - A, W, border);
+	    gf_chunk_border<uint8_t>(row, x0 - 16, W, border, 16 - A);
 	r.b = x0 + 16 <= W ? __ldg((const uint4 *)(row + x0)) :
-	    chunk_from(row, x0, 0, W, border);
+	    gf_chunk_border<uint8_t>(row, x0, W, border);
 	if (HI > 0)
 		r.c = x0 + 32 <= W ? __ldg((const uint4 *)(row + x0 + 16)) :
 		    chunk_to(row, x0 + 16, HI < 16 ? HI : 16, W, border);

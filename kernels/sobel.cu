@@ -169,11 +169,10 @@ lanes8_for(int x0, int width)
 /*
  * Row y at column x0 for a chunk that reaches the image's right edge
  * (sliding's slow threads), its neighbours from columns lx and rx (-1:
- * zero).  The chunk is one load where it lies inside the image; past the
- * edge (a width that is not a multiple of 16) it is made sample by
- * sample through the border rule, in a loop kept rolled: unrolled, with
- * the border rule's divisions, in each of the walk's three steps, this
- * rare path was most of the kernel's code.
+ * zero).  The chunk is one load where it lies inside the image, and
+ * gf_chunk_border past the edge (a width that is not a multiple of 16):
+ * unrolled in each of the walk's three steps, that rare path was most of
+ * the kernel's code.
  */
 __device__ __forceinline__ raw8
 fetch8_edge(const gpu_image &in, int y, int x0, int border, int lx, int rx)
@@ -189,17 +188,7 @@ fetch8_edge(const gpu_image &in, int y, int x0, int border, int lx, int rx)
 		w.q = __ldg((const uint4 *)(row + x0));
 		return w;
 	}
-	uint32_t a = 0, b = 0, c = 0, d = 0;
-#pragma unroll 1
-	for (int k = 0; k < 16; k++) {
-		int xi = gf_border_index(x0 + k, in.width, border);
-		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
-		a = __funnelshift_r(a, b, 8);
-		b = __funnelshift_r(b, c, 8);
-		c = __funnelshift_r(c, d, 8);
-		d = __funnelshift_r(d, v, 8);
-	}
-	w.q = make_uint4(a, b, c, d);
+	w.q = gf_chunk_border<uint8_t>(row, x0, in.width, border);
 	return w;
 }
 

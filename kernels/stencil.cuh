@@ -86,20 +86,22 @@ gf_pack(const unsigned *v)
 }
 
 /*
- * The chunk at column x0 of row, which runs past the right edge (width),
- * sample by sample through the border rule, in a loop kept rolled: this
- * rare path, unrolled with the border rule's divisions wherever a kernel
- * loads a row, made most of the code of several kernels.
+ * Samples lo .. VEC-1 of the chunk at column x0 of row, the rest zero,
+ * sample by sample through the border rule (-1: zero), shifted in from
+ * the top so that the first lands at sample lo; for chunks that run past
+ * an edge of the image (width).  The loop is kept rolled: this rare path,
+ * unrolled with the border rule's divisions wherever a kernel loads a
+ * row, made most of the code of several kernels.
  */
 template <typename T>
 __device__ __forceinline__ uint4
-gf_chunk_border(const T *row, int x0, int width, int border)
+gf_chunk_border(const T *row, int x0, int width, int border, int lo = 0)
 {
 	static_assert(sizeof(T) <= 2, "8- and 16-bit samples");
 	const int B = 8 * sizeof(T);
 	uint32_t a = 0, b = 0, c = 0, d = 0;
 #pragma unroll 1
-	for (int k = 0; k < VEC(T); k++) {
+	for (int k = lo; k < VEC(T); k++) {
 		int xi = gf_border_index(x0 + k, width, border);
 		uint32_t v = xi < 0 ? 0u : (uint32_t)__ldg(row + xi);
 		a = __funnelshift_r(a, b, B);
@@ -164,15 +166,8 @@ gf_load_chunk(const gpu_image &im, int yi, int x0, int border, T *dst)
 		return;
 	}
 	const T *row = gf_row<T>(im, yi);
-	if (x0 + N <= im.width) {
-		*(uint4 *)dst = __ldg((const uint4 *)(row + x0));
-		return;
-	}
-#pragma unroll 1        /* rare, and its border rule divides: keep the code small */
-	for (int k = 0; k < N; k++) {
-		int xi = gf_border_index(x0 + k, im.width, border);
-		dst[k] = xi < 0 ? 0 : row[xi];
-	}
+	*(uint4 *)dst = x0 + N <= im.width ? __ldg((const uint4 *)(row + x0)) :
+	    gf_chunk_border<T>(row, x0, im.width, border);
 }
 
 /* Samples src[-R .. VEC+R-1] of a shared-memory row; src is 16-byte aligned. */
