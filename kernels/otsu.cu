@@ -73,8 +73,6 @@ otsu_hist8(gpu_image in, int border, int l1, uint32_t *bins, int rows)
 	const int ys = (blockIdx.y * HIST8_BH + threadIdx.y) * rows;
 	const int ye = min(ys + rows, in.height);
 	uint32_t *wb = sbins[tid / 32];
-	/* edge_hist_value in float, exact for 8-bit gradients (sobel_value_f) */
-	const struct sobel_params sp = {l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2, in.maxval, 0};
 
 	for (int i = tid; i < HIST8_BW * HIST8_BH / 32 * HIST8_BINS; i += HIST8_BW * HIST8_BH)
 		(&sbins[0][0])[i] = 0;
@@ -93,8 +91,7 @@ otsu_hist8(gpu_image in, int border, int l1, uint32_t *bins, int rows)
 				int gy = sobel_gy(r0[k], r0[k + 1], r0[k + 2], r2[k], r2[k + 1],
 				    r2[k + 2]);
 				if (x0 + k < in.width)
-					atomicAdd(&wb[(uint32_t)sobel_value_f((float)gx,
-					    (float)gy, &sp)], 1u);
+					atomicAdd(&wb[edge_hist_value8(gx, gy, l1, in.maxval)], 1u);
 			}
 #pragma unroll
 			for (int k = 0; k < 18; k++) {

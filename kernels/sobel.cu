@@ -184,11 +184,8 @@ fetch8_edge(const gpu_image &in, int y, int x0, int border, int lx, int rx)
 	const uint8_t *row = gf_row<uint8_t>(in, yi);
 	w.l = lx < 0 ? 0 : __ldg(row + lx);
 	w.r = rx < 0 ? 0 : __ldg(row + rx);
-	if (x0 + 16 <= in.width) {
-		w.q = __ldg((const uint4 *)(row + x0));
-		return w;
-	}
-	w.q = gf_chunk_border<uint8_t>(row, x0, in.width, border);
+	w.q = x0 + 16 <= in.width ? __ldg((const uint4 *)(row + x0)) :
+	    gf_chunk_border<uint8_t>(row, x0, in.width, border);
 	return w;
 }
 

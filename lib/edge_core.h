@@ -192,6 +192,22 @@ edge_hist_value(int gx, int gy, int l1, unsigned maxval)
 	return sobel_value(gx, gy, &sp);
 }
 
+/*
+ * edge_hist_value for 8-bit images (maxval <= 255) in float, the same
+ * value (sobel_value_f's proof; tests/sobel_test.c checks every gx, gy):
+ * on the GPU it issues on the float pipe and has no integer square root.
+ */
+GF_HD uint32_t
+edge_hist_value8(int gx, int gy, int l1, unsigned maxval)
+{
+	struct sobel_params sp;
+
+	sp.mode = l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
+	sp.maxval = maxval;
+	sp.thresh = 0;
+	return (uint32_t)sobel_value_f((float)gx, (float)gy, &sp);
+}
+
 /* Stored form of threshold t (t >= 0): floor(t^2) for L2, floor(t) for L1. */
 GF_HD uint64_t
 edge_thresh_store(double t, int l1)

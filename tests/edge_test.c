@@ -641,6 +641,30 @@ test_cores32(void)
 	result("cores32/thresholds", !bad, "%s", why);
 }
 
+/* otsu_hist8's float histogram value equals edge_hist_value for every 8-bit gradient. */
+static void
+test_hist_value8(void)
+{
+	static const unsigned maxvals[] = {255, 100, 1};
+	char why[96] = "";
+	int bad = 0;
+
+	for (int m = 0; m < 3 && !bad; m++)
+		for (int l1 = 0; l1 <= 1 && !bad; l1++)
+			for (int gx = -1020; gx <= 1020 && !bad; gx++)
+				for (int gy = -1020; gy <= 1020; gy++) {
+					uint32_t f = edge_hist_value8(gx, gy, l1, maxvals[m]);
+					uint32_t i = edge_hist_value(gx, gy, l1, maxvals[m]);
+					if (f != i) {
+						snprintf(why, sizeof(why), "maxval %u l1 %d (%d, %d): %u, not %u",
+						    maxvals[m], l1, gx, gy, f, i);
+						bad = 1;
+						break;
+					}
+				}
+	result("hist-value8/all-gradients", !bad, "%s", why);
+}
+
 int
 main(void)
 {
@@ -650,6 +674,7 @@ main(void)
 	test_chains();
 	test_tiny();
 	test_otsu();
+	test_hist_value8();
 	test_classify_rule();
 	test_cores32();
 	test_cpu_threads();
