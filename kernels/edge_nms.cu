@@ -381,23 +381,28 @@ struct strip8 {
  * Stores row y's classes of columns x0 .. x0+15, given as masks of the
  * edge candidates and of the strong ones among them: byte j of the
  * class words is bit j of each, added (EDGE_WEAK 1, EDGE_STRONG 2).
+ * Columns 0 and width - 1 are the frame, never edges (the caller clears
+ * the frame's rows).
  */
 __device__ __forceinline__ void
 store_classes8(const gpu_image &lab, int y, int x0, uint32_t cand, uint32_t strong)
 {
+	const int last = lab.width - 1 - x0;   /* bit of column width - 1 */
+	if (x0 == 0 || last < 16) {
+		uint32_t frame = (x0 == 0 ? 1u : 0u) | (last < 16 ? 1u << last : 0u);
+		cand &= ~frame;
+		strong &= ~frame;
+	}
 	uint32_t c[4];
 #pragma unroll
 	for (int i = 0; i < 4; i++)
 		c[i] = (((cand >> 4 * i & 0xf) * 0x00204081u) & 0x01010101u) +
 		    (((strong >> 4 * i & 0xf) * 0x00204081u) & 0x01010101u);
-	uint8_t *row = gf_row_out<uint8_t>(lab, y);
-	if (x0 >= 1 && x0 + 16 <= lab.width - 1) {
-		*(uint4 *)(row + x0) = make_uint4(c[0], c[1], c[2], c[3]);
-		return;
-	}
-	for (int k = 0; k < 16 && x0 + k < lab.width; k++)
-		row[x0 + k] = edge_in_frame(x0 + k, y, lab.width, lab.height) ?
-		    EDGE_NONE : (uint8_t)(c[k >> 2] >> 8 * (k & 3));
+	uint8_t *row = gf_row_out<uint8_t>(lab, y) + x0;
+	if (x0 + 16 <= lab.width)
+		*(uint4 *)row = make_uint4(c[0], c[1], c[2], c[3]);
+	else
+		gf_store_bytes(row, make_uint4(c[0], c[1], c[2], c[3]), lab.width - x0);
 }
 
 /*

@@ -346,6 +346,20 @@ grad8_of(const raw8 &w, const lanes8 &ln)
 	return g;
 }
 
+/*
+ * 0xff in bytes 0 and 1 where a is negative, in bytes 2 and 3 where b is,
+ * else 0: the byte permute's sign mode (selector 8 + byte: that byte's
+ * top bit copied through), which __byte_perm does not offer.
+ */
+__device__ __forceinline__ uint32_t
+sign_bytes(float a, float b)
+{
+	uint32_t r;
+	asm("prmt.b32 %0, %1, %2, 0xffbb;" : "=r"(r) : "r"(__float_as_uint(a)),
+	    "r"(__float_as_uint(b)));
+	return r;
+}
+
 /* Two outputs, as the low bytes of the halves of a register, from their gradients. */
 template <int M>
 __device__ __forceinline__ uint32_t
@@ -360,6 +374,17 @@ pair8(__half2 gx, __half2 gy, const struct sobel_params *q)
 		return __hgt2_mask(l1, __float2half2_rn(t)) & (q->maxval * 0x10001u);
 	}
 	float2 fx = __half22float2(gx), fy = __half22float2(gy);
+	if (M == SOBEL_THRESH_L2) {
+		/*
+		 * t - gx^2 - gy^2 is exact in float (integers below 2^24), and
+		 * negative just where the pixel passes: its sign bit, spread
+		 * over the output byte, is the answer.
+		 */
+		float t = q->thresh > (1u << 24) ? 16777216.0f : (float)q->thresh;
+		float d0 = fmaf(-fx.x, fx.x, fmaf(-fy.x, fy.x, t));
+		float d1 = fmaf(-fx.y, fx.y, fmaf(-fy.y, fy.y, t));
+		return sign_bytes(d0, d1) & (q->maxval * 0x10001u);
+	}
 	return __byte_perm(__float_as_uint(sobel_value_f(fx.x, fy.x, q) + 8388608.0f),
 	    __float_as_uint(sobel_value_f(fx.y, fy.y, q) + 8388608.0f), 0x0400);
 }
@@ -382,12 +407,10 @@ emit8(const gpu_image &out, int y, int x0, const grad8 &u, const grad8 &m,
 	for (int i = 0; i < 4; i++)
 		w[i] = __byte_perm(pr[2 * i], pr[2 * i + 1], 0x6420);
 	uint8_t *row = gf_row_out<uint8_t>(out, y);
-	if (x0 + 16 <= out.width) {
+	if (x0 + 16 <= out.width)
 		*(uint4 *)(row + x0) = make_uint4(w[0], w[1], w[2], w[3]);
-		return;
-	}
-	for (int k = 0; k < 16 && x0 + k < out.width; k++)
-		row[x0 + k] = (uint8_t)(w[k / 4] >> (8 * (k % 4)));
+	else
+		gf_store_bytes(row + x0, make_uint4(w[0], w[1], w[2], w[3]), out.width - x0);
 }
 
 /*

@@ -184,6 +184,25 @@ gf_smem_window(const T *src, int *v)
 	}
 }
 
+/*
+ * Stores the first n (< 16) bytes of q at p one by one, q shifting down a
+ * byte at a time: a chunk cut by the image's right edge.  Indexing the
+ * words of q by k instead puts them in local memory, and the store to it
+ * lands on every chunk's path, not only the cut one's.
+ */
+__device__ __forceinline__ void
+gf_store_bytes(uint8_t *p, uint4 q, int n)
+{
+#pragma unroll 1
+	for (int k = 0; k < n; k++) {
+		p[k] = (uint8_t)q.x;
+		q.x = __funnelshift_r(q.x, q.y, 8);
+		q.y = __funnelshift_r(q.y, q.z, 8);
+		q.z = __funnelshift_r(q.z, q.w, 8);
+		q.w >>= 8;
+	}
+}
+
 /* Stores VEC(T) results at (x0, y): one 16-byte store inside the image. */
 template <typename T>
 __device__ __forceinline__ void

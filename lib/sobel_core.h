@@ -149,7 +149,7 @@ gf_minf(float a, float b)
 GF_HD float
 sobel_value_f(float gx, float gy, const struct sobel_params *p)
 {
-	float m = (float)p->maxval, l1 = fabsf(gx) + fabsf(gy), s, r;
+	float m = (float)p->maxval, l1 = fabsf(gx) + fabsf(gy), s;
 	/* Above 2^24 no s can pass; below, the float is exact. */
 	float t = p->thresh > (1u << 24) ? (float)(1u << 24) : (float)p->thresh;
 
@@ -162,12 +162,20 @@ sobel_value_f(float gx, float gy, const struct sobel_params *p)
 	s = fmaf(gx, gx, gy * gy);
 	if (p->mode == SOBEL_THRESH_L2)
 		return s > t ? m : 0.0f;
+	/*
+	 * Every s above m^2 + m rounds to m or more, and m^2 + m to m: with
+	 * s clamped there, the root needs no clamp after.
+	 */
 #ifdef __CUDA_ARCH__
-	r = gf_round_sqrt_y(s, rsqrtf(fmaxf(s, 1.0f)));
+	float y;
+	s = fminf(s, fmaf(m, m, m));
+	/* rsqrtf's guard for denormals costs three instructions; s >= 1 has none. */
+	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaxf(s, 1.0f)));
+	return gf_round_sqrt_y(s, y);
 #else
-	r = gf_round_sqrt_f(s, rintf(sqrtf(s)));
+	s = gf_minf(s, fmaf(m, m, m));
+	return gf_round_sqrt_f(s, rintf(sqrtf(s)));
 #endif
-	return gf_minf(r, m);
 }
 
 /* The core: one output sample from the neighbourhood a..i (e unused). */
