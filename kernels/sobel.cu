@@ -360,7 +360,11 @@ sign_bytes(float a, float b)
 	return r;
 }
 
-/* Two outputs, as the low bytes of the halves of a register, from their gradients. */
+/*
+ * Two outputs, as the low bytes of the halves of a register, from their
+ * gradients (for the L2 threshold, 0xff where a pixel passes: emit8 masks
+ * a word of four at once with maxval).
+ */
 template <int M>
 __device__ __forceinline__ uint32_t
 pair8(__half2 gx, __half2 gy, const struct sobel_params *q)
@@ -383,7 +387,7 @@ pair8(__half2 gx, __half2 gy, const struct sobel_params *q)
 		float t = q->thresh > (1u << 24) ? 16777216.0f : (float)q->thresh;
 		float d0 = fmaf(-fx.x, fx.x, fmaf(-fy.x, fy.x, t));
 		float d1 = fmaf(-fx.y, fx.y, fmaf(-fy.y, fy.y, t));
-		return sign_bytes(d0, d1) & (q->maxval * 0x10001u);
+		return sign_bytes(d0, d1);      /* emit8 keeps maxval's bits */
 	}
 	return __byte_perm(__float_as_uint(sobel_value_f(fx.x, fy.x, q) + 8388608.0f),
 	    __float_as_uint(sobel_value_f(fx.y, fy.y, q) + 8388608.0f), 0x0400);
@@ -404,8 +408,11 @@ emit8(const gpu_image &out, int y, int x0, const grad8 &u, const grad8 &m,
 		pr[j] = pair8<M>(gx, gy, q);
 	}
 #pragma unroll
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		w[i] = __byte_perm(pr[2 * i], pr[2 * i + 1], 0x6420);
+		if (M == SOBEL_THRESH_L2)
+			w[i] &= q->maxval * 0x01010101u;
+	}
 	uint8_t *row = gf_row_out<uint8_t>(out, y);
 	if (x0 + 16 <= out.width)
 		*(uint4 *)(row + x0) = make_uint4(w[0], w[1], w[2], w[3]);
