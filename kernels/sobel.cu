@@ -384,7 +384,7 @@ pair8(__half2 gx, __half2 gy, const struct sobel_params *q)
 		 * negative just where the pixel passes: its sign bit, spread
 		 * over the output byte, is the answer.
 		 */
-		float t = q->thresh > (1u << 24) ? 16777216.0f : (float)q->thresh;
+		float t = sobel_thresh_f(q);
 		float d0 = fmaf(-fx.x, fx.x, fmaf(-fy.x, fy.x, t));
 		float d1 = fmaf(-fx.y, fx.y, fmaf(-fy.y, fy.y, t));
 		return sign_bytes(d0, d1);      /* emit8 keeps maxval's bits */

@@ -177,6 +177,18 @@ edge_in_frame(int x, int y, int width, int height)
 	return x < 1 || y < 1 || x > width - 2 || y > height - 2;
 }
 
+/* What sobel computes for --auto's histogram: the magnitude, in norm l1 or L2. */
+GF_HD struct sobel_params
+edge_hist_params(int l1, unsigned maxval)
+{
+	struct sobel_params sp;
+
+	sp.mode = l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
+	sp.maxval = maxval;
+	sp.thresh = 0;
+	return sp;
+}
+
 /*
  * The histogram value of a gradient for --auto: the magnitude in sobel's
  * units, min(maxval, round(sqrt(gx^2 + gy^2))) or min(maxval, |gx| + |gy|).
@@ -184,27 +196,21 @@ edge_in_frame(int x, int y, int width, int height)
 GF_HD uint32_t
 edge_hist_value(int gx, int gy, int l1, unsigned maxval)
 {
-	struct sobel_params sp;
+	struct sobel_params sp = edge_hist_params(l1, maxval);
 
-	sp.mode = l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
-	sp.maxval = maxval;
-	sp.thresh = 0;
 	return sobel_value(gx, gy, &sp);
 }
 
 /*
  * edge_hist_value for 8-bit images (maxval <= 255) in float, the same
- * value (sobel_value_f's proof; tests/sobel_test.c checks every gx, gy):
+ * value (sobel_value_f's proof; tests/edge_test.c checks every gx, gy):
  * on the GPU it issues on the float pipe and has no integer square root.
  */
 GF_HD uint32_t
 edge_hist_value8(int gx, int gy, int l1, unsigned maxval)
 {
-	struct sobel_params sp;
+	struct sobel_params sp = edge_hist_params(l1, maxval);
 
-	sp.mode = l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
-	sp.maxval = maxval;
-	sp.thresh = 0;
 	return (uint32_t)sobel_value_f((float)gx, (float)gy, &sp);
 }
 

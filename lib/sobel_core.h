@@ -140,6 +140,16 @@ gf_minf(float a, float b)
 }
 
 /*
+ * The L2 threshold as a float for 8-bit images: above 2^24 no
+ * gx^2 + gy^2 can pass, and below the float is exact.
+ */
+GF_HD float
+sobel_thresh_f(const struct sobel_params *p)
+{
+	return p->thresh > (1u << 24) ? (float)(1u << 24) : (float)p->thresh;
+}
+
+/*
  * The same for 8-bit images (|gx|, |gy| <= 1020), in float32: every value
  * is an integer below 2^24, so every operation is exact and the result
  * equals sobel_value's (tests/sobel_test.c checks all gx, gy).  It keeps
@@ -150,8 +160,7 @@ GF_HD float
 sobel_value_f(float gx, float gy, const struct sobel_params *p)
 {
 	float m = (float)p->maxval, l1 = fabsf(gx) + fabsf(gy), s;
-	/* Above 2^24 no s can pass; below, the float is exact. */
-	float t = p->thresh > (1u << 24) ? (float)(1u << 24) : (float)p->thresh;
+	float t = sobel_thresh_f(p);
 
 	switch (p->mode) {
 	case SOBEL_MAG_L1:
