@@ -11,27 +11,28 @@
  * candidates (weak or strong pixels) whose 8-connected component holds
  * a strong pixel.  The image is cut into 32 x 32 tiles, one warp each;
  * lane r holds row r of its tile as two bit masks (bit c: column c), its
- * candidates and its strong pixels.  Three launches, no host round trip,
- * no iteration to a fixed point:
+ * candidates and its strong pixels.  Three launches, no host round trip;
+ * only the floods inside a tile iterate:
  *
- *   local  labels the tile's components by union-find over its runs
- *          (maximal horizontal spans of candidates, at most 16 a row) in
- *          shared memory, the runs dealt round the lanes.  Runs of
- *          adjacent rows touch when their spans widened by one column
- *          overlap; for each pair of rows, every lower run is joined to
- *          the leftmost upper run it touches, and an upper run to the
- *          leftmost lower run it touches unless an upper run further
- *          left touches that one too (that pair is then the lower run's
- *          own): together these join every touching pair, with at most
- *          two unions a run.  A component with a strong pixel is written
- *          as edges at once.  One without, that touches the tile's outer
- *          ring, is pending: it gets a rank r < EDGE_HYST_CAP and the
- *          global node 1 + tile * CAP + r.  Each ring pixel's label (none,
- *          strong, or its component's rank) goes to the tile's ring
- *          words; for a tile with pending components, each row's masks
- *          of edges and of pending pixels, and the ranks of its pending
- *          runs, go to the scratch for final.  A component with neither
- *          a strong pixel nor a ring pixel is not an edge.
+ *   local  floods the tile's candidates from its strong pixels, whole
+ *          runs (maximal horizontal spans) at a time on the row masks,
+ *          a row up and down a turn: what it reaches is edges, written at
+ *          once.  Of the rest, what a flood from the tile's outer ring
+ *          reaches is pending; the others are not edges.  Only pending
+ *          pixels are labelled, by union-find over their runs (at most
+ *          16 a row) in shared memory, the runs dealt round the lanes.
+ *          Runs of adjacent rows touch when their spans widened by one
+ *          column overlap; for each pair of rows, every lower run is
+ *          joined to the leftmost upper run it touches, and an upper run
+ *          to the leftmost lower run it touches unless an upper run
+ *          further left touches that one too (that pair is then the
+ *          lower run's own): together these join every touching pair,
+ *          with at most two unions a run.  Each pending component gets a
+ *          rank r < EDGE_HYST_CAP and the global node 1 + tile * CAP + r.
+ *          Each ring pixel's label (none, strong, or its component's
+ *          rank) goes to the tile's ring words; for a tile with pending
+ *          components, each row's masks of edges and of pending pixels,
+ *          and the ranks of its pending runs, go to the scratch for final.
  *   merge  one thread per ring pixel on the right and bottom side of a
  *          tile: union of its node with the nodes of its 8-neighbours in
  *          the next tile (global union-find, Playne and Hawick's).  Node
@@ -43,9 +44,10 @@
  *
  * The union of the components holding a strong pixel is what the CPU's
  * flood fill gives, so the output is the same whatever the order of
- * work.  A tile without a strong pixel and without a candidate on its
- * ring has neither edges nor pending components: its warp writes zeros
- * after the load.  The class map is only read.
+ * work.  The floods cost a few instructions a row a turn, and on a
+ * noisy class map most candidates are settled by them: the union-find,
+ * whose finds diverge, sees only the pending ones.  The class map is
+ * only read.
  */
 #define HT EDGE_HYST_TILE       /* tile side, the warp's width */
 #define HCAP EDGE_HYST_CAP
@@ -279,37 +281,20 @@ run_at(const int *base, int s, uint32_t m, int c)
 	return base[s] + __popc(m & ~(m << 1) & (FULL >> (31 - c))) - 1;
 }
 
-/* A tile's shared memory in the local stage. */
+/* A tile's shared memory in the local stage, for its pending pixels. */
 struct hyst_tile {
-	uint32_t cand[HT];              /* row masks of the candidates */
+	uint32_t cand[HT];              /* row masks of the pending pixels */
 	int base[HT];                   /* index of each row's first run */
-	/*
-	 * Runs in row order: bits 0-4 first column, 5-9 last column, 10-14
-	 * row, 15 holds a strong pixel, 16 touches the ring, 17-25 root.
-	 */
+	/* Runs in row order: bits 0-4 first column, 5-9 last column, 10-14 row, 15-23 root. */
 	uint32_t run[HRUNS];
 	union {
 		int par[HRUNS];         /* union-find parents of the runs */
-		/* then: the pending runs' ranks in row order, each run's label */
-		uint8_t label[2][HRUNS];
+		uint8_t label[HRUNS];   /* then: each run's rank (its component's) */
 	} u;
-	uint32_t strong[HRUNS / 32];    /* bit i: root i holds a strong pixel */
-	uint32_t pend[HRUNS / 32];      /* bit i: root i touches the ring, then: and is pending */
-	int pbase[HRUNS / 32];          /* pending roots before word w: the ranks */
+	uint32_t root[HRUNS / 32];      /* bit i: run i is a root */
+	int rbase[HRUNS / 32];          /* roots before word w: the ranks */
 };
-#define RUN_STRONG (1u << 15)
-#define RUN_RING (1u << 16)
-#define RUN_ROOT 17
-
-/* The label of a run of root i: an edge, pending (its rank), or neither. */
-__device__ __forceinline__ uint32_t
-root_label(const struct hyst_tile *w, int i)
-{
-	const uint32_t bit = 1u << (i & 31), pend = w->pend[i >> 5];
-	const uint32_t rank = w->pbase[i >> 5] + __popc(pend & (bit - 1));
-
-	return w->strong[i >> 5] & bit ? HSTRONG : pend & bit ? rank : HNONE;
-}
+#define RUN_ROOT 15
 
 /*
  * The unions of run j with the runs it touches in the rows above and
@@ -348,6 +333,50 @@ unite_run(struct hyst_tile *w, int j)
 	}
 }
 
+/*
+ * The runs of row mask c that hold a bit of s (s within c): from each
+ * run's lowest bit of s up, through the carry of c + s, which clears c's
+ * bits from there to the run's end, and from its highest bit of s down,
+ * the same on the reversed row.
+ */
+__device__ __forceinline__ uint32_t
+row_fill(uint32_t c, uint32_t s)
+{
+	const uint32_t rc = __brev(c), rs = __brev(s);
+
+	return (c & ~(c + s)) | __brev(rc & ~(rc + rs)) | s;
+}
+
+/*
+ * The pixels of the tile's row masks c (lane r: row r) 8-connected in
+ * the tile to the seeds s (within c): whole runs at a time, a row further
+ * up and down each turn, until a turn adds none.
+ */
+__device__ __forceinline__ uint32_t
+flood(uint32_t c, uint32_t s, int r)
+{
+	uint32_t e = row_fill(c, s);
+
+	for (;;) {
+		const uint32_t up = __shfl_up_sync(FULL, e, 1);
+		const uint32_t dn = __shfl_down_sync(FULL, e, 1);
+		const uint32_t v = (r > 0 ? up : 0) | (r < HT - 1 ? dn : 0);
+		const uint32_t f = row_fill(c, c & (e | v | v << 1 | v >> 1));
+		if (!__any_sync(FULL, f != e))
+			return e;
+		e = f;
+	}
+}
+
+/* The label of column c of a tile row: an edge, pending (its rank), or neither. */
+__device__ __forceinline__ uint32_t
+ring_label(const struct hyst_tile *w, int row, uint32_t edge, uint32_t pend, int c)
+{
+	if (pend >> c & 1)
+		return w->u.label[run_at(w->base, row, pend, c)];
+	return edge >> c & 1 ? HSTRONG : HNONE;
+}
+
 template <typename T>
 __global__ void
 __launch_bounds__(HT * HWARPS)
@@ -373,120 +402,99 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 	}
 	if (tile == 0 && r == 0)
 		m.node[0] = 0;
-	const uint32_t cand0 = __shfl_sync(FULL, cand, 0);
-	const uint32_t cand31 = __shfl_sync(FULL, cand, HT - 1);
-	if (!__any_sync(FULL, strong) && !(cand0 | cand31) &&
-	    !__any_sync(FULL, cand & 0x80000001u)) {
-		put_row<T>(out, x0, y, 0);
-		m.ring[tile * HT + r] = FULL;
-		if (r == 0)
-			m.npend[tile] = 0;
-		return;
-	}
-
-	/* The row's runs, numbered in row order over the tile. */
-	const int nr = __popc(cand & ~(cand << 1)), end = warp_scan(nr, r);
-	const int first = end - nr, nruns = __shfl_sync(FULL, end, HT - 1);
-	w->cand[r] = cand;
-	w->base[r] = first;
-	if (r < HRUNS / 32)
-		w->strong[r] = w->pend[r] = 0;
-	int k = first;
-	for (uint32_t rest = cand, run; rest != 0; rest ^= run, k++) {
-		run = rest & ~(rest + (rest & -rest));
-		int a = __ffs(run) - 1, b = 31 - __clz(run);
-		w->run[k] = a | b << 5 | r << 10 | (run & strong ? RUN_STRONG : 0) |
-		    (r == 0 || r == HT - 1 || a == 0 || b == HT - 1 ? RUN_RING : 0);
-		w->u.par[k] = k;
-	}
-	__syncwarp();
 
 	/*
-	 * Unions of touching runs, the runs dealt round the lanes.  Every
-	 * lane makes every turn, and the warp meets at the end of each: the
-	 * finds diverge, and left to itself the warp did not reconverge
-	 * after them, so that each turn ran in groups of about four lanes
-	 * (ncu on the bench image: 4 threads a warp instruction over 85% of
-	 * the kernel's instructions).
+	 * The tile's edges: the candidates connected in it to a strong
+	 * pixel.  Of the others, those connected in it to its ring are
+	 * pending; the rest are not edges.
 	 */
-	for (int turn = 0; turn < nruns; turn += 32) {
-		if (turn + r < nruns)
-			unite_run(w, turn + r);
-		__syncwarp();
-	}
-
-	/* Roots, and on each root whether it is strong and touches the ring. */
-	for (int j = r; j < nruns; j += 32) {
-		const uint32_t d = w->run[j];
-		const int root = sroot(w->u.par, j);
-		w->run[j] = d | (uint32_t)root << RUN_ROOT;
-		if (d & RUN_STRONG)
-			atomicOr(&w->strong[root >> 5], 1u << (root & 31));
-		if (d & RUN_RING)
-			atomicOr(&w->pend[root >> 5], 1u << (root & 31));
-	}
-	__syncwarp();
-
-	/* Ranks of the pending roots, in index order. */
-	const uint32_t pw = r < HRUNS / 32 ? w->pend[r] & ~w->strong[r] : 0;
-	const int pend = warp_scan(__popc(pw), r);
-	const int npend = __shfl_sync(FULL, pend, 31);
-	if (r < HRUNS / 32) {
-		w->pend[r] = pw;
-		w->pbase[r] = pend - __popc(pw);
-	}
-	for (int i = r; i < npend; i += 32) {
-		uint32_t g = (uint32_t)(1 + tile * HCAP + i);
-		m.node[g] = g;
-	}
-	if (r == 0)
-		m.npend[tile] = (uint8_t)npend;
-	__syncwarp();
-
-	/* Each run's label. */
-	uint8_t *label = w->u.label[1];
-	for (int j = r; j < nruns; j += 32)
-		label[j] = (uint8_t)root_label(w, w->run[j] >> RUN_ROOT);
-	__syncwarp();
-
-	/* The row's edges and pending pixels. */
-	uint32_t edge = 0, pending = 0;
-	k = first;
-	for (uint32_t rest = cand, run; rest != 0; rest ^= run, k++) {
-		run = rest & ~(rest + (rest & -rest));
-		if (label[k] == HSTRONG)
-			edge |= run;
-		else if (label[k] != HNONE)
-			pending |= run;
-	}
+	const uint32_t edge = flood(cand, strong, r), other = cand & ~edge;
+	const uint32_t pend = flood(other, other & (r == 0 || r == HT - 1 ?
+	    FULL : 0x80000001u), r);
+	const uint32_t e0 = __shfl_sync(FULL, edge, 0);
+	const uint32_t e31 = __shfl_sync(FULL, edge, HT - 1);
+	const uint32_t p0 = __shfl_sync(FULL, pend, 0);
+	const uint32_t p31 = __shfl_sync(FULL, pend, HT - 1);
 	put_row<T>(out, x0, y, edge);
+	int nruns = 0, first = 0;
+	if (__any_sync(FULL, pend)) {
+		/* The pending runs, numbered in row order over the tile. */
+		const int nr = __popc(pend & ~(pend << 1)), end = warp_scan(nr, r);
+		first = end - nr;
+		nruns = __shfl_sync(FULL, end, HT - 1);
+		w->cand[r] = pend;
+		w->base[r] = first;
+		if (r < HRUNS / 32)
+			w->root[r] = 0;
+		int k = first;
+		for (uint32_t rest = pend, run; rest != 0; rest ^= run, k++) {
+			run = rest & ~(rest + (rest & -rest));
+			w->run[k] = (__ffs(run) - 1) | (31 - __clz(run)) << 5 | r << 10;
+			w->u.par[k] = k;
+		}
+		__syncwarp();
+
+		/*
+		 * Unions of touching runs, the runs dealt round the lanes.
+		 * Every lane makes every turn, and the warp meets at the end
+		 * of each: the finds diverge, and left to itself the warp did
+		 * not reconverge after them, so that each turn ran in groups
+		 * of about four lanes (ncu: 4 threads a warp instruction over
+		 * 85% of the kernel's instructions).
+		 */
+		for (int turn = 0; turn < nruns; turn += 32) {
+			if (turn + r < nruns)
+				unite_run(w, turn + r);
+			__syncwarp();
+		}
+
+		/*
+		 * The roots.  Every component here is pending (it touches the
+		 * ring and holds no strong pixel): its rank is its root's
+		 * among the roots, in index order.
+		 */
+		for (int turn = 0; turn < nruns; turn += 32) {
+			const int j = turn + r, root = j < nruns ? sroot(w->u.par, j) : -1;
+			if (j < nruns)
+				w->run[j] |= (uint32_t)root << RUN_ROOT;
+			const uint32_t b = __ballot_sync(FULL, root == j);
+			if (r == 0)
+				w->root[turn / 32] = b;
+		}
+		__syncwarp();
+		const uint32_t rw = r < HRUNS / 32 ? w->root[r] : 0;
+		const int rend = warp_scan(__popc(rw), r);
+		const int npend = __shfl_sync(FULL, rend, 31);
+		if (r < HRUNS / 32)
+			w->rbase[r] = rend - __popc(rw);
+		for (int i = r; i < npend; i += 32) {
+			uint32_t g = (uint32_t)(1 + tile * HCAP + i);
+			m.node[g] = g;
+		}
+		if (r == 0)
+			m.npend[tile] = (uint8_t)npend;
+		__syncwarp();
+		for (int j = r; j < nruns; j += 32) {
+			const int root = w->run[j] >> RUN_ROOT;
+			w->u.label[j] = (uint8_t)(w->rbase[root >> 5] +
+			    __popc(w->root[root >> 5] & ((1u << (root & 31)) - 1)));
+		}
+		__syncwarp();
+
+		/* For final: the row masks, the pending runs' ranks in row order. */
+		m.rows[tile * HT + r] = make_uint2(edge, pend);
+		for (int i = r; i < (nruns + 3) / 4; i += 32)
+			((uint32_t *)(m.rank + tile * HRUNS))[i] =
+			    ((const uint32_t *)w->u.label)[i];
+	} else if (r == 0) {
+		m.npend[tile] = 0;
+	}
 
 	/* The labels of the ring pixels in column r, row r. */
-	uint32_t top = HNONE, bottom = HNONE, left = HNONE, right = HNONE;
-	if (cand0 >> r & 1)
-		top = label[run_at(w->base, 0, cand0, r)];
-	if (cand31 >> r & 1)
-		bottom = label[run_at(w->base, HT - 1, cand31, r)];
-	if (cand & 1)
-		left = label[first];
-	if (cand >> (HT - 1))
-		right = label[first + nr - 1];
-	m.ring[tile * HT + r] = top | bottom << 8 | left << 16 | right << 24;
-	if (npend == 0)
-		return;
-
-	/* For final: the row masks, the pending runs' ranks in row order. */
-	const int np = __popc(pending & ~(pending << 1)), pend_end = warp_scan(np, r);
-	uint8_t *rank = w->u.label[0];
-	k = first;
-	for (int i = pend_end - np; i < pend_end; k++)
-		if (label[k] != HSTRONG && label[k] != HNONE)
-			rank[i++] = label[k];
-	m.rows[tile * HT + r] = make_uint2(edge, pending);
-	__syncwarp();
-	const int nwords = (__shfl_sync(FULL, pend_end, HT - 1) + 3) / 4;
-	for (int i = r; i < nwords; i += 32)
-		((uint32_t *)(m.rank + tile * HRUNS))[i] = ((const uint32_t *)rank)[i];
+	m.ring[tile * HT + r] = ring_label(w, 0, e0, p0, r) |
+	    ring_label(w, HT - 1, e31, p31, r) << 8 |
+	    ring_label(w, r, edge, pend, 0) << 16 |
+	    ring_label(w, r, edge, pend, HT - 1) << 24;
 }
 
 /* The node of ring label l of a tile: 0 for a strong pixel. */

@@ -389,8 +389,9 @@ pair8(__half2 gx, __half2 gy, const struct sobel_params *q)
 		float d1 = fmaf(-fx.y, fx.y, fmaf(-fy.y, fy.y, t));
 		return sign_bytes(d0, d1);      /* emit8 keeps maxval's bits */
 	}
-	return __byte_perm(__float_as_uint(sobel_value_f(fx.x, fy.x, q) + 8388608.0f),
-	    __float_as_uint(sobel_value_f(fx.y, fy.y, q) + 8388608.0f), 0x0400);
+	float m = (float)q->maxval;
+	return __byte_perm(__float_as_uint(sobel_root_biased(fx.x, fy.x, m)),
+	    __float_as_uint(sobel_root_biased(fx.y, fy.y, m)), 0x0400);
 }
 
 /* Output row y at x0 from the grad8 of the rows above, at and below. */

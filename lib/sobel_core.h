@@ -100,32 +100,19 @@ sobel_value(int gx, int gy, const struct sobel_params *p)
 }
 
 /*
- * round(sqrt(s)) with halves rounded up, for integer-valued 0 <= s < 2^22
- * in float, from an integer guess r within 1 of the answer: the answer is
- * the r with r*r - r < s <= r*r + r (0 for s = 0), all exact in float.
+ * round(sqrt(s)) + 2^23 for an integer-valued float 0 <= s <= 65280 (the
+ * m^2 + m of any m <= 255), or s = 2^-30 standing for 0, from y, an
+ * estimate of 1 / sqrt(s) within 8 ulps (the GPU's rsqrt is within 2).
+ * No integer lies within 1/4 of the square of a half-integer h, so sqrt(s)
+ * lies at least 1/4 / (sqrt(s) + h) >= 1/2044 from every h <= 255.5, and
+ * s * y is within 8 * 2^-23 * 255.5 < 1/4096 of sqrt(s): on the same side
+ * of every h.  Adding 2^23 in the same fused step rounds it to the nearest
+ * integer, which is the answer, in the low bits of the float.
  */
 GF_HD float
-gf_round_sqrt_f(float s, float r)
+gf_root_biased(float s, float y)
 {
-	if (s > fmaf(r, r, r))
-		r += 1.0f;
-	else if (r > 0.0f && s <= fmaf(r, r, -r))
-		r -= 1.0f;
-	return r;
-}
-
-/*
- * The same from y, an estimate of 1 / sqrt(max(s, 1)) with a relative
- * error below 2^-13 (the GPU's rsqrtf is within 2 ulps): t = s * y + 1/4
- * lies within 1/4 below sqrt(s) + 1/2, so floor(t) is the answer or one
- * less, and r (r + 1) < s tells which.  Fewer steps than from a rounded
- * guess, which can be off either way.
- */
-GF_HD float
-gf_round_sqrt_y(float s, float y)
-{
-	float r = floorf(fmaf(s, y, 0.25f));
-	return fmaf(r, r, r) < s ? r + 1.0f : r;
+	return fmaf(s, y, 8388608.0f);
 }
 
 /*
@@ -150,6 +137,26 @@ sobel_thresh_f(const struct sobel_params *p)
 }
 
 /*
+ * The L2 magnitude of an 8-bit gradient, at most m <= 255, plus 2^23 (its
+ * byte is the low byte of the float's bits).  gy^2 + 2^-30 rounds to gy^2
+ * unless gy is 0, so s is gx^2 + gy^2, or 2^-30 where that is 0: never a
+ * zero for the root, which would give 0 * inf.
+ */
+GF_HD float
+sobel_root_biased(float gx, float gy, float m)
+{
+	float s = fminf(fmaf(gx, gx, fmaf(gy, gy, 0x1p-30f)), fmaf(m, m, m)), y;
+
+#ifdef __CUDA_ARCH__
+	/* rsqrtf's guard for denormals costs three instructions; s has none. */
+	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(s));
+#else
+	y = 1.0f / sqrtf(s);
+#endif
+	return gf_root_biased(s, y);
+}
+
+/*
  * The same for 8-bit images (|gx|, |gy| <= 1020), in float32: every value
  * is an integer below 2^24, so every operation is exact and the result
  * equals sobel_value's (tests/sobel_test.c checks all gx, gy).  It keeps
@@ -159,7 +166,7 @@ sobel_thresh_f(const struct sobel_params *p)
 GF_HD float
 sobel_value_f(float gx, float gy, const struct sobel_params *p)
 {
-	float m = (float)p->maxval, l1 = fabsf(gx) + fabsf(gy), s;
+	float m = (float)p->maxval, l1 = fabsf(gx) + fabsf(gy);
 	float t = sobel_thresh_f(p);
 
 	switch (p->mode) {
@@ -168,22 +175,17 @@ sobel_value_f(float gx, float gy, const struct sobel_params *p)
 	case SOBEL_THRESH_L1:
 		return l1 > t ? m : 0.0f;
 	}
-	s = fmaf(gx, gx, gy * gy);
 	if (p->mode == SOBEL_THRESH_L2)
-		return s > t ? m : 0.0f;
+		return fmaf(gx, gx, gy * gy) > t ? m : 0.0f;
 	/*
 	 * Every s above m^2 + m rounds to m or more, and m^2 + m to m: with
-	 * s clamped there, the root needs no clamp after.
+	 * s clamped there, the root needs no clamp after, and s <= 65280.
 	 */
 #ifdef __CUDA_ARCH__
-	float y;
-	s = fminf(s, fmaf(m, m, m));
-	/* rsqrtf's guard for denormals costs three instructions; s >= 1 has none. */
-	asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaxf(s, 1.0f)));
-	return gf_round_sqrt_y(s, y);
+	return sobel_root_biased(gx, gy, m) - 8388608.0f;
 #else
-	s = gf_minf(s, fmaf(m, m, m));
-	return gf_round_sqrt_f(s, rintf(sqrtf(s)));
+	/* sqrtf is within 2^-24 of sqrt(s): as gf_root_biased, nearest is exact. */
+	return rintf(sqrtf(gf_minf(fmaf(gx, gx, gy * gy), fmaf(m, m, m))));
 #endif
 }
 

@@ -113,6 +113,13 @@ template <typename T> static inline T atomicCAS(T *p, T cmp, T v)
 	return cmp;
 }
 static inline int __popc(unsigned v) { return __builtin_popcount(v); }
+static inline unsigned __brev(unsigned v)
+{
+	unsigned r = 0;
+	for (int i = 0; i < 32; i++)
+		r |= (v >> i & 1) << (31 - i);
+	return r;
+}
 static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
 static inline int __ffs(int v) { return __builtin_ffs(v); }
 static inline int __ffsll(long long v) { return __builtin_ffsll(v); }
