@@ -518,7 +518,11 @@ join(uint32_t *node, size_t ta, uint32_t a, size_t tb, uint32_t b)
  * neighbours in the tile column to the right; k >= HT, the bottom ring
  * pixel of column k - HT against its neighbours in the tile row below.
  * A tile with a neighbour to the right (below) is full width (height),
- * so the pixel and its neighbours are in the image.
+ * so the pixel and its neighbours are in the image.  A pixel whose
+ * predecessor on the side has its label leaves the two neighbours they
+ * share to that one's thread, and a neighbour with the label of the one
+ * before it is not joined again: in a run along the border, most
+ * pixels make one union, not three.
  */
 __global__ void
 edge_hyst_merge(struct hyst_mem m, int ntx, int nty, int width, int height)
@@ -534,24 +538,34 @@ edge_hyst_merge(struct hyst_mem m, int ntx, int nty, int width, int height)
 	const int tx = (int)((uint32_t)tile % (uint32_t)ntx);
 	const int ty = (int)((uint32_t)tile / (uint32_t)ntx);
 	const uint32_t *ring = m.ring + tile * HT;
+	size_t tp = 0;
+	uint32_t bp = HNONE;
 
 	if (k < HT) {
 		const int y = ty * HT + k;
 		const uint32_t a = ring[k] >> 24;
 		if (tx + 1 >= ntx || y >= height || a == HNONE)
 			return;
-		for (int y2 = max(y - 1, 0); y2 <= min(y + 1, height - 1); y2++) {
+		int y2 = k > 0 && ring[k - 1] >> 24 == a ? y + 1 : max(y - 1, 0);
+		for (; y2 <= min(y + 1, height - 1); y2++) {
 			const size_t t2 = (size_t)(y2 / HT) * ntx + tx + 1;
-			join(m.node, tile, a, t2, m.ring[t2 * HT + y2 % HT] >> 16 & 0xff);
+			const uint32_t b = m.ring[t2 * HT + y2 % HT] >> 16 & 0xff;
+			if (b != bp || t2 != tp)
+				join(m.node, tile, a, t2, b);
+			bp = b, tp = t2;
 		}
 	} else {
 		const int lx = k - HT, x = tx * HT + lx;
 		const uint32_t a = ring[lx] >> 8 & 0xff;
 		if (ty + 1 >= nty || x >= width || a == HNONE)
 			return;
-		for (int x2 = max(x - 1, 0); x2 <= min(x + 1, width - 1); x2++) {
+		int x2 = lx > 0 && (ring[lx - 1] >> 8 & 0xff) == a ? x + 1 : max(x - 1, 0);
+		for (; x2 <= min(x + 1, width - 1); x2++) {
 			const size_t t2 = (size_t)(ty + 1) * ntx + x2 / HT;
-			join(m.node, tile, a, t2, m.ring[t2 * HT + x2 % HT] & 0xff);
+			const uint32_t b = m.ring[t2 * HT + x2 % HT] & 0xff;
+			if (b != bp || t2 != tp)
+				join(m.node, tile, a, t2, b);
+			bp = b, tp = t2;
 		}
 	}
 }
