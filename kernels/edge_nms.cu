@@ -20,8 +20,8 @@
  *
  * Both strip walks fuse the gradient, the suppression and the double
  * threshold into one pass that writes a one-byte class per pixel.  For
- * 8-bit images (strip8) they run in 32-bit arithmetic (edge_core.h's
- * *32 cores, exact there), keep input rows packed four samples to a
+ * 8-bit images (strip8) they run in float (edge_core.h's *f cores,
+ * exact there), keep input rows packed four samples to a
  * register and one magnitude row live, and choose without branches;
  * 16-bit images (strip) keep unpacked rows, three magnitude rows and the
  * 64-bit cores.
@@ -211,7 +211,7 @@ struct rows_shared {
 	}
 };
 
-/* ---- 8-bit strips: packed rows, two magnitude rows, 32-bit cores ---- */
+/* ---- 8-bit strips: packed rows, two magnitude rows, float cores ---- */
 
 /*
  * Input row r of an 8-bit strip as 20 packed bytes: byte j of w[0..4]
@@ -228,10 +228,12 @@ pack_row8(uint32_t L, uint4 q, uint32_t R, uint32_t *w)
 	w[4] = q.w >> 16 | R << 16;
 }
 
-__device__ __forceinline__ int
-byte8(const uint32_t *w, int j)
+/* Sample j of a packed row as an exact float. */
+__device__ __forceinline__ float
+byte8f(const uint32_t *w, int j)
 {
-	return (w[j >> 2] >> (8 * (j & 3))) & 0xff;
+	return __uint_as_float(__byte_perm(w[j >> 2], GF_OFF8, 0x7440 | (j & 3))) -
+	    8388608.0f;
 }
 
 /*
@@ -291,89 +293,119 @@ struct rows_shared8 {
 	}
 };
 
+/* mask shifted up one, with the sign bit of d as its bit 0. */
+__device__ __forceinline__ uint32_t
+sign_in(uint32_t mask, float d)
+{
+	return __funnelshift_l(__float_as_uint(d), mask, 1);
+}
+
 /*
  * The registers of an 8-bit strip.  Suppression is split in two halves
  * so that only one magnitude row is live: when gradient row g is
  * computed, column by column, row g-1 gets its comparisons with the row
  * below and is finished, and row g gets those with the row above and
- * within itself.  What a row carries from one half to the other is bit
- * masks, bit j for column x0 + j: its sector tests (h, v, same: edge_
- * sector_tests32), ok (passed so far and above low) and st (above high).
- * Every choice is a select on those bits, never a branch: neighbouring
- * pixels have different sectors, and a branch on them would split the
- * warp at every pixel.  The comparisons and their tie rules are
- * edge_classify's.
+ * within itself.
+ *
+ * The arithmetic is float (edge_core.h's *f cores, exact here), which
+ * issues on the FMA pipe; the integer pipe, at half its rate, was this
+ * kernel's limit (ncu: 53 of 75 instructions a pixel were its, in
+ * int32).  So every comparison is a subtraction, exact between integers
+ * below 2^24 and never -0, whose sign bit says a > b: one funnel shift
+ * appends it to a bit mask, column after column.  Each mask holds every
+ * comparison a choice might need, and the choices by sector are made on
+ * whole masks at the end of the row: no select, no branch per pixel.
+ * The masks fill from the bottom, column j at bit 15 - j (at bit 16 - c
+ * for gt_left, which has column 16 too); what leaves the row is turned
+ * round.  The comparisons and their tie rules are edge_classify's.
  */
 struct strip8 {
 	uint32_t w0[5], w1[5];  /* input rows g-1, g (packed), then g+1 arrives */
-	uint32_t m[18];         /* magnitudes of row g-1, columns x0-1 .. x0+16,
+	float m[18];            /* magnitudes of row g-1, columns x0-1 .. x0+16,
 	                           replaced by row g's as the row goes */
-	uint32_t h, v, same, ok, st;    /* row g-1's masks */
+	uint32_t h, v, ns, ok;  /* row g-1's masks (turned): edge_sector_signs';
+	                           passed so far and above low */
+	uint32_t st;            /* row g-1's pixels above high (bit j: column j) */
 
 	/*
 	 * Row g from input rows w0, w1, w2: returns the edge candidates of
 	 * row g-1 (finished) and starts row g.  Sobel's gradients come from
 	 * column sums: s = a + 2b + c (gx's smoothing) and d = c - a (gy's
 	 * difference) of each of the 20 columns, gx = s[k+2] - s[k] and
-	 * gy = d[k] + 2 d[k+1] + d[k+2].  Column j is finished and started
-	 * as soon as the magnitude to its right is known.
+	 * gy = d[k] + 2 d[k+1] + d[k+2].  Column j is compared as soon as
+	 * the magnitude to its right is known.
 	 */
 	__device__ __forceinline__ uint32_t row(const uint32_t *w2,
-	    const struct edge_params32 &p)
+	    const struct edge_paramsf &p)
 	{
-		int s0 = 0, s1 = 0, d0 = 0, d1 = 0;    /* sums of columns k, k+1 */
-		uint32_t g0 = 0, g1 = 0, g2 = 0;       /* row g's magnitudes k-2 .. k */
-		uint32_t th = 0, tv = 0, ts = 0;       /* row g's masks */
-		uint32_t nok = 0, nst = 0, pass = 0;
+		float s0 = 0, s1 = 0, d0 = 0, d1 = 0;  /* sums of columns k, k+1 */
+		float g0 = 0, g1 = 0, g2 = 0;          /* row g's magnitudes k-2 .. k */
+		uint32_t th = 0, tv = 0, tns = 0;      /* row g's sector tests */
+		uint32_t gt_left = 0;                  /* g(c) > g(c-1) */
+		uint32_t up = 0;                       /* g(j) > m(j) */
+		uint32_t dn45 = 0, dn135 = 0;          /* m(j) > g(j+1), m(j) > g(j-1) */
+		uint32_t up45 = 0, up135 = 0;          /* g(j) > m(j-1), g(j) > m(j+1) */
+		uint32_t lo = 0, hi = 0;               /* g(j) > low, g(j) > high */
 #pragma unroll
 		for (int k = -2; k < 18; k++) {
 			/* Column k + 2 of the window; gradient k is column x0 - 1 + k. */
-			int a = byte8(w0, k + 2), b = byte8(w1, k + 2), c = byte8(w2, k + 2);
-			int s2 = a + 2 * b + c, d2 = c - a;
+			float a = byte8f(w0, k + 2), b = byte8f(w1, k + 2);
+			float c = byte8f(w2, k + 2);
+			float s2 = fmaf(2.0f, b, a) + c, d2 = c - a;
 			if (k >= 0) {
-				int gx = s2 - s0, gy = d0 + 2 * d1 + d2;
+				float gx = s2 - s0, gy = fmaf(2.0f, d1, d0) + d2;
 				g0 = g1, g1 = g2;
-				g2 = edge_mag32(gx, gy, p.l1);
+				g2 = edge_magf(gx, gy, p.l1);
 				if (k >= 1 && k <= 16) {
-					int sh, sv, ss;
-					edge_sector_tests32(gx, gy, &sh, &sv, &ss);
-					th |= (uint32_t)sh << (k - 1);
-					tv |= (uint32_t)sv << (k - 1);
-					ts |= (uint32_t)ss << (k - 1);
+					float sh, sv, sns;
+					edge_sector_signs(gx, gy, &sh, &sv, &sns);
+					th = sign_in(th, sh);
+					tv = sign_in(tv, sv);
+					tns = sign_in(tns, sns);
 				}
+				if (k >= 1)     /* column c = k - 1: g2 > g1 */
+					gt_left = sign_in(gt_left, g1 - g2);
 			}
 			s0 = s1, s1 = s2;
 			d0 = d1, d1 = d2;
 			if (k < 2)
 				continue;
 			/*
-			 * Column j = k - 2: row g-1 (magnitude m[j + 1]) against
-			 * the row below, g1 the magnitude of row g, g0 and g2 its
-			 * neighbours left and right.  Sector 90 compares with the
-			 * pixel below (not smaller), 45 below right, 135 below left
-			 * (smaller); sector 0 was finished within its row.
+			 * Column j = k - 2: m[j], m[j + 1], m[j + 2] are row g-1's
+			 * magnitudes at j - 1, j, j + 1, and g0, g1, g2 row g's.
 			 */
 			const int j = k - 2;
-			uint32_t mv = v >> j & 1;
-			uint32_t below = mv ? g1 : same >> j & 1 ? g2 : g0;
-			pass |= ((h >> j & 1) | (uint32_t)(m[j + 1] + mv > below)) << j;
-			/*
-			 * Row g: sector 0 against both neighbours in the row (left
-			 * greater, right not smaller), the others against the one
-			 * above them (up, up left, up right: greater).
-			 */
-			uint32_t above = tv >> j & 1 ? m[j + 1] : ts >> j & 1 ? m[j] : m[j + 2];
-			uint32_t in_row = (uint32_t)(g1 > g0) & (uint32_t)(g1 >= g2);
-			uint32_t keep = th >> j & 1 ? in_row : (uint32_t)(g1 > above);
-			nok |= (keep & (uint32_t)(g1 > p.low)) << j;
-			nst |= (uint32_t)(g1 > p.high) << j;
+			up = sign_in(up, m[j + 1] - g1);
+			dn45 = sign_in(dn45, g2 - m[j + 1]);
+			dn135 = sign_in(dn135, g0 - m[j + 1]);
+			up45 = sign_in(up45, m[j] - g1);
+			up135 = sign_in(up135, m[j + 2] - g1);
+			lo = sign_in(lo, p.low - g1);
+			hi = sign_in(hi, p.high - g1);
 			m[j] = g0;
 		}
 		m[16] = g1;
 		m[17] = g2;
-		pass &= ok;
-		h = th, v = tv, same = ts, ok = nok, st = nst;
-		return pass;
+		/*
+		 * Row g-1: sector 0 was finished within its row; 90 must not be
+		 * smaller than the pixel below, 45 greater than the one below
+		 * right, 135 than the one below left.
+		 */
+		const uint32_t diag = ~h & ~v;
+		const uint32_t pass = ok & (h | (v & ~up) | (diag & ~ns & dn45) |
+		    (diag & ns & dn135));
+		/*
+		 * Row g: sector 0 greater than its left neighbour and not
+		 * smaller than its right; the others greater than the pixel
+		 * above them (up, up left, up right).
+		 */
+		const uint32_t in_row = gt_left >> 1 & ~gt_left;
+		const uint32_t tdiag = ~th & ~tv;
+		const uint32_t keep = (th & in_row) | (tv & up) |
+		    (tdiag & ~tns & up45) | (tdiag & tns & up135);
+		h = th, v = tv, ns = tns, ok = keep & lo;
+		st = __brev(hi) >> 16;
+		return __brev(pass) >> 16;
 	}
 };
 
@@ -414,12 +446,12 @@ __device__ __forceinline__ void
 walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
     const struct edge_params &p0)
 {
-	const struct edge_params32 p = edge_params_32(&p0);
+	const struct edge_paramsf p = edge_params_f(&p0);
 	strip8 st;
 
 	load(ys - 2, st.w0);
 	load(ys - 1, st.w1);
-	st.h = st.v = st.same = st.ok = st.st = 0;
+	st.h = st.v = st.ns = st.ok = st.st = 0;
 #pragma unroll
 	for (int k = 0; k < 18; k++)
 		st.m[k] = 0;    /* row ys - 2's magnitudes: row ys - 1, started

@@ -111,63 +111,67 @@ edge_classify(uint64_t m, uint64_t before, uint64_t after, int s,
 }
 
 /*
- * Magnitude, sector and thresholds for 8-bit images in 32-bit
- * arithmetic, for the GPU's strip kernels (which make edge_classify's
- * comparisons themselves, split over two rows): there |gx|, |gy| <=
- * 1020, so gx^2 + gy^2 <= 2080800, |gy| * 32768 <= 33423360 and |gx| *
- * (13573 + 65536) <= 80691180 all fit an int, and each function equals
- * its 64-bit twin for every such gradient (tests/edge_test.c checks them
- * all).  The thresholds are clamped to 32 bits, which no magnitude
- * reaches, so "m > low" keeps its answer.
+ * Magnitude, sector and thresholds for 8-bit images in float, for the
+ * GPU's strip kernels (which make edge_classify's comparisons themselves,
+ * split over two rows), whose integer work is the GPU's slower pipe:
+ * there |gx|, |gy| <= 1020, so every gx, gy, gx^2 + gy^2 <= 2080800 and
+ * |gx| * 13573 is an integer below 2^24, exact in float, and each
+ * function gives its integer twin's answer for every such gradient
+ * (tests/edge_test.c checks them all).  The thresholds are clamped at
+ * 2^24, which no magnitude reaches, so "m > low" keeps its answer.
  */
-struct edge_params32 {
-	uint32_t low, high;
+struct edge_paramsf {
+	float low, high;
 	int l1;
 };
 
-GF_HD struct edge_params32
-edge_params_32(const struct edge_params *p)
+GF_HD struct edge_paramsf
+edge_params_f(const struct edge_params *p)
 {
-	struct edge_params32 q;
+	const uint64_t top = 1u << 24;
+	struct edge_paramsf q;
 
-	q.low = p->low > 0xffffffffu ? 0xffffffffu : (uint32_t)p->low;
-	q.high = p->high > 0xffffffffu ? 0xffffffffu : (uint32_t)p->high;
+	q.low = (float)(p->low > top ? top : p->low);
+	q.high = (float)(p->high > top ? top : p->high);
 	q.l1 = p->l1;
 	return q;
 }
 
-GF_HD uint32_t
-edge_mag32(int gx, int gy, int l1)
+GF_HD float
+edge_magf(float gx, float gy, int l1)
 {
-	uint32_t ax = (uint32_t)(gx < 0 ? -gx : gx), ay = (uint32_t)(gy < 0 ? -gy : gy);
-
-	return l1 ? ax + ay : ax * ax + ay * ay;
+	return l1 ? fabsf(gx) + fabsf(gy) : fmaf(gx, gx, gy * gy);
 }
 
 /*
- * edge_sector32 as three tests, each made on its own so that a row of
- * them is straight-line code: *h the sector is 0, *v it is 90, *same gx
- * and gy have one sign (45 rather than 135 where neither h nor v).
+ * edge_sector's tests as three differences, each made on its own so that
+ * a row of them is straight-line code, whose sign bits are the answers
+ * (none is ever -0): *h, the sector is 0; *v, it is 90; *ns, gx and gy
+ * have different signs (135 rather than 45 where neither h nor v).
+ * |gx| * 13573 / 2^15 is exact, and |gy| * 2^15 > |gx| * (13573 + 2^16)
+ * is |gy| - 2 |gx| > that; a difference that rounds keeps its sign.  A
+ * zero gx or gy, where edge_sector's sign test looks at 0's sign, gives
+ * sector 0 or 90 (or 45 with both zero, as there).
  */
 GF_HD void
-edge_sector_tests32(int gx, int gy, int *h, int *v, int *same)
+edge_sector_signs(float gx, float gy, float *h, float *v, float *ns)
 {
-	int ax = gx < 0 ? -gx : gx, ay = (gy < 0 ? -gy : gy) * 32768;
-	int tg22 = ax * 13573;
+	const float ax = fabsf(gx), ay = fabsf(gy);
+	const float tg22 = ax * (13573.0f / 32768.0f);
 
-	*h = ay < tg22;
-	*v = ay > tg22 + ax * 65536;
-	*same = (gx ^ gy) >= 0;
+	*h = ay - tg22;
+	*v = tg22 - fmaf(-2.0f, ax, ay);
+	*ns = gx * gy;
 }
 
 GF_HD int
-edge_sector32(int gx, int gy)
+edge_sectorf(float gx, float gy)
 {
-	int h, v, same;
+	float h, v, ns;
 
-	edge_sector_tests32(gx, gy, &h, &v, &same);
-	return h ? EDGE_SECTOR_0 : v ? EDGE_SECTOR_90 :
-	    same ? EDGE_SECTOR_45 : EDGE_SECTOR_135;
+	edge_sector_signs(gx, gy, &h, &v, &ns);
+	return signbit(h) ? EDGE_SECTOR_0 : signbit(v) ? EDGE_SECTOR_90 :
+	    signbit(ns) ? EDGE_SECTOR_135 : EDGE_SECTOR_45;
 }
 
 /* True when (x, y) is in the outer one-pixel frame, which is never an edge. */

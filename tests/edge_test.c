@@ -605,40 +605,43 @@ test_cpu_threads(void)
 }
 
 /*
- * The 32-bit cores of the GPU's 8-bit kernels equal the 64-bit ones for
- * every gradient an 8-bit image gives (|gx|, |gy| <= 1020), and the
- * double threshold keeps its answer with thresholds past 32 bits.
+ * The float cores of the GPU's 8-bit kernels equal the 64-bit integer
+ * ones for every gradient an 8-bit image gives (|gx|, |gy| <= 1020), and
+ * the double threshold keeps its answer with thresholds past 2^24.
  */
 static void
-test_cores32(void)
+test_coresf(void)
 {
 	static const uint64_t lows[] = {0, 1, 1599, 1600, 2080800, 2080801,
-	    0xffffffffull, 0x100000000ull, ~0ull};
+	    (1u << 24) - 1, 1u << 24, (1u << 24) + 1, 0xffffffffull,
+	    0x100000000ull, ~0ull};
 	char why[160] = "";
 	int bad = 0;
 
 	for (int gx = -1020; gx <= 1020 && !bad; gx++)
 		for (int gy = -1020; gy <= 1020 && !bad; gy++) {
-			if (edge_mag32(gx, gy, 0) != edge_mag(gx, gy, 0) ||
-			    edge_mag32(gx, gy, 1) != edge_mag(gx, gy, 1) ||
-			    edge_sector32(gx, gy) != edge_sector(gx, gy)) {
+			float fx = (float)gx, fy = (float)gy;
+			if (edge_magf(fx, fy, 0) != (float)edge_mag(gx, gy, 0) ||
+			    edge_magf(fx, fy, 1) != (float)edge_mag(gx, gy, 1) ||
+			    edge_sectorf(fx, fy) != edge_sector(gx, gy)) {
 				snprintf(why, sizeof(why), "gx %d gy %d", gx, gy);
 				bad = 1;
 			}
 		}
-	result("cores32/mag-sector", !bad, "%s", why);
+	result("coresf/mag-sector", !bad, "%s", why);
 	/* The strips compare magnitudes with the clamped thresholds. */
 	for (size_t i = 0; i < sizeof(lows) / sizeof(lows[0]) && !bad; i++) {
 		struct edge_params p = {0, lows[i], lows[i]};
-		struct edge_params32 q = edge_params_32(&p);
+		struct edge_paramsf q = edge_params_f(&p);
 		for (uint32_t m = 0; m <= 2 * 1020 * 1020 && !bad; m++)
-			if ((m > q.low) != (m > p.low) || (m > q.high) != (m > p.high)) {
+			if (((float)m > q.low) != (m > p.low) ||
+			    ((float)m > q.high) != (m > p.high)) {
 				snprintf(why, sizeof(why), "threshold %llu, m %u",
 				    (unsigned long long)lows[i], m);
 				bad = 1;
 			}
 	}
-	result("cores32/thresholds", !bad, "%s", why);
+	result("coresf/thresholds", !bad, "%s", why);
 }
 
 /* otsu_hist8's float histogram value equals edge_hist_value for every 8-bit gradient. */
@@ -676,7 +679,7 @@ main(void)
 	test_otsu();
 	test_hist_value8();
 	test_classify_rule();
-	test_cores32();
+	test_coresf();
 	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
