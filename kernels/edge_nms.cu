@@ -228,11 +228,16 @@ pack_row8(uint32_t L, uint4 q, uint32_t R, uint32_t *w)
 	w[4] = q.w >> 16 | R << 16;
 }
 
-/* Sample j of a packed row as an exact float. */
+/*
+ * Sample j of a packed row as an exact float: its byte under the bits of
+ * 2^23, less 2^23.  The constant is the permute's first operand, so that
+ * its selector can be the immediate: with the row's word first, the
+ * selector took a register, and an instruction, every sample.
+ */
 __device__ __forceinline__ float
 byte8f(const uint32_t *w, int j)
 {
-	return __uint_as_float(__byte_perm(w[j >> 2], GF_OFF8, 0x7440 | (j & 3))) -
+	return __uint_as_float(__byte_perm(GF_OFF8, w[j >> 2], 0x3004 | (j & 3))) -
 	    8388608.0f;
 }
 
