@@ -414,13 +414,16 @@ conv8_unpack(const raw48 &r, float *f)
 	}
 }
 
-/* The core's finish for the float accumulator of mode M. */
+/*
+ * The core's finish for the accumulator of mode M: a word whose low byte
+ * is the sample.
+ */
 template <int M>
 static __device__ __forceinline__ unsigned
 finish8(typename acc8<M>::type a, const conv2d_coef &c)
 {
 	if constexpr (M == CONV2D_F32)
-		return conv2d_finish_f32(a, &c);
+		return conv2d_round8_f32(conv2d_scale_f32(a, &c), c.maxval);
 	else
 		return conv2d_finish_i32((int32_t)a, &c);      /* exact: see above */
 }

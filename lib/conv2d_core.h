@@ -22,6 +22,7 @@
 #define GF_CONV2D_CORE_H
 
 #include <math.h>
+#include <string.h>
 
 #include "gf.h"
 
@@ -158,20 +159,27 @@ conv2d_finish_i64(int64_t v, const struct conv2d_coef *c)
 	return conv2d_clamp64(q + c->bias, c->maxval);
 }
 
+/* v made |v| with --abs, divided by fdiv and the bias added, in float32 (IEEE, the same on both sides). */
+GF_HD float
+conv2d_scale_f32(float v, const struct conv2d_coef *c)
+{
+	if (c->abs)
+		v = fabsf(v);
+	if (c->fdiv != 1.0f)
+		v = v / c->fdiv;
+	return v + c->fbias;
+}
+
 /*
- * v / fdiv + fbias in float32 (IEEE division and addition, the same on
- * both sides), then rounded half up exactly: v - floorf(v) is exact.
+ * conv2d_scale_f32, then rounded half up exactly (v - floorf(v) is
+ * exact) and clamped.
  */
 GF_HD unsigned
 conv2d_finish_f32(float v, const struct conv2d_coef *c)
 {
 	float r;
 
-	if (c->abs)
-		v = fabsf(v);
-	if (c->fdiv != 1.0f)
-		v = v / c->fdiv;
-	v = v + c->fbias;
+	v = conv2d_scale_f32(v, c);
 	r = floorf(v);
 	if (v - r >= 0.5f)
 		r = r + 1.0f;
@@ -180,6 +188,40 @@ conv2d_finish_f32(float v, const struct conv2d_coef *c)
 	if (r >= (float)c->maxval)
 		return c->maxval;
 	return (unsigned)r;
+}
+
+/* a + b rounded down (the GPU's add.rm; on the host through double, where a + b is exact here). */
+GF_HD float
+gf_fadd_rd(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+	return __fadd_rd(a, b);
+#else
+	double s = (double)a + (double)b;
+	float f = (float)s;
+	return (double)f > s ? nextafterf(f, -INFINITY) : f;
+#endif
+}
+
+/*
+ * conv2d_finish_f32's rounding and clamp of a scaled v for maxval <= 255,
+ * as the GPU's 8-bit kernels make them: the sample is the low byte of
+ * the word returned, which takes no conversion (the GPU's floor and
+ * float-to-int issue at a quarter of the float pipe's rate).  With v
+ * clamped to [0, maxval] (NaN to 0) the answer is floor(v + 1/2); v + 1/2
+ * rounded down lies between that integer, a float, and v + 1/2, so it has
+ * the same floor; and adding 2^23, rounded down, leaves that floor in the
+ * low bits (tests/conv2d_test.c checks every float from 2^-8 to 512).
+ */
+GF_HD uint32_t
+conv2d_round8_f32(float v, unsigned maxval)
+{
+	float r = gf_fadd_rd(gf_fadd_rd(fminf(fmaxf(v, 0.0f), (float)maxval), 0.5f),
+	    8388608.0f);
+	uint32_t u;
+
+	memcpy(&u, &r, sizeof(u));
+	return u;
 }
 
 #endif

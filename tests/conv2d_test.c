@@ -629,6 +629,43 @@ test_finish_row(void)
 	    "divisor %d", bad, d0);
 }
 
+/*
+ * conv2d_round8_f32 (the 8-bit GPU kernels' rounding) against
+ * conv2d_finish_f32 for every float from 2^-8 to 512, their negatives
+ * down to -2^-8, and the edge cases, for several maxvals.
+ */
+static void
+test_round8(void)
+{
+	static const unsigned maxvals[] = {255, 100, 1};
+	static const float special[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 0.5f,
+	    -0.5f, 0.49999997f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN};
+	struct conv2d_coef c;
+	long bad = 0;
+	float v0 = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.fdiv = 1.0f;
+	for (int m = 0; m < 3; m++) {
+		c.maxval = maxvals[m];
+		for (uint32_t u = 0x3b800000u; u < 0x44000000u; u += m == 0 ? 1 : 7) {
+			for (int s = 0; s <= 1; s++) {
+				float v;
+				uint32_t w = u | (uint32_t)s << 31;
+				memcpy(&v, &w, sizeof(v));
+				if ((conv2d_round8_f32(v, c.maxval) & 0xff) !=
+				    conv2d_finish_f32(v, &c) && bad++ == 0)
+					v0 = v;
+			}
+		}
+		for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+			if ((conv2d_round8_f32(special[i], c.maxval) & 0xff) !=
+			    conv2d_finish_f32(special[i], &c) && bad++ == 0)
+				v0 = special[i];
+	}
+	result("round8_f32", bad == 0, "%ld values differ, first %a", bad, v0);
+}
+
 /* ---- the CPU path: threads and row loops against the plain definition */
 
 /* Row ry (in range) of the separable row pass at column x, in the plan's type. */
@@ -780,6 +817,7 @@ main(void)
 	test_int64();
 	test_separable_cpu();
 	test_finish_row();
+	test_round8();
 	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
