@@ -159,7 +159,7 @@ sobel_root_biased(float gx, float gy, float m)
 /*
  * The same for 8-bit images (|gx|, |gy| <= 1020), in float32: every value
  * is an integer below 2^24, so every operation is exact and the result
- * equals sobel_value's (tests/sobel_test.c checks all gx, gy).  It keeps
+ * equals sobel_value's (tests/core_test.c checks all gx, gy).  It keeps
  * the work on the GPU's float pipe, which issues twice as fast as its
  * integer one.  The result is an integer-valued float.
  */
