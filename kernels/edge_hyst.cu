@@ -416,12 +416,10 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 	const uint32_t p0 = __shfl_sync(FULL, pend, 0);
 	const uint32_t p31 = __shfl_sync(FULL, pend, HT - 1);
 	put_row<T>(out, x0, y, edge);
-	int nruns = 0, first = 0;
 	if (__any_sync(FULL, pend)) {
 		/* The pending runs, numbered in row order over the tile. */
 		const int nr = __popc(pend & ~(pend << 1)), end = warp_scan(nr, r);
-		first = end - nr;
-		nruns = __shfl_sync(FULL, end, HT - 1);
+		const int first = end - nr, nruns = __shfl_sync(FULL, end, HT - 1);
 		w->cand[r] = pend;
 		w->base[r] = first;
 		if (r < HRUNS / 32)
