@@ -409,8 +409,7 @@ conv8_unpack(const raw48 &r, float *f)
 #pragma unroll
 	for (int k = 0; k < 16 + K - 1; k++) {
 		const int b = 16 - K / 2 + k;
-		f[k] = __uint_as_float(__byte_perm(w[b / 4], GF_OFF8,
-		    0x7440 | (b % 4))) - 8388608.0f;
+		f[k] = gf_byte_f(w[b / 4], b % 4);
 	}
 }
 

@@ -229,19 +229,6 @@ pack_row8(uint32_t L, uint4 q, uint32_t R, uint32_t *w)
 }
 
 /*
- * Sample j of a packed row as an exact float: its byte under the bits of
- * 2^23, less 2^23.  The constant is the permute's first operand, so that
- * its selector can be the immediate: with the row's word first, the
- * selector took a register, and an instruction, every sample.
- */
-__device__ __forceinline__ float
-byte8f(const uint32_t *w, int j)
-{
-	return __uint_as_float(__byte_perm(GF_OFF8, w[j >> 2], 0x3004 | (j & 3))) -
-	    8388608.0f;
-}
-
-/*
  * Row yi (mapped; -1 reads zeros) of a strip at the image's left or
  * right edge, or on the zero border, through the border rule: one
  * sample at a time, shifted into the five words from the top, in a loop
@@ -354,8 +341,9 @@ struct strip8 {
 #pragma unroll
 		for (int k = -2; k < 18; k++) {
 			/* Column k + 2 of the window; gradient k is column x0 - 1 + k. */
-			float a = byte8f(w0, k + 2), b = byte8f(w1, k + 2);
-			float c = byte8f(w2, k + 2);
+			const int wi = (k + 2) >> 2, bi = (k + 2) & 3;
+			float a = gf_byte_f(w0[wi], bi), b = gf_byte_f(w1[wi], bi);
+			float c = gf_byte_f(w2[wi], bi);
 			float s2 = fmaf(2.0f, b, a) + c, d2 = c - a;
 			if (k >= 0) {
 				float gx = s2 - s0, gy = fmaf(2.0f, d1, d0) + d2;

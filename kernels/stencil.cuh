@@ -18,6 +18,19 @@
 /* The bits of 2^23 as a float: OR-ing in a byte b gives 2^23 + b exactly. */
 #define GF_OFF8 0x4B000000u
 
+/*
+ * Byte b (0-3) of w as an exact float: the byte under GF_OFF8's bits,
+ * less 2^23.  The constant is the permute's first operand, so that its
+ * selector can be the immediate: with w first, ptxas put the constant in
+ * the immediate slot and made each selector in a register, an
+ * instruction a sample.
+ */
+__device__ __forceinline__ float
+gf_byte_f(uint32_t w, int b)
+{
+	return __uint_as_float(__byte_perm(GF_OFF8, w, 0x3004 | b)) - 8388608.0f;
+}
+
 template <typename T> struct vec_width { static const int n = 16 / sizeof(T); };
 #define VEC(T) (vec_width<T>::n)
 
