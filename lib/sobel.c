@@ -13,9 +13,9 @@
 
 /*
  * What -m auto runs on a GPU: the fastest strategy in make bench on an
- * H100.  For 8-bit images, sliding (12288x12288: 0.130 ms thresholded and
- * 0.175 ms magnitude, against shared's 0.153 and 0.183; 3840x2160: 0.017
- * and 0.021 against 0.034 and 0.037); for 16-bit ones, shared.
+ * H100.  For 8-bit images, sliding (12288x12288: 0.133 ms thresholded and
+ * 0.145 ms magnitude, against shared's 0.152 and 0.160; 3840x2160: 0.017
+ * and 0.018 against 0.029 and 0.030); for 16-bit ones, shared.
  */
 #define SOBEL_AUTO(maxval) ((maxval) <= 255 ? GF_SLIDING : GF_SHARED)
 
