@@ -213,66 +213,6 @@ struct rows_shared {
 
 /* ---- 8-bit strips: packed rows, two magnitude rows, float cores ---- */
 
-/*
- * Input row r of an 8-bit strip as 20 packed bytes: byte j of w[0..4]
- * (little-endian) is sample x0 - 2 + j.  L holds samples x0-2, x0-1, q
- * x0 .. x0+15, R x0+16, x0+17.
- */
-__device__ __forceinline__ void
-pack_row8(uint32_t L, uint4 q, uint32_t R, uint32_t *w)
-{
-	w[0] = L | q.x << 16;
-	w[1] = q.x >> 16 | q.y << 16;
-	w[2] = q.y >> 16 | q.z << 16;
-	w[3] = q.z >> 16 | q.w << 16;
-	w[4] = q.w >> 16 | R << 16;
-}
-
-/*
- * Row yi (mapped; -1 reads zeros) of a strip at the image's left or
- * right edge, or on the zero border, through the border rule: one
- * sample at a time, shifted into the five words from the top, in a loop
- * kept rolled so that this rare path adds no registers to the common one.
- */
-__device__ __forceinline__ void
-load_row8_border(const gpu_image &im, int yi, int x0, int border, uint32_t *w)
-{
-	const uint8_t *row = gf_row<uint8_t>(im, yi < 0 ? 0 : yi);
-	uint32_t w0 = 0, w1 = 0, w2 = 0, w3 = 0, w4 = 0;
-#pragma unroll 1
-	for (int k = 0; k < 20; k++) {
-		int xi = gf_border_index(x0 - 2 + k, im.width, border);
-		uint32_t v = yi < 0 || xi < 0 ? 0 : __ldg(row + xi);
-		w0 = w0 >> 8 | w1 << 24;
-		w1 = w1 >> 8 | w2 << 24;
-		w2 = w2 >> 8 | w3 << 24;
-		w3 = w3 >> 8 | w4 << 24;
-		w4 = w4 >> 8 | v << 24;
-	}
-	w[0] = w0;
-	w[1] = w1;
-	w[2] = w2;
-	w[3] = w3;
-	w[4] = w4;
-}
-
-struct rows_global8 {
-	gpu_image im;
-	int x0, border;
-	__device__ __forceinline__ void operator()(int r, uint32_t *w) const
-	{
-		int yi = gf_border_index(r, im.height, border);
-		if (yi >= 0 && x0 >= 2 && x0 + 18 <= im.width) {
-			const uint8_t *row = gf_row<uint8_t>(im, yi);
-			pack_row8(__ldg((const uint16_t *)(row + x0 - 2)),
-			    __ldg((const uint4 *)(row + x0)),
-			    __ldg((const uint16_t *)(row + x0 + 16)), w);
-			return;
-		}
-		load_row8_border(im, yi, x0, border, w);
-	}
-};
-
 /* Rows of the shared tile (load_tile's layout); src is the strip's column. */
 struct rows_shared8 {
 	const uint8_t *src;
@@ -322,9 +262,8 @@ struct strip8 {
 	/*
 	 * Row g from input rows w0, w1, w2: returns the edge candidates of
 	 * row g-1 (finished) and starts row g.  Sobel's gradients come from
-	 * column sums: s = a + 2b + c (gx's smoothing) and d = c - a (gy's
-	 * difference) of each of the 20 columns, gx = s[k+2] - s[k] and
-	 * gy = d[k] + 2 d[k+1] + d[k+2].  Column j is compared as soon as
+	 * column sums (sobel_cols8) of each of the 20 columns: gx =
+	 * s[k+2] - s[k] and gy = d[k] + 2 d[k+1] + d[k+2].  Column j is compared as soon as
 	 * the magnitude to its right is known.
 	 */
 	__device__ __forceinline__ uint32_t row(const uint32_t *w2,
@@ -342,9 +281,8 @@ struct strip8 {
 		for (int k = -2; k < 18; k++) {
 			/* Column k + 2 of the window; gradient k is column x0 - 1 + k. */
 			const int wi = (k + 2) >> 2, bi = (k + 2) & 3;
-			float a = gf_byte_f(w0[wi], bi), b = gf_byte_f(w1[wi], bi);
-			float c = gf_byte_f(w2[wi], bi);
-			float s2 = fmaf(2.0f, b, a) + c, d2 = c - a;
+			float s2, d2;
+			sobel_cols8(w0[wi], w1[wi], w2[wi], bi, &s2, &d2);
 			if (k >= 0) {
 				float gx = s2 - s0, gy = fmaf(2.0f, d1, d0) + d2;
 				g0 = g1, g1 = g2;

@@ -1,11 +1,11 @@
 /*
  * otsu.cu - the gradient magnitude histogram and Otsu's threshold on the
  * GPU, for sobel -t auto and edge --auto.  Histogram: for 8-bit images
- * each thread slides a three-row window down a 16-pixel column strip
- * (16-byte loads, as edge's sliding suppression does) and counts into
- * its warp's bins in shared memory; 16-bit images (up to 65536 bins) go
- * one pixel per thread.  Either way the block's bins are merged into the
- * global bins with atomics.  Otsu: one
+ * each thread slides three packed rows down a 16-pixel column strip
+ * (16-byte loads and float column sums, as edge's 8-bit suppression
+ * does) and counts into its warp's bins in shared memory; 16-bit images
+ * (up to 65536 bins) go one pixel per thread.  Either way the block's
+ * bins are merged into the global bins with atomics.  Otsu: one
  * block, a scan of the bins' counts and sums, then an argmax reduction
  * (sequential addressing, first step during the load, the last warp by
  * shuffles).  Scores come from otsu_score (lib/otsu.h), so the threshold
@@ -52,62 +52,84 @@ otsu_hist(gpu_image in, int border, int l1, uint32_t *bins, int priv)
 #define HIST8_BINS 256
 
 /*
+ * Counts the magnitudes of one row of a strip (packed input rows w0, w1,
+ * w2 around it) into bins wb: the first n columns, all 16 when N.
+ */
+template <int L1, bool N>
+__device__ __forceinline__ void
+hist_row8(const uint32_t *w0, const uint32_t *w1, const uint32_t *w2,
+    uint32_t *wb, float m, int n)
+{
+	float s0 = 0, s1 = 0, d0 = 0, d1 = 0;   /* sums of columns c-2, c-1 */
+#pragma unroll
+	for (int c = 1; c < 19; c++) {          /* packed column c: x0 - 2 + c */
+		float s2, d2;
+		sobel_cols8(w0[c >> 2], w1[c >> 2], w2[c >> 2], c & 3, &s2, &d2);
+		if (c >= 3 && (!N || c - 3 < n)) {
+			float v = edge_hist_biased8(s2 - s0, fmaf(2.0f, d1, d0) + d2, L1, m);
+			atomicAdd(&wb[__float_as_uint(v) - GF_OFF8], 1u);
+		}
+		s0 = s1, s1 = s2;
+		d0 = d1, d1 = d2;
+	}
+}
+
+/*
  * 8-bit images: thread (tx, ty) counts the magnitudes of columns x0 ..
- * x0+15 and rows ys .. ys+rows-1, sliding the input rows y-1, y, y+1
- * (columns x0-1 .. x0+16, through the border rule) down the strip, into
- * its warp's copy of the bins; then the block adds each bin's total to
- * the global bins.  The counts are those of otsu_hist: a histogram does
- * not depend on the order of its additions.  One atomic a pixel is not
+ * x0+15 and rows ys .. ys+rows-1 into its warp's copy of the bins,
+ * sliding packed input rows y-1, y, y+1 down the strip (16-byte loads,
+ * pack_row8) and taking the gradients from column sums in float, as
+ * edge's 8-bit suppression does; then the block adds each bin's total
+ * to the global bins.  A bin is the low bits of edge_hist_biased8's
+ * float.  The counts are those of otsu_hist: a histogram does not
+ * depend on the order of its additions.  One atomic a pixel is not
  * what bounds it: counting each run of equal magnitudes with one atomic
  * made edge --auto slower on the H100 (12288x12288: 2.27 -> 2.41 ms).
- * Three blocks an SM (80 registers, no spill; 94 free) made it faster:
- * 2.26 -> 2.17 ms, in one run.
  */
+template <int L1>
 __global__ void
 __launch_bounds__(HIST8_BW * HIST8_BH, 3)
-otsu_hist8(gpu_image in, int border, int l1, uint32_t *bins, int rows)
+otsu_hist8(gpu_image in, int border, uint32_t *bins, int rows)
 {
 	__shared__ uint32_t sbins[HIST8_BW * HIST8_BH / 32][HIST8_BINS];
 	const int tid = threadIdx.y * HIST8_BW + threadIdx.x, nb = (int)in.maxval + 1;
 	const int x0 = (blockIdx.x * HIST8_BW + threadIdx.x) * 16;
 	const int ys = (blockIdx.y * HIST8_BH + threadIdx.y) * rows;
 	const int ye = min(ys + rows, in.height);
+	const float m = (float)in.maxval;
 	uint32_t *wb = sbins[tid / 32];
 
 	for (int i = tid; i < HIST8_BW * HIST8_BH / 32 * HIST8_BINS; i += HIST8_BW * HIST8_BH)
 		(&sbins[0][0])[i] = 0;
 	__syncthreads();
 	if (x0 < in.width && ys < ye) {
-		int r0[18], r1[18], r2[18];
-		gf_load_window<uint8_t, 1>(in, gf_border_index(ys - 1, in.height, border),
-		    x0, border, r0);
-		gf_load_window<uint8_t, 1>(in, ys, x0, border, r1);
+		const rows_global8 load = {in, x0, border};
+		const int n = in.width - x0;    /* columns of the strip in the image */
+		uint32_t w0[5], w1[5];
+		load(ys - 1, w0);
+		load(ys, w1);
 		for (int y = ys; y < ye; y++) {
-			gf_load_window<uint8_t, 1>(in, gf_border_index(y + 1, in.height,
-			    border), x0, border, r2);
+			uint32_t w2[5];
+			load(y + 1, w2);
+			if (n >= 16)
+				hist_row8<L1, false>(w0, w1, w2, wb, m, n);
+			else
+				hist_row8<L1, true>(w0, w1, w2, wb, m, n);
 #pragma unroll
-			for (int k = 0; k < 16; k++) {
-				int gx = sobel_gx(r0[k], r0[k + 2], r1[k], r1[k + 2], r2[k], r2[k + 2]);
-				int gy = sobel_gy(r0[k], r0[k + 1], r0[k + 2], r2[k], r2[k + 1],
-				    r2[k + 2]);
-				if (x0 + k < in.width)
-					atomicAdd(&wb[edge_hist_value8(gx, gy, l1, in.maxval)], 1u);
-			}
-#pragma unroll
-			for (int k = 0; k < 18; k++) {
-				r0[k] = r1[k];
-				r1[k] = r2[k];
+			for (int k = 0; k < 5; k++) {
+				w0[k] = w1[k];
+				w1[k] = w2[k];
 			}
 		}
 	}
 	__syncthreads();
 	for (int i = tid; i < nb; i += HIST8_BW * HIST8_BH) {
-		uint32_t n = 0;
+		uint32_t t = 0;
 #pragma unroll
 		for (int w = 0; w < HIST8_BW * HIST8_BH / 32; w++)
-			n += sbins[w][i];
-		if (n != 0)
-			atomicAdd(&bins[i], n);
+			t += sbins[w][i];
+		if (t != 0)
+			atomicAdd(&bins[i], t);
 	}
 }
 
@@ -126,8 +148,12 @@ otsu_launch_hist8(const struct gpu_image *in, int border, int l1,
 
 	rows = rows < 1 ? 1 : rows > 16 ? 16 : rows;
 	dim3 grid(bx, (in->height + rows * HIST8_BH - 1) / (rows * HIST8_BH));
-	otsu_hist8<<<grid, dim3(HIST8_BW, HIST8_BH), 0, stream>>>(*in, border, l1,
-	    bins, rows);
+	if (l1)
+		otsu_hist8<1><<<grid, dim3(HIST8_BW, HIST8_BH), 0, stream>>>(*in,
+		    border, bins, rows);
+	else
+		otsu_hist8<0><<<grid, dim3(HIST8_BW, HIST8_BH), 0, stream>>>(*in,
+		    border, bins, rows);
 	return cudaGetLastError();
 }
 

@@ -31,6 +31,22 @@ gf_byte_f(uint32_t w, int b)
 	return __uint_as_float(__byte_perm(GF_OFF8, w, 0x3004 | b)) - 8388608.0f;
 }
 
+/* The bits of 2^15 as a float: a byte b in bits 8..15 gives 2^15 + b exactly. */
+#define GF_OFF15 0x47000000u
+
+/*
+ * Byte b (0-3) of w as the float 2^15 + b, in one permute (the byte goes
+ * to bits 8..15, where the unit is 1; no subtraction).  Sums of such
+ * samples with weights adding up to 4 stay below 2^18, where floats are
+ * exact to 2^-6, so every such sum is exact and the difference of two
+ * sums with equal weights is the integer the samples give.
+ */
+__device__ __forceinline__ float
+gf_byte_f15(uint32_t w, int b)
+{
+	return __uint_as_float(__byte_perm(GF_OFF15, w, 0x3140 | b << 4));
+}
+
 template <typename T> struct vec_width { static const int n = 16 / sizeof(T); };
 #define VEC(T) (vec_width<T>::n)
 

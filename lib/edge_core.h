@@ -15,6 +15,8 @@
 #ifndef GF_EDGE_CORE_H
 #define GF_EDGE_CORE_H
 
+#include <string.h>
+
 #include "gf.h"
 #include "sobel_core.h"
 
@@ -206,16 +208,29 @@ edge_hist_value(int gx, int gy, int l1, unsigned maxval)
 }
 
 /*
- * edge_hist_value for 8-bit images (maxval <= 255) in float, the same
- * value (sobel_value_f's proof; tests/edge_test.c checks every gx, gy):
- * on the GPU it issues on the float pipe and has no integer square root.
+ * edge_hist_value for 8-bit images (maxval m <= 255) in float, plus 2^23:
+ * the value is the low bits of the float (edge_hist_value8 takes them),
+ * so a histogram bin needs no conversion.  The L2 root is
+ * sobel_root_biased's, rounded by its proof; tests/edge_test.c checks
+ * every gx, gy.  On the GPU it issues on the float pipe and has no
+ * integer square root.
  */
+GF_HD float
+edge_hist_biased8(float gx, float gy, int l1, float m)
+{
+	if (l1)
+		return gf_minf(fabsf(gx) + fabsf(gy), m) + 8388608.0f;
+	return sobel_root_biased(gx, gy, m);
+}
+
 GF_HD uint32_t
 edge_hist_value8(int gx, int gy, int l1, unsigned maxval)
 {
-	struct sobel_params sp = edge_hist_params(l1, maxval);
+	float v = edge_hist_biased8((float)gx, (float)gy, l1, (float)maxval);
+	uint32_t u;
 
-	return (uint32_t)sobel_value_f((float)gx, (float)gy, &sp);
+	memcpy(&u, &v, sizeof(u));
+	return u - 0x4B000000u;         /* the bits of 2^23 */
 }
 
 /* Stored form of threshold t (t >= 0): floor(t^2) for L2, floor(t) for L1. */
