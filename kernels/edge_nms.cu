@@ -266,6 +266,7 @@ struct strip8 {
 	 * s[k+2] - s[k] and gy = d[k] + 2 d[k+1] + d[k+2].  Column j is compared as soon as
 	 * the magnitude to its right is known.
 	 */
+	template <int L1>
 	__device__ __forceinline__ uint32_t row(const uint32_t *w2,
 	    const struct edge_paramsf &p)
 	{
@@ -286,7 +287,7 @@ struct strip8 {
 			if (k >= 0) {
 				float gx = s2 - s0, gy = fmaf(2.0f, d1, d0) + d2;
 				g0 = g1, g1 = g2;
-				g2 = edge_magf(gx, gy, p.l1);
+				g2 = edge_magf(gx, gy, L1);
 				if (k >= 1 && k <= 16) {
 					float sh, sv, sns;
 					edge_sector_signs(gx, gy, &sh, &sv, &sns);
@@ -370,9 +371,11 @@ store_classes8(const gpu_image &lab, int y, int x0, uint32_t cand, uint32_t stro
 
 /*
  * walk_strip for 8-bit images: output rows ys .. ye-1 of columns x0 ..
- * x0+15, with load(r, w) giving input row r packed (pack_row8).
+ * x0+15, with load(r, w) giving input row r packed (pack_row8).  The
+ * norm is a template parameter: as a run-time choice, the magnitudes of
+ * both were issued, one of them predicated off (a slot a pixel).
  */
-template <typename L>
+template <int L1, typename L>
 __device__ __forceinline__ void
 walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
     const struct edge_params &p0)
@@ -391,7 +394,7 @@ walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 		uint32_t w2[5];
 		load(r, w2);
 		const uint32_t strong = st.st;
-		const uint32_t cand = st.row(w2, p);
+		const uint32_t cand = st.template row<L1>(w2, p);
 		const int y = r - 2;    /* the row finished now */
 		if (y >= ys) {
 			const uint32_t c = y == 0 || y == lab.height - 1 ? 0 : cand;
@@ -403,6 +406,18 @@ walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 			st.w1[k] = w2[k];
 		}
 	}
+}
+
+/* walk_strip8 in the image's norm. */
+template <typename L>
+__device__ __forceinline__ void
+walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
+    const struct edge_params &p)
+{
+	if (p.l1)
+		walk_strip8<1>(load, lab, x0, ys, ye, p);
+	else
+		walk_strip8<0>(load, lab, x0, ys, ye, p);
 }
 
 /* The strip walk of each sample type. */

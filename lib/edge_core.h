@@ -146,23 +146,24 @@ edge_magf(float gx, float gy, int l1)
 }
 
 /*
- * edge_sector's tests as three differences, each made on its own so that
- * a row of them is straight-line code, whose sign bits are the answers
+ * edge_sector's tests as three numbers, each made on its own so that a
+ * row of them is straight-line code, whose sign bits are the answers
  * (none is ever -0): *h, the sector is 0; *v, it is 90; *ns, gx and gy
- * have different signs (135 rather than 45 where neither h nor v).
- * |gx| * 13573 / 2^15 is exact, and |gy| * 2^15 > |gx| * (13573 + 2^16)
- * is |gy| - 2 |gx| > that; a difference that rounds keeps its sign.  A
- * zero gx or gy, where edge_sector's sign test looks at 0's sign, gives
- * sector 0 or 90 (or 45 with both zero, as there).
+ * have different signs (135 rather than 45 where neither h nor v).  With
+ * t = 13573 / 2^15, *h is |gy| - t |gx| and *v is (2 + t) |gx| - |gy|
+ * (|gy| * 2^15 > |gx| * (13573 + 2^16)): one fused multiply-add each,
+ * whose product is exact inside it and whose one rounding keeps the
+ * sign (2 + t is a float).  A zero gx or gy, where edge_sector's sign
+ * test looks at 0's sign, gives sector 0 or 90 (or 45 with both zero,
+ * as there).
  */
 GF_HD void
 edge_sector_signs(float gx, float gy, float *h, float *v, float *ns)
 {
 	const float ax = fabsf(gx), ay = fabsf(gy);
-	const float tg22 = ax * (13573.0f / 32768.0f);
 
-	*h = ay - tg22;
-	*v = tg22 - fmaf(-2.0f, ax, ay);
+	*h = fmaf(-ax, 13573.0f / 32768.0f, ay);
+	*v = fmaf(ax, 2.0f + 13573.0f / 32768.0f, -ay);
 	*ns = gx * gy;
 }
 
