@@ -263,8 +263,8 @@ struct strip8 {
 	 * Row g from input rows w0, w1, w2: returns the edge candidates of
 	 * row g-1 (finished) and starts row g.  Sobel's gradients come from
 	 * column sums (sobel_cols8) of each of the 20 columns: gx =
-	 * s[k+2] - s[k] and gy = d[k] + 2 d[k+1] + d[k+2].  Column j is compared as soon as
-	 * the magnitude to its right is known.
+	 * s[k+2] - s[k] and gy = d[k] + 2 d[k+1] + d[k+2].  Column j is
+	 * compared as soon as the magnitude to its right is known.
 	 */
 	template <int L1>
 	__device__ __forceinline__ uint32_t row(const uint32_t *w2,

@@ -53,9 +53,10 @@ otsu_hist(gpu_image in, int border, int l1, uint32_t *bins, int priv)
 
 /*
  * Counts the magnitudes of one row of a strip (packed input rows w0, w1,
- * w2 around it) into bins wb: the first n columns, all 16 when N.
+ * w2 around it) into bins wb: all 16 columns, or with CLIP only the
+ * first n (the strip that reaches the image's right edge).
  */
-template <int L1, bool N>
+template <int L1, bool CLIP>
 __device__ __forceinline__ void
 hist_row8(const uint32_t *w0, const uint32_t *w1, const uint32_t *w2,
     uint32_t *wb, float m, int n)
@@ -65,10 +66,9 @@ hist_row8(const uint32_t *w0, const uint32_t *w1, const uint32_t *w2,
 	for (int c = 1; c < 19; c++) {          /* packed column c: x0 - 2 + c */
 		float s2, d2;
 		sobel_cols8(w0[c >> 2], w1[c >> 2], w2[c >> 2], c & 3, &s2, &d2);
-		if (c >= 3 && (!N || c - 3 < n)) {
-			float v = edge_hist_biased8(s2 - s0, fmaf(2.0f, d1, d0) + d2, L1, m);
-			atomicAdd(&wb[__float_as_uint(v) - GF_OFF8], 1u);
-		}
+		if (c >= 3 && (!CLIP || c - 3 < n))
+			atomicAdd(&wb[gf_unbias23(edge_hist_biased8(s2 - s0,
+			    fmaf(2.0f, d1, d0) + d2, L1, m))], 1u);
 		s0 = s1, s1 = s2;
 		d0 = d1, d1 = d2;
 	}
@@ -81,8 +81,8 @@ hist_row8(const uint32_t *w0, const uint32_t *w1, const uint32_t *w2,
  * pack_row8) and taking the gradients from column sums in float, as
  * edge's 8-bit suppression does; then the block adds each bin's total
  * to the global bins.  A bin is the low bits of edge_hist_biased8's
- * float.  The counts are those of otsu_hist: a histogram does not
- * depend on the order of its additions.  One atomic a pixel is not
+ * float (gf_unbias23).  The counts are those of otsu_hist: a histogram
+ * does not depend on the order of its additions.  One atomic a pixel is not
  * what bounds it: counting each run of equal magnitudes with one atomic
  * made edge --auto slower on the H100 (12288x12288: 2.27 -> 2.41 ms).
  */

@@ -15,8 +15,6 @@
 #ifndef GF_EDGE_CORE_H
 #define GF_EDGE_CORE_H
 
-#include <string.h>
-
 #include "gf.h"
 #include "sobel_core.h"
 
@@ -124,7 +122,6 @@ edge_classify(uint64_t m, uint64_t before, uint64_t after, int s,
  */
 struct edge_paramsf {
 	float low, high;
-	int l1;
 };
 
 GF_HD struct edge_paramsf
@@ -135,7 +132,6 @@ edge_params_f(const struct edge_params *p)
 
 	q.low = (float)(p->low > top ? top : p->low);
 	q.high = (float)(p->high > top ? top : p->high);
-	q.l1 = p->l1;
 	return q;
 }
 
@@ -227,11 +223,7 @@ edge_hist_biased8(float gx, float gy, int l1, float m)
 GF_HD uint32_t
 edge_hist_value8(int gx, int gy, int l1, unsigned maxval)
 {
-	float v = edge_hist_biased8((float)gx, (float)gy, l1, (float)maxval);
-	uint32_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u - 0x4B000000u;         /* the bits of 2^23 */
+	return gf_unbias23(edge_hist_biased8((float)gx, (float)gy, l1, (float)maxval));
 }
 
 /* Stored form of threshold t (t >= 0): floor(t^2) for L2, floor(t) for L1. */

@@ -13,6 +13,7 @@
 #define GF_SOBEL_CORE_H
 
 #include <math.h>
+#include <string.h>
 
 #include "gf.h"
 
@@ -113,6 +114,16 @@ GF_HD float
 gf_root_biased(float s, float y)
 {
 	return fmaf(s, y, 8388608.0f);
+}
+
+/* The integer n of v = 2^23 + n (0 <= n < 2^23): v's bits less 2^23's. */
+GF_HD uint32_t
+gf_unbias23(float v)
+{
+	uint32_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u - 0x4B000000u;
 }
 
 /*
