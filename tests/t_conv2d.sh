@@ -52,6 +52,9 @@ global|--block 13x7|k9wrap
 texture|--block 5x3|k9wrap
 shared|--block 8x2 --rows 3|k9wrap
 shared|--block 32x32 --rows 1|gauss14-2d
+shared|--block 8x32 --rows 3|k9wrap
+shared|--block 8x16 --rows 1|sharpen
+shared|--block 8x16 --rows 5|laplace-abs
 sliding|--block 7x3 --rows 5|k9wrap
 sliding|--block 64x1 --rows 1|gauss14-2d
 sliding|--block 2x2 --rows 700|sharpen

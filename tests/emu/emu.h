@@ -142,6 +142,15 @@ static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned n)
 }
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
+/* cp.async as a plain copy (zero-filling the last zfill bytes), done at once. */
+static inline void __pipeline_memcpy_async(void *dst, const void *src, size_t n,
+    size_t zfill = 0)
+{
+	memcpy(dst, src, n - zfill);
+	memset((char *)dst + (n - zfill), 0, zfill);
+}
+static inline void __pipeline_commit(void) {}
+static inline void __pipeline_wait_prior(size_t) {}
 /* Constant memory is a plain static here. */
 #define cudaMemcpyToSymbolAsync(sym, src, n, off, kind, st) \
 	(memcpy((char *)&(sym) + (off), (src), (n)), cudaSuccess)
