@@ -9,10 +9,10 @@
  * Templates: T is the sample type (uint8_t, uint16_t), Acc the
  * accumulator of the plan's mode (int32_t, int64_t, float).
  */
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include "conv2d.h"
+#include "mma.cuh"
 #include "stencil.cuh"
 
 __constant__ struct conv2d_taps c_taps;
@@ -317,21 +317,6 @@ conv2d_cols(const R *tmp, size_t tpitch, gpu_image out, conv2d_coef c,
 /* The accumulator of the fast kernels of mode M. */
 template <int M> struct acc8 { typedef float type; };
 template <> struct acc8<CONV8_DP4A> { typedef int32_t type; };
-
-/* c + the four products of a's bytes (unsigned) and b's (signed). */
-static __device__ __forceinline__ int32_t
-dp4a_us(uint32_t a, uint32_t b, int32_t c)
-{
-#ifdef __CUDA_ARCH__
-	int32_t d;
-	asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-	return d;
-#else
-	for (int i = 0; i < 4; i++)
-		c += (int32_t)((a >> 8 * i) & 0xff) * (int32_t)(int8_t)(b >> 8 * i);
-	return c;
-#endif
-}
 
 /* The bytes of image columns x0 - 16 .. x0 + 31 of one row. */
 struct raw48 {
@@ -656,139 +641,16 @@ conv8_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 	walk8<K, M>(sr, ybeg, min(ybeg + rows, in.height), out, x0, c);
 }
 
-/* ---- the tensor-core path: shared, 8 bit, dp4a plans
- *
- * Row i of the taps applied to the 8 outputs at columns x0 .. x0 + 7 is a
- * product with a banded matrix: out[n] += sum over k of p(x0 - 4 + k) *
- * B_i[k][n], k < 16, with B_i[k][n] = tap[i][k - 4 - n + K/2] (0 off the
- * row).  Sixteen output rows at once make it a matrix product, D (16 rows
- * x 8 columns) += A_i x B_i, where row m of A_i is the 16 input bytes of
- * image row m + i - K/2 from x0 - 4: one warp-wide mma.sync, u8 samples
- * times s8 taps into int32, the tensor cores' integer path.  Tap rows go
- * two to an m16n8k32 (A's halves are rows i and i + 1, B's are B_i and
- * B_i+1), an odd last row alone in an m16n8k16.  The products and the
- * int32 sums are the dp4a kernels', so the result is the reference's
- * exactly (int32 sums are the same in any order), and it goes through
- * the same conv2d_finish_i32.
- *
- * Fragments (PTX ISA, mma.m16n8k32 for .u8/.s8), lane = 4g + t: A: word 0
- * holds A[g][4t .. 4t+3], word 1 A[g+8][4t ..], words 2 and 3 the same at
- * k + 16; B: word 0 holds B[4t .. 4t+3][g], word 1 the same at k + 16; D:
- * D[g][2t], D[g][2t+1], D[g+8][2t], D[g+8][2t+1].  m16n8k16 is the first
- * half of each.  So a lane's A words are 4 input bytes at one row, read
- * from shared memory as one aligned word, and its B words are 4
- * consecutive taps of one row, the same for every tile.
- */
-
-/* d += a (16 x 32 u8) b (32 x 8 s8), in the fragments above. */
-static __device__ __forceinline__ void
-mma_k32(int32_t *d, const uint32_t *a, uint32_t b0, uint32_t b1)
-{
-#ifdef __CUDA_ARCH__
-	asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 "
-	    "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-	    : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-#else
-	/* The emulator's: every word the layout says, fetched from its lane. */
-	const int lane = (threadIdx.y * blockDim.x + threadIdx.x) & 31;
-	const int g = lane >> 2, t = lane & 3;
-	for (int q = 0; q < 4; q++) {
-		uint32_t ar[4];
-		for (int w = 0; w < 4; w++)
-			ar[w] = __shfl_sync(~0u, a[w], 4 * g + q);
-		for (int e = 0; e < 2; e++) {
-			uint32_t lo = __shfl_sync(~0u, b0, 4 * (2 * t + e) + q);
-			uint32_t hi = __shfl_sync(~0u, b1, 4 * (2 * t + e) + q);
-			d[e] = dp4a_us(ar[0], lo, dp4a_us(ar[2], hi, d[e]));
-			d[2 + e] = dp4a_us(ar[1], lo, dp4a_us(ar[3], hi, d[2 + e]));
-		}
-	}
-#endif
-}
-
-/* d += a (16 x 16 u8) b (16 x 8 s8). */
-static __device__ __forceinline__ void
-mma_k16(int32_t *d, uint32_t a0, uint32_t a1, uint32_t b0)
-{
-#ifdef __CUDA_ARCH__
-	asm("mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32 "
-	    "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
-	    : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-	    : "r"(a0), "r"(a1), "r"(b0));
-#else
-	const uint32_t a[4] = {a0, a1, 0, 0};
-	mma_k32(d, a, b0, 0);
-#endif
-}
-
 /*
- * conv8_mma's tiles are MMA_TW = 128 columns wide (a block is 8 threads
- * across).  An input line holds the tile's 8 chunks and one either side
- * (image columns bx0 - 16 .. bx0 + 143 at bytes 0 .. 159), an output line
- * its 128 bytes.  Line strides are odd multiples of 16 bytes, so the 8
- * rows of a fragment fall in 8 different groups of 4 banks; being
- * constants, every offset within a piece is an immediate.
- */
-#define MMA_TW 128
-#define MMA_IS 176              /* input line stride */
-#define MMA_OS 144              /* output line stride */
-
-/* Shared memory of conv8_mma for a th-row tile of a k x k kernel. */
-static __host__ __device__ __forceinline__ size_t
-mma_smem(int k, int th)
-{
-	return (size_t)(th + k - 1) * MMA_IS + (size_t)th * MMA_OS;
-}
-
-/*
- * This lane's B words (g = lane / 4, t = lane % 4): for tap row i, taps
- * j .. j + 3 with j = 4t - 4 - g + K/2, 0 off the row, cut from the
- * packed taps (c_taps.qtaps, 0 past K) laid after 12 zero bytes.
- */
-template <int K>
-static __device__ __forceinline__ void
-mma_btaps(int lane, uint32_t *b)
-{
-	const int o = 4 * (lane & 3) + 8 - (lane >> 2) + K / 2;   /* 12 + j */
-	const int q = o >> 2, sh = 8 * (o & 3);
-
-#pragma unroll
-	for (int i = 0; i < K; i++) {
-		const uint32_t *p = c_taps.qtaps + i * CONV_DP4A_W;
-		uint32_t lo = q == 3 ? p[0] : q == 4 ? p[1] : q == 5 ? p[2] : 0;
-		uint32_t hi = q == 2 ? p[0] : q == 3 ? p[1] : q == 4 ? p[2] : 0;
-		b[i] = __funnelshift_r(lo, hi, sh);
-	}
-}
-
-/*
- * The 16 bytes of image row yi (mapped; -1: zeros) from column x (a
- * multiple of 16) into dst in shared memory: asynchronously when they lie
- * inside the image, else byte by byte through the border rule.
- */
-static __device__ __forceinline__ void
-mma_fill(uint8_t *dst, const gpu_image &in, int yi, int x, int border)
-{
-	const uint8_t *row = gf_row<uint8_t>(in, yi < 0 ? 0 : yi);
-
-	if (yi < 0 || (x >= 0 && x + 16 <= in.width)) {
-		__pipeline_memcpy_async(dst, row + (yi < 0 ? 0 : x), 16,
-		    yi < 0 ? 16 : 0);
-		return;
-	}
-	*(uint4 *)dst = gf_chunk_border<uint8_t>(row, x, in.width, border);
-}
-
-/*
- * shared, 8 bit, taps in dp4a's range: a block of 8 x bh threads (bh a
- * multiple of 16: groups of 4 warps) makes a tile of 128 columns and th
- * = bh * rows rows.  It copies the tile's th + K - 1 input rows into
- * shared memory, then each warp makes 16 x 32 output pieces (four 16 x 8
- * products side by side) into the output tile, whose lines the block
- * stores as 16-byte vectors.  PLAIN says the plan neither divides nor
- * takes |v|: the bias then starts the sums and the finish is a clamp;
- * otherwise it is conv2d_finish_i32.
+ * shared, 8 bit, taps in dp4a's range: the tensor cores (kernels/mma.cuh).
+ * A block of 8 x bh threads (bh a multiple of 16: groups of 4 warps)
+ * makes a tile of 128 columns and th = bh * rows rows.  It copies the
+ * tile's th + K - 1 input rows into shared memory, then each warp makes
+ * 16 x 32 output pieces (four 16 x 8 products side by side, K rows each)
+ * into the output tile, whose lines the block stores as 16-byte vectors.
+ * The int32 sums are the dp4a kernels'.  PLAIN says the plan neither
+ * divides nor takes |v|: the bias then starts the sums and the finish is
+ * a clamp; otherwise it is conv2d_finish_i32.
  */
 template <int K, bool PLAIN>
 __global__ void __launch_bounds__(FAST_THREADS)
@@ -800,24 +662,12 @@ conv8_mma(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 	const int bx0 = blockIdx.x * MMA_TW, by0 = blockIdx.y * th;
 	uint8_t *otile = tile + nrows * MMA_IS;
 
-	/* Chunk ci of line r: image columns bx0 - 16 + 16 ci. */
-	const bool inside = bx0 >= 16 && bx0 + MMA_TW + 16 <= in.width;
-	for (int i = tid; i < nrows * 10; i += nt) {
-		const int r = i / 10, ci = i - 10 * r, y = by0 - K / 2 + r;
-		const int yi = y >= 0 && y < in.height ? y :
-		    gf_border_index(y, in.height, c.border);
-		uint8_t *dst = tile + r * MMA_IS + 16 * ci;
-		if (inside && yi >= 0)
-			__pipeline_memcpy_async(dst, gf_row<uint8_t>(in, yi) + bx0 -
-			    16 + 16 * ci, 16);
-		else
-			mma_fill(dst, in, yi, bx0 - 16 + 16 * ci, c.border);
-	}
-	__pipeline_commit();
-
+	mma_load_tile(tile, in, bx0, by0 - K / 2, nrows, c.border, tid, nt);
 	const int lane = tid & 31, g = lane >> 2, t = lane & 3;
 	uint32_t b[K];
-	mma_btaps<K>(lane, b);
+#pragma unroll
+	for (int i = 0; i < K; i++)
+		b[i] = mma_bword<K>(lane, c_taps.qtaps + i * CONV_DP4A_W);
 	const int32_t d0 = PLAIN ? (int32_t)c.bias : 0;
 	const int maxval = (int)c.maxval;
 	__pipeline_wait_prior(0);
@@ -858,27 +708,7 @@ conv8_mma(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 		}
 	}
 	__syncthreads();
-
-	for (int i = tid; i < th * 8; i += nt) {
-		const int r = i >> 3, x = bx0 + 16 * (i & 7), y = by0 + r;
-		if (y >= out.height)
-			break;
-		if (x >= out.width)
-			continue;
-		uint4 v = *(const uint4 *)(otile + r * MMA_OS + 16 * (i & 7));
-		uint8_t *row = gf_row_out<uint8_t>(out, y);
-		if (x + 16 <= out.width) {
-			*(uint4 *)(row + x) = v;
-			continue;
-		}
-		for (int k = 0; x + k < out.width; k++) {
-			row[x + k] = (uint8_t)v.x;
-			v.x = __funnelshift_r(v.x, v.y, 8);
-			v.y = __funnelshift_r(v.y, v.z, 8);
-			v.z = __funnelshift_r(v.z, v.w, 8);
-			v.w >>= 8;
-		}
-	}
+	mma_store_tile(otile, out, bx0, by0, th, tid, nt);
 }
 
 /*
@@ -1006,7 +836,7 @@ fast_k(const conv2d_coef &c, int strategy)
 static bool
 mma_takes(const conv2d_coef &c, const gf_launch *l)
 {
-	return c.dp4a && l->block_w == 8 && l->block_h % 16 == 0;
+	return c.dp4a && mma_shape(l->block_w, l->block_h);
 }
 
 /* Shared memory of the fast kernel of strategy for shape l. */

@@ -121,6 +121,17 @@ emu_warp_exchange(int v, int src_lane)
 	return r;
 }
 
+void
+emu_warp_gather(int v, int *all)
+{
+	int t = cur_t, w = t / 32;
+	xchg[t] = v;
+	yield(AT_WARP);
+	for (int l = 0; l < 32; l++)
+		all[l] = xchg[w * 32 + l];
+	yield(AT_WARP);
+}
+
 unsigned
 emu_ballot(int p)
 {

@@ -46,6 +46,8 @@ extern unsigned char emu_dyn_smem[];
 void __syncthreads(void);
 int __syncthreads_or(int p);
 int emu_warp_exchange(int v, int src_lane);
+/* Every lane of the warp gets every lane's v: all[l] is lane l's. */
+void emu_warp_gather(int v, int *all);
 unsigned emu_ballot(int p);
 
 static inline int emu_lane(void)

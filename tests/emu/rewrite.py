@@ -48,6 +48,4 @@ while True:
     i = k + 1
 out = re.sub(r'extern __shared__ (?:__align__\(\d+\) )?([\w ]+?) (\w+)\[\];',
              r'\1 *\2 = (\1 *)emu_dyn_smem;', out)
-# emu.h has the cp.async calls as plain copies.
-out = out.replace('#include <cuda_pipeline.h>\n', '')
 sys.stdout.write('#include "emu.h"\n' + out)
