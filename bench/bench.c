@@ -473,6 +473,28 @@ bench_conv2d_shapes(struct bench *b, const char *name, struct conv2d_filter *p,
 }
 
 /*
+ * Launch shapes of the fused 8-bit separable kernel besides its default
+ * (16 columns a thread, at most 256 threads and 48 KB a block; taller
+ * tiles recompute fewer apron rows in the row pass).
+ */
+static int
+bench_conv2d_sep_shapes(struct bench *b, const char *name,
+    struct conv2d_filter *p, const struct image *small, struct conv2d_plan *pl,
+    struct gf_err *e)
+{
+	static const struct gf_launch shapes[] = {
+		{8, 16, 2}, {8, 32, 2}, {4, 16, 4}, {4, 16, 8}, {4, 32, 4},
+		{4, 64, 2}, {2, 32, 8}, {2, 64, 4},
+	};
+
+	p->allow_separable = 1;
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (conv2d_row(b, name, p, small, pl, GF_AUTO, shapes[i], 0, e) < 0)
+			return -1;
+	return 0;
+}
+
+/*
  * 3x3, 5x5, 9x9 (integer, not separable) and gauss:4 (25x25, real).
  * NPP's peers: FilterBorder with the 5x5 taps, and for the Gaussian
  * FilterGaussBorder with its fixed 5x5 mask (PEERS.md's figure; NPP has
@@ -511,6 +533,9 @@ bench_conv2d(struct bench *b, struct gf_err *e)
 		/* The sweep: the 2D kernels of at most 9x9, which the fast path takes. */
 		if (ret == 0 && b->shapes && p.k.kw <= 9)
 			ret = bench_conv2d_shapes(b, kernels[k].name, &p, &small, &pl, e);
+		if (ret == 0 && b->shapes && p.k.separable)
+			ret = bench_conv2d_sep_shapes(b, kernels[k].name, &p, &small,
+			    &pl, e);
 	}
 	img_free(&small);
 	return ret;

@@ -887,6 +887,15 @@ static const struct conv2d_defaults {
 	{{128, 1, 32}, {32, 4, 16}, {32, 4, 32}, {0, 0, 0},  {0, 0, 0}},   /* sliding */
 };
 
+/*
+ * The fused separable kernel for kernels wider than 11: tiles of 32
+ * columns and 256 rows, whose row pass recomputes K - 1 apron rows for
+ * 256 outputs, not 64 (gauss:4, 25 taps: 0.457 ms against 0.516 for
+ * 8x16 of 4 rows; gauss:1.4, 11 taps: 0.287 against 0.282, and box:5
+ * 0.334 against 0.323, so the narrower kernels keep the auto row).
+ */
+static const struct gf_launch sep8_tall = {2, 64, 4};
+
 extern "C" void
 conv2d_shape(const struct conv2d_coef *c, enum gf_strategy s,
     struct gf_launch *l)
@@ -894,7 +903,9 @@ conv2d_shape(const struct conv2d_coef *c, enum gf_strategy s,
 	const struct conv2d_defaults *d = &conv2d_defaults[s];
 	const int k = fast_k(*c, s);
 
-	if (k != 0 && s == GF_SHARED && c->dp4a)
+	if (s == GF_AUTO && k > 11)
+		gf_launch_default(s, &sep8_tall, l);
+	else if (k != 0 && s == GF_SHARED && c->dp4a)
 		gf_launch_default(s, k <= 5 ? &d->mma : &d->mma_wide, l);
 	else
 		gf_launch_default(s, k == 0 ? &d->generic : k <= 5 ? &d->fast8 :
