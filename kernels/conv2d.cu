@@ -643,7 +643,7 @@ conv8_shared(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 
 /*
  * shared, 8 bit, taps in dp4a's range: the tensor cores (kernels/mma.cuh).
- * A block of 8 x bh threads (bh a multiple of 16: groups of 4 warps)
+ * A block of 8 x bh threads (bh 16 or 32: groups of 4 warps, mma_shape)
  * makes a tile of 128 columns and th = bh * rows rows.  It copies the
  * tile's th + K - 1 input rows into shared memory, then each warp makes
  * 16 x 32 output pieces (four 16 x 8 products side by side, K rows each)
