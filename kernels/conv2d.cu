@@ -867,33 +867,33 @@ fast_runs(const conv2d_coef &c, int strategy, const gf_launch *l)
 /*
  * Default launch shapes by strategy, chosen by the bench's sweep on an
  * H100 (build/bench/bench -s conv2d, 12288x12288): for the generic
- * kernels, for the 8-bit fast ones, whose threads make 16 columns each,
- * up to 5x5 and wider, and for shared's tensor-core kernel (dp4a taps)
- * up to 5x5 and wider: 32-row tiles of 8x16 threads for the small
- * kernels, whose apron of K - 1 rows is short (3x3: 85% of copy against
- * 78% for 64 rows), 64 rows for 9x9 (66% against 61%).  The separable
- * path runs for every strategy when the plan is separable; it takes the
- * auto row.
+ * kernels, and for the 8-bit fast ones, whose threads make 16 columns
+ * each, up to 5x5 and wider.  The separable path runs for every strategy
+ * when the plan is separable; it takes the auto row.
  */
 static const struct conv2d_defaults {
-	struct gf_launch generic, fast8, fast8_wide, mma, mma_wide;
+	struct gf_launch generic, fast8, fast8_wide;
 } conv2d_defaults[GF_NSTRATEGIES] = {
-	/* generic       fast8        fast8, K > 5  conv8_mma   K > 5 */
-	{{32, 8, 4},   {8, 16, 4},  {8, 16, 4},  {0, 0, 0},  {0, 0, 0}},   /* auto */
-	{{0, 0, 0},    {0, 0, 0},   {0, 0, 0},   {0, 0, 0},  {0, 0, 0}},   /* cpu */
-	{{32, 8, 1},   {32, 8, 1},  {32, 8, 1},  {0, 0, 0},  {0, 0, 0}},   /* global */
-	{{32, 8, 1},   {32, 8, 1},  {32, 8, 1},  {0, 0, 0},  {0, 0, 0}},   /* texture */
-	{{32, 8, 4},   {16, 8, 8},  {16, 8, 8},  {8, 16, 2}, {8, 16, 4}},  /* shared */
-	{{128, 1, 32}, {32, 4, 16}, {32, 4, 32}, {0, 0, 0},  {0, 0, 0}},   /* sliding */
+	/* generic        fast8        fast8, K > 5 */
+	{{32, 8, 4},    {8, 16, 4},  {8, 16, 4}},    /* auto: the separable path */
+	{{0, 0, 0},     {0, 0, 0},   {0, 0, 0}},     /* cpu */
+	{{32, 8, 1},    {32, 8, 1},  {32, 8, 1}},    /* global (no fast kernel) */
+	{{32, 8, 1},    {32, 8, 1},  {32, 8, 1}},    /* texture (no fast kernel) */
+	{{32, 8, 4},    {16, 8, 8},  {16, 8, 8}},    /* shared */
+	{{128, 1, 32},  {32, 4, 16}, {32, 4, 32}},   /* sliding */
 };
 
 /*
- * The fused separable kernel for kernels wider than 11: tiles of 32
- * columns and 256 rows, whose row pass recomputes K - 1 apron rows for
- * 256 outputs, not 64 (gauss:4, 25 taps: 0.457 ms against 0.516 for
- * 8x16 of 4 rows; gauss:1.4, 11 taps: 0.287 against 0.282, and box:5
- * 0.334 against 0.323, so the narrower kernels keep the auto row).
+ * Besides the table, from the same sweep.  shared's tensor-core kernel
+ * (dp4a taps): 32-row tiles of 8x16 threads up to 5x5, whose apron of
+ * K - 1 rows is short (3x3: 85% of copy against 78% for 64 rows), 64
+ * rows wider (9x9: 66% against 61%).  The fused separable kernel above
+ * 11 taps: tiles of 32 columns and 256 rows, whose row pass recomputes
+ * K - 1 apron rows for 256 outputs, not 64 (gauss:4, 25 taps: 0.457 ms
+ * against 0.516 for the auto row; gauss:1.4, 11 taps: 0.287 against
+ * 0.282, and box:5 0.334 against 0.323, so narrower kernels keep it).
  */
+static const struct gf_launch mma8 = {8, 16, 2}, mma8_wide = {8, 16, 4};
 static const struct gf_launch sep8_tall = {2, 64, 4};
 
 extern "C" void
@@ -905,8 +905,8 @@ conv2d_shape(const struct conv2d_coef *c, enum gf_strategy s,
 
 	if (s == GF_AUTO && k > 11)
 		gf_launch_default(s, &sep8_tall, l);
-	else if (k != 0 && s == GF_SHARED && c->dp4a)
-		gf_launch_default(s, k <= 5 ? &d->mma : &d->mma_wide, l);
+	else if (s == GF_SHARED && k != 0 && c->dp4a)
+		gf_launch_default(s, k <= 5 ? &mma8 : &mma8_wide, l);
 	else
 		gf_launch_default(s, k == 0 ? &d->generic : k <= 5 ? &d->fast8 :
 		    &d->fast8_wide, l);
@@ -997,17 +997,15 @@ launch_fast2d_km(int strategy, const gpu_image &in, const gpu_image &out,
 	int th = l->block_h * l->rows, tw = 16 * l->block_w;
 	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
 	dim3 block(l->block_w, l->block_h);
+	const size_t smem = fast_smem(c, strategy, l);
 
-	if (strategy == GF_SHARED && M == CONV8_DP4A && mma_takes(c, l) &&
-	    c.div == 1 && !c.abs)
-		conv8_mma<K, true><<<grid, block, fast_smem(c, GF_SHARED, l), st>>>(
-		    in, out, c, l->rows);
-	else if (strategy == GF_SHARED && M == CONV8_DP4A && mma_takes(c, l))
-		conv8_mma<K, false><<<grid, block, fast_smem(c, GF_SHARED, l), st>>>(
-		    in, out, c, l->rows);
-	else if (strategy == GF_SHARED)
-		conv8_shared<K, M><<<grid, block, fast_smem(c, GF_SHARED, l), st>>>(
-		    in, out, c, l->rows);
+	if (strategy == GF_SHARED && M == CONV8_DP4A && mma_takes(c, l)) {
+		if (c.div == 1 && !c.abs)
+			conv8_mma<K, true><<<grid, block, smem, st>>>(in, out, c, l->rows);
+		else
+			conv8_mma<K, false><<<grid, block, smem, st>>>(in, out, c, l->rows);
+	} else if (strategy == GF_SHARED)
+		conv8_shared<K, M><<<grid, block, smem, st>>>(in, out, c, l->rows);
 	else
 		conv8_sliding<K, M><<<grid, block, 0, st>>>(in, out, c, l->rows);
 }

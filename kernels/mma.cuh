@@ -158,8 +158,7 @@ mma_load_tile(uint8_t *tile, const gpu_image &in, int bx0, int y_top,
 	const bool inside = bx0 >= 16 && bx0 + MMA_TW + 16 <= in.width;
 	for (int i = tid; i < nrows * 10; i += nt) {
 		const int r = i / 10, ci = i - 10 * r, y = y_top + r;
-		const int yi = y >= 0 && y < in.height ? y :
-		    gf_border_index(y, in.height, border);
+		const int yi = gf_border_index(y, in.height, border);
 		uint8_t *dst = tile + r * MMA_IS + 16 * ci;
 		if (inside && yi >= 0)
 			__pipeline_memcpy_async(dst, gf_row<uint8_t>(in, yi) + bx0 -
@@ -181,19 +180,12 @@ mma_store_tile(const uint8_t *otile, const gpu_image &out, int bx0, int by0,
 			break;
 		if (x >= out.width)
 			continue;
-		uint4 v = *(const uint4 *)(otile + r * MMA_OS + 16 * (i & 7));
+		const uint4 v = *(const uint4 *)(otile + r * MMA_OS + 16 * (i & 7));
 		uint8_t *row = gf_row_out<uint8_t>(out, y);
-		if (x + 16 <= out.width) {
+		if (x + 16 <= out.width)
 			*(uint4 *)(row + x) = v;
-			continue;
-		}
-		for (int k = 0; x + k < out.width; k++) {
-			row[x + k] = (uint8_t)v.x;
-			v.x = __funnelshift_r(v.x, v.y, 8);
-			v.y = __funnelshift_r(v.y, v.z, 8);
-			v.z = __funnelshift_r(v.z, v.w, 8);
-			v.w >>= 8;
-		}
+		else
+			gf_store_bytes(row + x, v, out.width - x);
 	}
 }
 

@@ -91,7 +91,7 @@ main(int argc, char **argv)
 	};
 	static const enum gf_border borders[] = {GF_BORDER_REPLICATE, GF_BORDER_ZERO,
 	    GF_BORDER_REFLECT, GF_BORDER_WRAP};
-	/* Shared's tensor-core kernel takes 8 x 16k threads: the defaults, {8, 16, 1}, {8, 32, 3}. */
+	/* Shared's tensor-core kernel takes 8 x 16 or 8 x 32 threads: the defaults, {8, 16, 1}, {8, 32, 3}. */
 	static const struct gf_launch shapes[] = {{0, 0, 0}, {3, 2, 5}, {1, 1, 1},
 	    {8, 16, 1}, {8, 32, 3}};
 
