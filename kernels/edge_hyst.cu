@@ -19,16 +19,18 @@
  *          a row up and down a turn: what it reaches is edges, written at
  *          once.  Of the rest, what a flood from the tile's outer ring
  *          reaches is pending; the others are not edges.  Only pending
- *          pixels are labelled, by union-find over their runs (at most
- *          16 a row) in shared memory, the runs dealt round the lanes.
- *          Runs of adjacent rows touch when their spans widened by one
- *          column overlap; for each pair of rows, every lower run is
- *          joined to the leftmost upper run it touches, and an upper run
- *          to the leftmost lower run it touches unless an upper run
- *          further left touches that one too (that pair is then the
- *          lower run's own): together these join every touching pair,
- *          with at most two unions a run.  Each pending component gets a
- *          rank r < EDGE_HYST_CAP and the global node 1 + tile * CAP + r.
+ *          pixels are labelled, by connecting their runs (at most 16 a
+ *          row) in shared memory, the runs dealt round the lanes.  Runs
+ *          of adjacent rows touch when their spans widened by one column
+ *          overlap; for each pair of rows, every lower run is linked to
+ *          the leftmost upper run it touches, and an upper run to the
+ *          leftmost lower run it touches unless an upper run further
+ *          left touches that one too (that pair is then the lower run's
+ *          own): together these links join every touching pair, with at
+ *          most two a run.  The lanes then lower the runs' parents in
+ *          step until they settle (join_runs).  Each pending component
+ *          gets a rank r < EDGE_HYST_CAP and the global node
+ *          1 + tile * CAP + r.
  *          Each ring pixel's label (none, strong, or its component's
  *          rank) goes to the tile's ring words; for a tile with pending
  *          components, each row's masks of edges and of pending pixels,
@@ -99,14 +101,14 @@ edge_hyst_scratch(int width, int height)
 }
 
 /*
- * Shared-memory union-find of the local stage.  While unions run, every
- * access to par is atomic: reads are relaxed atomic loads (plain shared
- * loads in speed; atomicOr with 0, as they were, cost a shared atomic
- * each), so no thread reads a plain value that another writes.  par[x]
- * <= x always, so the loops end; the root of a set is its smallest index.
+ * The parent of run x in the local stage's shared memory.  While the
+ * runs are joined, every access to par is atomic: reads are relaxed
+ * atomic loads (plain shared loads in speed; atomicOr with 0, as they
+ * were, cost a shared atomic each), so no thread reads a plain value
+ * that another writes.
  */
 __device__ __forceinline__ int
-uf_parent(int *par, int x)
+run_parent(int *par, int x)
 {
 #ifdef __CUDA_ARCH__
 	int v;
@@ -118,32 +120,24 @@ uf_parent(int *par, int x)
 #endif
 }
 
-/* The merge stage's global union-find reads its parents past L1. */
-__device__ __forceinline__ uint32_t
-uf_parent(uint32_t *node, uint32_t x)
-{
-	return __ldcg(node + x);
-}
-
 /*
- * Union of the sets of a and b, for both union-finds (Playne and
- * Hawick's; the two differ only in how uf_parent reads): parents only
- * ever decrease (atomicMin), a link succeeds only on a node that was
- * still a root, and a failed one retries with the node it found.  The
- * finds halve the paths they walk: a node they pass gets its
- * grandparent, through atomicMin, which only ever gives a node an
- * ancestor in its own set, and never touches a root; concurrent unions
- * otherwise grow long chains.
+ * The merge stage's global union-find (Playne and Hawick's), whose
+ * parents are read past L1: parents only ever decrease (atomicMin), a
+ * link succeeds only on a node that was still a root, and a failed one
+ * retries with the node it found.  par[x] <= x always, so the loops end;
+ * the root of a set is its smallest node.  The finds halve the paths
+ * they walk: a node they pass gets its grandparent, through atomicMin,
+ * which only ever gives a node an ancestor in its own set, and never
+ * touches a root; concurrent unions otherwise grow long chains.
  */
-template <typename T>
-__device__ __forceinline__ T
-uf_find(T *par, T x)
+__device__ __forceinline__ uint32_t
+uf_find(uint32_t *par, uint32_t x)
 {
 	for (;;) {
-		T p = uf_parent(par, x);
+		const uint32_t p = __ldcg(par + x);
 		if (p == x)
 			return x;
-		T g = uf_parent(par, p);
+		const uint32_t g = __ldcg(par + p);
 		if (g == p)
 			return p;
 		atomicMin(par + x, g);
@@ -151,9 +145,8 @@ uf_find(T *par, T x)
 	}
 }
 
-template <typename T>
 __device__ void
-uf_unite(T *par, T a, T b)
+uf_unite(uint32_t *par, uint32_t a, uint32_t b)
 {
 	for (;;) {
 		a = uf_find(par, a);
@@ -161,26 +154,15 @@ uf_unite(T *par, T a, T b)
 		if (a == b)
 			return;
 		if (a > b) {
-			T t = a;
+			const uint32_t t = a;
 			a = b;
 			b = t;
 		}
-		T old = atomicMin(par + b, a);
+		const uint32_t old = atomicMin(par + b, a);
 		if (old == b)
 			return;
 		b = old;
 	}
-}
-
-/* Root of x once no union runs any more (plain reads). */
-__device__ __forceinline__ int
-sroot(const int *par, int x)
-{
-	int p;
-
-	while ((p = par[x]) != x)
-		x = p;
-	return x;
 }
 
 /* Inclusive sum of v over the lanes up to this one. */
@@ -285,7 +267,10 @@ run_at(const int *base, int s, uint32_t m, int c)
 struct hyst_tile {
 	uint32_t cand[HT];              /* row masks of the pending pixels */
 	int base[HT];                   /* index of each row's first run */
-	/* Runs in row order: bits 0-4 first column, 5-9 last column, 10-14 row, 15-23 root. */
+	/*
+	 * Runs in row order: bits 0-4 first column, 5-9 last column, 10-14
+	 * row; then their links (run_links); then their roots.
+	 */
 	uint32_t run[HRUNS];
 	union {
 		int par[HRUNS];         /* union-find parents of the runs */
@@ -294,43 +279,103 @@ struct hyst_tile {
 	uint32_t root[HRUNS / 32];      /* bit i: run i is a root */
 	int rbase[HRUNS / 32];          /* roots before word w: the ranks */
 };
-#define RUN_ROOT 15
 
 /*
- * The unions of run j with the runs it touches in the rows above and
- * below: with the leftmost one above, and with the leftmost one below
- * unless an upper run further left touches that one too (that pair is
- * then the lower run's own).
+ * The runs that run j is linked to: the leftmost one above that it
+ * touches, and the leftmost one below unless an upper run further left
+ * touches that one too (that pair is then the lower run's own link).
+ * These links join every pair of touching runs into one set, with at
+ * most two a run.  Packed: the run above in bits 0-15, the one below in
+ * bits 16-31, j itself where there is none.
  */
-__device__ __forceinline__ void
-unite_run(struct hyst_tile *w, int j)
+__device__ __forceinline__ uint32_t
+run_links(const struct hyst_tile *w, int j)
 {
 	const uint32_t d = w->run[j];
 	const int a = d & 31, b = d >> 5 & 31, row = d >> 10 & 31;
 	const uint32_t wide = span(a > 0 ? a - 1 : 0, b < HT - 1 ? b + 1 : HT - 1);
+	uint32_t up = j, dn = j;
 
 	if (row > 0) {
-		uint32_t up = w->cand[row - 1];
-		if (up & wide)
-			uf_unite(w->u.par, j, run_at(w->base, row - 1, up,
-			    __ffs(up & wide) - 1));
+		const uint32_t m = w->cand[row - 1];
+		if (m & wide)
+			up = run_at(w->base, row - 1, m, __ffs(m & wide) - 1);
 	}
 	if (row < HT - 1) {
-		uint32_t dn = w->cand[row + 1];
-		if (dn & wide) {
+		const uint32_t m = w->cand[row + 1];
+		if (m & wide) {
 			/*
-			 * This run joins the lower run (first column la) only if
-			 * an upper run left of it touches that one, in columns
+			 * This run links to the lower run (first column la) only
+			 * if an upper run left of it touches that one, in columns
 			 * la - 1 .. a - 2: else this run is the lower run's
-			 * leftmost, which joins it.
+			 * leftmost, which links to it.
 			 */
-			int c = __ffs(dn & wide) - 1;
-			uint32_t gap = ~dn & ((1u << c) - 1);
-			int la = gap ? 32 - __clz(gap) : 0, lo = la > 0 ? la - 1 : 0;
+			const int c = __ffs(m & wide) - 1;
+			const uint32_t gap = ~m & ((1u << c) - 1);
+			const int la = gap ? 32 - __clz(gap) : 0, lo = la > 0 ? la - 1 : 0;
 			if (lo <= a - 2 && (w->cand[row] & span(lo, a - 2)))
-				uf_unite(w->u.par, j, run_at(w->base, row + 1, dn, c));
+				dn = run_at(w->base, row + 1, m, c);
 		}
 	}
+	return up | dn << 16;
+}
+
+/*
+ * Lowers par[x], read as px, to v; says whether it did.  A predicated
+ * reduction: as a branch round an atomicMin, each of join_runs' four
+ * took a convergence barrier and split the warp.
+ */
+__device__ __forceinline__ bool
+lower(int *par, int x, int px, int v)
+{
+#ifdef __CUDA_ARCH__
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.gt.s32 p, %1, %2;\n\t"
+	    "@p red.relaxed.cta.shared.min.s32 [%0], %2;\n\t}" : :
+	    "r"((unsigned)__cvta_generic_to_shared(par + x)), "r"(px), "r"(v) :
+	    "memory");
+#else
+	if (px > v)
+		atomicMin(par + x, v);  /* tests/emu */
+#endif
+	return px > v;
+}
+
+/*
+ * The sets of the tile's runs, from their links (w->run[j], run_links'),
+ * the runs dealt round the lanes and every lane in step: no find walks a
+ * path of its own.  (A union-find per link did, and its divergent finds
+ * cost twice the instructions, at a quarter of the lanes.)  Each run
+ * starts with the run above it as its parent, if any, which is always a
+ * smaller run.  Each turn, for each run j and its two links u and d, the
+ * smallest of their grandparents, m, becomes the parent of j and of the
+ * parents of j, u and d (FastSV's hooking and shortcut, Zhang, Azad and
+ * Hu, 2020).  A parent only ever decreases, and stays in its run's set.
+ * A turn that changes nothing ends it: then each run's parent equals its
+ * grandparent and those of its links, so one parent is shared along
+ * every link, and that run is the smallest of the set, its root.  On the
+ * bench's noisy map, three to five turns.
+ */
+__device__ void
+join_runs(struct hyst_tile *w, int nruns, int r)
+{
+	int *par = w->u.par;
+	bool changed;
+
+	do {
+		changed = false;
+		for (int j = r; j < nruns; j += 32) {
+			const uint32_t l = w->run[j];
+			const int pj = run_parent(par, j), pu = run_parent(par, l & 0xffff);
+			const int pd = run_parent(par, l >> 16);
+			const int gj = run_parent(par, pj), gu = run_parent(par, pu);
+			const int gd = run_parent(par, pd);
+			const int m = min(gj, min(gu, gd));
+			/* All four, no short cut. */
+			changed |= lower(par, pj, gj, m) | lower(par, pu, gu, m) |
+			    lower(par, pd, gd, m) | lower(par, j, pj, m);
+		}
+		__syncwarp();
+	} while (__any_sync(FULL, changed));
 }
 
 /*
@@ -353,14 +398,14 @@ row_fill(uint32_t c, uint32_t s)
  * up and down each turn, until a turn adds none.
  */
 __device__ __forceinline__ uint32_t
-flood(uint32_t c, uint32_t s, int r)
+flood(uint32_t c, uint32_t s)
 {
 	uint32_t e = row_fill(c, s);
 
 	for (;;) {
-		const uint32_t up = __shfl_up_sync(FULL, e, 1);
-		const uint32_t dn = __shfl_down_sync(FULL, e, 1);
-		const uint32_t v = (r > 0 ? up : 0) | (r < HT - 1 ? dn : 0);
+		/* Rows 0 and 31 get their own e back, which they hold already. */
+		const uint32_t v = __shfl_up_sync(FULL, e, 1) |
+		    __shfl_down_sync(FULL, e, 1);
 		const uint32_t f = row_fill(c, c & (e | v | v << 1 | v >> 1));
 		if (!__any_sync(FULL, f != e))
 			return e;
@@ -408,9 +453,9 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 	 * pixel.  Of the others, those connected in it to its ring are
 	 * pending; the rest are not edges.
 	 */
-	const uint32_t edge = flood(cand, strong, r), other = cand & ~edge;
+	const uint32_t edge = flood(cand, strong), other = cand & ~edge;
 	const uint32_t pend = flood(other, other & (r == 0 || r == HT - 1 ?
-	    FULL : 0x80000001u), r);
+	    FULL : 0x80000001u));
 	const uint32_t e0 = __shfl_sync(FULL, edge, 0);
 	const uint32_t e31 = __shfl_sync(FULL, edge, HT - 1);
 	const uint32_t p0 = __shfl_sync(FULL, pend, 0);
@@ -428,33 +473,27 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 		for (uint32_t rest = pend, run; rest != 0; rest ^= run, k++) {
 			run = rest & ~(rest + (rest & -rest));
 			w->run[k] = (__ffs(run) - 1) | (31 - __clz(run)) << 5 | r << 10;
-			w->u.par[k] = k;
 		}
 		__syncwarp();
 
-		/*
-		 * Unions of touching runs, the runs dealt round the lanes.
-		 * Every lane makes every turn, and the warp meets at the end
-		 * of each: the finds diverge, and left to itself the warp did
-		 * not reconverge after them, so that each turn ran in groups
-		 * of about four lanes (ncu: 4 threads a warp instruction over
-		 * 85% of the kernel's instructions).
-		 */
-		for (int turn = 0; turn < nruns; turn += 32) {
-			if (turn + r < nruns)
-				unite_run(w, turn + r);
-			__syncwarp();
+		/* The links of each run, in place of its columns and row. */
+		for (int j = r; j < nruns; j += 32) {
+			const uint32_t l = run_links(w, j);
+			w->run[j] = l;
+			w->u.par[j] = l & 0xffff;
 		}
+		__syncwarp();
+		join_runs(w, nruns, r);
 
 		/*
-		 * The roots.  Every component here is pending (it touches the
-		 * ring and holds no strong pixel): its rank is its root's
-		 * among the roots, in index order.
+		 * The roots.  Every set here is pending (it touches the ring and
+		 * holds no strong pixel): its rank is its root's among the
+		 * roots, in index order.
 		 */
 		for (int turn = 0; turn < nruns; turn += 32) {
-			const int j = turn + r, root = j < nruns ? sroot(w->u.par, j) : -1;
+			const int j = turn + r, root = j < nruns ? w->u.par[j] : -1;
 			if (j < nruns)
-				w->run[j] |= (uint32_t)root << RUN_ROOT;
+				w->run[j] = root;
 			const uint32_t b = __ballot_sync(FULL, root == j);
 			if (r == 0)
 				w->root[turn / 32] = b;
@@ -473,7 +512,7 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 			m.npend[tile] = (uint8_t)npend;
 		__syncwarp();
 		for (int j = r; j < nruns; j += 32) {
-			const int root = w->run[j] >> RUN_ROOT;
+			const int root = w->run[j];
 			w->u.label[j] = (uint8_t)(w->rbase[root >> 5] +
 			    __popc(w->root[root >> 5] & ((1u << (root & 31)) - 1)));
 		}
