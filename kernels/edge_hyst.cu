@@ -101,24 +101,62 @@ edge_hyst_scratch(int width, int height)
 }
 
 /*
- * The parent of run x in the local stage's shared memory.  While the
- * runs are joined, every access to par is atomic: reads are relaxed
- * atomic loads (plain shared loads in speed; atomicOr with 0, as they
- * were, cost a shared atomic each), so no thread reads a plain value
- * that another writes.
+ * The local stage keeps each run's parent as the shared-memory address
+ * of the parent's entry in par (its slot), so that a parent's parent is
+ * one load away, with no index arithmetic; slots are in the runs' order.
+ * While the runs are joined, every access to par is atomic: reads are
+ * relaxed atomic loads (plain shared loads in speed; atomicOr with 0, as
+ * they were, cost a shared atomic each), so no thread reads a plain
+ * value that another writes.  tests/emu, with no shared window, keeps
+ * indices.
  */
-__device__ __forceinline__ int
-run_parent(int *par, int x)
-{
 #ifdef __CUDA_ARCH__
-	int v;
-	asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(v) :
-	    "r"((unsigned)__cvta_generic_to_shared(par + x)) : "memory");
-	return v;
-#else
-	return __atomic_load_n(par + x, __ATOMIC_RELAXED);     /* tests/emu */
-#endif
+#define SLOT_SIZE 4u
+
+__device__ __forceinline__ unsigned
+slot0(const int *par)
+{
+	return (unsigned)__cvta_generic_to_shared(par);
 }
+
+__device__ __forceinline__ unsigned
+slot_load(const int *, unsigned s)
+{
+	unsigned v;
+
+	asm volatile("ld.relaxed.cta.shared.b32 %0, [%1];" : "=r"(v) : "r"(s) :
+	    "memory");
+	return v;
+}
+
+/* Lowers the parent in slot s to v (a minimum: v no lower changes nothing). */
+__device__ __forceinline__ void
+slot_lower(int *, unsigned s, unsigned v)
+{
+	asm volatile("red.relaxed.cta.shared.min.u32 [%0], %1;" : : "r"(s),
+	    "r"(v) : "memory");
+}
+#else
+#define SLOT_SIZE 1u
+
+__device__ __forceinline__ unsigned
+slot0(const int *)
+{
+	return 0;
+}
+
+__device__ __forceinline__ unsigned
+slot_load(const int *par, unsigned s)
+{
+	return (unsigned)__atomic_load_n(par + s, __ATOMIC_RELAXED);
+}
+
+__device__ __forceinline__ void
+slot_lower(int *par, unsigned s, unsigned v)
+{
+	atomicMin(par + s, (int)v);
+}
+#endif
 
 /*
  * The merge stage's global union-find (Playne and Hawick's), whose
@@ -321,26 +359,6 @@ run_links(const struct hyst_tile *w, int j)
 }
 
 /*
- * Lowers par[x], read as px, to v; says whether it did.  A predicated
- * reduction: as a branch round an atomicMin, each of join_runs' four
- * took a convergence barrier and split the warp.
- */
-__device__ __forceinline__ bool
-lower(int *par, int x, int px, int v)
-{
-#ifdef __CUDA_ARCH__
-	asm volatile("{\n\t.reg .pred p;\n\tsetp.gt.s32 p, %1, %2;\n\t"
-	    "@p red.relaxed.cta.shared.min.s32 [%0], %2;\n\t}" : :
-	    "r"((unsigned)__cvta_generic_to_shared(par + x)), "r"(px), "r"(v) :
-	    "memory");
-#else
-	if (px > v)
-		atomicMin(par + x, v);  /* tests/emu */
-#endif
-	return px > v;
-}
-
-/*
  * The sets of the tile's runs, from their links (w->run[j], run_links'),
  * the runs dealt round the lanes and every lane in step: no find walks a
  * path of its own.  (A union-find per link did, and its divergent finds
@@ -348,31 +366,47 @@ lower(int *par, int x, int px, int v)
  * starts with the run above it as its parent, if any, which is always a
  * smaller run.  Each turn, for each run j and its two links u and d, the
  * smallest of their grandparents, m, becomes the parent of j and of the
- * parents of j, u and d (FastSV's hooking and shortcut, Zhang, Azad and
- * Hu, 2020).  A parent only ever decreases, and stays in its run's set.
- * A turn that changes nothing ends it: then each run's parent equals its
- * grandparent and those of its links, so one parent is shared along
- * every link, and that run is the smallest of the set, its root.  On the
- * bench's noisy map, three to five turns.
+ * parents of u and d (FastSV's hooking and shortcut, Zhang, Azad and Hu,
+ * 2020).  A parent only ever decreases, and stays in
+ * its run's set.  A turn that changes nothing ends it.  Then each run's
+ * parent is at most m, its own grandparent at least m and at most its
+ * parent: all three are equal, so every run's parent is its grandparent,
+ * a root; and those of u and d are m too, so a link's two runs share
+ * their root.  A set's root is then its smallest run.  On the bench's
+ * noisy map, three to five turns.
  */
 __device__ void
 join_runs(struct hyst_tile *w, int nruns, int r)
 {
 	int *par = w->u.par;
+	const unsigned s0 = slot0(par);
 	bool changed;
 
 	do {
 		changed = false;
 		for (int j = r; j < nruns; j += 32) {
 			const uint32_t l = w->run[j];
-			const int pj = run_parent(par, j), pu = run_parent(par, l & 0xffff);
-			const int pd = run_parent(par, l >> 16);
-			const int gj = run_parent(par, pj), gu = run_parent(par, pu);
-			const int gd = run_parent(par, pd);
-			const int m = min(gj, min(gu, gd));
-			/* All four, no short cut. */
-			changed |= lower(par, pj, gj, m) | lower(par, pu, gu, m) |
-			    lower(par, pd, gd, m) | lower(par, j, pj, m);
+			const unsigned sj = s0 + j * SLOT_SIZE;
+			const unsigned pj = slot_load(par, sj);
+			const unsigned pu = slot_load(par, s0 + (l & 0xffff) * SLOT_SIZE);
+			const unsigned pd = slot_load(par, s0 + (l >> 16) * SLOT_SIZE);
+			const unsigned gj = slot_load(par, pj), gu = slot_load(par, pu);
+			const unsigned gd = slot_load(par, pd);
+			const unsigned m = min(gj, min(gu, gd));
+			/*
+			 * A run that changes anything takes all three minimums,
+			 * those that change nothing included, in one branch.
+			 * Taken by every run every turn, the reductions cost
+			 * six times the shared atomics (edge s0 1.043 ms), and
+			 * a branch round each of them split the warp three
+			 * times a run (0.988 ms; one branch, 0.970).
+			 */
+			if (max(pj, max(gu, gd)) > m) {
+				slot_lower(par, sj, m);
+				slot_lower(par, pu, m);
+				slot_lower(par, pd, m);
+				changed = true;
+			}
 		}
 		__syncwarp();
 	} while (__any_sync(FULL, changed));
@@ -477,10 +511,11 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 		__syncwarp();
 
 		/* The links of each run, in place of its columns and row. */
+		const unsigned s0 = slot0(w->u.par);
 		for (int j = r; j < nruns; j += 32) {
 			const uint32_t l = run_links(w, j);
 			w->run[j] = l;
-			w->u.par[j] = l & 0xffff;
+			w->u.par[j] = (int)(s0 + (l & 0xffff) * SLOT_SIZE);
 		}
 		__syncwarp();
 		join_runs(w, nruns, r);
@@ -491,7 +526,8 @@ edge_hyst_local(gpu_image lab, gpu_image out, struct hyst_mem m)
 		 * roots, in index order.
 		 */
 		for (int turn = 0; turn < nruns; turn += 32) {
-			const int j = turn + r, root = j < nruns ? w->u.par[j] : -1;
+			const int j = turn + r;
+			const int root = j < nruns ? (int)((w->u.par[j] - s0) / SLOT_SIZE) : -1;
 			if (j < nruns)
 				w->run[j] = root;
 			const uint32_t b = __ballot_sync(FULL, root == j);
