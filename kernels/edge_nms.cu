@@ -16,7 +16,8 @@
  *            16-byte-wide strip of it
  *   sliding  each thread owns a 16-byte-wide column strip and slides a
  *            window of input rows and of magnitude rows down it in
- *            registers, loading each input row once per strip
+ *            registers, loading each input row once per strip (8-bit
+ *            rows through a ring of copies four rows ahead, rows_ring8)
  *
  * Both strip walks fuse the gradient, the suppression and the double
  * threshold into one pass that writes a one-byte class per pixel.  For
@@ -29,6 +30,8 @@
  * The thresholds come from the host, or (--auto) from device memory
  * written by Otsu's search (otsu.cu) on the same stream.
  */
+#include <cuda_pipeline.h>
+
 #include "edge.h"
 #include "gradient.cuh"
 #include "stencil.cuh"
@@ -377,7 +380,7 @@ store_classes8(const gpu_image &lab, int y, int x0, uint32_t cand, uint32_t stro
  */
 template <int L1, typename L>
 __device__ __forceinline__ void
-walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
+walk_strip8(L &load, const gpu_image &lab, int x0, int ys, int ye,
     const struct edge_params &p0)
 {
 	const struct edge_paramsf p = edge_params_f(&p0);
@@ -411,7 +414,7 @@ walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 /* walk_strip8 in the image's norm. */
 template <typename L>
 __device__ __forceinline__ void
-walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
+walk_strip8(L &load, const gpu_image &lab, int x0, int ys, int ye,
     const struct edge_params &p)
 {
 	if (p.l1)
@@ -420,13 +423,98 @@ walk_strip8(const L &load, const gpu_image &lab, int x0, int ys, int ye,
 		walk_strip8<0>(load, lab, x0, ys, ye, p);
 }
 
+/*
+ * Input rows of an 8-bit sliding strip from global memory, the loads D
+ * rows ahead of the walk: cp.async copies each row's 16-byte chunk and
+ * the aligned words either side of it (columns x0 - 4 .. x0 - 1 and x0 +
+ * 16 .. x0 + 19) into a ring of D slots of shared memory per thread, so
+ * rows in flight cost no registers (sobel.cu's rows8_ring does the same).
+ * Loaded straight into registers, a row's latency stood between it and
+ * its arithmetic at every row.  Rows come in order, from the first one
+ * begin names.  A strip at the image's left or right edge reads each
+ * row through the border rule instead, when the walk asks for it.
+ */
+template <int D>
+struct rows_ring8 {
+	gpu_image im;
+	int x0, border;
+	uint4 *q;               /* its chunk in slot 0; slot s is s * n on */
+	uint32_t *lw;           /* its left word in slot 0; right words D * n on */
+	int n;
+	int y, last, slot;      /* the next row taken and its slot, the last row */
+	bool edge;              /* at the image's left or right edge */
+
+	__device__ __forceinline__ void issue(int yy, int s)
+	{
+		if (yy > last || edge)
+			return;
+		const int yi = gf_border_index(yy, im.height, border);
+		const uint8_t *row = gf_row<uint8_t>(im, yi < 0 ? 0 : yi) + x0;
+		const size_t zero = yi < 0 ? 16 : 0;
+		__pipeline_memcpy_async(q + s * n, row, 16, zero);
+		__pipeline_memcpy_async(lw + s * n, row - 4, 4, zero / 4);
+		__pipeline_memcpy_async(lw + (D + s) * n, row + 16, 4, zero / 4);
+	}
+
+	__device__ __forceinline__ void begin(int first, int last_row)
+	{
+		y = first;
+		last = last_row;
+		slot = 0;
+		edge = x0 < 4 || x0 + 20 > im.width;
+#pragma unroll
+		for (int s = 0; s < D; s++) {
+			issue(first + s, s);
+			__pipeline_commit();
+		}
+	}
+
+	/* Row r, which is the next one. */
+	__device__ __forceinline__ void operator()(int r, uint32_t *w)
+	{
+		if (edge) {
+			const rows_global8 g = {im, x0, border};
+			g(r, w);
+		} else {
+			__pipeline_wait_prior(D - 1);
+			pack_row8(lw[slot * n] >> 16, q[slot * n],
+			    lw[(D + slot) * n] & 0xffff, w);
+		}
+		issue(y + D, slot);
+		__pipeline_commit();
+		y++;
+		slot = (slot + 1) & (D - 1);
+	}
+
+	__device__ __forceinline__ void end()
+	{
+		__pipeline_wait_prior(0);
+	}
+};
+
+/* Rows in flight per 8-bit sliding strip, and their shared memory. */
+#define NMS_DEPTH 4
+#define NMS_RING_BYTES(n) ((size_t)NMS_DEPTH * (n) * 24)
+
 /* The strip walk of each sample type. */
 __device__ __forceinline__ void
 walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
     const struct edge_params &p, int border, uint8_t)
 {
-	rows_global8 load = {in, x0, border};
+	extern __shared__ uint4 ring[];
+	const int n = blockDim.x * blockDim.y;
+	const int t = threadIdx.y * blockDim.x + threadIdx.x;
+	rows_ring8<NMS_DEPTH> load;
+
+	load.im = in;
+	load.x0 = x0;
+	load.border = border;
+	load.q = ring + t;
+	load.lw = (uint32_t *)(ring + NMS_DEPTH * n) + t;
+	load.n = n;
+	load.begin(ys - 2, ye + 1);
 	walk_strip8(load, lab, x0, ys, ye, p);
+	load.end();
 }
 
 __device__ __forceinline__ void
@@ -454,14 +542,16 @@ walk_shared(const uint16_t *src, int stride, int y0, const gpu_image &lab,
 }
 
 /*
- * 8-bit strips fit 80 registers without spilling: six blocks of the
- * default 128 threads per SM (96 and 72 measured the same).  16-bit
- * strips fit 170, which keeps three such blocks per SM (left free, the
- * compiler takes 176 and two fit).
+ * 8-bit strips fit 96 registers without spilling: five blocks of the
+ * default 128 threads per SM.  Loaded straight into registers, their
+ * rows fit 80 (six blocks; 96 and 72 measured the same); the ring's
+ * state spills 44 bytes there, 16 at 88, which measured the same as 96.
+ * 16-bit strips fit 170, which keeps three such blocks per SM (left
+ * free, the compiler takes 176 and two fit).
  */
 template <typename T>
 __global__ void
-__maxnreg__(sizeof(T) == 1 ? 80 : 170)
+__maxnreg__(sizeof(T) == 1 ? 96 : 170)
 edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
     const struct edge_params *dp, int border, int rows)
 {
@@ -546,6 +636,8 @@ edge_nms_shape(enum gf_strategy s, unsigned maxval, int width, int height,
 	int rows_given = l->rows;
 
 	gf_launch_shape(s, edge_defaults, maxval, 2, l, tile_w, tile_h, smem);
+	if (s == GF_SLIDING && maxval <= 255)
+		*smem = NMS_RING_BYTES(l->block_w * l->block_h);
 	if (s != GF_SLIDING || rows_given != 0)
 		return;
 	/*
@@ -589,7 +681,7 @@ launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
 		edge_nms_shared<T><<<grid, block, smem, st>>>(in, lab, p, dp, border, sh.rows);
 		break;
 	default:
-		edge_nms_sliding<T><<<grid, block, 0, st>>>(in, lab, p, dp, border, sh.rows);
+		edge_nms_sliding<T><<<grid, block, smem, st>>>(in, lab, p, dp, border, sh.rows);
 		break;
 	}
 }
