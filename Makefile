@@ -64,7 +64,7 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
             *) j=-j$$(nproc 2>/dev/null || echo 1) ;; esac
 
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
-            build/tests/gpu_probe
+            build/tests/gpu_probe build/bench/framegen
 
 all: $(BINS)
 
@@ -169,7 +169,7 @@ build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 	    build/asan/libgpufilt.a $(LDLIBS)
 
 test-asan: deps
-	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS)
+	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
 

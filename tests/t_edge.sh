@@ -62,6 +62,28 @@ for shape in "global|--block 13x7" "texture|--block 5x3" \
 	done
 done
 
+# A noisy frame (bench/framegen), where at sigma 0 a third of the pixels
+# are local maxima and nearly all of them candidates: hysteresis joins
+# pending runs in nearly every tile and across most tile borders.  Each
+# GPU strategy against the CPU reference on the same frame.
+"$ROOT/build/bench/framegen" 1 700 500 >"$TMP/noise.pgm"
+for cfg in "--sigma 0 --auto" "--sigma 0 --low 20 --high 60 --l1"; do
+	# shellcheck disable=SC2086
+	"$BIN/edge" -q --cpu $cfg "$TMP/noise.pgm" "$TMP/noise-want.pgm" ||
+	    fail "edge/noise/cpu $cfg" "the CPU reference failed"
+	for m in $(strategies edge); do
+		case $m in cpu|auto) continue ;; esac
+		if ! have_gpu; then skip "edge/noise/$m $cfg" "no GPU"; continue; fi
+		# shellcheck disable=SC2086
+		if limited "$BIN/edge" -q -m "$m" $cfg "$TMP/noise.pgm" "$TMP/noise-got.pgm" &&
+		    cmp -s "$TMP/noise-got.pgm" "$TMP/noise-want.pgm"; then
+			pass "edge/noise/$m $cfg"
+		else
+			fail "edge/noise/$m $cfg" "differs from --cpu or failed"
+		fi
+	done
+done
+
 # Three images in one PNM stream come out as three golden images in order.
 cat "$SAMPLES/coins.pgm" "$SAMPLES/px2x3.pgm" "$SAMPLES/astro16.pgm" >"$TMP/estream.pnm"
 cat "$GOLDEN/edge/coins.s0auto.pgm" "$GOLDEN/edge/px2x3.s0auto.pgm" \
