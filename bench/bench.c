@@ -34,7 +34,7 @@ struct bench {
 	struct bench_npp *npp;  /* NPP for this size, NULL without NPP */
 	int warmup, runs;       /* -w, -r: launches before and in a median */
 	int only;               /* -m: one strategy, else 0 (every GPU one) */
-	int shapes;             /* -s: sweep sobel's and conv2d's launch shapes too */
+	int shapes;             /* -s: sweep the launch shapes too */
 	const char *what;       /* operands: the operations to time, NULL: all */
 };
 
@@ -191,7 +191,8 @@ bench_sobel_shapes(struct bench *b, const char *name, const struct sobel_params 
 		{GF_SHARED, {64, 2, 8}}, {GF_SHARED, {32, 2, 16}}, {GF_SHARED, {64, 4, 4}},
 		{GF_SLIDING, {32, 4, 8}}, {GF_SLIDING, {32, 4, 16}}, {GF_SLIDING, {32, 8, 8}},
 		{GF_SLIDING, {64, 2, 16}}, {GF_SLIDING, {32, 2, 32}}, {GF_SLIDING, {128, 1, 16}},
-		{GF_SLIDING, {32, 4, 4}}, {GF_SLIDING, {64, 4, 4}},
+		{GF_SLIDING, {32, 4, 4}}, {GF_SLIDING, {64, 4, 4}}, {GF_SLIDING, {32, 2, 8}},
+		{GF_SLIDING, {32, 1, 8}}, {GF_SLIDING, {32, 2, 6}}, {GF_SLIDING, {32, 1, 6}},
 	};
 	char what[64];
 	double ms;
@@ -269,6 +270,41 @@ run_edge_nms(struct gpu *g, void *arg, struct gf_err *e)
 }
 
 /*
+ * Launch shapes of the suppression besides its defaults, for tuning
+ * them: each checked (the whole pipeline against want), then timed
+ * alone.
+ */
+static int
+bench_edge_shapes(struct bench *b, const struct edge_opts *o,
+    const struct image *want, struct gf_err *e)
+{
+	static const struct { enum gf_strategy s; struct gf_launch l; } shapes[] = {
+		{GF_SHARED, {32, 4, 4}}, {GF_SHARED, {32, 8, 2}},
+		{GF_SLIDING, {32, 4, 4}}, {GF_SLIDING, {32, 4, 6}}, {GF_SLIDING, {32, 4, 8}},
+		{GF_SLIDING, {32, 4, 12}}, {GF_SLIDING, {32, 4, 16}}, {GF_SLIDING, {32, 2, 8}},
+		{GF_SLIDING, {32, 2, 16}}, {GF_SLIDING, {64, 2, 8}}, {GF_SLIDING, {32, 8, 4}},
+		{GF_SLIDING, {32, 1, 8}}, {GF_SLIDING, {32, 1, 16}},
+	};
+	char what[64];
+	double ms;
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct edge_run r = {b, *o};
+		r.o.common.strategy = shapes[i].s;
+		r.o.common.launch = shapes[i].l;
+		if (run_edge(&b->g, &r, e) < 0 || sobel_validate(b, want, e) < 0 ||
+		    bench_median(&b->g, run_edge_nms, &r, b->warmup, b->runs, &ms,
+		    e) < 0)
+			return -1;
+		snprintf(what, sizeof(what), "  suppression %s %dx%d rows %d",
+		    gf_strategies[shapes[i].s].name, shapes[i].l.block_w,
+		    shapes[i].l.block_h, shapes[i].l.rows);
+		row(b, what, ms, 2, 0);
+	}
+	return 0;
+}
+
+/*
  * Validates and times every strategy for one set of edge options, after
  * NPP's peer npp (NULL: none).
  */
@@ -310,6 +346,8 @@ bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
 				row(b, what, ms, 2, 0);
 		}
 	}
+	if (ret == 0 && b->shapes && o->sigma == 0 && !o->auto_thresh)
+		ret = bench_edge_shapes(b, o, &want, e);
 	img_free(&want);
 	return ret;
 }
