@@ -30,7 +30,6 @@
  * The thresholds come from the host, or (--auto) from device memory
  * written by Otsu's search (otsu.cu) on the same stream.
  */
-#include <cuda_pipeline.h>
 
 #include "edge.h"
 #include "gradient.cuh"
@@ -423,78 +422,63 @@ walk_strip8(L &load, const gpu_image &lab, int x0, int ys, int ye,
 		walk_strip8<0>(load, lab, x0, ys, ye, p);
 }
 
-/*
- * Input rows of an 8-bit sliding strip from global memory, the loads D
- * rows ahead of the walk: cp.async copies each row's 16-byte chunk and
- * the aligned words either side of it (columns x0 - 4 .. x0 - 1 and x0 +
- * 16 .. x0 + 19) into a ring of D slots of shared memory per thread, so
- * rows in flight cost no registers (sobel.cu's rows8_ring does the same).
- * Loaded straight into registers, a row's latency stood between it and
- * its arithmetic at every row.  Rows come in order, from the first one
- * begin names.  A strip at the image's left or right edge reads each
- * row through the border rule instead, when the walk asks for it.
- */
-template <int D>
-struct rows_ring8 {
-	gpu_image im;
-	int x0, border;
-	uint4 *q;               /* its chunk in slot 0; slot s is s * n on */
-	uint32_t *lw;           /* its left word in slot 0; right words D * n on */
-	int n;
-	int y, last, slot;      /* the next row taken and its slot, the last row */
-	bool edge;              /* at the image's left or right edge */
+/* Rows in flight per 8-bit sliding strip, and their shared memory. */
+#define NMS_DEPTH 4
+#define NMS_RING_BYTES(n) GF_RING8_BYTES(NMS_DEPTH, n)
 
-	__device__ __forceinline__ void issue(int yy, int s)
+/*
+ * The words either side of a suppression strip's chunk (columns x0 - 4 ..
+ * x0 - 1 and x0 + 16 .. x0 + 19), which every strip copies but one at the
+ * image's left or right edge: that one reads each row through the border
+ * rule instead, when the walk asks for it.
+ */
+struct nms_sides {
+	bool edge;
+
+	__device__ __forceinline__ bool off() const { return edge; }
+
+	__device__ __forceinline__ void copy(const uint8_t *row, int x0,
+	    uint32_t *l, uint32_t *r, int yi) const
 	{
-		if (yy > last || edge)
-			return;
-		const int yi = gf_border_index(yy, im.height, border);
-		const uint8_t *row = gf_row<uint8_t>(im, yi < 0 ? 0 : yi) + x0;
-		const size_t zero = yi < 0 ? 16 : 0;
-		__pipeline_memcpy_async(q + s * n, row, 16, zero);
-		__pipeline_memcpy_async(lw + s * n, row - 4, 4, zero / 4);
-		__pipeline_memcpy_async(lw + (D + s) * n, row + 16, 4, zero / 4);
+		__pipeline_memcpy_async(l, row + x0 - 4, 4, yi < 0 ? 4 : 0);
+		__pipeline_memcpy_async(r, row + x0 + 16, 4, yi < 0 ? 4 : 0);
 	}
+};
+
+/*
+ * Input rows of an 8-bit sliding strip from global memory, copied
+ * NMS_DEPTH rows ahead of the walk into a ring of shared memory
+ * (gf_ring8).  Loaded straight into registers, a row's latency stood
+ * between it and its arithmetic at every row.  Rows come in order, from
+ * the first one begin names.
+ */
+struct rows_ring8 {
+	gf_ring8<NMS_DEPTH, nms_sides> ring;
 
 	__device__ __forceinline__ void begin(int first, int last_row)
 	{
-		y = first;
-		last = last_row;
-		slot = 0;
-		edge = x0 < 4 || x0 + 20 > im.width;
-#pragma unroll
-		for (int s = 0; s < D; s++) {
-			issue(first + s, s);
-			__pipeline_commit();
-		}
+		ring.sides.edge = ring.x0 < 4 || ring.x0 + 20 > ring.in.width;
+		ring.begin(first, last_row);
 	}
 
 	/* Row r, which is the next one. */
 	__device__ __forceinline__ void operator()(int r, uint32_t *w)
 	{
-		if (edge) {
-			const rows_global8 g = {im, x0, border};
+		if (ring.sides.edge) {
+			const rows_global8 g = {ring.in, ring.x0, ring.border};
 			g(r, w);
 		} else {
-			__pipeline_wait_prior(D - 1);
-			pack_row8(lw[slot * n] >> 16, q[slot * n],
-			    lw[(D + slot) * n] & 0xffff, w);
+			const int o = ring.wait();
+			pack_row8(ring.l[o] >> 16, ring.q[o], ring.r[o] & 0xffff, w);
 		}
-		issue(y + D, slot);
-		__pipeline_commit();
-		y++;
-		slot = (slot + 1) & (D - 1);
+		ring.next();
 	}
 
 	__device__ __forceinline__ void end()
 	{
-		__pipeline_wait_prior(0);
+		ring.end();
 	}
 };
-
-/* Rows in flight per 8-bit sliding strip, and their shared memory. */
-#define NMS_DEPTH 4
-#define NMS_RING_BYTES(n) ((size_t)NMS_DEPTH * (n) * 24)
 
 /* The strip walk of each sample type. */
 __device__ __forceinline__ void
@@ -502,16 +486,9 @@ walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
     const struct edge_params &p, int border, uint8_t)
 {
 	extern __shared__ uint4 ring[];
-	const int n = blockDim.x * blockDim.y;
-	const int t = threadIdx.y * blockDim.x + threadIdx.x;
-	rows_ring8<NMS_DEPTH> load;
+	rows_ring8 load;
 
-	load.im = in;
-	load.x0 = x0;
-	load.border = border;
-	load.q = ring + t;
-	load.lw = (uint32_t *)(ring + NMS_DEPTH * n) + t;
-	load.n = n;
+	load.ring.init(in, x0, border, ring);
 	load.begin(ys - 2, ye + 1);
 	walk_strip8(load, lab, x0, ys, ye, p);
 	load.end();
@@ -613,13 +590,18 @@ edge_nms_shared(gpu_image in, gpu_image lab, struct edge_params p0,
 	    min(ys + rows, in.height), p);
 }
 
-/* Default launch shapes (make bench tunes them). */
+/*
+ * Default launch shapes (bench -s edge tunes them).  Sliding's 16 rows:
+ * a 12288x12288 image then makes 4608 blocks, 6.98 times the 660 an
+ * H100 holds at once, where 32 rows made 3.49 times, and the last half
+ * wave left SMs idle (suppression 0.341 ms against 0.357; 12 rows 0.345).
+ */
 static const struct gf_launch edge_defaults[GF_NSTRATEGIES] = {
 	{0, 0, 0}, {0, 0, 0},
 	{32, 8, 1},     /* global */
 	{32, 8, 1},     /* texture */
 	{32, 8, 4},     /* shared */
-	{32, 4, 32},    /* sliding */
+	{32, 4, 16},    /* sliding */
 };
 
 /*
@@ -641,8 +623,8 @@ edge_nms_shape(enum gf_strategy s, unsigned maxval, int width, int height,
 	if (s != GF_SLIDING || rows_given != 0)
 		return;
 	/*
-	 * Sliding's default rows (32) suit a large image; a frame the size of
-	 * 3840x2160 would get 136 blocks.  Shorter strips, down to 4 rows
+	 * Sliding's default rows (16) suit a large image; a frame the size of
+	 * 3840x2160 would get 272 blocks.  Shorter strips, down to 4 rows
 	 * (where the two apron rows above and below cost as much as the rows),
 	 * until the grid has EDGE_SLIDING_MIN_BLOCKS blocks.
 	 */

@@ -16,7 +16,6 @@
  * core's switch on the mode folds away.
  */
 #include <cuda_fp16.h>
-#include <cuda_pipeline.h>
 
 #include "sobel.h"
 #include "stencil.cuh"
@@ -224,81 +223,65 @@ struct rows8_smem {
 };
 
 /*
- * The rows of the image at column x0 one after the other (sliding), the
- * loads D rows ahead: copies straight into a ring of D slots of shared
- * memory per thread (cp.async), so rows in flight cost no registers.  A
- * thread whose own neighbour lies at a warp or block edge copies the
- * aligned 4 bytes that hold it; one whose chunk crosses the right edge
- * of the image reads every sample through the border rule as it goes.
+ * The words beside a sliding thread's chunk that it copies itself: the
+ * aligned 4 bytes that hold its neighbour, where that lies at a warp or
+ * block edge.  A thread whose chunk crosses the right edge of the image
+ * copies nothing and reads every sample through the border rule.
  */
-template <int D>
-struct rows8_ring {
-	gpu_image in;
-	int x0, border;
+struct sides8 {
 	lanes8 ln;
-	uint4 *q;               /* this thread's slot 0; slot s is s * n further */
-	uint32_t *l, *r;
-	int n;
-	int lx, rx;             /* columns of the neighbours (-1: zero), */
-	int y, last, k;         /* the next row taken, the last read, its count */
+	int lx, rx;             /* columns of the neighbours (-1: zero) */
 
-	__device__ __forceinline__ void issue(int yy, int slot)
+	__device__ __forceinline__ bool off() const { return ln.slow; }
+
+	__device__ __forceinline__ void copy(const uint8_t *row, int, uint32_t *l,
+	    uint32_t *r, int yi) const
 	{
-		if (yy > last || ln.slow)
-			return;
-		int yi = gf_border_index(yy, in.height, border);
-		const uint8_t *row = gf_row<uint8_t>(in, yi < 0 ? 0 : yi);
-		size_t zero = yi < 0 ? 16 : 0;
-		__pipeline_memcpy_async(q + slot * n, row + x0, 16, zero);
 		if (ln.own_l)
-			__pipeline_memcpy_async(l + slot * n, row + (lx & ~3), 4,
+			__pipeline_memcpy_async(l, row + (lx & ~3), 4,
 			    yi < 0 || lx < 0 ? 4 : 0);
 		if (ln.own_r)
-			__pipeline_memcpy_async(r + slot * n, row + (rx & ~3), 4,
+			__pipeline_memcpy_async(r, row + (rx & ~3), 4,
 			    yi < 0 || rx < 0 ? 4 : 0);
 	}
+};
+
+/*
+ * The rows of the image at column x0 one after the other (sliding),
+ * copied SLIDE_DEPTH rows ahead into a ring of shared memory (gf_ring8).
+ */
+struct rows8_ring {
+	gf_ring8<SLIDE_DEPTH, sides8> ring;
 
 	__device__ __forceinline__ void begin(int first, int last_row)
 	{
-		y = first;
-		last = last_row;
-		k = 0;
-		lx = gf_border_index(x0 - 1, in.width, border);
-		rx = gf_border_index(x0 + 16, in.width, border);
-#pragma unroll
-		for (int s = 0; s < D; s++) {
-			issue(first + s, s);
-			__pipeline_commit();
-		}
+		sides8 &sd = ring.sides;
+		sd.lx = gf_border_index(ring.x0 - 1, ring.in.width, ring.border);
+		sd.rx = gf_border_index(ring.x0 + 16, ring.in.width, ring.border);
+		ring.begin(first, last_row);
 	}
 
 	__device__ __forceinline__ raw8 next()
 	{
-		const int slot = k & (D - 1);
+		const sides8 &sd = ring.sides;
 		raw8 w;
-		if (ln.slow) {
-			w = fetch8_edge(in, y, x0, border, lx, rx);
+		if (sd.ln.slow) {
+			w = fetch8_edge(ring.in, ring.y, ring.x0, ring.border, sd.lx, sd.rx);
 		} else {
-			__pipeline_wait_prior(D - 1);
-			w.q = q[slot * n];
-			w.l = ln.own_l ? (l[slot * n] >> 8 * (lx & 3)) & 0xff : 0;
-			w.r = ln.own_r ? (r[slot * n] >> 8 * (rx & 3)) & 0xff : 0;
+			const int o = ring.wait();
+			w.q = ring.q[o];
+			w.l = sd.ln.own_l ? (ring.l[o] >> 8 * (sd.lx & 3)) & 0xff : 0;
+			w.r = sd.ln.own_r ? (ring.r[o] >> 8 * (sd.rx & 3)) & 0xff : 0;
 		}
-		issue(y + D, slot);
-		__pipeline_commit();
-		y++;
-		k++;
+		ring.next();
 		return w;
 	}
 
 	__device__ __forceinline__ void end()
 	{
-		__pipeline_wait_prior(0);
+		ring.end();
 	}
 };
-
-/* Shared memory of rows8_ring<D> for a block of n threads. */
-#define RING8_BYTES(D, n) ((size_t)(D) * (n) * 24)
 
 /* One input row as the output rows need it: hd and hs of its 8 column pairs. */
 struct grad8 {
@@ -537,18 +520,10 @@ sobel_sliding(gpu_image in, gpu_image out, struct sobel_params p, int border,
 	struct sobel_params q = fixed_mode<M>(p);
 	if (sizeof(T) == 1) {
 		extern __shared__ uint4 ring[];
-		const int n = blockDim.x * blockDim.y;
-		const int t = threadIdx.y * blockDim.x + threadIdx.x;
-		rows8_ring<SLIDE_DEPTH> rows8;
-		rows8.in = in;
-		rows8.x0 = x;
-		rows8.border = border;
-		rows8.ln = lanes8_for(x, in.width);
-		rows8.q = ring + t;
-		rows8.l = (uint32_t *)(ring + SLIDE_DEPTH * n) + t;
-		rows8.r = rows8.l + SLIDE_DEPTH * n;
-		rows8.n = n;
-		walk8<M>(rows8, rows8.ln, y0, rows, in.height, out, x, &q);
+		rows8_ring rows8;
+		rows8.ring.init(in, x, border, ring);
+		rows8.ring.sides.ln = lanes8_for(x, in.width);
+		walk8<M>(rows8, rows8.ring.sides.ln, y0, rows, in.height, out, x, &q);
 		return;
 	}
 	if (x >= in.width || y0 >= in.height)
@@ -585,11 +560,14 @@ static const struct gf_launch sobel_defaults[GF_NSTRATEGIES] = {
  * 8-bit sliding: 32x2 threads of 32 rows, whose long strips reload few
  * apron rows (12288x12288: threshold 0.130 ms against 0.135 for 32x8 of
  * 8 rows, magnitude the same); where that makes fewer than SLIDE_MANY
- * blocks, too few to fill the GPU several times over, 32x4 of 8 rows
- * (3840x2160 makes 253 blocks of 32x8 of 8 rows for 132 SMs, and 32x4
- * runs it 5-10% faster).
+ * blocks, too few to fill the GPU several times over, 32x2 of 6 rows:
+ * 3840x2160 then makes 1440 blocks, all resident at once, and small
+ * blocks share the SMs more evenly than 544 of 32x4 of 8 rows, which
+ * gave some SMs five and others four (threshold 50.4% of copy against
+ * 46.4%, magnitude 46.2% against 44.2%; 253 blocks of 32x8 were slower
+ * again).
  */
-static const struct gf_launch slide8_large = {32, 2, 32}, slide8_small = {32, 4, 8};
+static const struct gf_launch slide8_large = {32, 2, 32}, slide8_small = {32, 2, 6};
 #define SLIDE_MANY 1024
 
 extern "C" void
@@ -610,7 +588,7 @@ sobel_shape(enum gf_strategy s, unsigned maxval, int width, int height,
 	}
 	gf_launch_shape(s, sobel_defaults, maxval, 1, l, tile_w, tile_h, smem);
 	if (s == GF_SLIDING && maxval <= 255)
-		*smem = RING8_BYTES(SLIDE_DEPTH, l->block_w * l->block_h);
+		*smem = GF_RING8_BYTES(SLIDE_DEPTH, l->block_w * l->block_h);
 }
 
 template <typename T, int M>

@@ -1,7 +1,8 @@
 /*
  * stencil.cuh - how pixels reach a stencil core on the GPU, shared by the
  * kernels of every tool: border-aware single reads, 16-byte chunks of a
- * row (into registers or a shared-memory tile), and 16-byte stores.
+ * row (into registers, a shared-memory tile, or a ring of rows copied
+ * ahead), and 16-byte stores.
  *
  * A "chunk" is the 16 bytes of one row starting at a column x that is a
  * multiple of VEC<T> (16 samples of 8 bit, 8 of 16 bit); device rows are
@@ -11,6 +12,8 @@
 #define GF_STENCIL_CUH
 
 #include <stdint.h>
+
+#include <cuda_pipeline.h>
 
 #include "border.h"
 #include "gpu.h"
@@ -248,5 +251,100 @@ gf_store_chunk(const gpu_image &im, int y, int x0, const unsigned *r)
 		if (x0 + k < im.width)
 			row[x0 + k] = (T)r[k];
 }
+
+/*
+ * The rows of an 8-bit sliding strip, copied D rows ahead of the walk
+ * (cp.async) into a ring of D slots of shared memory per thread, so that
+ * rows in flight cost no registers: each row's 16-byte chunk at column
+ * x0 and the aligned 4-byte words either side that the walk needs for
+ * its neighbours, which Sides copies:
+ *
+ *   bool off()        the strip reads its rows itself (at the image's
+ *                     edge): the ring copies nothing;
+ *   void copy(row, x0, l, r, yi)
+ *                     copies the words of row yi into l and r (zeros
+ *                     when yi < 0, a row off the image; row is then
+ *                     row 0).
+ *
+ * Rows go through the border rule; one off the image is zeros.  The
+ * slots of the block's n threads interleave, 24 bytes a thread a slot
+ * (GF_RING8_BYTES).  The walk calls wait() for the next row's slot,
+ * reads it, then next().  sobel's and edge's sliding kernels use it.
+ */
+#define GF_RING8_BYTES(D, n) ((size_t)(D) * (n) * 24)
+
+template <int D, typename Sides>
+struct gf_ring8 {
+	gpu_image in;
+	int x0, border;
+	Sides sides;
+	uint4 *q;               /* the chunk in slot 0; slot s is s * n on */
+	uint32_t *l, *r;        /* the side words in slot 0 */
+	int n;
+	int y, last, k;         /* the next row copied, the last one, rows taken */
+
+	static_assert((D & (D - 1)) == 0, "the slots are counted modulo D");
+
+	/*
+	 * This thread's ring in the block's dynamic shared memory sm, for
+	 * its strip at column x of im.
+	 */
+	__device__ __forceinline__ void init(const gpu_image &im, int x, int b,
+	    uint4 *sm)
+	{
+		const int t = threadIdx.y * blockDim.x + threadIdx.x;
+		in = im;
+		x0 = x;
+		border = b;
+		n = blockDim.x * blockDim.y;
+		q = sm + t;
+		l = (uint32_t *)(sm + D * n) + t;
+		r = l + D * n;
+	}
+
+	__device__ __forceinline__ void copy(int yy, int s)
+	{
+		if (yy > last || sides.off())
+			return;
+		const int yi = gf_border_index(yy, in.height, border);
+		const uint8_t *row = gf_row<uint8_t>(in, yi < 0 ? 0 : yi);
+		__pipeline_memcpy_async(q + s * n, row + x0, 16, yi < 0 ? 16 : 0);
+		sides.copy(row, x0, l + s * n, r + s * n, yi);
+	}
+
+	/* Starts the copies of rows first .. last_row. */
+	__device__ __forceinline__ void begin(int first, int last_row)
+	{
+		y = first;
+		last = last_row;
+		k = 0;
+#pragma unroll
+		for (int s = 0; s < D; s++) {
+			copy(first + s, s);
+			__pipeline_commit();
+		}
+	}
+
+	/* The slot of the next row, once it has arrived. */
+	__device__ __forceinline__ int wait()
+	{
+		__pipeline_wait_prior(D - 1);
+		return (k & (D - 1)) * n;
+	}
+
+	/* Done with the next row: its slot takes the row D further on. */
+	__device__ __forceinline__ void next()
+	{
+		copy(y + D, k & (D - 1));
+		__pipeline_commit();
+		y++;
+		k++;
+	}
+
+	__device__ __forceinline__ void end()
+	{
+		__pipeline_wait_prior(0);
+	}
+};
 
 #endif
