@@ -34,11 +34,7 @@
 #ifndef GF_MMA_CUH
 #define GF_MMA_CUH
 
-#ifndef GF_EMU_H               /* tests/emu/emu.h has its own cp.async */
-#include <cuda_pipeline.h>
-#endif
-
-#include "stencil.cuh"
+#include "stencil.cuh"          /* and cp.async */
 
 #define MMA_TW 128
 #define MMA_IS 176              /* input line stride */
