@@ -239,9 +239,9 @@ struct engine {
 	int lanes;              /* per GPU: GPUFILT_LANES; 0: by rule (lanes_start) */
 	int staging;            /* a batch: lanes stage plain memory (GPUFILT_STAGING=0: not) */
 	/*
-	 * Who makes a gray tool's colour input gray: the decoder, where that
-	 * costs little more than colour (decode_gray: JPEG); else the GPU (0), or
-	 * the reader in place (1: always, 2: when the lanes are behind).
+	 * Who makes a gray tool's colour input gray: the JPEG decoder, whose
+	 * luma is that gray (decode_gray); else the GPU (0), or the reader in
+	 * place (1: always, 2: when the lanes are behind).
 	 */
 	int decode_gray, reader_gray;
 	int fail_gpu, fail_at;  /* GPUFILT_FAIL_GPU=D:K: GPU D breaks at its image K */
@@ -1755,16 +1755,17 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	if (!pin)
 		en->pinned_max = 0;
 	/*
-	 * A decoder that makes gray for little more than colour does (JPEG).
-	 * Else, on the CPU, gray in place saves a copy; a batch's readers
-	 * may help the lanes (reader_makes_gray); a stream's one reader has
-	 * no time to spare.  GPUFILT_READER_GRAY=0 or 1 overrides both
-	 * (tests, bench).
+	 * A gray tool reads a colour JPEG as its luma, whoever filters it:
+	 * that is its gray (img_reader_set_gray), so no knob turns it off.
+	 * Other colour: on the CPU, gray in place saves a copy; a batch's
+	 * readers may help the lanes (reader_makes_gray); a stream's one
+	 * reader has no time to spare.  GPUFILT_READER_GRAY=0 or 1 overrides
+	 * that (tests, bench).
 	 */
 	en->decode_gray = t->gray;
 	en->reader_gray = !t->gray ? 0 : o->strategy == GF_CPU ? 1 : njobs > 1 ? 2 : 0;
 	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL && t->gray)
-		en->decode_gray = en->reader_gray = atoi(env) != 0;
+		en->reader_gray = atoi(env) != 0;
 	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
 		en->strip_rows = atoi(env) > 0 ? atoi(env) : 0;
 	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||

@@ -100,11 +100,13 @@ void img_reader_set_max_pixels(struct img_reader *r, long long n);
 void img_reader_set_autorotate(struct img_reader *r, int on);
 
 /*
- * Whether colour may come out as its gray (img_to_gray's formula, one
- * channel), for a caller that works on gray: 1 lets a decoder that can
- * do it for little more than the colour costs (JPEG: row by row, while
- * the rows are in cache) do so; img->channels says what came.  0, the
- * default: colour stays colour.
+ * Whether the caller works on gray (1) or on the image as stored (0,
+ * the default).  With 1, a colour JPEG comes out as its luma, one
+ * channel: the Y plane libjpeg decodes, whose chroma it then neither
+ * transforms nor upsamples (a JPEG stored as RGB: libjpeg's gray of it).  That is the gray of a colour
+ * JPEG for the tools, on every path.  Other formats stay colour, and
+ * the caller makes them gray with img_to_gray; img->channels says what
+ * came.
  */
 void img_reader_set_gray(struct img_reader *r, int on);
 

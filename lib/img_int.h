@@ -40,7 +40,7 @@ struct img_reader {
 	size_t nhead;           /* bytes in head */
 	size_t hpos;            /* bytes of head already consumed */
 	int autorotate;         /* apply JPEG's and TIFF's orientation tags */
-	int gray;               /* colour may come out gray (img_reader_set_gray) */
+	int gray;               /* a colour JPEG comes out as its luma (img_reader_set_gray) */
 	struct img_tiff *tiff;  /* a TIFF being read, page after page */
 };
 
