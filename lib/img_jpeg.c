@@ -167,11 +167,21 @@ jpeg_orientation(j_decompress_ptr ci)
 	return o;
 }
 
-/* The image decoded: turned as its EXIF orientation says; 1, or -1. */
+/*
+ * The image decoded: the JPEG read up to its EOI, the bytes read past
+ * that given back to the stream (the next image's), and the image turned
+ * as its EXIF orientation says; 1, or -1.
+ */
 static int
 jpeg_finish(struct jpeg_call *c, struct image *img, struct gf_err *e)
 {
-	if (c->r->autorotate && img_orient(img, jpeg_orientation(&c->cinfo), e) < 0)
+	int o = c->r->autorotate ? jpeg_orientation(&c->cinfo) : 1;
+
+	jpeg_finish_decompress(&c->cinfo);     /* frees the saved markers */
+	if (img_reader_unread(c->r, c->src.next_input_byte,
+	    c->src.bytes_in_buffer, e) < 0)
+		return -1;
+	if (o != 1 && img_orient(img, o, e) < 0)
 		return -1;
 	return 1;
 }
