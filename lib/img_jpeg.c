@@ -13,7 +13,8 @@
  * of 5: 49 ms against 45) and less than colour, then gray (+17 ms); a
  * third of the bytes go on.  CMYK and YCCK are refused.  Out: 8-bit gray
  * or RGB (YCbCr in the file), maxval below 255 scaled to 255, alpha
- * dropped, one image per file; 16-bit images are refused.  An EXIF
+ * dropped, one image per file; 16-bit images are refused.  A warning
+ * of corrupt or missing data fails the image (jpeg_on_message).  An EXIF
  * Orientation tag (APP1, parsed by libexif) turns the decoded image
  * unless the reader keeps pixels as stored.
  */
@@ -68,11 +69,30 @@ jpeg_on_error(j_common_ptr cinfo)
 	longjmp(c->jb, 1);
 }
 
-/* Warnings (corrupt data that libjpeg works around) are not printed. */
+/* Nothing libjpeg says is printed (a compressor's messages included). */
 static void
 jpeg_quiet(j_common_ptr cinfo)
 {
 	(void)cinfo;
+}
+
+/*
+ * libjpeg's warnings: corrupt or missing data, which libjpeg works
+ * around with made-up pixels (djpeg exits 2 for them), fails the image
+ * as an error does, in libjpeg's words.  Only the warnings that say
+ * nothing of the pixels pass: an unknown JFIF revision or Adobe
+ * transform code, a bad ICC profile (not read here).  Traces are
+ * dropped.
+ */
+static void
+jpeg_on_message(j_common_ptr cinfo, int level)
+{
+	int code = cinfo->err->msg_code;
+
+	if (level >= 0 || code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM ||
+	    code == JWRN_BOGUS_ICC)
+		return;
+	jpeg_on_error(cinfo);
 }
 
 static void
@@ -136,6 +156,7 @@ jpeg_setup(struct jpeg_call *c)
 	c->cinfo.err = jpeg_std_error(&c->err);
 	c->err.error_exit = jpeg_on_error;
 	c->err.output_message = jpeg_quiet;
+	c->err.emit_message = jpeg_on_message;
 	c->src.init_source = jpeg_src_init;
 	c->src.fill_input_buffer = jpeg_src_fill;
 	c->src.skip_input_data = jpeg_src_skip;

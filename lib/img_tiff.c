@@ -11,7 +11,9 @@
  * channels interleaved; gray (min-is-black or min-is-white), RGB and
  * JPEG-compressed YCbCr, each with at most one extra sample, kept as
  * alpha; every page of a multi-page file, one image each; the
- * Orientation tag applied unless the reader says not (img_orient).
+ * Orientation tag applied unless the reader says not (img_orient).  A
+ * warning while a page's pixels are decoded fails the page, whose
+ * buffer is cleared first: no earlier contents reach an output.
  * Out: one page, uncompressed, 8 or 16 bit like PNG, alpha unassociated;
  * BigTIFF when the pixels pass 2 GiB.
  */
@@ -53,6 +55,13 @@ struct img_tiff {
 	TIFF *tif;
 	struct tiff_mem mem;
 	char msg[200];          /* libtiff's last error, escaped */
+	/*
+	 * While a page's pixels are decoded, libtiff's first warning (its
+	 * codecs warn of corrupt or missing data, e.g. a JPEG strip smaller
+	 * than the strip, and go on): it fails the page.
+	 */
+	int decoding;
+	char warning[200];
 };
 
 static tmsize_t
@@ -182,15 +191,22 @@ tiff_on_error(TIFF *tif, void *arg, const char *module, const char *fmt,
 	return 1;
 }
 
+/* libtiff's warnings: kept while pixels are decoded, else dropped (unknown tags and the like). */
 static int
 tiff_on_warning(TIFF *tif, void *arg, const char *module, const char *fmt,
     va_list ap)
 {
+	struct img_tiff *t = arg;
+	char raw[sizeof(t->warning)];
+
 	(void)tif;
-	(void)arg;
 	(void)module;
-	(void)fmt;
-	(void)ap;
+	if (!t->decoding || t->warning[0] != '\0')
+		return 1;
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	gf_escape(t->warning, sizeof(t->warning), raw);
+	if (t->warning[0] == '\0')
+		snprintf(t->warning, sizeof(t->warning), "a warning without words");
 	return 1;
 }
 
@@ -347,10 +363,11 @@ tiff_read_strips(struct img_reader *r, struct img_tiff *t, struct image *img,
 		uint32_t y0 = s * rps, n = img->height - y0 < rps ? img->height - y0 : rps;
 		tmsize_t want = (tmsize_t)(n * rowbytes);
 		if (TIFFReadEncodedStrip(t->tif, s, (char *)img->px + y0 * rowbytes,
-		    want) != want)
+		    want) != want || t->warning[0] != '\0')
 			return gf_fail(e, "%s: TIFF page %d: cannot decode strip %u (rows "
 			    "%u to %u): %s", r->name, r->nread + 1, s + 1, y0 + 1, y0 + n,
-			    t->msg[0] ? t->msg : "it is short");
+			    t->msg[0] ? t->msg : t->warning[0] ? t->warning :
+			    "it is short");
 	}
 	if ((uint64_t)nstrips * rps < (uint64_t)img->height)
 		return gf_fail(e, "%s: TIFF page %d has %u strips of %u rows for %d "
@@ -381,10 +398,13 @@ tiff_read_tiles(struct img_reader *r, struct img_tiff *t, struct image *img,
 	for (uint32_t y = 0; y < (uint32_t)img->height; y += th)
 		for (uint32_t x = 0; x < (uint32_t)img->width; x += tw) {
 			uint32_t n = img->width - x < tw ? img->width - x : tw;
-			if (TIFFReadTile(t->tif, buf, x, y, 0, 0) < 0) {
+			memset(buf, 0, (size_t)tbytes);
+			if (TIFFReadTile(t->tif, buf, x, y, 0, 0) < 0 ||
+			    t->warning[0] != '\0') {
 				free(buf);
 				return gf_fail(e, "%s: TIFF page %d: cannot decode the tile at "
-				    "(%u, %u): %s", r->name, r->nread + 1, x, y, t->msg);
+				    "(%u, %u): %s", r->name, r->nread + 1, x, y, t->msg[0] ?
+				    t->msg : t->warning);
 			}
 			for (uint32_t k = 0; k < th && y + k < (uint32_t)img->height; k++)
 				memcpy((char *)img->px + (((size_t)y + k) * img->width + x) *
@@ -431,9 +451,17 @@ tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
 		    (unsigned long long)TIFFScanlineSize64(t->tif), rowbytes);
 	if (img_reader_alloc(r, img, e) < 0)
 		return -1;
+	/*
+	 * The buffer may be the caller's, holding another input's pixels: a
+	 * codec that writes less than it says (and does not warn) leaves zeros.
+	 */
+	memset(img->px, 0, img_bytes(img));
+	t->warning[0] = '\0';
+	t->decoding = 1;
 	ret = TIFFIsTiled(t->tif) ?
 	    tiff_read_tiles(r, t, img, rowbytes / img->width, e) :
 	    tiff_read_strips(r, t, img, rowbytes, e);
+	t->decoding = 0;
 	if (ret == 0 && p.photometric == PHOTOMETRIC_MINISWHITE)
 		tiff_invert_gray(img);
 	if (ret == 0 && r->autorotate)

@@ -1,0 +1,81 @@
+# Hostile files and names, round two (issue 31): every reproducer that
+# tests/fuzz/seeds.py writes for it (regress-* of regressions31) is
+# refused by every tool with exit 1 and its message, within 3 seconds
+# and 400 MB of address space (30 s and no memory limit under ASan),
+# leaving no output; and no input's pixels reach another's output.
+# Sourced by tests/run.sh.
+
+H=$TMP/hostile
+mkdir -p "$H"
+python3 tests/fuzz/seeds.py "$H/seeds" 2>"$H/seeds.err" ||
+	fail hostile/seeds "seeds.py failed: $(cat "$H/seeds.err")"
+HS=$H/seeds/img
+HTOOLS="sobel conv2d edge"
+
+# What a tool needs besides its operands to run at all.
+hostile_needs() {
+	case $1 in conv2d) echo "-k box:3" ;; esac
+}
+
+# Runs args... with the time and memory limits; status in $st, stderr in
+# $H/err, in the empty directory $H/run (nothing may be left there).
+hostile_run() {
+	rm -rf "$H/run"
+	mkdir -p "$H/run"
+	(
+		if [ -n "$GF_ASAN" ]; then
+			exec timeout 30 "$@"
+		fi
+		ulimit -v 400000
+		exec timeout 3 "$@"
+	) >"$H/out" 2>"$H/err" </dev/null
+	st=$?
+}
+
+# hostile_expect NAME NEEDLE TOOL ARGS...: exit 1, a "tool: " message
+# holding NEEDLE (a grep pattern), nothing left in $H/run.
+hostile_expect() {
+	name=$1 needle=$2 tool=$3
+	shift 3
+	hostile_run "$BIN/$tool" "$@"
+	if [ "$st" -ne 1 ]; then
+		fail "hostile/$name" "exit $st, expected 1: $(head -c 300 "$H/err")"
+	elif ! grep -q "^$tool: .*$needle" "$H/err"; then
+		fail "hostile/$name" "message lacks '$needle': $(head -c 300 "$H/err")"
+	elif [ -n "$(ls -A "$H/run")" ]; then
+		fail "hostile/$name" "left behind: $(ls -A "$H/run")"
+	else
+		pass "hostile/$name"
+	fi
+}
+
+# Every tool refuses every reproducer, alone and in a batch.
+while IFS='|' read -r file needle; do
+	for tool in $HTOOLS; do
+		hostile_expect "$tool/$file" "$needle" "$tool" -q --cpu \
+		    $(hostile_needs "$tool") "$HS/$file" "$H/run/out.pgm"
+	done
+done <<'END'
+regress-tiff-jpeg-small-strip.tif|TIFF page 1: cannot decode strip 1 .*Improper JPEG strip/tile size
+regress-tiff-jpeg-page2-small.tif|TIFF page 2: cannot decode strip 1 .*Improper JPEG strip/tile size
+regress-jpeg-truncated-eoi.jpg|cannot decode the JPEG image: Corrupt JPEG data: premature end of data segment
+END
+
+# A batch of one process and one slot (-j 1): the hostile page after a
+# good image fails alone, and the good image's output is the one it
+# gets without the hostile file beside it.
+for f in regress-tiff-jpeg-small-strip.tif regress-tiff-jpeg-page2-small.tif; do
+	rm -rf "$H/b" "$H/b1"
+	"$BIN/sobel" -q --cpu -j 1 -o "$H/b1" "$SAMPLES/coins.pgm" 2>/dev/null
+	"$BIN/sobel" -q --cpu -j 1 -o "$H/b" "$SAMPLES/coins.pgm" "$HS/$f" \
+	    2>"$H/err"
+	st=$?
+	base=${f%.tif}
+	if [ "$st" -ne 1 ] || [ -e "$H/b/$base.pgm" ]; then
+		fail "hostile/batch/$f" "exit $st, output $(ls "$H/b"): $(head -c 300 "$H/err")"
+	elif ! cmp -s "$H/b/coins.pgm" "$H/b1/coins.pgm"; then
+		fail "hostile/batch/$f" "the good image's output differs"
+	else
+		pass "hostile/batch/$f"
+	fi
+done
