@@ -49,7 +49,7 @@ hostile_expect() {
 	fi
 }
 
-# Every tool refuses every reproducer, alone and in a batch.
+# Every tool refuses every reproducer, from a file.
 while IFS='|' read -r file needle; do
 	for tool in $HTOOLS; do
 		hostile_expect "$tool/$file" "$needle" "$tool" -q --cpu \
@@ -58,7 +58,12 @@ while IFS='|' read -r file needle; do
 done <<'END'
 regress-tiff-jpeg-small-strip.tif|TIFF page 1: cannot decode strip 1 .*Improper JPEG strip/tile size
 regress-tiff-jpeg-page2-small.tif|TIFF page 2: cannot decode strip 1 .*Improper JPEG strip/tile size
-regress-jpeg-truncated-eoi.jpg|cannot decode the JPEG image: Corrupt JPEG data: premature end of data segment
+regress-jpeg-photo-truncated-eoi.jpg|cannot decode the JPEG image: Corrupt JPEG data: premature end of data segment
+regress-jpeg-truncated-eoi.jpg|256 x 256, and its first scan needs at least 256 bytes of coded data, more than the file holds
+regress-jpeg-sos-eoi-16384.jpg|16384 x 16384, and its first scan needs at least 1048576 bytes
+regress-jpeg-sos-eoi-65500x4098.jpg|65500 x 4098, and its first scan needs at least 3150333 bytes
+regress-jpeg-scans-500.jpg|16384 x 16384, and its first scan needs at least 524288 bytes
+regress-jpeg-scans-883.jpg|cannot decode the JPEG image: by scan 25 its scans pass over 26214400 blocks, more than 16 times the image's 1048576 blocks
 END
 
 # A batch of one process and one slot (-j 1): the hostile page after a
@@ -77,5 +82,18 @@ for f in regress-tiff-jpeg-small-strip.tif regress-tiff-jpeg-page2-small.tif; do
 		fail "hostile/batch/$f" "the good image's output differs"
 	else
 		pass "hostile/batch/$f"
+	fi
+done
+
+# From a pipe, the JPEG of no coded data is refused as well (its bytes
+# are read ahead, not taken from the file's size).
+for f in regress-jpeg-sos-eoi-16384.jpg regress-jpeg-scans-500.jpg; do
+	rm -rf "$H/run" && mkdir -p "$H/run"
+	if cat "$HS/$f" | "$BIN/sobel" -q --cpu - "$H/run/out.pgm" 2>"$H/err"; then
+		fail "hostile/pipe/$f" "read"
+	elif ! grep -q "first scan needs at least" "$H/err" || [ -n "$(ls -A "$H/run")" ]; then
+		fail "hostile/pipe/$f" "$(head -c 300 "$H/err")"
+	else
+		pass "hostile/pipe/$f"
 	fi
 done

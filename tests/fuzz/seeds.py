@@ -458,6 +458,9 @@ def main():
     if os.path.exists(real):        # a real photograph's JPEG tables
         with open(real, 'rb') as f:
             files['small.jpg'] = f.read()
+        # Issue 31: a photograph cut short, with its EOI put back.
+        cut = files['small.jpg'][:len(files['small.jpg']) * 6 // 10]
+        files['regress-jpeg-photo-truncated-eoi.jpg'] = cut + b'\xff\xd9'
     for name, data in files.items():
         with open(os.path.join(out, 'img', name), 'wb') as f:
             f.write(data)
