@@ -64,6 +64,8 @@ regress-jpeg-sos-eoi-16384.jpg|16384 x 16384, and its first scan needs at least 
 regress-jpeg-sos-eoi-65500x4098.jpg|65500 x 4098, and its first scan needs at least 3150333 bytes
 regress-jpeg-scans-500.jpg|16384 x 16384, and its first scan needs at least 524288 bytes
 regress-jpeg-scans-883.jpg|cannot decode the JPEG image: by scan 25 its scans pass over 26214400 blocks, more than 16 times the image's 1048576 blocks
+regress-gif-screen-16384.gif|the GIF's screen is 16384 x 16384 pixels, and its first frame shows 1 of them
+regress-gif-frame-16384.gif|the GIF's first frame shows 268435456 pixels of the screen from 2 bytes of LZW data
 END
 
 # A batch of one process and one slot (-j 1): the hostile page after a

@@ -252,9 +252,14 @@ def tiff_page(w, h, compression, offsets, counts, rps=None, spp=1, photometric=1
             (278, 4, [rps or h]), (273, 4, offsets), (279, 4, counts)]
 
 
-def gif_screen(sw, sh, fw, fh):
-    """A GIF whose logical screen is sw x sh and whose one frame, at (0, 0), fw x fh."""
-    return gif(fw, fh)[:6] + struct.pack('<HH', sw, sh) + gif(fw, fh)[10:]
+def gif_screen(sw, sh, fw, fh, claim=None):
+    """A GIF whose logical screen is sw x sh and whose one frame, at (0, 0),
+    fw x fh (or claims to be claim = (w, h), its data still fw x fh's)."""
+    g = bytearray(gif(fw, fh))
+    struct.pack_into('<HH', g, 6, sw, sh)
+    if claim:
+        struct.pack_into('<HH', g, 24, *claim)
+    return bytes(g)
 
 
 def bmp(w, h, bpp=24, payload=True):
@@ -419,6 +424,8 @@ def regressions31():
         'regress-jpeg-scans-883.jpg': jpeg_scan_bomb(8192),
         # 4: a 16384x16384 screen, a 1x1 frame.
         'regress-gif-screen-16384.gif': gif_screen(16384, 16384, 1, 1),
+        'regress-gif-frame-16384.gif': gif_screen(16384, 16384, 1, 1,
+                                                  (16384, 16384)),
         # 5: a JPEG strip of no data; pages sharing one strip.
         'regress-tiff-jpeg-nodata.tif': tiff_pages(
             [tiff_page(16384, 16384, 7, [('blob', 0)], [('len', 0)], spp=3,
