@@ -66,6 +66,10 @@ regress-jpeg-scans-500.jpg|16384 x 16384, and its first scan needs at least 5242
 regress-jpeg-scans-883.jpg|cannot decode the JPEG image: by scan 25 its scans pass over 26214400 blocks, more than 16 times the image's 1048576 blocks
 regress-gif-screen-16384.gif|the GIF's screen is 16384 x 16384 pixels, and its first frame shows 1 of them
 regress-gif-frame-16384.gif|the GIF's first frame shows 268435456 pixels of the screen from 2 bytes of LZW data
+regress-tiff-jpeg-nodata.tif|TIFF page 1 is 16384 x 16384 pixels of 3 samples (805306368 bytes), more than its 150 bytes of compression 7 can give
+regress-tiff-shared-strip-20.tif|TIFF pages 1 to 6 need at least 24384 bytes of the file .*the file has 6374 (a strip that pages share counts once)
+regress-tiff-shared-strip-1000.tif|TIFF pages 1 to 10 need at least 162560 bytes of the file .*the file has 130324
+regress-tiff-few-offsets.tif|TIFF page 1: strip 2 of 4 is 1024 bytes at offset 0, inside the file's header
 END
 
 # A batch of one process and one slot (-j 1): the hostile page after a
