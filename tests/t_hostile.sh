@@ -103,3 +103,45 @@ for f in regress-jpeg-sos-eoi-16384.jpg regress-jpeg-scans-500.jpg; do
 		pass "hostile/pipe/$f"
 	fi
 done
+
+# A batch whose output would be one of its inputs, by any path and in
+# any format, is refused (exit 2) before anything runs: the inputs are
+# left as they were and nothing is written.
+G=$H/guard
+# guard_case NAME NEEDLE TOOL ARGS...: exit 2, the message, $G unchanged.
+guard_case() {
+	name=$1 needle=$2 tool=$3
+	shift 3
+	(cd "$G" && find . | sort | xargs cksum 2>/dev/null) >"$H/guard.before"
+	"$BIN/$tool" -q --cpu "$@" >/dev/null 2>"$H/err"
+	st=$?
+	(cd "$G" && find . | sort | xargs cksum 2>/dev/null) >"$H/guard.after"
+	if [ "$st" -ne 2 ]; then
+		fail "hostile/guard/$name" "exit $st, expected 2: $(head -c 300 "$H/err")"
+	elif ! grep -q "^$tool: .*$needle" "$H/err"; then
+		fail "hostile/guard/$name" "message lacks '$needle': $(head -c 300 "$H/err")"
+	elif ! cmp -s "$H/guard.before" "$H/guard.after"; then
+		fail "hostile/guard/$name" "the files changed"
+	else
+		pass "hostile/guard/$name"
+	fi
+}
+rm -rf "$G"
+mkdir -p "$G/d" "$G/a" "$G/b"
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/coins.pgm" "$G/d/x.tif"
+printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n\001\377\002\377' >"$G/d/y.pam"
+cp "$SAMPLES/px2x3.pgm" "$G/d/z.pgm"
+ln -s d "$G/link"
+cp "$SAMPLES/coins.pgm" "$G/a/v.pgm"
+cp "$SAMPLES/chelsea.png" "$G/b/u.png"
+ln "$G/a/v.pgm" "$G/d/u.ppm"
+guard_case tiff "x.tif would be replaced by its own output .*x.tif" conv2d \
+    -k box:3 -f tiff -o "$G/d" "$G/d/x.tif"
+guard_case pam "y.pam would be replaced by its own output .*y.pam" sobel \
+    -o "$G/d" "$G/d/y.pam"
+guard_case symlink-dir "z.pgm would be replaced by its own output .*link/z.pgm" \
+    edge -o "$G/link" "$G/d/z.pgm"
+guard_case symlink-dir-slash "y.pam would be replaced by its own output" \
+    sobel -o "$G/link/" "$G/link/../d/y.pam"
+guard_case hard-link "a/v.pgm would be replaced by the output of .*b/u.png, .*d/u.ppm" \
+    sobel -o "$G/d" "$G/a/v.pgm" "$G/b/u.png"
