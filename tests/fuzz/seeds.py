@@ -5,8 +5,9 @@ Usage: python3 tests/fuzz/seeds.py OUTDIR
 
 OUTDIR/img/     small valid images of every format the reader takes (PNM
                 of every kind and multi-image streams, PNG, JPEG with and
-                without EXIF orientation, TIFF of every depth, channel
-                count, byte order and layout, multi-page, BMP, TGA, GIF),
+                without EXIF orientation, a stream of JPEG, PNG and PNM,
+                TIFF of every depth, channel count, byte order and
+                layout, multi-page, BMP, TGA, GIF),
                 built here from bytes with the standard library only,
                 plus every reproducer of issue 10 as regress-*.
 OUTDIR/png/     PNGs of the fast reader's kind (8 and 16 bits, gray, RGB,
@@ -357,6 +358,10 @@ def image_seeds():
     s['gray8.tga'] = tga(4, 2, 3, 8)
     s['rle24.tga'] = tga(3, 3, 10)
     s['index0.gif'] = gif(3, 2)
+    # A stream of every kind that may follow another image (issue 32).
+    s['stream-jpeg-png-pnm.jpg'] = (s['color.jpg'] + s['gray8.png'] +
+                                    b'P5\n1 1\n255\n\x07' + s['gray.jpg'] +
+                                    s['rgb8.png'] + b'\n')
     return s
 
 
