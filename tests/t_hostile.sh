@@ -145,3 +145,16 @@ guard_case symlink-dir-slash "y.pam would be replaced by its own output" \
     sobel -o "$G/link/" "$G/link/../d/y.pam"
 guard_case hard-link "a/v.pgm would be replaced by the output of .*b/u.png, .*d/u.ppm" \
     sobel -o "$G/d" "$G/a/v.pgm" "$G/b/u.png"
+
+# -o '' (an unset $OUTDIR) is a usage error, not the root directory.
+for tool in $HTOOLS; do
+	rm -rf "$H/run" && mkdir -p "$H/run"
+	(cd "$H/run" && "$BIN/$tool" -q --cpu $(hostile_needs "$tool") -o '' \
+	    "$SAMPLES/px2x3.pgm") >/dev/null 2>"$H/err"
+	st=$?
+	if [ "$st" -ne 2 ] || ! grep -q "^$tool: -o '' names no directory" "$H/err"; then
+		fail "hostile/outdir-empty/$tool" "exit $st: $(head -c 300 "$H/err")"
+	else
+		pass "hostile/outdir-empty/$tool"
+	fi
+done
