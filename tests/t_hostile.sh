@@ -158,3 +158,32 @@ for tool in $HTOOLS; do
 		pass "hostile/outdir-empty/$tool"
 	fi
 done
+
+# A file name holding a newline and terminal escapes reaches stderr
+# escaped: one line per message, printable ASCII only, no forged line.
+nasty=$(printf 'n\n\033[2K\033[1Asobel: every image was written\r.pgm')
+rm -rf "$H/names" && mkdir -p "$H/names"
+printf 'P5\n2 2\n255\nab' >"$H/names/$nasty"
+for tool in $HTOOLS; do
+	for args in "missing" "truncated" "batch"; do
+		case $args in
+		missing) set -- "$H/names/x$nasty" "$H/run/out.pgm" ;;
+		truncated) set -- "$H/names/$nasty" "$H/run/out.pgm" ;;
+		batch) set -- -o "$H/names/" "$H/names/$nasty" ;;
+		esac
+		rm -rf "$H/run" && mkdir -p "$H/run"
+		"$BIN/$tool" -q --cpu $(hostile_needs "$tool") "$@" >/dev/null 2>"$H/err"
+		st=$?
+		if [ "$st" -eq 0 ]; then
+			fail "hostile/escaped-name/$tool/$args" "exit 0"
+		elif [ "$(wc -l <"$H/err")" -ne 1 ] && [ "$args" != batch ]; then
+			fail "hostile/escaped-name/$tool/$args" "$(wc -l <"$H/err") lines: $(od -c "$H/err" | head -5)"
+		elif LC_ALL=C grep -q '[^ -~]' "$H/err"; then
+			fail "hostile/escaped-name/$tool/$args" "raw bytes: $(od -c "$H/err" | head -5)"
+		elif ! grep -q '^'"$tool"': .*n\\x0a\\x1b\[2K\\x1b\[1Asobel: every image was written\\x0d' "$H/err"; then
+			fail "hostile/escaped-name/$tool/$args" "$(head -c 300 "$H/err")"
+		else
+			pass "hostile/escaped-name/$tool/$args"
+		fi
+	done
+done
