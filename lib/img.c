@@ -304,9 +304,10 @@ img_reader_input(struct img_reader *r, const char *format,
 	if (img_reader_file(r, &start, &size)) {
 		/* Read, not mapped: a file that shrinks meanwhile only reads short. */
 		if ((long long)size > cap)
-			return gf_fail(e, "%s: a %s file is read whole, and this one "
-			    "is %lld bytes, more than the %lld the pixel limit allows "
-			    "(--max-pixels)", r->name, format, (long long)size, cap);
+			return gf_fail(e, "%s: a %s is held in memory whole, and this "
+			    "one is %lld bytes, more than the %lld the pixel limit "
+			    "allows (--max-pixels raises it)", r->name, format,
+			    (long long)size, cap);
 		if ((buf = img_big_alloc((size_t)size)) == NULL)
 			return gf_fail(e, "out of memory reading %s", r->name);
 		if ((got = img_pread(fileno(r->f), buf, (size_t)size, start)) < 0) {
@@ -326,9 +327,9 @@ img_reader_input(struct img_reader *r, const char *format,
 	in->p = buf;
 	if (in->len > (unsigned long long)cap) {
 		img_input_free(in);
-		return gf_fail(e, "%s: a %s read from a pipe is held in memory, and "
-		    "this one is more than %lld bytes, what the pixel limit allows "
-		    "(--max-pixels); read it from a file", r->name, format, cap);
+		return gf_fail(e, "%s: a %s is held in memory whole, and this one "
+		    "is more than the %lld bytes the pixel limit allows, from a pipe "
+		    "as from a file (--max-pixels raises it)", r->name, format, cap);
 	}
 	return 0;
 }
