@@ -24,3 +24,11 @@ for page in man/*.1; do
 		fail "man/$name/synopsis" "man: $(tr '\n' ' ' <"$TMP/syn-man") help: $(tr '\n' ' ' <"$TMP/syn-help")"
 	fi
 done
+
+# The one list of tools (cmd/tools) names every tool there is, each a
+# cmd/NAME.c with its man page, and nothing else.
+have=$(ls "$ROOT"/cmd/*.c | sed 's#.*/##; s#\.c$##' | grep -vx cli | sort | tr '\n' ' ')
+pages=$(ls "$ROOT"/man/*.1 | sed 's#.*/##; s#\.1$##' | sort | tr '\n' ' ')
+listed=$(printf '%s\n' $TOOLS | sort | tr '\n' ' ')
+why="cmd/tools: $listed; cmd/*.c: $have; man/*.1: $pages"
+check man/tool-list eval '[ "$have" = "$listed" ] && [ "$pages" = "$listed" ]'
