@@ -32,3 +32,12 @@ pages=$(ls "$ROOT"/man/*.1 | sed 's#.*/##; s#\.1$##' | sort | tr '\n' ' ')
 listed=$(printf '%s\n' $TOOLS | sort | tr '\n' ' ')
 why="cmd/tools: $listed; cmd/*.c: $have; man/*.1: $pages"
 check man/tool-list eval '[ "$have" = "$listed" ] && [ "$pages" = "$listed" ]'
+
+# Figures live in bench/figures.md (make bench writes it), not in prose
+# that drifts: at most 3 lines of the code and 3 of the man pages quote
+# a time or a bandwidth.
+figures='[0-9](\.[0-9]+)? ?(ms|us|µs|milliseconds|seconds|GB/s|MB/s|GiB/s|images/s|frames/s)\b|[0-9]% of (a |the )?copy'
+ncode=$(cat "$ROOT"/lib/*.[ch] "$ROOT"/kernels/*.cu* "$ROOT"/cmd/*.[ch] | grep -cE "$figures")
+nman=$(cat "$ROOT"/man/*.1 | grep -cE "$figures")
+why="$ncode lines of lib/, kernels/ and cmd/ and $nman of man/ quote figures"
+check man/no-figures eval '[ "$ncode" -le 3 ] && [ "$nman" -le 3 ]'
