@@ -8,7 +8,8 @@
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
 #                   against libpng, the TIFF reader, and kspec_parse,
 #                   FUZZ_SECONDS (default 30) per target: 120 s in all
-#   make bench      GPU only: kernel times against a copy kernel
+#   make bench      GPU only: kernel times against a copy kernel, kept
+#                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
 #   make install    PREFIX=/usr/local: the tools, their man pages, and
@@ -241,8 +242,10 @@ test: deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
 	@sh tests/run.sh
 
+# make bench keeps its tables in bench/figures.md (bench/figures.sh), with
+# the date, the commit and the GPU: the figures comments point to.
 bench: all build/bench/bench
-	build/bench/bench
+	sh bench/figures.sh build/bench/bench
 
 bench-io: all build/bench/framegen build/tests/gpu_probe
 	sh bench/io.sh

@@ -121,10 +121,9 @@ int conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
     enum gf_strategy s, const struct gf_launch *l, struct gf_err *e);
 
 /*
- * The GPU strategy conv2d runs for auto: the fastest in make bench on an
- * H100.  sliding where the 8-bit fast kernels run (12288x12288: 3x3
- * 0.158 ms, 5x5 0.228, 9x9 0.519, against shared's 0.230, 0.333 and
- * 0.756); shared elsewhere.
+ * The GPU strategy conv2d runs for auto: the fastest in make bench
+ * (bench/figures.md).  sliding where the 8-bit fast kernels run and the
+ * taps do not go to the tensor cores; shared elsewhere.
  */
 enum gf_strategy conv2d_auto(const struct conv2d_coef *c);
 

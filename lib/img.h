@@ -151,8 +151,8 @@ void img_gray_in_place(struct image *img);
  * whole, a PNG's inflated rows, the engine's host buffers.  Tens of
  * megabytes for a photograph, first touched page by page; in huge pages,
  * where the kernel gives them on request (transparent huge pages
- * "madvise" or "always"), that costs a quarter as much: a 12-MP RGB PNG
- * read in 145 ms, not 170.  Below 4 MB, plain malloc.
+ * "madvise" or "always"), that costs a quarter as much, which a large
+ * PNG's read time shows.  Below 4 MB, plain malloc.
  */
 void *img_big_alloc(size_t n);
 

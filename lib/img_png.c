@@ -25,10 +25,10 @@
 #include "img_png_filter.h"
 
 /*
- * PNG output: zlib level 2 and the Up filter on every row.  Measured on
- * 4000 x 3000 images: a gray gradient map in 57 ms (adaptive filters: 123
- * ms, stb_image_write: 367 ms), an RGB photograph in 241-296 ms (adaptive:
- * 509 ms, stb: 1393 ms), files 5-27% smaller than stb's.
+ * PNG output: zlib level 2 and the Up filter on every row.  On large
+ * gray maps and photographs that writes about twice as fast as adaptive
+ * filters and several times as fast as stb_image_write, in files smaller
+ * than stb's.
  */
 #define PNG_WRITE_LEVEL 2
 #define PNG_WRITE_FILTERS PNG_FILTER_UP

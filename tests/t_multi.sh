@@ -128,7 +128,7 @@ DEVS=${GPU_DEVICES:-all}
 multi_gpu() {
 	m=$1 D=$M/$1 bad=
 	mkdir -p "$D"
-	for c in "sobel -t 60" "conv2d -k gauss:1.4" "edge --auto"; do
+	while read -r c <&3; do
 		n=$(echo "$c" | tr -c 'a-z0-9' _)
 		# shellcheck disable=SC2086
 		{
@@ -144,7 +144,9 @@ multi_gpu() {
 		    "$BIN"/$c -q -m "$m" --device "$DEVS" -o "$D/bN-$n" $(cat "$M/list") \
 		    2>>"$D/gpu.err" || bad="$bad $n:batch-exit"
 		diff -r "$D/b1-$n" "$D/bN-$n" >/dev/null || bad="$bad $n:batch"
-	done
+	done 3<<EOF
+$(tool_runs)
+EOF
 	echo "$bad" >"$D.bad"
 }
 
