@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,23 @@ struct cli_ctx {
 	int progress_shown;     /* a progress line is on the terminal */
 	double progress_at;     /* when it was last drawn (ms into the run) */
 };
+
+/*
+ * A usage error, as GNU tools give it: "prog: <sentence>" and the way to
+ * the options, "Try 'prog --help'.", on stderr.  Returns 2, the status.
+ */
+static int
+cli_usage(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	return 2;
+}
 
 /* Clears the progress line before anything else goes to stderr. */
 static void
@@ -154,15 +172,11 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 {
 	struct gf_err e = {{0}};
 
-	if (argc == 0) {
-		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
+	if (argc == 0)
+		return cli_usage(prog, "-o %s needs at least one input file",
 		    o->outdir);
-		return 2;
-	}
-	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
-		return 2;
-	}
+	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0)
+		return cli_usage(prog, "%s", e.msg);
 	if (batch_mkdir(o->outdir, &e) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, e.msg);
 		return 1;
@@ -208,24 +222,15 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	struct engine_job one, *jobs = &one;
 	int status = 0, njobs = 1, failed;
 
-	if (o->outdir == NULL && o->shard_n > 0) {
-		fprintf(stderr, "%s: --shard needs a batch (-o DIR): it picks some "
-		    "of the input files\n", prog);
-		fputs(ct->synopsis, stderr);
-		return 2;
-	}
-	if (o->outdir == NULL && argc > 2) {
-		fprintf(stderr, "%s: too many operands (%d): give at most an input "
-		    "and an output, or -o DIR for many inputs\n", prog, argc);
-		fputs(ct->synopsis, stderr);
-		return 2;
-	}
+	if (o->outdir == NULL && o->shard_n > 0)
+		return cli_usage(prog, "--shard needs a batch (-o DIR): it picks "
+		    "some of the input files");
+	if (o->outdir == NULL && argc > 2)
+		return cli_usage(prog, "too many operands (%d): give at most an "
+		    "input and an output, or -o DIR for many inputs", argc);
 	if (o->outdir == NULL && argc > 1 &&
-	    img_format_check(argv[1], o->format, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
-		fputs(ct->synopsis, stderr);
-		return 2;
-	}
+	    img_format_check(argv[1], o->format, &e) < 0)
+		return cli_usage(prog, "%s", e.msg);
 	if (o->outdir != NULL && (status = cli_check_batch(prog, o, argc,
 	    argv)) != 0)
 		return status;
@@ -338,11 +343,9 @@ cli_completion(const struct cli_tool *ct, const char *shell)
 		complete_bash(stdout, ct->name, o, n);
 	else if (strcmp(shell, "zsh") == 0)
 		complete_zsh(stdout, ct->name, o, n, help);
-	else {
-		fprintf(stderr, "%s: '%s' is not a shell this tool completes for; "
-		    "choose bash or zsh\n", ct->name, shell);
-		return 2;
-	}
+	else
+		return cli_usage(ct->name, "'%s' is not a shell this tool "
+		    "completes for; choose bash or zsh", shell);
 	return cli_close_stdout(ct->name);
 }
 
@@ -397,11 +400,8 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 	if ((first = cli_parse(ct, argc, argv, &shell, &e)) >= 0 && shell != NULL)
 		return cli_completion(ct, shell);
 	if (first < 0 || (!ct->common->help && !ct->common->version &&
-	    ct->check(ct->ctx, &e) < 0)) {
-		fprintf(stderr, "%s: %s\n", ct->name, e.msg);
-		fputs(ct->synopsis, stderr);
-		return 2;
-	}
+	    ct->check(ct->ctx, &e) < 0))
+		return cli_usage(ct->name, "%s", e.msg);
 	if (ct->common->help || ct->common->version) {
 		if (ct->common->help)
 			cli_help(ct);
