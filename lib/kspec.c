@@ -73,7 +73,7 @@ kparse_value(struct kparse *kp, const char *s, size_t len)
 		    "number", row, col, buf);
 	if (fabs(v) > KSPEC_MAX_TAP)
 		return kparse_fail(kp, "kernel row %d, value %d: %s is too large; "
-		    "taps must be within -%g to %g", row, col, buf, KSPEC_MAX_TAP,
+		    "taps must be within -%.15g to %.15g", row, col, buf, KSPEC_MAX_TAP,
 		    KSPEC_MAX_TAP);
 	k->taps[k->kh * k->kw + kp->ncol] = v;
 	kp->ncol++;

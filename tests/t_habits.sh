@@ -19,3 +19,13 @@ for args in "sobel -x" "sobel -t abc" "conv2d --quality 101 -k box:3" \
 	    grep -q "^$tool: ..*" "$H/err" &&
 	    [ "$(sed -n 2p "$H/err")" = "Try '"'"'$tool --help'"'"'." ]'
 done
+
+# Range messages in plain numbers (1000000000, not 1e+09).
+for args in "sobel -t -5" "conv2d -k box:3 --bias 2e9" "conv2d -k 1e10"; do
+	tool=${args%% *}
+	# shellcheck disable=SC2086
+	"$BIN/$tool" ${args#* } </dev/null >/dev/null 2>"$H/err"
+	why=$(head -n 1 "$H/err")
+	check "habits/plain-numbers/$args" eval '! grep -q "[0-9]e[-+]" "$H/err" &&
+	    grep -q "1000000000" "$H/err"'
+done
