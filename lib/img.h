@@ -23,6 +23,12 @@ enum img_format {
 	IMG_FORMAT_TIFF
 };
 
+/*
+ * The formats we write that hold 16-bit samples, for a message that
+ * refuses a 16-bit image to one that cannot.
+ */
+#define IMG_FORMATS_16BIT "PNG (.png), TIFF (.tif) or PNM (.pgm, .ppm, .pam)"
+
 /* The JPEG quality when none is given (--quality, img_write's 0). */
 #define IMG_JPEG_QUALITY 95
 

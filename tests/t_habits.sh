@@ -29,3 +29,18 @@ for args in "sobel -t -5" "conv2d -k box:3 --bias 2e9" "conv2d -k 1e10"; do
 	check "habits/plain-numbers/$args" eval '! grep -q "[0-9]e[-+]" "$H/err" &&
 	    grep -q "1000000000" "$H/err"'
 done
+
+# A 16-bit result to a format of 8 bits: the message names every format
+# that holds 16 bits, and each of them does.
+"$BIN/sobel" -q --cpu "$SAMPLES/astro16.pgm" "$H/a16.jpg" 2>"$H/err"
+st=$?
+why="status $st: $(cat "$H/err")"
+check habits/16bit/message eval '[ $st = 1 ] && grep -q "TIFF" "$H/err"'
+for ext in $(grep -o '(\.[^)]*)' "$H/err" | tr -d '(),'); do
+	"$BIN/sobel" -q --cpu "$SAMPLES/astro16.pgm" "$H/a16$ext" 2>"$H/err2" &&
+	    "$BIN/conv2d" -q --cpu -k identity "$H/a16$ext" "$H/back.pnm" 2>>"$H/err2"
+	why="$(cat "$H/err2") $(head -c 20 "$H/back.pnm" | tr '\n' ' ')"
+	check "habits/16bit/holds$ext" eval 'head -c 20 "$H/back.pnm" |
+	    tr "\n" " " | grep -q " 65535 "'
+	rm -f "$H/back.pnm"
+done
