@@ -133,18 +133,12 @@ cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
 	c->progress_shown = 1;
 }
 
-/*
- * The run summary, for runs of several images with -v or on a terminal:
- * the rate, and how busy each stage was (the bottleneck is near 100%);
- * on the GPU, a line per GPU: the images it took and the fraction of
- * the run it had one.
- */
+/* The rate and busy lines of the run summary (cli_summary). */
 static void
-cli_summary(struct cli_ctx *c, const struct engine_stats *st)
+cli_summary_rate(struct cli_ctx *c, const struct engine_stats *st)
 {
 	double s = st->wall_ms / 1000;
 
-	cli_clear_progress(c);
 	if (c->o->quiet || st->images < 2 || !(c->o->verbose || c->tty) || s <= 0)
 		return;
 	fprintf(stderr, "%s: %d images in %.2f s, %.1f images/s, %.1f MB/s; busy: "
@@ -158,6 +152,24 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st)
 		fprintf(stderr, "%s: GPU %d (%s): %d images, busy %.0f%%\n", c->prog,
 		    st->dev[i].device, st->dev[i].name, st->dev[i].images,
 		    100 * st->dev[i].busy_ms / st->wall_ms);
+}
+
+/*
+ * The run summary, for runs of several images with -v or on a terminal:
+ * the rate, and how busy each stage was (the bottleneck is near 100%);
+ * on the GPU, a line per GPU: the images it took and the fraction of
+ * the run it had one.  Then, unless -q, how many of the njobs inputs of
+ * a batch failed, if any did: their messages may have scrolled away.
+ */
+static void
+cli_summary(struct cli_ctx *c, const struct engine_stats *st, int failed,
+    int njobs)
+{
+	cli_clear_progress(c);
+	cli_summary_rate(c, st);
+	if (!c->o->quiet && njobs > 1 && failed > 0)
+		fprintf(stderr, "%s: %d of %d inputs failed\n", c->prog, failed,
+		    njobs);
 }
 
 /*
@@ -256,7 +268,7 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	} else if (failed > 0) {
 		status = 1;
 	}
-	cli_summary(&c, &stats);
+	cli_summary(&c, &stats, failed, njobs);
 	if (jobs != &one)
 		free(jobs);
 	if (status == 0)

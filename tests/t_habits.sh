@@ -44,3 +44,21 @@ for ext in $(grep -o '(\.[^)]*)' "$H/err" | tr -d '(),'); do
 	    tr "\n" " " | grep -q " 65535 "'
 	rm -f "$H/back.pnm"
 done
+
+# A batch with a failed input says how many failed, last, and exits 1;
+# -q leaves the line out.
+for q in "" -q; do
+	rm -rf "$H/batch"
+	"$BIN/sobel" $q --cpu -o "$H/batch" "$H/nosuch.png" \
+	    "$SAMPLES/coins.pgm" 2>"$H/err"
+	st=$?
+	why="status $st: $(cat "$H/err")"
+	if [ -z "$q" ]; then
+		check habits/batch-failed eval '[ $st = 1 ] &&
+		    [ "$(tail -n 1 "$H/err")" = "sobel: 1 of 2 inputs failed" ] &&
+		    [ -s "$H/batch/coins.pgm" ]'
+	else
+		check habits/batch-failed-q eval '[ $st = 1 ] &&
+		    ! grep -q "inputs failed" "$H/err" && [ -s "$H/batch/coins.pgm" ]'
+	fi
+done
