@@ -64,20 +64,20 @@ cli_clear_progress(struct cli_ctx *c)
 	c->progress_shown = 0;
 }
 
-/* The notice that the CPU runs instead of the GPU, and why (not with -q). */
-static void
-cli_say_cpu(const char *prog, const struct gf_opts *o, const char *why)
-{
-	if (!o->quiet)
-		fprintf(stderr, "%s: running on the CPU (%s)\n", prog, why);
-}
-
+/*
+ * The notice that the CPU runs instead of the GPU, and why: with -v, or
+ * when --fallback asked for it; never with -q.  -m auto alone says
+ * nothing, as vips and ImageMagick say nothing (and a pipeline of two
+ * tools said it twice).
+ */
 static void
 cli_notice(void *arg, const char *msg)
 {
 	struct cli_ctx *c = arg;
 
-	cli_say_cpu(c->prog, c->o, msg);
+	if (c->o->quiet || !(c->o->verbose || c->o->fallback))
+		return;
+	fprintf(stderr, "%s: running on the CPU (%s)\n", c->prog, msg);
 }
 
 static void

@@ -109,7 +109,7 @@ for order in "-q -v" "-v -q"; do
 	    grep -q "^sobel: .* image 1: 2x3," "$F/err"'
 done
 
-# ---- without an NVIDIA driver the notice says so, not CUDA's "driver
+# ---- without an NVIDIA driver the notice of -v says so, not CUDA's "driver
 # version is insufficient" (which is kept for a real version mismatch).
 if have_gpu; then
 	skip formats/no-driver-notice "this machine has a GPU"
@@ -117,7 +117,7 @@ elif [ -e /proc/driver/nvidia/version ] ||
     { command -v ldconfig >/dev/null && ldconfig -p | grep -q 'libcuda\.so\.1'; }; then
 	skip formats/no-driver-notice "this machine has an NVIDIA driver"
 else
-	"$BIN/sobel" "$FPX" "$F/nd.pgm" 2>"$F/err"
+	"$BIN/sobel" -v "$FPX" "$F/nd.pgm" 2>"$F/err"
 	why="$(cat "$F/err")"
 	check formats/no-driver-notice eval 'grep -q "^sobel: running on the CPU (no NVIDIA driver" "$F/err" &&
 	    ! grep -q insufficient "$F/err"'

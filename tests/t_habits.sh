@@ -62,3 +62,40 @@ for q in "" -q; do
 		    ! grep -q "inputs failed" "$H/err" && [ -s "$H/batch/coins.pgm" ]'
 	fi
 done
+
+# Without a GPU, -m auto says nothing, even in a pipeline of two tools;
+# -v says which device ran: the notice once and "cpu" in its image line.
+# A GPU named by --device fails as a GPU strategy does, naming --cpu and
+# --fallback; with --fallback it runs the CPU, with one notice.
+if have_gpu; then
+	skip habits/no-gpu "a GPU is there"
+else
+	"$BIN/conv2d" -k box:3 "$SAMPLES/coins.pgm" 2>"$H/err1" |
+	    "$BIN/sobel" >"$H/pipe.pgm" 2>"$H/err2"
+	why="$(cat "$H/err1" "$H/err2")"
+	check habits/no-gpu/auto-quiet eval '[ -s "$H/pipe.pgm" ] &&
+	    [ ! -s "$H/err1" ] && [ ! -s "$H/err2" ]'
+	"$BIN/sobel" -v "$SAMPLES/coins.pgm" "$H/v.pgm" 2>"$H/err"
+	why="$(cat "$H/err")"
+	check habits/no-gpu/auto-v eval '[ "$(grep -c "^sobel: running on the CPU (" "$H/err")" = 1 ] &&
+	    grep -q "^sobel: .* image 1: .*, cpu " "$H/err"'
+	for tool in sobel conv2d edge; do
+		case $tool in conv2d) need="-k box:3" ;; *) need= ;; esac
+		# shellcheck disable=SC2086
+		"$BIN/$tool" --device 0 $need "$SAMPLES/coins.pgm" "$H/d.pgm" 2>"$H/err"
+		st=$?
+		why="status $st: $(cat "$H/err")"
+		check habits/no-gpu/device-0/$tool eval '[ $st = 1 ] &&
+		    [ ! -e "$H/d.pgm" ] && [ "$(wc -l <"$H/err")" = 1 ] &&
+		    grep -q -- "--device 0 needs a GPU (use --cpu .*--fallback" "$H/err"'
+		# shellcheck disable=SC2086
+		"$BIN/$tool" --device 0 --fallback $need "$SAMPLES/coins.pgm" \
+		    "$H/d.pgm" 2>"$H/err"
+		st=$?
+		why="status $st: $(cat "$H/err")"
+		check habits/no-gpu/device-0-fallback/$tool eval '[ $st = 0 ] &&
+		    [ -s "$H/d.pgm" ] && [ "$(wc -l <"$H/err")" = 1 ] &&
+		    grep -q "running on the CPU" "$H/err"'
+		rm -f "$H/d.pgm"
+	done
+fi
