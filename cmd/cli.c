@@ -173,6 +173,30 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st, int failed,
 }
 
 /*
+ * Refuses to wait on a terminal for an image (no input operand, or "-",
+ * with standard input a terminal: returns 2, a usage error) and to write
+ * an image's bytes onto one (standard output a terminal: returns 1, as
+ * gzip and zstd refuse), each with the way out; 0 otherwise.
+ */
+static int
+cli_check_terminal(const char *prog, const struct gf_opts *o, int argc,
+    char **argv)
+{
+	if (o->outdir != NULL)
+		return 0;
+	if ((argc == 0 || strcmp(argv[0], "-") == 0) && isatty(STDIN_FILENO))
+		return cli_usage(prog, "standard input is a terminal, not an "
+		    "image: name an input file, or pipe an image in");
+	if ((argc < 2 || strcmp(argv[1], "-") == 0) && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: not writing an image to a terminal: name an "
+		    "output file, or redirect standard output (> out.pgm) or "
+		    "pipe it\n", prog);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Refuses a -o DIR batch before it runs (prints why, returns 2): DIR is
  * not a directory, there is no input, two inputs would be written to one
  * output, or an input would be replaced by its output.  Then makes DIR
@@ -243,6 +267,8 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	if (o->outdir == NULL && argc > 1 &&
 	    img_format_check(argv[1], o->format, &e) < 0)
 		return cli_usage(prog, "%s", e.msg);
+	if ((status = cli_check_terminal(prog, o, argc, argv)) != 0)
+		return status;
 	if (o->outdir != NULL && (status = cli_check_batch(prog, o, argc,
 	    argv)) != 0)
 		return status;

@@ -99,3 +99,34 @@ else
 		rm -f "$H/d.pgm"
 	done
 fi
+
+# A terminal is neither read nor written: a tool alone on a terminal
+# says so and how to give an image (exit 2); an image for a terminal on
+# standard output is refused with the way out (exit 1), and written
+# when standard output is a pipe.  script(1) gives the terminal.
+if ! command -v script >/dev/null 2>&1; then
+	skip habits/terminal "script(1) is not installed"
+else
+	for tool in sobel conv2d edge; do
+		case $tool in conv2d) need="-k box:3" ;; *) need= ;; esac
+		(cd "$H" && limited script -qec "'$BIN/$tool' $need >out 2>err" \
+		    /dev/null </dev/null >/dev/null)
+		st=$?
+		why="status $st: $(cat "$H/err")"
+		check habits/terminal/stdin/$tool eval '[ $st = 2 ] && [ ! -s "$H/out" ] &&
+		    grep -q "^$tool: standard input is a terminal" "$H/err" &&
+		    [ "$(sed -n 2p "$H/err")" = "Try '"'"'$tool --help'"'"'." ]'
+		(cd "$H" && limited script -qec "'$BIN/$tool' $need '$SAMPLES/coins.pgm' 2>err" \
+		    /dev/null </dev/null >"$H/tty")
+		st=$?
+		why="status $st: $(cat "$H/err")"
+		check habits/terminal/stdout/$tool eval '[ $st = 1 ] &&
+		    grep -q "^$tool: not writing an image to a terminal: .*redirect" "$H/err" &&
+		    ! grep -q P5 "$H/tty"'
+		(cd "$H" && limited script -qec "'$BIN/$tool' $need '$SAMPLES/coins.pgm' 2>err | head -c 2" \
+		    /dev/null </dev/null >"$H/tty")
+		st=$?
+		why="status $st: $(cat "$H/err")"
+		check habits/terminal/pipe/$tool eval '[ $st = 0 ] && grep -q P5 "$H/tty"'
+	done
+fi
