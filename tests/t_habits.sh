@@ -130,3 +130,32 @@ else
 		check habits/terminal/pipe/$tool eval '[ $st = 0 ] && grep -q P5 "$H/tty"'
 	done
 fi
+
+# An output named .ppm is PPM (P6: gray made RGB) and .pam is PAM (P7),
+# as ImageMagick writes them; .pgm stays PGM.  The rasters are the PGM's
+# samples, each three times in the PPM.
+"$BIN/sobel" -q --cpu "$SAMPLES/px2x3.pgm" "$H/e.pgm" &&
+    "$BIN/sobel" -q --cpu "$SAMPLES/px2x3.pgm" "$H/e.ppm" &&
+    "$BIN/sobel" -q --cpu "$SAMPLES/px2x3.pgm" "$H/e.pam" 2>"$H/err"
+why="$(cat "$H/err") $(head -c 3 "$H/e.ppm") $(head -c 3 "$H/e.pam")"
+raster() { tail -c "$2" "$1" | od -An -v -tu1 | tr -s ' \n' '  '; }
+check habits/pnm-ext/ppm eval '[ "$(head -c 2 "$H/e.ppm")" = P6 ] &&
+    [ "$(raster "$H/e.ppm" 18)" = "$(raster "$H/e.pgm" 6 |
+	awk "{ for (i = 1; i <= NF; i++) printf \" %s %s %s\", \$i, \$i, \$i; print \" \" }")" ]'
+check habits/pnm-ext/pam eval '[ "$(head -c 2 "$H/e.pam")" = P7 ] &&
+    grep -q "^TUPLTYPE GRAYSCALE" "$H/e.pam" &&
+    [ "$(raster "$H/e.pam" 6)" = "$(raster "$H/e.pgm" 6)" ] &&
+    [ "$(head -c 2 "$H/e.pgm")" = P5 ]'
+# 16 bit, a colour image, and a stream of two images through one .ppm.
+"$BIN/sobel" -q --cpu "$SAMPLES/astro16.pgm" "$H/a16.ppm"
+why=$(head -c 20 "$H/a16.ppm" | tr '\n' ' ')
+check habits/pnm-ext/ppm16 eval '[ "$(head -c 2 "$H/a16.ppm")" = P6 ] &&
+    [ $(wc -c <"$H/a16.ppm") = $((17 + 256 * 256 * 6)) ]'
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/chelsea.png" "$H/c.pam"
+check habits/pnm-ext/pam-rgb eval 'grep -q "^TUPLTYPE RGB$" "$H/c.pam"'
+cat "$SAMPLES/px2x3.pgm" "$SAMPLES/px2x3.pgm" |
+    "$BIN/sobel" -q --cpu - "$H/two.ppm" 2>"$H/err"
+why=$(cat "$H/err")
+check habits/pnm-ext/stream eval '[ $(wc -c <"$H/two.ppm") = 58 ] &&
+    [ "$(head -c 2 "$H/two.ppm")" = P6 ] &&
+    [ "$(tail -c 29 "$H/two.ppm" | head -c 2)" = P6 ]'
