@@ -24,13 +24,15 @@ extern "C" {
  * separable: taps[i][j] == col[i] * row[j] (exactly for integer taps,
  * within 1e-6 of the largest |tap| for real ones).
  * normalized: a named kernel meant to be divided by its tap sum (box:N),
- * as if --normalize had been given.
+ * as if --normalize had been given.  unit_sum: taps made to sum to 1
+ * (gauss, up to float rounding), not divided by their sum unless asked.
  */
 struct kspec {
 	int kw, kh;
 	int integer;
 	int separable;
 	int normalized;
+	int unit_sum;
 	double taps[CONV_MAX_K * CONV_MAX_K];
 	double col[CONV_MAX_K];
 	double row[CONV_MAX_K];
@@ -48,6 +50,15 @@ struct conv2d_filter {
 	enum gf_border border;
 	int allow_separable;    /* 0 with --no-separable */
 };
+
+/*
+ * Whether p divides by its tap sum: with --normalize; for box:N, meant
+ * to be; and, as ImageMagick's -convolve does, for a kernel none of
+ * whose taps is negative (a blur: undivided, 1 2 1 makes nearly every
+ * pixel white), but not gauss (unit_sum).  Never with --divisor
+ * (--divisor 1 keeps the sum).  A sum of 0 divides by 1.
+ */
+int conv2d_normalizes(const struct conv2d_filter *p);
 
 /*
  * Parses -k text: inline rows ("1 2 1; 2 4 2; 1 2 1", values split by

@@ -233,6 +233,7 @@ kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e)
 			k->taps[i * size + j] = (float)(k->col[i] * k->row[j]);
 	k->kw = k->kh = size;
 	k->separable = 1;
+	k->unit_sum = 1;
 	return 0;
 }
 

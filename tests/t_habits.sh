@@ -159,3 +159,18 @@ why=$(cat "$H/err")
 check habits/pnm-ext/stream eval '[ $(wc -c <"$H/two.ppm") = 58 ] &&
     [ "$(head -c 2 "$H/two.ppm")" = P6 ] &&
     [ "$(tail -c 29 "$H/two.ppm" | head -c 2)" = P6 ]'
+
+# conv2d divides a kernel of non-negative taps by their sum (as
+# ImageMagick's -convolve): the README's first kernel is a blur, the
+# same as with --normalize; --divisor 1 gives the old, undivided output,
+# white wherever the 3x3 neighbourhood sums above 255/16.
+"$BIN/conv2d" -q --cpu -k "1 2 1; 2 4 2; 1 2 1" "$SAMPLES/coins.pgm" "$H/k.pgm" &&
+    "$BIN/conv2d" -q --cpu -k "1 2 1; 2 4 2; 1 2 1" --normalize \
+	"$SAMPLES/coins.pgm" "$H/kn.pgm" &&
+    "$BIN/conv2d" -q --cpu -k "1 2 1; 2 4 2; 1 2 1" --divisor 1 \
+	"$SAMPLES/coins.pgm" "$H/k1.pgm" 2>"$H/err"
+why=$(cat "$H/err")
+white() { tail -c $((384 * 303)) "$1" | od -An -v -tu1 | tr -s ' ' '\n' | grep -c '^255$'; }
+check habits/conv2d-normalize/blur eval 'cmp -s "$H/k.pgm" "$H/kn.pgm" &&
+    [ $(white "$H/k.pgm") -lt 1000 ]'
+check habits/conv2d-normalize/divisor-1 eval '[ $(white "$H/k1.pgm") -gt $((384 * 303 * 9 / 10)) ]'
