@@ -332,6 +332,8 @@ static const char cli_common_help[] =
     "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
     "  -v              timings per image on stderr\n"
     "  -q              no notices, progress or summary, even with -v\n"
+    "  --completion SH print the completion script of shell SH: bash, zsh\n"
+    "                  or fish\n"
     "  -h, --help      this help;  -V, --version  the version\n";
 
 /* --help: the synopsis, the tool's options, the shared ones, the strategies. */
@@ -342,12 +344,20 @@ cli_help(const struct cli_tool *ct)
 	cli_strategies(stdout);
 }
 
-/* The shared long options, then the tool's, into all (GF_CLI_MAXOPTS). */
+/* The option that prints the shell completion (cli_complete.h). */
+enum { CLI_OPT_COMPLETION = GF_OPT_TOOL - 1 };
+
+/*
+ * The shared long options, --completion, then the tool's, into all
+ * (GF_CLI_MAXOPTS).
+ */
 #define GF_CLI_MAXOPTS 32
 static void
 cli_longopts(const struct cli_tool *ct, struct option *all)
 {
-	static const struct option common[] = {GF_LONGOPTS, {NULL, 0, NULL, 0}};
+	static const struct option common[] = {GF_LONGOPTS,
+	    {"completion", required_argument, NULL, CLI_OPT_COMPLETION},
+	    {NULL, 0, NULL, 0}};
 	int n = 0;
 
 	for (const struct option *l = common; l->name != NULL; l++)
@@ -358,18 +368,15 @@ cli_longopts(const struct cli_tool *ct, struct option *all)
 	all[n] = (struct option){NULL, 0, NULL, 0};
 }
 
-/* The hidden option that prints the shell completion (cli_complete.h). */
-enum { CLI_OPT_COMPLETION = GF_OPT_TOOL - 1 };
-
 /*
- * --completion bash|zsh: the completion script of ct, from its option
- * tables and help, on standard output.  The exit status.
+ * --completion bash|zsh|fish: the completion script of ct, from its
+ * option tables, help and values, on standard output.  The exit status.
  */
 static int
 cli_completion(const struct cli_tool *ct, const char *shell)
 {
 	struct option longopts[GF_CLI_MAXOPTS];
-	struct complete_opt o[GF_CLI_MAXOPTS + 64];
+	static struct complete_opt o[GF_CLI_MAXOPTS + 64];
 	char shortopts[64], help[4096];
 	int n;
 
@@ -377,13 +384,20 @@ cli_completion(const struct cli_tool *ct, const char *shell)
 	snprintf(shortopts, sizeof(shortopts), "%s%s", GF_SHORTOPTS, ct->shortopts);
 	snprintf(help, sizeof(help), "%s%s", ct->help, cli_common_help);
 	n = complete_opts(shortopts, longopts, o, GF_CLI_MAXOPTS + 64);
+	for (int i = 0; i < n; i++)
+		if (ct->complete == NULL || !ct->complete(o[i].code, o[i].words,
+		    sizeof(o[i].words)))
+			complete_words(o[i].code, CLI_OPT_COMPLETION, o[i].words,
+			    sizeof(o[i].words));
 	if (strcmp(shell, "bash") == 0)
 		complete_bash(stdout, ct->name, o, n);
 	else if (strcmp(shell, "zsh") == 0)
 		complete_zsh(stdout, ct->name, o, n, help);
+	else if (strcmp(shell, "fish") == 0)
+		complete_fish(stdout, ct->name, o, n, help);
 	else
 		return cli_usage(ct->name, "'%s' is not a shell this tool "
-		    "completes for; choose bash or zsh", shell);
+		    "completes for; choose bash, zsh or fish", shell);
 	return cli_close_stdout(ct->name);
 }
 
@@ -396,16 +410,11 @@ static int
 cli_parse(const struct cli_tool *ct, int argc, char **argv,
     const char **shell, struct gf_err *e)
 {
-	struct option longopts[GF_CLI_MAXOPTS + 1];
+	struct option longopts[GF_CLI_MAXOPTS];
 	char shortopts[64];
-	int c, r, n = 0;
+	int c, r;
 
 	cli_longopts(ct, longopts);
-	while (longopts[n].name != NULL)
-		n++;
-	longopts[n] = (struct option){"completion", required_argument, NULL,
-	    CLI_OPT_COMPLETION};
-	longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
 	snprintf(shortopts, sizeof(shortopts), ":%s%s", GF_SHORTOPTS,
 	    ct->shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {

@@ -50,6 +50,16 @@ conv2d_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	return 0;
 }
 
+/* The named kernels of -k, for completion. */
+static int
+conv2d_complete(int c, char *w, size_t n)
+{
+	if (c != 'k')
+		return 0;
+	kspec_names(w, n);
+	return 1;
+}
+
 /* A kernel is needed; --normalize and --divisor exclude each other. */
 static int
 conv2d_check(void *ctx, struct gf_err *e)
@@ -119,6 +129,7 @@ main(int argc, char **argv)
 		.longopts = longopts,
 		.option = conv2d_option,
 		.check = conv2d_check,
+		.complete = conv2d_complete,
 		.make = conv2d_make,
 		.ctx = &cmd,
 		.common = &cmd.o.common,

@@ -69,6 +69,12 @@ int conv2d_normalizes(const struct conv2d_filter *p);
  */
 int kspec_parse(const char *text, struct kspec *k, struct gf_err *e);
 
+/*
+ * The named kernels for shell completion, blank-separated, in w (n
+ * bytes): "box: gauss: sharpen ...".
+ */
+void kspec_names(char *w, size_t n);
+
 /* The smallest divisor magnitude: below it taps / divisor leave float's range. */
 #define KSPEC_MIN_DIVISOR 1e-9
 

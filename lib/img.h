@@ -38,6 +38,9 @@ enum img_format {
 /* The JPEG quality when none is given (--quality, img_write's 0). */
 #define IMG_JPEG_QUALITY 95
 
+/* The names -f takes, for shell completion. */
+#define IMG_FORMAT_WORDS "pnm png jpeg tiff"
+
 /* Parses "pnm", "png", "jpeg", "jpg", "tiff" or "tif" (-f); -1 with a message otherwise. */
 int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
 

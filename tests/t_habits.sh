@@ -174,3 +174,92 @@ white() { tail -c $((384 * 303)) "$1" | od -An -v -tu1 | tr -s ' ' '\n' | grep -
 check habits/conv2d-normalize/blur eval 'cmp -s "$H/k.pgm" "$H/kn.pgm" &&
     [ $(white "$H/k.pgm") -lt 1000 ]'
 check habits/conv2d-normalize/divisor-1 eval '[ $(white "$H/k1.pgm") -gt $((384 * 303 * 9 / 10)) ]'
+
+# Shell completion: -f offers every format -f takes (the names its
+# error lists), sobel's -t and --norm and conv2d's -k their values, each
+# of which the tool takes; zsh and fish describe each option with the
+# whole of its help text, continuation lines too; fish completes every
+# option --help names; --help and the man pages name --completion.
+# Completes word $2 after word $1 for $tool with its bash script, one a
+# line.
+bash_complete() {
+	bash -c '. "$1"; COMP_WORDS=("$2" "$3" "$4"); COMP_CWORD=2
+	    _gpufilt_$2; printf "%s\n" "${COMPREPLY[@]}"' sh \
+	    "$H/completion/$tool/bash" "$tool" "$1" "$2" | sort
+}
+for tool in sobel conv2d edge; do
+	d=$H/completion/$tool
+	mkdir -p "$d"
+	for sh in bash zsh fish; do
+		"$BIN/$tool" --completion $sh >"$d/$sh" 2>"$d/err" ||
+		    fail "habits/completion/$tool/$sh" "$(cat "$d/err")"
+	done
+	"$BIN/$tool" -f nosuch 2>&1 | sed -n 's/.*; choose //p' |
+	    sed 's/,\| or / /g' | tr -s ' ' '\n' | sed '/^$/d' | sort >"$d/formats"
+	bash_complete -f "" >"$d/f"
+	why="-f gave $(tr '\n' ' ' <"$d/f"), -f takes $(tr '\n' ' ' <"$d/formats")"
+	check "habits/completion/$tool/formats" eval 'grep -qx tiff "$d/f" &&
+	    cmp -s "$d/f" "$d/formats"'
+	# Every continuation line of --help's options is in a zsh and a fish
+	# description.
+	"$BIN/$tool" --help | awk '/^$/ { blank++; next } blank == 1 &&
+	    /^                  [^ ]/ { sub(/^ +/, ""); print }' >"$d/cont"
+	bad=
+	while IFS= read -r line; do
+		for sh in zsh fish; do
+			want=$(printf '%s' "$line" | tr -s ' ')
+			[ $sh = fish ] || want=$(printf '%s' "$want" | tr '[]' '()')
+			tr -s ' ' <"$d/$sh" | sed "s/'\\\\''/'/g; s/\\\\'/'/g" |
+			    grep -qF -- "$want" || bad="$bad $sh:'$line'"
+		done
+	done <"$d/cont"
+	why="cut off:$bad"
+	check "habits/completion/$tool/whole" eval '[ -s "$d/cont" ] && [ -z "$bad" ]'
+	# fish: one complete command per option that --help names.
+	"$BIN/$tool" --help | grep -o -- '\(^\|[ ,]\)--*[a-zA-Z][a-zA-Z0-9-]*' |
+	    sed 's/^[ ,]*//' | sort -u >"$d/help.opts"
+	sed -n 's/.* -s \([^ ]\).*/-\1/p; s/.* -l \([^ ]*\).*/--\1/p' "$d/fish" |
+	    sort -u >"$d/fish.opts"
+	sed -n 's/.* -s [^ ] -l \([^ ]*\).*/--\1/p' "$d/fish" >>"$d/fish.opts"
+	sort -u -o "$d/fish.opts" "$d/fish.opts"
+	grep -v -x -e -qVv -e '--*' "$d/help.opts" >"$d/help.opts2"
+	why="$(diff "$d/help.opts2" "$d/fish.opts" | grep '^[<>]' | tr '\n' ' ')"
+	check "habits/completion/$tool/fish-options" eval 'cmp -s "$d/help.opts2" "$d/fish.opts"'
+	if command -v fish >/dev/null 2>&1; then
+		check "habits/completion/$tool/fish-source" fish -n "$d/fish"
+	else
+		skip "habits/completion/$tool/fish-source" "fish is not installed"
+	fi
+	check "habits/completion/$tool/in-help" eval '"$BIN/$tool" --help |
+	    grep -q -- "--completion SH .*bash, zsh" && "$BIN/$tool" --help | grep -q "fish"'
+	if command -v mandoc >/dev/null 2>&1; then
+		check "habits/completion/$tool/in-man" eval 'mandoc -T ascii "$ROOT/man/$tool.1" |
+		    col -b | grep -q -- "--completion bash | zsh | fish"'
+	else
+		skip "habits/completion/$tool/in-man" "mandoc is not installed"
+	fi
+done
+# The values of sobel's -t and --norm and of conv2d's -k, each taken.
+d=$H/completion
+tool=sobel
+bash_complete -t "" >"$d/t"
+bash_complete --norm "" >"$d/norm"
+why="-t: $(cat "$d/t"), --norm: $(tr '\n' ' ' <"$d/norm")"
+check habits/completion/sobel/values eval '[ "$(cat "$d/t")" = auto ] &&
+    [ "$(tr "\n" " " <"$d/norm")" = "l1 l2 " ] &&
+    "$BIN/sobel" -q --cpu -t auto --norm l1 "$SAMPLES/px2x3.pgm" "$d/x.pgm"'
+tool=conv2d
+bash_complete -k "" >"$d/k"
+bad=
+for k in $(cat "$d/k"); do
+	case $k in *:) k=${k}3 ;; esac
+	"$BIN/conv2d" -q --cpu -k "$k" "$SAMPLES/px2x3.pgm" "$d/x.pgm" 2>/dev/null ||
+	    bad="$bad $k"
+done
+why="offered: $(tr '\n' ' ' <"$d/k"); refused:$bad"
+check habits/completion/conv2d/kernels eval 'grep -qx "gauss:" "$d/k" &&
+    grep -qx sharpen "$d/k" && [ -z "$bad" ]'
+"$BIN/sobel" --completion csh >/dev/null 2>"$H/err"
+st=$?
+why="status $st: $(cat "$H/err")"
+check habits/completion/other-shell eval '[ $st = 2 ] && grep -q "bash, zsh or fish" "$H/err"'
