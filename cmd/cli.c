@@ -39,19 +39,39 @@ struct cli_ctx {
 };
 
 /*
- * A usage error, as GNU tools give it: "prog: <sentence>" and the way to
- * the options, "Try 'prog --help'.", on stderr.  Returns 2, the status.
+ * "prog: message" on stderr, the message escaped as library text is
+ * (gf_escape: bytes outside printable ASCII as \xNN), so that a file name
+ * holding a newline or a terminal escape cannot forge or erase a line.
+ * Escaping is idempotent: text the library escaped already is unchanged.
  */
-static int
-cli_usage(const char *prog, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3)))
+cli_say(const char *prog, const char *fmt, ...)
 {
+	char raw[2 * PATH_MAX + 1024], safe[4 * sizeof(raw)];
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
+	fprintf(stderr, "%s: %s\n", prog, gf_escape(safe, sizeof(safe), raw));
+}
+
+/*
+ * A usage error, as GNU tools give it: "prog: <sentence>" (escaped, as
+ * cli_say) and the way to the options, "Try 'prog --help'.", on stderr.
+ * Returns 2, the status.
+ */
+static int __attribute__((format(printf, 2, 3)))
+cli_usage(const char *prog, const char *fmt, ...)
+{
+	char raw[2 * PATH_MAX + 1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	cli_say(prog, "%s", raw);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
 	return 2;
 }
 
@@ -77,7 +97,7 @@ cli_notice(void *arg, const char *msg)
 
 	if (c->o->quiet || !(c->o->verbose || c->o->fallback))
 		return;
-	fprintf(stderr, "%s: running on the CPU (%s)\n", c->prog, msg);
+	cli_say(c->prog, "running on the CPU (%s)", msg);
 }
 
 static void
@@ -86,7 +106,7 @@ cli_error(void *arg, const char *msg)
 	struct cli_ctx *c = arg;
 
 	cli_clear_progress(c);
-	fprintf(stderr, "%s: %s\n", c->prog, msg);
+	cli_say(c->prog, "%s", msg);
 }
 
 /* -v: one line per image on stderr. */
@@ -97,12 +117,13 @@ cli_report(void *arg, const char *input, int index, const struct image *out,
 	struct cli_ctx *c = arg;
 	double gbs = t->kernel > 0 ? t->kernel_bytes / (t->kernel * 1e6) : 0;
 	const char *otsu = t->otsu ? " (Otsu)" : "";
+	char name[4 * PATH_MAX];
 
 	if (!c->o->verbose)
 		return;
 	cli_clear_progress(c);
-	fprintf(stderr, "%s: %s image %d: %dx%d, ", c->prog, input, index,
-	    out->width, out->height);
+	fprintf(stderr, "%s: %s image %d: %dx%d, ", c->prog,
+	    gf_escape(name, sizeof(name), input), index, out->width, out->height);
 	if (t->thresholds == 1)
 		fprintf(stderr, "threshold %g%s, ", t->high, otsu);
 	else if (t->thresholds == 2)
@@ -168,8 +189,7 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st, int failed,
 	cli_clear_progress(c);
 	cli_summary_rate(c, st);
 	if (!c->o->quiet && njobs > 1 && failed > 0)
-		fprintf(stderr, "%s: %d of %d inputs failed\n", c->prog, failed,
-		    njobs);
+		cli_say(c->prog, "%d of %d inputs failed", failed, njobs);
 }
 
 /*
@@ -188,9 +208,8 @@ cli_check_terminal(const char *prog, const struct gf_opts *o, int argc,
 		return cli_usage(prog, "standard input is a terminal, not an "
 		    "image: name an input file, or pipe an image in");
 	if ((argc < 2 || strcmp(argv[1], "-") == 0) && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "%s: not writing an image to a terminal: name an "
-		    "output file, or redirect standard output (> out.pgm) or "
-		    "pipe it\n", prog);
+		cli_say(prog, "not writing an image to a terminal: name an output "
+		    "file, or redirect standard output (> out.pgm) or pipe it");
 		return 1;
 	}
 	return 0;
@@ -214,7 +233,7 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0)
 		return cli_usage(prog, "%s", e.msg);
 	if (batch_mkdir(o->outdir, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		cli_say(prog, "%s", e.msg);
 		return 1;
 	}
 	return 0;
@@ -232,7 +251,7 @@ cli_shard(const char *prog, const struct gf_opts *o, int argc, char **argv)
 	int n = batch_shard(argv, argc, o->shard_k, o->shard_n, argv, &e);
 
 	if (n < 0)
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		cli_say(prog, "%s", e.msg);
 	else if (n == 0 && o->verbose && !o->quiet)
 		fprintf(stderr, "%s: shard %d/%d of %d inputs is empty\n", prog,
 		    o->shard_k, o->shard_n, argc);
