@@ -263,3 +263,50 @@ check habits/completion/conv2d/kernels eval 'grep -qx "gauss:" "$d/k" &&
 st=$?
 why="status $st: $(cat "$H/err")"
 check habits/completion/other-shell eval '[ $st = 2 ] && grep -q "bash, zsh or fish" "$H/err"'
+
+# make install into a temporary prefix: the tools stripped (smaller than
+# bin/'s, no symbol table) and running, their man pages and the bash, zsh
+# and fish completion; STRIP= installs bin/'s bytes; make uninstall then
+# leaves nothing under the prefix.  The installed tree of the normal
+# build only (test-asan runs sanitized tools from build/asan).
+if [ "$BUILD" != build ] || ! command -v make >/dev/null 2>&1; then
+	skip habits/install "not the normal build, or no make"
+else
+	P=$H/prefix
+	inst() {
+		(unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$ROOT" --no-print-directory \
+		    "$@" PREFIX="$P") >"$H/make.log" 2>&1
+	}
+	inst install
+	st=$?
+	why="status $st: $(tail -n 3 "$H/make.log")"
+	bad=
+	for tool in sobel conv2d edge; do
+		for f in bin/$tool share/man/man1/$tool.1 \
+		    share/bash-completion/completions/$tool \
+		    share/zsh/site-functions/_$tool \
+		    share/fish/vendor_completions.d/$tool.fish; do
+			[ -s "$P/$f" ] || bad="$bad $f"
+		done
+		[ "$(wc -c <"$P/bin/$tool")" -lt "$(wc -c <"$BIN/$tool")" ] ||
+		    bad="$bad $tool-unstripped"
+		if command -v readelf >/dev/null 2>&1 &&
+		    readelf -S "$P/bin/$tool" | grep -q -e '\.symtab' -e '\.debug_info'; then
+			bad="$bad $tool-symbols"
+		fi
+		"$P/bin/$tool" --version >/dev/null 2>&1 || bad="$bad $tool-runs"
+	done
+	why="$why; missing or wrong:$bad"
+	check habits/install/installed eval '[ $st = 0 ] && [ -z "$bad" ]'
+	inst uninstall
+	st=$?
+	why="status $st, left: $(cd "$P" 2>/dev/null && find . | tr '\n' ' ')"
+	check habits/install/uninstall-leaves-nothing eval '[ $st = 0 ] &&
+	    [ -z "$(find "$P" -mindepth 1)" ]'
+	inst install STRIP=
+	st=$?
+	why="status $st: $(tail -n 3 "$H/make.log")"
+	check habits/install/strip-empty-keeps eval '[ $st = 0 ] &&
+	    cmp -s "$P/bin/sobel" "$BIN/sobel"'
+	inst uninstall
+fi
