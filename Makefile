@@ -6,13 +6,16 @@
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
-#                   against libpng, and kspec_parse, FUZZ_SECONDS
-#                   (default 30) per target: 90 s in all
-#   make bench      GPU only: kernel times against a copy kernel
+#                   against libpng, the TIFF reader, and kspec_parse,
+#                   FUZZ_SECONDS (default 30) per target: 120 s in all
+#   make bench      GPU only: kernel times against a copy kernel, kept
+#                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
-#   make install    PREFIX=/usr/local: the tools, their man pages, and
-#                   bash and zsh completion under $(PREFIX)/share
+#   make install    PREFIX=/usr/local: the tools (stripped; STRIP= keeps
+#                   their symbols), their man pages, and bash, zsh and
+#                   fish completion under $(PREFIX)/share
+#   make uninstall  removes what make install wrote (same PREFIX)
 #
 # Each step prints one short line (  CC lib/img.o); make V=1 prints the
 # full commands.  make demo and make test build with -j(number of CPUs)
@@ -200,6 +203,11 @@ build/fuzz/fuzz_png: tests/fuzz/fuzz_png.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib
 	    $(filter %.c %.o,$^) \
 	    $(PKG_LIBS) -lpthread -lm
 
+build/fuzz/fuzz_tiff: tests/fuzz/fuzz_tiff.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
+	    $(filter %.c %.o,$^) \
+	    $(PKG_LIBS) -lpthread -lm
+
 build/fuzz/fuzz_kspec: tests/fuzz/fuzz_kspec.c $(FUZZ_KSPEC_SRC:lib/%.c=build/fuzz/lib/%.o)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
 	    $(filter %.c %.o,$^) \
@@ -207,15 +215,20 @@ build/fuzz/fuzz_kspec: tests/fuzz/fuzz_kspec.c $(FUZZ_KSPEC_SRC:lib/%.c=build/fu
 
 # Seeds from tests/fuzz/seeds.py; what the fuzzers find accumulates in
 # build/fuzz/corpus, crashes land in build/fuzz/ (crash-*, timeout-*).
-fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_kspec
+fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
+    build/fuzz/fuzz_kspec
 	python3 tests/fuzz/seeds.py build/fuzz/seeds
-	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/png build/fuzz/corpus/kspec
+	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/png build/fuzz/corpus/tiff \
+	    build/fuzz/corpus/kspec
 	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_img -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/img build/fuzz/seeds/img
 	build/fuzz/fuzz_png -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/png build/fuzz/seeds/png
+	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_tiff -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/tiff build/fuzz/seeds/tiff
 	build/fuzz/fuzz_kspec -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz/ \
 	    build/fuzz/corpus/kspec build/fuzz/seeds/kspec
@@ -231,8 +244,10 @@ test: deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
 	@sh tests/run.sh
 
+# make bench keeps its tables in bench/figures.md (bench/figures.sh), with
+# the date, the commit and the GPU: the figures comments point to.
 bench: all build/bench/bench
-	build/bench/bench
+	sh bench/figures.sh build/bench/bench
 
 bench-io: all build/bench/framegen build/tests/gpu_probe
 	sh bench/io.sh
@@ -242,6 +257,7 @@ bench-cpu: all
 # Shell completion: each tool prints its own from its option tables.
 BASH_COMPLETIONS := $(TOOLS:%=build/completion/bash/%)
 ZSH_COMPLETIONS  := $(TOOLS:%=build/completion/zsh/_%)
+FISH_COMPLETIONS := $(TOOLS:%=build/completion/fish/%.fish)
 
 build/completion/bash/%: bin/%
 	@mkdir -p $(@D)
@@ -253,19 +269,49 @@ build/completion/zsh/_%: bin/%
 	$(say) GEN $@
 	$(Q)$< --completion zsh >$@.tmp && mv $@.tmp $@
 
-install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS)
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
-	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions
-	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(PREFIX)/share/man/man1/
-	cp $(BASH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/
-	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
+build/completion/fish/%.fish: bin/%
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)$< --completion fish >$@.tmp && mv $@.tmp $@
+
+# Where make install puts each kind of file, under $(DESTDIR).
+BINDIR      ?= $(PREFIX)/bin
+MAN1DIR     ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# The installed tools are stripped of their symbols and debug information
+# (most of their size); make install STRIP= keeps them.
+STRIP       ?= strip
+# Every file make install writes: make uninstall removes these.
+INSTALLED    = $(TOOLS:%=$(BINDIR)/%) $(TOOLS:%=$(MAN1DIR)/%.1) \
+               $(TOOLS:%=$(BASHCOMPDIR)/%) $(TOOLS:%=$(ZSHCOMPDIR)/_%) \
+               $(TOOLS:%=$(FISHCOMPDIR)/%.fish)
+
+install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASHCOMPDIR) \
+	    $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	cp $(BINS) $(DESTDIR)$(BINDIR)/
+	$(if $(STRIP),$(STRIP) $(TOOLS:%=$(DESTDIR)$(BINDIR)/%))
+	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(MAN1DIR)/
+	cp $(BASH_COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
+	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(ZSHCOMPDIR)/
+	cp $(FISH_COMPLETIONS) $(DESTDIR)$(FISHCOMPDIR)/
+
+# Then the directories that are left empty, up to (not with) PREFIX.
+uninstall:
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	@for d in $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
+	    $(BINDIR); do \
+		while [ "$${d#$(PREFIX)/}" != "$$d" ] && \
+		    rmdir "$(DESTDIR)$$d" 2>/dev/null; do d=$${d%/*}; done; \
+	done
 
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install clean
+.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install \
+    uninstall clean
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

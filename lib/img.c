@@ -31,8 +31,8 @@ static const struct {
 	const char *ext;
 	enum img_format f;
 } img_exts[] = {
-	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PNM}, {"pnm", IMG_FORMAT_PNM},
-	{"pam", IMG_FORMAT_PNM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
+	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PPM}, {"pnm", IMG_FORMAT_PNM},
+	{"pam", IMG_FORMAT_PAM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
 	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF}
 };
 #define IMG_NEXTS (sizeof(img_exts) / sizeof(img_exts[0]))
@@ -113,7 +113,9 @@ img_format_ext(enum img_format f, const struct image *img)
 		return "jpg";
 	if (f == IMG_FORMAT_TIFF)
 		return "tif";
-	if (img_has_alpha(img))
+	if (f == IMG_FORMAT_PPM)
+		return "ppm";
+	if (f == IMG_FORMAT_PAM || img_has_alpha(img))
 		return "pam";
 	return img->channels == 1 ? "pgm" : "ppm";
 }
@@ -121,7 +123,8 @@ img_format_ext(enum img_format f, const struct image *img)
 const char *
 img_format_name(enum img_format f)
 {
-	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF"};
+	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF",
+	    "PPM", "PAM"};
 
 	return names[f];
 }
@@ -413,9 +416,10 @@ img_reader_input(struct img_reader *r, const char *format,
 	if (img_reader_file(r, &start, &size)) {
 		/* Read, not mapped: a file that shrinks meanwhile only reads short. */
 		if ((long long)size > cap)
-			return gf_fail(e, "%s: a %s file is read whole, and this one "
-			    "is %lld bytes, more than the %lld the pixel limit allows "
-			    "(--max-pixels)", r->name, format, (long long)size, cap);
+			return gf_fail(e, "%s: a %s is held in memory whole, and this "
+			    "one is %lld bytes, more than the %lld the pixel limit "
+			    "allows (--max-pixels raises it)", r->name, format,
+			    (long long)size, cap);
 		if ((buf = img_big_alloc((size_t)size)) == NULL)
 			return gf_fail(e, "out of memory reading %s", r->name);
 		if ((got = img_pread(fileno(r->f), buf, (size_t)size, start)) < 0) {
@@ -435,9 +439,9 @@ img_reader_input(struct img_reader *r, const char *format,
 	in->p = buf;
 	if (in->len > (unsigned long long)cap) {
 		img_input_free(in);
-		return gf_fail(e, "%s: a %s read from a pipe is held in memory, and "
-		    "this one is more than %lld bytes, what the pixel limit allows "
-		    "(--max-pixels); read it from a file", r->name, format, cap);
+		return gf_fail(e, "%s: a %s is held in memory whole, and this one "
+		    "is more than the %lld bytes the pixel limit allows, from a pipe "
+		    "as from a file (--max-pixels raises it)", r->name, format, cap);
 	}
 	return 0;
 }
@@ -604,7 +608,7 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 		    IMG_JPEG_QUALITY, name, e);
 	if (fmt == IMG_FORMAT_TIFF)
 		return img_tiff_write(f, img, name, e);
-	return img_pnm_write(f, img, name, e);
+	return img_pnm_write(f, img, fmt, name, e);
 }
 
 const void *

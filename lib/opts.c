@@ -55,10 +55,12 @@ gf_parse_double(const char *s, const char *what, double lo, double hi,
 		return gf_fail(e, "%s '%s' is out of range: too close to 0 to be "
 		    "represented (give 0, or at least %g)", what, s, DBL_MIN);
 	if (errno == ERANGE || isinf(*v))
-		return gf_fail(e, "%s '%s' is out of range; it must be %g to %g",
-		    what, s, lo, hi);
+		return gf_fail(e, "%s '%s' is out of range; it must be %.15g to "
+		    "%.15g", what, s, lo, hi);
+	/* %.15g: the bounds in plain digits (1000000000, not 1e+09). */
 	if (*v < lo || *v > hi)
-		return gf_fail(e, "%s is %g; it must be %g to %g", what, *v, lo, hi);
+		return gf_fail(e, "%s is %.15g; it must be %.15g to %.15g", what, *v,
+		    lo, hi);
 	return 0;
 }
 
@@ -204,6 +206,10 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 		o->quality = (int)v;
 		return 1;
 	case 'o':
+		/* An unset $OUTDIR must not become the root directory. */
+		if (arg[0] == '\0')
+			return gf_fail(e, "-o '' names no directory; give the "
+			    "directory to write into (-o . for this one)");
 		o->outdir = arg;
 		return 1;
 	case GF_OPT_BLOCK:
