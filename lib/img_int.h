@@ -28,7 +28,6 @@ enum img_kind {
 };
 
 struct img_tiff;
-struct img_pushback;
 
 struct img_reader {
 	FILE *f;
@@ -43,7 +42,9 @@ struct img_reader {
 	int autorotate;         /* apply JPEG's and TIFF's orientation tags */
 	int gray;               /* a colour JPEG comes out as its luma (img_reader_set_gray) */
 	struct img_tiff *tiff;  /* a TIFF being read, page after page */
-	struct img_pushback *pb; /* f is ours, over a pipe (img_reader_unread) */
+	unsigned char *back;    /* a pipe's bytes given back (img_reader_unread): */
+	size_t nback, bpos;     /* back[bpos..nback) come before f's */
+	int stacked;            /* f is the reader's, over the caller's (img.c) */
 };
 
 /*
@@ -58,8 +59,8 @@ size_t img_reader_bytes(struct img_reader *r, void *buf, size_t n);
  * read past the end of an image (JPEG's decoder reads in blocks), so
  * that the stream stands where the image ended, with the sniffed bytes
  * not yet consumed, for whatever follows it.  A file is sought back; a
- * pipe is read on through a FILE of the reader's (fopencookie, put in
- * r->f) that returns those bytes first.  0, or -1 with e set.
+ * pipe's bytes wait in r->back, which the reader reads before f's.  0,
+ * or -1 with e set.
  */
 int img_reader_unread(struct img_reader *r, const void *p, size_t n,
     struct gf_err *e);
