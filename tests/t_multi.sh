@@ -41,14 +41,14 @@ multi_usage shard-no-batch "needs a batch" --shard 0/2 "$SAMPLES/coins.pgm"
 multi_usage shard-collide "would both be written" --shard 1/2 -o "$M/u" "$SAMPLES/coins.pgm" \
     "$M/in/coins.pgm" "$SAMPLES/px2x3.pgm"
 
-# Without a GPU, --device all is the default device: a notice and the CPU
-# for -m auto, an error for a GPU strategy.
+# Without a GPU, --device all is the default device: the CPU (a notice
+# with -v) for -m auto, an error for a GPU strategy.
 if have_gpu; then
 	skip multi/no-gpu/all-auto "a GPU is there"
 	skip multi/no-gpu/all-strategy "a GPU is there"
 else
 	"$BIN/sobel" --cpu "$SAMPLES/coins.pgm" "$M/cpu.pgm"
-	"$BIN/sobel" --device all "$SAMPLES/coins.pgm" "$M/all.pgm" 2>"$M/err"
+	"$BIN/sobel" -v --device all "$SAMPLES/coins.pgm" "$M/all.pgm" 2>"$M/err"
 	st=$?
 	why="exit $st, $(cat "$M/err")"
 	check multi/no-gpu/all-auto eval '[ $st = 0 ] && cmp -s "$M/cpu.pgm" "$M/all.pgm" &&
