@@ -224,7 +224,7 @@ gpu_2d(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
 		return gf_fail(e, "conv2d_gpu: '%s' is not a GPU strategy",
 		    gf_strategies[s].name);
 	conv2d_shape(c, s, &sh);
-	if (s == GF_SHARED)
+	if (gf_strategies[s].tile)
 		smem = conv2d_smem_tile(c, &sh);
 	if (gpu_check_shape(g, gf_strategies[s].name, &sh,
 	    conv2d_tile_w(c, s, &sh), sh.block_h * sh.rows, in->width,
