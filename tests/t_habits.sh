@@ -4,6 +4,8 @@
 # tests/run.sh.
 H=$TMP/habits
 mkdir -p "$H"
+# The options of tool $1's typical run (cmd/tools).
+habit_opts() { tool_runs | awk -v t="$1" '$1 == t { $1 = ""; sub(/^ /, ""); print }'; }
 
 # Usage errors (GNU): one line that says what is wrong, then the way to
 # the options, and exit 2.
@@ -79,8 +81,8 @@ else
 	why="$(cat "$H/err")"
 	check habits/no-gpu/auto-v eval '[ "$(grep -c "^sobel: running on the CPU (" "$H/err")" = 1 ] &&
 	    grep -q "^sobel: .* image 1: .*, cpu " "$H/err"'
-	for tool in sobel conv2d edge; do
-		case $tool in conv2d) need="-k box:3" ;; *) need= ;; esac
+	for tool in $TOOLS; do
+		need=$(habit_opts "$tool")
 		# shellcheck disable=SC2086
 		"$BIN/$tool" --device 0 $need "$SAMPLES/coins.pgm" "$H/d.pgm" 2>"$H/err"
 		st=$?
@@ -107,8 +109,8 @@ fi
 if ! command -v script >/dev/null 2>&1; then
 	skip habits/terminal "script(1) is not installed"
 else
-	for tool in sobel conv2d edge; do
-		case $tool in conv2d) need="-k box:3" ;; *) need= ;; esac
+	for tool in $TOOLS; do
+		need=$(habit_opts "$tool")
 		(cd "$H" && limited script -qec "'$BIN/$tool' $need >out 2>err" \
 		    /dev/null </dev/null >/dev/null)
 		st=$?
@@ -187,7 +189,7 @@ bash_complete() {
 	    _gpufilt_$2; printf "%s\n" "${COMPREPLY[@]}"' sh \
 	    "$H/completion/$tool/bash" "$tool" "$1" "$2" | sort
 }
-for tool in sobel conv2d edge; do
+for tool in $TOOLS; do
 	d=$H/completion/$tool
 	mkdir -p "$d"
 	for sh in bash zsh fish; do
@@ -281,7 +283,7 @@ else
 	st=$?
 	why="status $st: $(tail -n 3 "$H/make.log")"
 	bad=
-	for tool in sobel conv2d edge; do
+	for tool in $TOOLS; do
 		for f in bin/$tool share/man/man1/$tool.1 \
 		    share/bash-completion/completions/$tool \
 		    share/zsh/site-functions/_$tool \
