@@ -312,3 +312,61 @@ else
 	    cmp -s "$P/bin/sobel" "$BIN/sobel"'
 	inst uninstall
 fi
+
+# zsh, where installed, completes the values as a user's tab does: in a
+# zsh on a pseudo-terminal (zsh/zpty) with the tools' scripts in fpath,
+# "conv2d -k <tab>" lists the named kernels (box: with its colon),
+# "sobel -f <tab>" the formats and "sobel --norm <tab>" the norms.
+if ! command -v zsh >/dev/null 2>&1 || ! zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
+	skip habits/completion/zsh-live "zsh (with zsh/zpty) is not installed"
+else
+	Z=$H/zsh
+	mkdir -p "$Z"
+	for tool in $TOOLS; do
+		"$BIN/$tool" --completion zsh >"$Z/_$tool"
+	done
+	cat >"$Z/tab.zsh" <<'ZSH'
+# In an interactive zsh whose fpath is $1 and PATH has $2 first, types
+# each line of the pairs that follow and a tab, and waits (5 s at most)
+# until the terminal shows every word its pair wants: "ok LINE", or
+# "missing LINE: what it showed".
+zmodload zsh/zpty
+zpty z 'COLUMNS=200 zsh -f -i'
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -d $1/zcompdump; PATH=$2:\$PATH; print RE''ADY"
+# Reads what z shows until it holds every word of $@, or 5 s pass.
+show() {
+	local w missing
+	out=
+	for i in {1..50}; do
+		while zpty -r -t z chunk; do out+=$chunk; done
+		missing=
+		for w in "$@"; do [[ $out == *"$w"* ]] || missing=1; done
+		[[ -z $missing ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+show READY || { print "no zsh prompt: $out"; exit 1; }
+shift 2
+while (( $# >= 2 )); do
+	zpty -w -n z "$1"$'\t'
+	if show ${=2} && [[ $out != *(parse error|command not found)* ]]; then
+		print -r -- "ok $1"
+	else
+		print -r -- "missing $1: ${out//[^[:print:]]/ }"
+	fi
+	zpty -w -n z $'\C-u\C-l'
+	sleep 0.2
+	while zpty -r -t z chunk; do :; done
+	shift 2
+done
+zpty -d z
+ZSH
+	limited zsh -f "$Z/tab.zsh" "$Z" "$BIN" "conv2d -k " "box: emboss gauss: identity" \
+	    "sobel -f " "jpeg png pnm tiff" "sobel --norm l" "l1 l2" >"$Z/out" 2>&1
+	for line in "conv2d -k " "sobel -f " "sobel --norm l"; do
+		why=$(grep -F -- "$line" "$Z/out" | tail -c 400)
+		[ -n "$why" ] || why=$(tail -c 400 "$Z/out")
+		check "habits/completion/zsh-live/$line" grep -qxF -- "ok $line" "$Z/out"
+	done
+fi
