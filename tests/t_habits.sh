@@ -229,8 +229,14 @@ for tool in $TOOLS; do
 	check "habits/completion/$tool/fish-options" eval 'cmp -s "$d/help.opts2" "$d/fish.opts"'
 	if command -v fish >/dev/null 2>&1; then
 		check "habits/completion/$tool/fish-source" fish -n "$d/fish"
+		# fish completes -f with the formats, as a tab would.
+		fish -c 'source $argv[1]; complete -C "$argv[2] -f "' "$d/fish" \
+		    "$tool" 2>&1 | cut -f1 | sort >"$d/fish.f"
+		why="fish -f gave $(tr '\n' ' ' <"$d/fish.f")"
+		check "habits/completion/$tool/fish-live" cmp -s "$d/fish.f" "$d/formats"
 	else
 		skip "habits/completion/$tool/fish-source" "fish is not installed"
+		skip "habits/completion/$tool/fish-live" "fish is not installed"
 	fi
 	check "habits/completion/$tool/in-help" eval '"$BIN/$tool" --help |
 	    grep -q -- "--completion SH .*bash, zsh" && "$BIN/$tool" --help | grep -q "fish"'
