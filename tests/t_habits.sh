@@ -1,7 +1,8 @@
-# The habits of the tools users know (issue 34): what a usage error, a
-# terminal, a missing GPU, an output name and a failed batch input give.
-# Each part names the row of the issue it checks.  Sourced by
-# tests/run.sh.
+# The habits of the tools users know (issue 34), a part for each row of
+# its table: usage errors, plain numbers, 16-bit formats, a failed batch
+# input, no GPU (-m auto, --device), terminals, .ppm and .pam, conv2d's
+# normalizing, shell completion (bash, zsh, fish), make install and
+# uninstall.  Sourced by tests/run.sh.
 H=$TMP/habits
 mkdir -p "$H"
 # The options of tool $1's typical run (cmd/tools).
