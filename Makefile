@@ -28,7 +28,8 @@ NVCCFLAGS ?= -O3
 # Hopper machine code, plus PTX the driver can compile for older GPUs.
 GENCODE   ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 
-PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif
+PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
+             libwebpdemux
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -108,6 +109,10 @@ build/tests/%: tests/%.c build/libgpufilt.a
 	$(say) CCLD $@
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
+# webp_test makes animations with libwebpmux's encoder; the tools do not link it.
+build/tests/webp_test build/asan/tests/webp_test: private LDLIBS += \
+    $(shell pkg-config --libs libwebpmux 2>/dev/null)
+
 build/bench/%: bench/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(say) CCLD $@
@@ -181,7 +186,7 @@ FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 30
 FUZZ_IMG_SRC   := lib/img.c lib/img_pnm.c lib/img_png.c lib/img_jpeg.c \
-                  lib/img_tiff.c lib/img_orient.c lib/img_stb.c lib/gf.c \
+                  lib/img_tiff.c lib/img_webp.c lib/img_orient.c lib/img_stb.c lib/gf.c \
                   lib/outfile.c lib/gray.c
 FUZZ_KSPEC_SRC := lib/kspec.c lib/opts.c lib/strategy.c $(FUZZ_IMG_SRC)
 

@@ -63,7 +63,7 @@ complete_words(int c, char *w, size_t n)
 
 	w[0] = '\0';
 	if (c == 'f') {
-		snprintf(w, n, "pnm png jpeg");
+		snprintf(w, n, "pnm png jpeg tiff webp");
 		return 1;
 	}
 	if (c != 'm' && c != GF_OPT_BORDER)

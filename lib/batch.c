@@ -140,9 +140,10 @@ batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
     struct gf_err *e)
 {
 	static const char *const png[] = {"png", NULL}, *const pnm[] = {"pgm",
-	    "ppm", NULL}, *const jpeg[] = {"jpg", NULL};
+	    "ppm", NULL}, *const jpeg[] = {"jpg", NULL}, *const webp[] = {"webp",
+	    NULL};
 	const char *const *exts = fmt == IMG_FORMAT_PNG ? png :
-	    fmt == IMG_FORMAT_JPEG ? jpeg : pnm;
+	    fmt == IMG_FORMAT_JPEG ? jpeg : fmt == IMG_FORMAT_WEBP ? webp : pnm;
 	struct batch_out *outs = calloc((size_t)n + 1, sizeof(*outs));
 	char path[PATH_MAX];
 	int m = 0, ret = -1;

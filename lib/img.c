@@ -5,9 +5,9 @@
  * pixel-limit checks every decoder makes from the header, and the
  * writers' dispatch.  The decoders live one format per file:
  * img_pnm.c (libnetpbm), img_png.c (libdeflate, libpng), img_jpeg.c
- * (libjpeg-turbo), img_tiff.c (libtiff), img_stb.c (stb_image for BMP,
- * TGA and GIF).  img_reader_input holds a stream in memory for the
- * decoders that want it whole (PNG, TIFF).
+ * (libjpeg-turbo), img_tiff.c (libtiff), img_webp.c (libwebp), img_stb.c
+ * (stb_image for BMP, TGA and GIF).  img_reader_input holds a stream in
+ * memory for the decoders that want it whole (PNG, TIFF, WebP).
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,7 +28,8 @@ static const struct {
 } img_exts[] = {
 	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PNM}, {"pnm", IMG_FORMAT_PNM},
 	{"pam", IMG_FORMAT_PNM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
-	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF}
+	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF},
+	{"webp", IMG_FORMAT_WEBP}
 };
 #define IMG_NEXTS (sizeof(img_exts) / sizeof(img_exts[0]))
 
@@ -43,9 +44,11 @@ img_format_parse(const char *s, enum img_format *f, struct gf_err *e)
 		*f = IMG_FORMAT_JPEG;
 	else if (strcmp(s, "tiff") == 0 || strcmp(s, "tif") == 0)
 		*f = IMG_FORMAT_TIFF;
+	else if (strcmp(s, "webp") == 0)
+		*f = IMG_FORMAT_WEBP;
 	else
 		return gf_fail(e, "'%s' is not an output format; choose pnm, png, "
-		    "jpeg or tiff", s);
+		    "jpeg, tiff or webp", s);
 	return 0;
 }
 
@@ -94,8 +97,8 @@ img_format_check(const char *path, enum img_format asked, struct gf_err *e)
 		return 0;
 	return gf_fail(e, "%s: cannot write .%s files; the output name must end "
 	    "in .pgm, .ppm, .pnm, .pam (PNM), .png, .jpg, .jpeg (JPEG) or .tif, "
-	    ".tiff (TIFF), or have no extension (PNM), or give -f "
-	    "pnm|png|jpeg|tiff", path,
+	    ".tiff (TIFF), .webp (WebP), or have no extension (PNM), or give -f "
+	    "pnm|png|jpeg|tiff|webp", path,
 	    path_ext(path));
 }
 
@@ -108,6 +111,8 @@ img_format_ext(enum img_format f, const struct image *img)
 		return "jpg";
 	if (f == IMG_FORMAT_TIFF)
 		return "tif";
+	if (f == IMG_FORMAT_WEBP)
+		return "webp";
 	if (img_has_alpha(img))
 		return "pam";
 	return img->channels == 1 ? "pgm" : "ppm";
@@ -116,7 +121,7 @@ img_format_ext(enum img_format f, const struct image *img)
 const char *
 img_format_name(enum img_format f)
 {
-	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF"};
+	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF", "WebP"};
 
 	return names[f];
 }
@@ -397,6 +402,8 @@ sniff(const unsigned char *b, size_t n)
 	if (n >= 4 && (memcmp(b, "II*\0", 4) == 0 || memcmp(b, "MM\0*", 4) == 0 ||
 	    memcmp(b, "II+\0", 4) == 0 || memcmp(b, "MM\0+", 4) == 0))
 		return IMG_KIND_TIFF;
+	if (n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
+		return IMG_KIND_WEBP;
 	if (n >= 2 && b[0] == 'B' && b[1] == 'M')
 		return IMG_KIND_BMP;
 	if (sniff_tga(b, n))
@@ -427,13 +434,15 @@ read_other(struct img_reader *r, int first, struct image *img,
 		return img_jpeg_read(r, img, e);
 	case IMG_KIND_TIFF:
 		return img_tiff_read(r, img, e);
+	case IMG_KIND_WEBP:
+		return img_webp_read(r, img, e);
 	case IMG_KIND_UNKNOWN:
 		break;
 	default:
 		return img_stb_read(r, kind, img, e);
 	}
 	return gf_fail(e, "%s: not an image this tool reads (PNM, PNG, JPEG, "
-	    "TIFF, BMP, TGA, GIF): it starts with the bytes %02x %02x",
+	    "TIFF, WebP, BMP, TGA, GIF): it starts with the bytes %02x %02x",
 	    r->name, r->head[0], r->nhead > 1 ? r->head[1] : 0);
 }
 
@@ -506,6 +515,8 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 		    IMG_JPEG_QUALITY, name, e);
 	if (fmt == IMG_FORMAT_TIFF)
 		return img_tiff_write(f, img, name, e);
+	if (fmt == IMG_FORMAT_WEBP)
+		return img_webp_write(f, img, quality, name, e);
 	return img_pnm_write(f, img, name, e);
 }
 

@@ -1,8 +1,9 @@
 /*
  * img.h - reading and writing images: PNM (PBM, PGM, PPM, PAM) through
  * libnetpbm, PNG through libpng (libdeflate for the common kind), JPEG
- * through libjpeg-turbo, BMP, TGA and GIF through stb_image; PNM, PNG (8
- * or 16 bit, libpng) or JPEG (8 bit, libjpeg-turbo) out.  A reader walks
+ * through libjpeg-turbo, WebP through libwebp, BMP, TGA and GIF through
+ * stb_image; PNM, PNG (8 or 16 bit, libpng), JPEG (8 bit, libjpeg-turbo)
+ * or WebP (8 bit, libwebp) out.  A reader walks
  * a stream of concatenated PNM images; a writer puts one or more images
  * into one output.  Every header is checked (sides, memory, pixel limit,
  * and for BMP and TGA the file length it implies) before a pixel is
@@ -20,19 +21,23 @@ enum img_format {
 	IMG_FORMAT_PNM,
 	IMG_FORMAT_PNG,
 	IMG_FORMAT_JPEG,
-	IMG_FORMAT_TIFF
+	IMG_FORMAT_TIFF,
+	IMG_FORMAT_WEBP
 };
 
 /* The JPEG quality when none is given (--quality, img_write's 0). */
 #define IMG_JPEG_QUALITY 95
 
-/* Parses "pnm", "png", "jpeg", "jpg", "tiff" or "tif" (-f); -1 with a message otherwise. */
+/*
+ * Parses "pnm", "png", "jpeg", "jpg", "tiff", "tif" or "webp" (-f); -1
+ * with a message otherwise.
+ */
 int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
 
 /*
  * The format for output path (NULL or "-" is standard output): asked
  * unless AUTO, else by the name's extension
- * (.png, .jpg or .jpeg, .tif or .tiff; PNM for .pgm, .ppm, .pnm, .pam, no extension and
+ * (.png, .jpg or .jpeg, .tif or .tiff, .webp; PNM for .pgm, .ppm, .pnm, .pam, no extension and
  * standard output).  img_format_check refuses the other extensions.
  */
 enum img_format img_format_for(const char *path, enum img_format asked);
@@ -40,7 +45,7 @@ enum img_format img_format_for(const char *path, enum img_format asked);
 /*
  * Whether an output named path can be written with format asked: -1
  * with a message listing the extensions we write when asked is AUTO and
- * path has an extension we do not (out.tif, out.webp).
+ * path has an extension we do not (out.gif, out.bmp).
  */
 int img_format_check(const char *path, enum img_format asked,
     struct gf_err *e);
@@ -48,7 +53,7 @@ int img_format_check(const char *path, enum img_format asked,
 /* The file name extension for a format, without the dot (PNM: by img's channels). */
 const char *img_format_ext(enum img_format f, const struct image *img);
 
-/* The format's name for messages: "PNM", "PNG", "JPEG", "TIFF". */
+/* The format's name for messages: "PNM", "PNG", "JPEG", "TIFF", "WebP". */
 const char *img_format_name(enum img_format f);
 
 struct img_reader;
@@ -114,8 +119,9 @@ void img_reader_close(struct img_reader *r);
  * Appends img to f in format fmt (PNM: PGM or PPM with img's maxval; PNG:
  * 8 bit for maxval <= 255, 16 bit above, samples scaled to 255 or 65535;
  * JPEG: 8 bit at quality (1-100, 0: IMG_JPEG_QUALITY), samples scaled to
- * 255, maxval above 255 refused).  A PNG or JPEG file holds one image:
- * the caller writes no second one.
+ * 255, maxval above 255 refused; WebP: 8 bit, lossless at quality 0,
+ * lossy at 1-100, maxval above 255 refused).  A PNG, JPEG, TIFF or WebP
+ * file holds one image: the caller writes no second one.
  */
 int img_write(FILE *f, const struct image *img, enum img_format fmt,
     int quality, const char *name, struct gf_err *e);

@@ -24,7 +24,8 @@ enum img_kind {
 	IMG_KIND_BMP,
 	IMG_KIND_TGA,
 	IMG_KIND_GIF,
-	IMG_KIND_TIFF
+	IMG_KIND_TIFF,
+	IMG_KIND_WEBP
 };
 
 struct img_tiff;
@@ -134,6 +135,7 @@ const void *img_out_row(const struct image *img, int y, unsigned top,
 int img_pnm_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_png_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e);
+int img_webp_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
     struct gf_err *e);
 
@@ -171,6 +173,9 @@ int img_jpeg_write(FILE *f, const struct image *img, int quality,
     const char *name, struct gf_err *e);
 int img_tiff_write(FILE *f, const struct image *img, const char *name,
     struct gf_err *e);
+/* quality 0: lossless; 1-100: lossy at that quality. */
+int img_webp_write(FILE *f, const struct image *img, int quality,
+    const char *name, struct gf_err *e);
 
 /* Little-endian fields of a header. */
 static inline unsigned
