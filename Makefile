@@ -12,14 +12,19 @@
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
 #   make install    PREFIX=/usr/local: the tools, their man pages, and
-#                   bash and zsh completion under $(PREFIX)/share
+#                   bash and zsh completion under $(PREFIX)/share; the
+#                   library libgpufilt (.so and .a), gpufilt.h, gpufilt.pc
+#                   and gpufilt(3)
 #
 # Each step prints one short line (  CC lib/img.o); make V=1 prints the
 # full commands.  make demo and make test build with -j(number of CPUs)
 # unless a -j is given.
 
-VERSION   := 0.1
+# The version is the public header's (lib/gpufilt.h), so the two agree.
+VERSION   := $(shell sed -n 's/^\#define GF_VERSION_STRING "\(.*\)"/\1/p' lib/gpufilt.h)
 PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
 CC        := gcc
@@ -33,9 +38,11 @@ PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# Position-independent code throughout: the same objects make the tools
+# and the shared library (build/libgpufilt.so).
 ALL_CFLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
-                -Ilib -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
-ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra \
+                -fPIC -Ilib -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
+ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra,-fPIC \
                 $(NVCCFLAGS)
 # The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
 # sanitizer runtime), then LDFLAGS.
@@ -67,7 +74,40 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/gpu_probe build/bench/framegen
 
-all: $(BINS)
+# libgpufilt as installed: the shared library (its soname the major
+# version) exporting the names of lib/gpufilt.sym alone, linked against
+# the shared CUDA runtime so that a CUDA program's streams and pointers
+# are its own; and the static one, one object whose other symbols are
+# made local.  The tools link build/libgpufilt.a, every symbol visible.
+SO_MAJOR := $(firstword $(subst ., ,$(VERSION)))
+LIB_SO   := build/dist/libgpufilt.so.$(VERSION)
+LIB_A    := build/dist/libgpufilt.a
+OBJCOPY  ?= objcopy
+
+all: $(BINS) $(LIB_SO) $(LIB_A)
+
+build/dist/gpufilt.map: lib/gpufilt.sym
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q){ echo 'GPUFILT_$(SO_MAJOR) {'; echo '  global:'; \
+	    sed 's/.*/    &;/' $<; echo '  local: *;'; echo '};'; } >$@
+
+$(LIB_SO): $(LIB_OBJS) build/dist/gpufilt.map
+	$(say) LD $@
+	$(Q)$(CC) -shared -Wl,-soname,libgpufilt.so.$(SO_MAJOR) \
+	    -Wl,--version-script=build/dist/gpufilt.map -Wl,--no-undefined \
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(PKG_LIBS) -L$(CUDA)/lib64 \
+	    -Wl,-rpath,$(CUDA)/lib64 -lcudart -lstdc++ -lpthread -ldl -lrt -lm
+	$(Q)ln -sf libgpufilt.so.$(VERSION) build/dist/libgpufilt.so.$(SO_MAJOR)
+	$(Q)ln -sf libgpufilt.so.$(SO_MAJOR) build/dist/libgpufilt.so
+
+$(LIB_A): $(LIB_OBJS) lib/gpufilt.sym
+	@mkdir -p $(@D)
+	$(say) AR $@
+	$(Q)$(LD) -r -o build/dist/gpufilt.o $(LIB_OBJS)
+	$(Q)$(OBJCOPY) --keep-global-symbols=lib/gpufilt.sym build/dist/gpufilt.o
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ build/dist/gpufilt.o
 
 build/libgpufilt.a: $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -266,6 +306,17 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS)
 	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp $(BASH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/
 	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(PREFIX)/share/man/man3
+	cp $(LIB_SO) $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	ln -sf libgpufilt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpufilt.so.$(SO_MAJOR)
+	ln -sf libgpufilt.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libgpufilt.so
+	cp lib/gpufilt.h $(DESTDIR)$(INCLUDEDIR)/
+	cp man/gpufilt.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@PKGS@|$(PKGS)|' -e 's|@CUDALIB@|$(CUDA)/lib64|' \
+	    lib/gpufilt.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/gpufilt.pc
 
 clean:
 	rm -rf bin build
