@@ -330,7 +330,9 @@ context_drop_gpu(gf_context *ctx)
 	if (cudaGetDevice(&prev) != cudaSuccess)
 		prev = -1;
 	if (ctx->done != NULL) {
+		/* The last call's work may still read the texture and buffers. */
 		(void)cudaSetDevice(ctx->g.device);
+		(void)cudaEventSynchronize(ctx->done);
 		(void)cudaEventDestroy(ctx->done);
 		ctx->done = NULL;
 	}
@@ -538,11 +540,12 @@ host_on_gpu(gf_context *ctx, const struct op *op, const struct image *in,
 	struct gpu *g = &ctx->g;
 	struct gpu_image din, dout;
 	struct gf_times t;
+	int ret = 0;
 
 	if (img_alloc_like(out, in, in->channels, e) < 0)
 		return -1;
 	GPU_TRY(e, cudaStreamWaitEvent(g->stream, ctx->done, 0));
-	for (int c = 0; c < img_colour_channels(in); c++) {
+	for (int c = 0; c < img_colour_channels(in) && ret == 0; c++) {
 		memset(&t, 0, sizeof(t));
 		if (gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval,
 		    &din, e) < 0 || gpu_upload(g, in, c, &din, e) < 0 ||
@@ -550,7 +553,11 @@ host_on_gpu(gf_context *ctx, const struct op *op, const struct image *in,
 		    in->maxval, &dout, e) < 0 ||
 		    op->tool.gpu(op->tool.ctx, g, &din, &dout, &t, e) < 0 ||
 		    gpu_download(g, &dout, out, c, e) < 0)
-			return -1;
+			ret = -1;
+	}
+	if (ret < 0) {          /* what was queued still uses the buffers */
+		(void)cudaEventRecord(ctx->done, g->stream);
+		return -1;
 	}
 	if (img_has_alpha(in))
 		copy_alpha(in, out);
@@ -675,8 +682,11 @@ device_run(gf_context *ctx, const struct op *op, const struct gpu_image *din,
 	g->stream = stream;
 	ret = op->tool.gpu(op->tool.ctx, g, din, dout, &t, e);
 	g->stream = own;
-	if (ret < 0)
+	/* Recorded after a failure too: what was queued still uses the buffers. */
+	if (ret < 0) {
+		(void)cudaEventRecord(ctx->done, stream);
 		return -1;
+	}
 	GPU_TRY(e, cudaEventRecord(ctx->done, stream));
 	return 0;
 }
