@@ -16,12 +16,13 @@
 #include <string.h>
 
 #include "conv2d.h"
-#include "edge.h"
+#include "conv2d_tool.h"
+#include "edge_tool.h"
 #include "gpu.h"
 #include "gpufilt.h"
 #include "img.h"
 #include "opts.h"
-#include "sobel.h"
+#include "sobel_tool.h"
 #include "tool.h"
 
 /*
