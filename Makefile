@@ -15,6 +15,7 @@
 #                   bash and zsh completion under $(PREFIX)/share; the
 #                   library libgpufilt (.so and .a), gpufilt.h, gpufilt.pc
 #                   and gpufilt(3)
+#   make uninstall-lib  the library's files, as make install put them
 #
 # Each step prints one short line (  CC lib/img.o); make V=1 prints the
 # full commands.  make demo and make test build with -j(number of CPUs)
@@ -318,10 +319,19 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS)
 	    -e 's|@PKGS@|$(PKGS)|' -e 's|@CUDALIB@|$(CUDA)/lib64|' \
 	    lib/gpufilt.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/gpufilt.pc
 
+# What make install puts in place for libgpufilt, and its removal.
+LIB_INSTALLED = $(LIBDIR)/libgpufilt.so.$(VERSION) \
+    $(LIBDIR)/libgpufilt.so.$(SO_MAJOR) $(LIBDIR)/libgpufilt.so \
+    $(LIBDIR)/libgpufilt.a $(LIBDIR)/pkgconfig/gpufilt.pc \
+    $(INCLUDEDIR)/gpufilt.h $(PREFIX)/share/man/man3/gpufilt.3
+
+uninstall-lib:
+	rm -f $(LIB_INSTALLED:%=$(DESTDIR)%)
+
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install clean
+.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install clean uninstall-lib
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

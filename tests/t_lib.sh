@@ -81,3 +81,11 @@ if command -v mandoc >/dev/null 2>&1; then
 else
 	skip lib/man-lint "no mandoc"
 fi
+
+# make uninstall-lib takes back every file of the library, and only those.
+(cd "$ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s uninstall-lib \
+    PREFIX="$P" >"$L/uninstall.log" 2>&1)
+st=$?
+left=$(cd "$P" && find . \( -name '*gpufilt*' \) | sort | tr '\n' ' ')
+why="exit $st, left: $left $(tail -n 3 "$L/uninstall.log")"
+check lib/uninstall eval '[ $st -eq 0 ] && [ -z "$left" ] && [ -x "$P/bin/sobel" ]'
