@@ -280,7 +280,7 @@ static const char cli_common_help[] =
     "  --shard K/N     batch: only the inputs whose place in the sorted list\n"
     "                  is K modulo N (K from 0)\n"
     "  --max-pixels N  refuse larger images (default 2^28; 0: no limit)\n"
-    "  --no-autorotate keep JPEG and TIFF pixels as stored, not as their\n"
+    "  --no-autorotate keep JPEG, TIFF and WebP pixels as stored, not as their\n"
     "                  orientation tag says they are displayed\n"
     "  -j N            decoders and CPU threads (default: one per CPU online)\n"
     "  -f format       output format: pnm, png, jpeg, tiff or webp (default:\n"

@@ -124,6 +124,14 @@ void img_reader_release(struct img_reader *r, struct image *img);
 int img_orient(struct image *img, int orientation, struct gf_err *e);
 
 /*
+ * The Orientation (1-8) in IFD0 of an EXIF block of n bytes at p,
+ * "Exif\0\0" then a TIFF header, or the TIFF header alone (WebP's EXIF
+ * chunk); 1 (as stored) when there is none or the block is unreadable.
+ * libexif bounds every offset by the block's length.  lib/img_orient.c.
+ */
+int img_exif_orientation(const unsigned char *p, size_t n);
+
+/*
  * Row y of img with its samples scaled from maxval to top (255 or
  * 65535, rounded half up): img's own memory when maxval is top, else
  * buf (room for a row of top's samples).

@@ -3,7 +3,9 @@
  * libwebpdemux (demux.h, for animations).
  * In: lossy (VP8) and lossless (VP8L) files, with or without alpha, and
  * the first frame of an animation as it is displayed (composited on its
- * canvas); RGB, or RGB+alpha when the file says it has alpha, 8 bit.
+ * canvas); RGB, or RGB+alpha when the file says it has alpha, 8 bit;
+ * turned as an EXIF chunk's Orientation says, unless the reader keeps
+ * pixels as stored.
  * The canvas size is parsed from the sniffed header and checked (sides,
  * pixel limit, and a RIFF length longer than the file) before the file
  * is read whole and anything decoded; damaged data fails the image.
@@ -172,6 +174,25 @@ webp_decode_first_frame(struct img_reader *r, const struct img_input *in,
 	return ret;
 }
 
+/* The Orientation of the file's EXIF chunk (parsed by libwebpdemux); 1 if none. */
+static int
+webp_orientation(const struct img_input *in)
+{
+	WebPData data = {in->p, in->len};
+	WebPDemuxer *dmx = WebPDemux(&data);
+	WebPChunkIterator it;
+	int o = 1;
+
+	if (dmx == NULL)
+		return 1;
+	if (WebPDemuxGetChunk(dmx, "EXIF", 1, &it)) {
+		o = img_exif_orientation(it.chunk.bytes, it.chunk.size);
+		WebPDemuxReleaseChunkIterator(&it);
+	}
+	WebPDemuxDelete(dmx);
+	return o;
+}
+
 int
 img_webp_read(struct img_reader *r, struct image *img, struct gf_err *e)
 {
@@ -197,6 +218,8 @@ img_webp_read(struct img_reader *r, struct image *img, struct gf_err *e)
 	}
 	ret = ft.has_animation ? webp_decode_first_frame(r, &in, img, e) :
 	    webp_decode_still(r, &in, img, e);
+	if (ret == 0 && r->autorotate)
+		ret = img_orient(img, webp_orientation(&in), e);
 	img_input_free(&in);
 	if (ret < 0) {
 		img_reader_release(r, img);

@@ -2,7 +2,8 @@
  * webp_test - WebP in and out (lib/img_webp.c): lossless round trips
  * exact (gray, RGB, alpha, colour under transparent pixels, a scaled
  * maxval), lossy at a quality, the first frame of an animation made
- * here with libwebpmux's encoder, 16-bit and oversized results refused,
+ * here with libwebpmux's encoder, an EXIF orientation applied (or not),
+ * 16-bit and oversized results refused,
  * and damaged, truncated and oversized files refused with a message.
  * Prints "pass NAME" or "fail NAME: why".
  */
@@ -15,6 +16,7 @@
 #include <webp/mux.h>
 
 #include "img.h"
+#include "img_int.h"
 #include "unit.h"
 
 /* A file of bytes in a fresh temporary path (len of them); 0 or -1. */
@@ -55,10 +57,13 @@ encode(const struct image *img, int quality, unsigned char **buf, size_t *len,
 	return ret;
 }
 
-/* Reads bytes as a file; 1 with the image, else -1 with e. */
+/*
+ * Reads bytes as a file, pixels turned by their EXIF orientation when
+ * autorotate; 1 with the image, else -1 with e.
+ */
 static int
-decode(const unsigned char *bytes, size_t len, long long max_pixels,
-    struct image *img, struct gf_err *e)
+decode_as(const unsigned char *bytes, size_t len, long long max_pixels,
+    int autorotate, struct image *img, struct gf_err *e)
 {
 	char path[32];
 	FILE *f;
@@ -71,6 +76,7 @@ decode(const unsigned char *bytes, size_t len, long long max_pixels,
 	    img_reader_open(&r, f, "input", e) == 0) {
 		if (max_pixels >= 0)
 			img_reader_set_max_pixels(r, max_pixels);
+		img_reader_set_autorotate(r, autorotate);
 		ret = img_read_next(r, img, e);
 		img_reader_close(r);
 	}
@@ -78,6 +84,13 @@ decode(const unsigned char *bytes, size_t len, long long max_pixels,
 		fclose(f);
 	remove(path);
 	return ret;
+}
+
+static int
+decode(const unsigned char *bytes, size_t len, long long max_pixels,
+    struct image *img, struct gf_err *e)
+{
+	return decode_as(bytes, len, max_pixels, 1, img, e);
 }
 
 /* The RGB(A) samples WebP keeps of sample i of img: gray as RGB, scaled to 255. */
@@ -281,6 +294,57 @@ test_animation(void)
 		WebPAnimEncoderDelete(enc);
 }
 
+/*
+ * An EXIF chunk (a bare TIFF header, as WebP writers store it) saying
+ * Orientation 6: the 3 x 2 image comes back 2 x 3, turned as img_orient
+ * turns it; with autorotate off, as stored.
+ */
+static void
+test_orientation(void)
+{
+	static const unsigned char tiff[] = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0,
+	    0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0};
+	struct image img = image_noise(3, 2, 3, 255, 255, 5), turned = {0};
+	struct image back = {0}, stored = {0};
+	struct gf_err e = {{0}};
+	unsigned char *buf = NULL;
+	size_t len;
+	WebPData in, exif = {tiff, sizeof(tiff)}, out = {NULL, 0};
+	WebPMux *mux = NULL;
+	char why[600] = "";
+
+	if (encode(&img, 0, &buf, &len, &e) < 0) {
+		result("webp_exif_orientation_6", 0, "%s", e.msg);
+		img_free(&img);
+		return;
+	}
+	in = (WebPData){buf, len};
+	if ((mux = WebPMuxCreate(&in, 1)) == NULL ||
+	    WebPMuxSetChunk(mux, "EXIF", &exif, 1) != WEBP_MUX_OK ||
+	    WebPMuxAssemble(mux, &out) != WEBP_MUX_OK)
+		snprintf(why, sizeof(why), "libwebpmux added no EXIF chunk");
+	else if (decode(out.bytes, out.size, -1, &back, &e) != 1 ||
+	    decode_as(out.bytes, out.size, -1, 0, &stored, &e) != 1)
+		snprintf(why, sizeof(why), "%s", e.msg);
+	turned = image_of(3, 2, 3, 255, NULL);
+	memcpy(turned.px, img.px, img_bytes(&img));
+	if (why[0] == '\0' && img_orient(&turned, 6, &e) < 0)
+		snprintf(why, sizeof(why), "%s", e.msg);
+	result("webp_exif_orientation_6", why[0] == '\0' && back.width == 2 &&
+	    back.height == 3 && memcmp(back.px, turned.px, 18) == 0, "%s got %dx%d",
+	    why, back.width, back.height);
+	result("webp_exif_orientation_kept", why[0] == '\0' &&
+	    stored.width == 3 && memcmp(stored.px, img.px, 18) == 0, "%s got %dx%d",
+	    why, stored.width, stored.height);
+	WebPDataClear(&out);
+	WebPMuxDelete(mux);
+	free(buf);
+	img_free(&img);
+	img_free(&turned);
+	img_free(&back);
+	img_free(&stored);
+}
+
 /* What cannot be WebP is refused, naming what can. */
 static void
 test_refused_out(void)
@@ -380,6 +444,7 @@ main(void)
 	test_lossless();
 	test_lossy();
 	test_animation();
+	test_orientation();
 	test_refused_out();
 	test_damaged();
 	return nfail > 0;
