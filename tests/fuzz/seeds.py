@@ -363,7 +363,8 @@ def image_seeds():
 
 def webp_seeds():
     """WebPs made by libwebp 1.2.4 (lossless and lossy, with and without
-    alpha, a two-frame animation), kept as bytes: Python has no encoder."""
+    alpha, a two-frame animation, an EXIF Orientation 6), kept as bytes:
+    Python has no encoder."""
     s = {}
     s['lossless-rgb.webp'] = bytes.fromhex(
         '5249464648000000574542505650384c3c0000002f038000005f4010082290c61a03ec6f'
@@ -388,6 +389,10 @@ def webp_seeds():
         '130000002f02400000173001fd9f80f90f6e284944ff0300414e4d462c00000000000000'
         '0000020000010000640000025650384c130000002f0240001017300113d0ff010c6e2849'
         '44ff0300')
+    s['exif-orientation-6.webp'] = bytes.fromhex(
+        '524946466400000057454250565038580a000000080000000200000100005650384c2400'
+        '00002f024000002f20104808e2d89f718939b9c6c9fc27b6a1a66d0336d4f9975323fa1f'
+        'd30b455849461a00000049492a0008000000010012010300010000000600000000000000')
     return s
 
 
