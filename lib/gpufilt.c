@@ -7,6 +7,7 @@
  * Internal messages (struct gf_err) become the caller's gf_error with a
  * code.  Only the names of lib/gpufilt.sym leave the shared library.
  */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -472,15 +473,42 @@ gf_image_free(gf_image *img)
 	}
 }
 
+/* The first image of path, read as flags say, into res; -1 with e. */
+static int
+load_image(const char *path, int flags, struct image *res, struct gf_err *e)
+{
+	struct img_reader *r;
+	FILE *f = fopen(path, "rb");
+	int ret = -1;
+
+	if (f == NULL)
+		return gf_fail(e, "cannot open %s: %s", path, strerror(errno));
+	if (img_reader_open(&r, f, path, e) == 0) {
+		img_reader_set_gray(r, (flags & GF_LOAD_GRAY) != 0);
+		img_reader_set_autorotate(r, (flags & GF_LOAD_AS_STORED) == 0);
+		ret = img_read_next(r, res, e) > 0 ? 0 : -1;
+		img_reader_close(r);
+	}
+	fclose(f);
+	if (ret == 0 && (flags & GF_LOAD_GRAY) && res->channels != 1)
+		img_gray_in_place(res);
+	return ret;
+}
+
 int
-gf_load(const char *path, gf_image *img, gf_error *err)
+gf_load(const char *path, gf_image *img, int flags, gf_error *err)
 {
 	struct image res = {0};
 	struct gf_err e = {{0}};
 
 	if (path == NULL || img == NULL)
 		return fail(err, GF_EINVAL, "gf_load needs a path and an image");
-	if (img_load(path, &res, &e) < 0)
+	if (flags & ~(GF_LOAD_GRAY | GF_LOAD_AS_STORED)) {
+		snprintf(e.msg, sizeof(e.msg), "gf_load's flags are 0x%x; only "
+		    "GF_LOAD_GRAY and GF_LOAD_AS_STORED are known", (unsigned)flags);
+		return fail(err, GF_EINVAL, e.msg);
+	}
+	if (load_image(path, flags, &res, &e) < 0)
 		return fail(err, cpu_code(&e) == GF_ENOMEM ? GF_ENOMEM : GF_EIMAGE,
 		    e.msg);
 	image_out(&res, img);

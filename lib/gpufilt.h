@@ -154,13 +154,23 @@ int gf_conv2d_device(gf_context *ctx, const gf_image *in,
 int gf_edge_device(gf_context *ctx, const gf_image *in, const gf_image *out,
     const gf_options *o, struct CUstream_st *stream, gf_error *err);
 
+/* gf_load's flags. */
+#define GF_LOAD_GRAY 1          /* as sobel and edge read: gray (see below) */
+#define GF_LOAD_AS_STORED 2     /* no orientation applied (--no-autorotate) */
+
 /*
  * Reads the first image of a file in any format the tools read (PNM,
- * PNG, JPEG, TIFF, WebP, BMP, TGA, GIF; EXIF orientation applied), and
- * writes one in the format of the name's extension (.pgm .ppm .pam .png
- * .jpg .tif .webp; PNM without one), whole or not at all.
+ * PNG, JPEG, TIFF, WebP, BMP, TGA, GIF), turned as its EXIF or TIFF
+ * orientation says unless GF_LOAD_AS_STORED.  With GF_LOAD_GRAY, colour
+ * comes out gray, one channel, as sobel(1) and edge(1) make it: a
+ * colour JPEG as its luma (the Y plane it stores), other colour as
+ * (299 R + 587 G + 114 B + 500) / 1000, alpha dropped; gf_sobel and
+ * gf_edge make colour gray by that formula, so only an image loaded
+ * gray gives the tools' bytes for a colour JPEG.  gf_save writes one
+ * image in the format of the name's extension (.pgm .ppm .pam .png .jpg
+ * .tif .webp; PNM without one), whole or not at all.
  */
-int gf_load(const char *path, gf_image *img, gf_error *err);
+int gf_load(const char *path, gf_image *img, int flags, gf_error *err);
 int gf_save(const char *path, const gf_image *img, gf_error *err);
 
 /* Frees what gf_load or a host filter made; data becomes NULL. */

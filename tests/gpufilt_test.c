@@ -186,7 +186,7 @@ load(const char *dir, const char *name)
 	gf_error err;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (gf_load(path, &img, &err) != GF_OK) {
+	if (gf_load(path, &img, 0, &err) != GF_OK) {
 		printf("fail load_%s: %s\n", name, err.message);
 		exit(1);
 	}
@@ -346,10 +346,14 @@ test_arguments(gf_context *ctx)
 	gf_image img = {0}, out;
 	gf_error err = {0, ""};
 
-	result("load_missing", gf_load("samples/nosuch.png", &img, &err) ==
+	result("load_missing", gf_load("samples/nosuch.png", &img, 0, &err) ==
 	    GF_EIMAGE && strstr(err.message, "nosuch.png") && img.data == NULL,
 	    "code %d: %s", err.code, err.message);
-	result("load_null_path", gf_load(NULL, &img, NULL) == GF_EINVAL, "unexpected result");
+	result("load_null_path", gf_load(NULL, &img, 0, NULL) == GF_EINVAL,
+	    "unexpected result");
+	result("load_bad_flags", gf_load("samples/coins.pgm", &img, 8, &err) ==
+	    GF_EINVAL && strstr(err.message, "0x8"), "code %d: %s", err.code,
+	    err.message);
 	result("sobel_null_input", gf_sobel(ctx, NULL, &out, NULL, &err) ==
 	    GF_EINVAL && strstr(err.message, "NULL"), "%s", err.message);
 	result("save_bad_extension", gf_save("/tmp/gpufilt_test.gif", &img, &err)

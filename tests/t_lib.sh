@@ -34,12 +34,18 @@ why="pkg-config: $(cat "$L/pc.err"); $(cc -o "$L/edges" "$L/edges.c" $flags 2>&1
 check lib/readme-program-builds eval '[ -n "$flags" ] && [ $(wc -l <"$L/edges.c") -ge 15 ] &&
     cc -Wall -Wextra -Werror -o "$L/edges" "$L/edges.c" $flags'
 
-"$BIN/sobel" -q -t 60 "$SAMPLES/coins.pgm" "$L/tool.png" 2>"$L/err"
-LD_LIBRARY_PATH="$P/lib" "$L/edges" "$SAMPLES/coins.pgm" "$L/edges.png" >"$L/out" 2>>"$L/err"
-st=$?
-why="exit $st: $(cat "$L/out" "$L/err")"
-check lib/readme-program-equals-tool eval '[ $st -eq 0 ] && cmp -s "$L/edges.png" "$L/tool.png" &&
-    grep -q "^$L/edges.png: 384 x 303 on " "$L/out"'
+# A gray PGM, a colour PNG and a colour JPEG (read as its luma, as sobel does).
+for pair in coins.pgm:384x303 chelsea.png:451x300 small.jpg:; do
+	in=${pair%%:*} size=${pair#*:}
+	"$BIN/sobel" -q -t 60 "$SAMPLES/$in" "$L/tool-$in.png" 2>"$L/err"
+	LD_LIBRARY_PATH="$P/lib" "$L/edges" "$SAMPLES/$in" "$L/edges-$in.png" >"$L/out" 2>>"$L/err"
+	st=$?
+	why="exit $st: $(cat "$L/out" "$L/err")"
+	check lib/readme-program-equals-tool/$in eval '[ $st -eq 0 ] &&
+	    cmp -s "$L/edges-$in.png" "$L/tool-$in.png" &&
+	    grep -q "^$L/edges-$in.png: ${size%x*}[0-9]* x ${size#*x}[0-9]* on " "$L/out"'
+done
+cp "$L/tool-coins.pgm.png" "$L/tool.png"
 LD_LIBRARY_PATH="$P/lib" "$L/edges" "$L/missing.png" "$L/x.png" >"$L/out" 2>"$L/err"
 st=$?
 why="exit $st: $(cat "$L/out" "$L/err")"
