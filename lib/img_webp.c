@@ -337,11 +337,11 @@ img_webp_write(FILE *f, const struct image *img, int quality,
 
 	if (img->maxval > 255)
 		return gf_fail(e, "cannot write %s as WebP: the image is 16 bit "
-		    "(maxval %u) and WebP holds 8; write PNG, TIFF or PNM", name,
+		    "(maxval %u) and WebP holds 8; write " IMG_FORMATS_16BIT, name,
 		    img->maxval);
 	if (img->width > WEBP_MAX_SIDE || img->height > WEBP_MAX_SIDE)
 		return gf_fail(e, "cannot write %s as WebP: the image is %d x %d "
-		    "and WebP holds at most %d x %d; write PNG, TIFF or PNM", name,
+		    "and WebP holds at most %d x %d; write " IMG_FORMATS_16BIT, name,
 		    img->width, img->height, WEBP_MAX_SIDE, WEBP_MAX_SIDE);
 	if (webp_pack(img, &px, &bpp, e) < 0)
 		return -1;

@@ -31,4 +31,4 @@ check webp/quality-lossy eval '[ $st -eq 0 ] && [ "$(chunk_at "$W/lossy.webp" 12
 st=$?
 why="exit $st: $(cat "$W/err")"
 check webp/16bit-refused eval '[ $st -eq 1 ] && [ ! -e "$W/astro.webp" ] &&
-    grep -q "16 bit (maxval 65535) and WebP holds 8; write PNG, TIFF or PNM" "$W/err"'
+    grep -q "16 bit (maxval 65535) and WebP holds 8; write PNG (.png), TIFF (.tif) or PNM" "$W/err"'
