@@ -141,9 +141,10 @@ int gf_edge(gf_context *ctx, const gf_image *in, gf_image *out,
  * maxval.  The work is queued in stream order; a call returns before it
  * ends, except that -t auto and --auto wait for stream to read their
  * threshold back, and a conv2d kernel whose taps differ from the last
- * one's on the device waits for the device.  The library shares the CUDA
- * runtime of the program (libcudart.so), so its streams and pointers
- * are the program's.
+ * one's on the device waits for the device.  libgpufilt.so links the
+ * shared CUDA runtime (libcudart.so): link the program with it too
+ * (nvcc -cudart shared), so that one runtime holds the program's streams
+ * and pointers and the library's.
  */
 struct CUstream_st;
 int gf_sobel_device(gf_context *ctx, const gf_image *in, const gf_image *out,
