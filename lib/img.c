@@ -5,9 +5,9 @@
  * pixel-limit checks every decoder makes from the header, and the
  * writers' dispatch.  The decoders live one format per file:
  * img_pnm.c (libnetpbm), img_png.c (libdeflate, libpng), img_jpeg.c
- * (libjpeg-turbo), img_tiff.c (libtiff), img_stb.c (stb_image for BMP,
- * TGA and GIF).  img_reader_input holds a stream in memory for the
- * decoders that want it whole (PNG, TIFF).
+ * (libjpeg-turbo), img_tiff.c (libtiff), img_webp.c (libwebp), img_stb.c
+ * (stb_image for BMP, TGA and GIF).  img_reader_input holds a stream in
+ * memory for the decoders that want it whole (PNG, TIFF, WebP).
  *
  * A stream is any sequence of PNM, PNG and JPEG images: each decoder
  * leaves the stream where its image ended (img_reader_unread,
@@ -34,7 +34,8 @@ static const struct {
 } img_exts[] = {
 	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PPM}, {"pnm", IMG_FORMAT_PNM},
 	{"pam", IMG_FORMAT_PAM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
-	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF}
+	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF},
+	{"webp", IMG_FORMAT_WEBP}
 };
 #define IMG_NEXTS (sizeof(img_exts) / sizeof(img_exts[0]))
 
@@ -49,9 +50,11 @@ img_format_parse(const char *s, enum img_format *f, struct gf_err *e)
 		*f = IMG_FORMAT_JPEG;
 	else if (strcmp(s, "tiff") == 0 || strcmp(s, "tif") == 0)
 		*f = IMG_FORMAT_TIFF;
+	else if (strcmp(s, "webp") == 0)
+		*f = IMG_FORMAT_WEBP;
 	else
 		return gf_fail(e, "'%s' is not an output format; choose pnm, png, "
-		    "jpeg or tiff", s);
+		    "jpeg, tiff or webp", s);
 	return 0;
 }
 
@@ -100,8 +103,8 @@ img_format_check(const char *path, enum img_format asked, struct gf_err *e)
 		return 0;
 	return gf_fail(e, "%s: cannot write .%s files; the output name must end "
 	    "in .pgm, .ppm, .pnm, .pam (PNM), .png, .jpg, .jpeg (JPEG) or .tif, "
-	    ".tiff (TIFF), or have no extension (PNM), or give -f "
-	    "pnm|png|jpeg|tiff", path,
+	    ".tiff (TIFF), .webp (WebP), or have no extension (PNM), or give -f "
+	    "pnm|png|jpeg|tiff|webp", path,
 	    path_ext(path));
 }
 
@@ -114,6 +117,8 @@ img_format_ext(enum img_format f, const struct image *img)
 		return "jpg";
 	if (f == IMG_FORMAT_TIFF)
 		return "tif";
+	if (f == IMG_FORMAT_WEBP)
+		return "webp";
 	if (f == IMG_FORMAT_PPM)
 		return "ppm";
 	if (f == IMG_FORMAT_PAM || img_has_alpha(img))
@@ -125,7 +130,7 @@ const char *
 img_format_name(enum img_format f)
 {
 	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF",
-	    "PPM", "PAM"};
+	    "PPM", "PAM", "WebP"};
 
 	return names[f];
 }
@@ -562,6 +567,8 @@ sniff(const unsigned char *b, size_t n)
 	if (n >= 4 && (memcmp(b, "II*\0", 4) == 0 || memcmp(b, "MM\0*", 4) == 0 ||
 	    memcmp(b, "II+\0", 4) == 0 || memcmp(b, "MM\0+", 4) == 0))
 		return IMG_KIND_TIFF;
+	if (n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
+		return IMG_KIND_WEBP;
 	if (n >= 2 && b[0] == 'B' && b[1] == 'M')
 		return IMG_KIND_BMP;
 	if (sniff_tga(b, n))
@@ -573,8 +580,8 @@ sniff(const unsigned char *b, size_t n)
  * The image of a stream that does not start with 'P': sniffs the first
  * bytes (up to IMG_HEAD_MAX) and hands the stream to the decoder they
  * name.  After an image only a PNG or a JPEG
- * (or a PNM) may follow; TIFF, BMP, TGA and GIF are read to the end of
- * the stream.
+ * (or a PNM) may follow; TIFF, WebP, BMP, TGA and GIF are read to the
+ * end of the stream.
  */
 static int
 read_other(struct img_reader *r, struct image *img, struct gf_err *e)
@@ -598,6 +605,9 @@ read_other(struct img_reader *r, struct image *img, struct gf_err *e)
 	case IMG_KIND_TIFF:
 		r->done = 1;
 		return img_tiff_read(r, img, e);
+	case IMG_KIND_WEBP:
+		r->done = 1;
+		return img_webp_read(r, img, e);
 	case IMG_KIND_UNKNOWN:
 		break;
 	default:
@@ -605,7 +615,7 @@ read_other(struct img_reader *r, struct image *img, struct gf_err *e)
 		return img_stb_read(r, kind, img, e);
 	}
 	return gf_fail(e, "%s: not an image this tool reads (PNM, PNG, JPEG, "
-	    "TIFF, BMP, TGA, GIF): it starts with the bytes %02x %02x",
+	    "TIFF, WebP, BMP, TGA, GIF): it starts with the bytes %02x %02x",
 	    r->name, r->head[0], r->nhead > 1 ? r->head[1] : 0);
 }
 
@@ -656,6 +666,8 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 		    IMG_JPEG_QUALITY, name, e);
 	if (fmt == IMG_FORMAT_TIFF)
 		return img_tiff_write(f, img, name, e);
+	if (fmt == IMG_FORMAT_WEBP)
+		return img_webp_write(f, img, quality, name, e);
 	return img_pnm_write(f, img, fmt, name, e);
 }
 

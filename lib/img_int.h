@@ -24,7 +24,8 @@ enum img_kind {
 	IMG_KIND_BMP,
 	IMG_KIND_TGA,
 	IMG_KIND_GIF,
-	IMG_KIND_TIFF
+	IMG_KIND_TIFF,
+	IMG_KIND_WEBP
 };
 
 struct img_tiff;
@@ -141,6 +142,14 @@ void img_reader_release(struct img_reader *r, struct image *img);
 int img_orient(struct image *img, int orientation, struct gf_err *e);
 
 /*
+ * The Orientation (1-8) in IFD0 of an EXIF block of n bytes at p,
+ * "Exif\0\0" then a TIFF header, or the TIFF header alone (WebP's EXIF
+ * chunk); 1 (as stored) when there is none or the block is unreadable.
+ * libexif bounds every offset by the block's length.  lib/img_orient.c.
+ */
+int img_exif_orientation(const unsigned char *p, size_t n);
+
+/*
  * Row y of img with its samples scaled from maxval to top (255 or
  * 65535, rounded half up): img's own memory when maxval is top, else
  * buf (room for a row of top's samples).
@@ -152,6 +161,7 @@ const void *img_out_row(const struct image *img, int y, unsigned top,
 int img_pnm_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_png_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e);
+int img_webp_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
     struct gf_err *e);
 
@@ -189,6 +199,9 @@ int img_jpeg_write(FILE *f, const struct image *img, int quality,
     const char *name, struct gf_err *e);
 int img_tiff_write(FILE *f, const struct image *img, const char *name,
     struct gf_err *e);
+/* quality 0: lossless; 1-100: lossy at that quality. */
+int img_webp_write(FILE *f, const struct image *img, int quality,
+    const char *name, struct gf_err *e);
 
 /* Little-endian fields of a header. */
 static inline unsigned
