@@ -80,6 +80,10 @@ plan_integer(const struct conv2d_filter *p, int sign, double d,
 	for (int i = 0; i < k->kh; i++)
 		pl->taps.fcol[i] = (float)pl->taps.icol[i];
 	c->div = (int64_t)d;
+	c->pow2 = 0;
+	for (int s = 0; s < 62 && c->pow2 == 0; s++)
+		if (c->div == (int64_t)1 << s)
+			c->pow2 = s + 1;
 	c->bias = (int64_t)p->bias;
 	bound = sumabs * (int64_t)c->maxval;
 	rowbound = rowabs * (int64_t)c->maxval;

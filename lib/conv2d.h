@@ -68,11 +68,14 @@ int kspec_parse(const char *text, struct kspec *k, struct gf_err *e);
 int kspec_parse_divisor(const char *text, double *d, struct gf_err *e);
 
 /*
- * The normalized Gaussian gauss:SIGMA[:SIZE] (size 0: 2*ceil(3*sigma)+1).
- * Its 1D taps are computed in double and rounded to float once; the 2D
- * taps are the float-rounded products of those, so every path uses the
- * same float values.
+ * The normalized Gaussian gauss:SIGMA[:SIZE] in fixed point: 1D taps
+ * exp(-(i-r)^2 / (2 SIGMA^2)) / sum over SIZE taps (0: 2*ceil(3*SIGMA)+1),
+ * made integers summing to KSPEC_GAUSS_ONE by gauss_round (lib/kspec.c),
+ * and with SIZE 0 the end pairs that round to 0 dropped.  The 2D taps
+ * are the products, the divisor their sum, KSPEC_GAUSS_ONE^2: an integer
+ * kernel, exact on every path.
  */
+#define KSPEC_GAUSS_ONE 256
 int kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e);
 
 /* Fills integer and separable (with col, row) from taps, kw and kh. */

@@ -29,6 +29,7 @@ struct conv_job {
 	const struct conv2d_plan *pl;
 	int *xmap, *ymap;
 	int nbands;
+	int sep8;               /* the 16-bit lanes path below */
 };
 
 /*
@@ -106,11 +107,28 @@ finish_row_i32_core(const int32_t *acc, uint16_t *res, int n,
 		res[x] = (uint16_t)conv2d_finish_i32(acc[x], &k);
 }
 
+/* conv2d_finish_i32 for a divisor 2^s (pow2 = s + 1), without --abs. */
+GF_CLONES static void
+finish_row_i32_shift(const int32_t *acc, uint16_t *res, int n,
+    const struct conv2d_coef *c)
+{
+	int32_t half = (int32_t)(c->div >> 1), bias = (int32_t)c->bias;
+	int32_t maxval = (int32_t)c->maxval;
+	int s = c->pow2 - 1;
+
+	for (int x = 0; x < n; x++) {
+		int32_t r = ((acc[x] + half) >> s) + bias;
+		res[x] = (uint16_t)(r < 0 ? 0 : r > maxval ? maxval : r);
+	}
+}
+
 void
 conv2d_finish_row_i32(const int32_t *acc, uint16_t *res, int n,
     const struct conv2d_coef *c)
 {
-	if (c->div > 1)
+	if (c->pow2 > 0 && !c->abs)
+		finish_row_i32_shift(acc, res, n, c);
+	else if (c->div > 1 && c->pow2 == 0)
 		finish_row_i32_div(acc, res, n, c);
 	else
 		finish_row_i32_core(acc, res, n, c);
@@ -154,6 +172,237 @@ narrow_row8(const uint16_t *s, uint8_t *d, int n)
 	for (int x = 0; x < n; x++)
 		d[x] = (uint8_t)s[x];
 }
+
+/*
+ * ---- 8-bit separable kernels in 16-bit lanes (x86-64 with AVX2)
+ *
+ * The integer separable path of conv2d_core.h for 8-bit samples whose
+ * row factors are >= 0 and sum, times maxval, to at most 65535 (every
+ * Gaussian and box: KSPEC_GAUSS_ONE * 255 fits).  A row pass is then
+ * exact in unsigned 16-bit lanes, sixteen samples an instruction.  The
+ * ring keeps each row pass as the int16 H - 2^15, so that the column
+ * pass can take two rows at once with pmaddwd (int16 x int16 pairs
+ * summed into int32): sum c_i (H_i - 2^15), plus 2^15 sum c_i, all
+ * modulo 2^32, is the int32 sum that the core makes (which fits int32 in
+ * the I32 mode), so the finish sees the same integer.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CONV_SEP8 1
+
+/* One band's rows on this path; w16 = width rounded up to 16. */
+struct sep8_rows {
+	uint8_t *pad;           /* padded source row, w16 + kw - 1 + 16 bytes */
+	int16_t *ring;          /* kh row passes, w16 each, less 2^15 */
+	int32_t *acc;           /* the column pass, w16 */
+	uint16_t *res;          /* finished samples, w16 */
+	uint8_t *row8;          /* the output row, w16 bytes */
+	int w16;
+};
+
+static int
+sep8_width(int w)
+{
+	return (w + 15) / 16 * 16;
+}
+
+static size_t
+sep8_scratch(const struct conv2d_coef *c, int w)
+{
+	size_t w16 = (size_t)sep8_width(w);
+
+	return (w16 + c->kw + 64) + w16 * 2 * c->kh + w16 * 4 + w16 * 2 +
+	    w16 + 64;
+}
+
+static void
+sep8_carve(struct sep8_rows *r, const struct conv_job *j, char *m)
+{
+	const struct conv2d_coef *c = &j->pl->coef;
+	size_t w16 = (size_t)sep8_width(j->in->width);
+
+	r->w16 = (int)w16;
+	r->ring = (int16_t *)m;
+	r->acc = (int32_t *)(m + w16 * 2 * c->kh);
+	r->res = (uint16_t *)((char *)r->acc + w16 * 4);
+	r->row8 = (uint8_t *)((char *)r->res + w16 * 2);
+	r->pad = r->row8 + w16;
+}
+
+/* Whether the plan runs on this path (and the CPU has AVX2). */
+static int
+sep8_takes(const struct conv2d_plan *pl)
+{
+	const struct conv2d_coef *c = &pl->coef;
+	int64_t rsum = 0;
+
+	if (!pl->separable || c->mode != CONV2D_I32 || c->maxval > 255 ||
+	    !__builtin_cpu_supports("avx2"))
+		return 0;
+	for (int j = 0; j < c->kw; j++) {
+		if (pl->taps.irow[j] < 0)
+			return 0;
+		rsum += pl->taps.irow[j];
+	}
+	for (int i = 0; i < c->kh; i++)
+		if (pl->taps.icol[i] < -32767 || pl->taps.icol[i] > 32767)
+			return 0;
+	return rsum * c->maxval <= 65535;
+}
+
+/* Channel c of image row ry, padded through xmap, into pad (bytes). */
+static void
+sep8_load(const struct conv_job *j, int c, int ry, uint8_t *pad)
+{
+	const struct image *in = j->in;
+	int w = in->width, ch = in->channels, ax = j->pl->coef.ax;
+	int rw = w + j->pl->coef.kw - 1;
+	const uint8_t *src = (const uint8_t *)in->px + (size_t)ry * w * ch + c;
+
+	if (ch == 1)
+		memcpy(pad + ax, src, (size_t)w);
+	else
+		for (int x = 0; x < w; x++)
+			pad[ax + x] = src[(size_t)x * ch];
+	for (int x = 0; x < rw; x++) {
+		int xi = j->xmap[x];
+		if (x == ax)
+			x += w - 1;
+		else
+			pad[x] = xi < 0 ? 0 : src[(size_t)xi * ch];
+	}
+}
+
+/* dst[x] = sum_j row[j] pad[x + j] - 2^15 for x < w16, in 16-bit lanes. */
+__attribute__((target("avx2"))) static void
+sep8_row_pass(const uint8_t *pad, int16_t *dst, const int32_t *row, int kw,
+    int w16)
+{
+	const __m256i flip = _mm256_set1_epi16((short)0x8000);
+	__m256i t[CONV_MAX_K];
+	int sym = 1;
+
+	for (int j = 0; j < kw; j++) {
+		t[j] = _mm256_set1_epi16((short)row[j]);
+		sym &= row[j] == row[kw - 1 - j];
+	}
+	for (int x = 0; x < w16; x += 16) {
+		const uint8_t *p = pad + x;
+		__m256i a = flip;
+		int j = 0;
+		/* A symmetric pair sums its two samples first (<= 510). */
+		for (; sym && j < kw / 2; j++) {
+			__m256i u = _mm256_cvtepu8_epi16(_mm_loadu_si128(
+			    (const __m128i *)(p + j)));
+			__m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128(
+			    (const __m128i *)(p + kw - 1 - j)));
+			a = _mm256_add_epi16(a, _mm256_mullo_epi16(
+			    _mm256_add_epi16(u, v), t[j]));
+		}
+		for (int k = sym ? kw / 2 : 0; k < (sym ? (kw + 1) / 2 : kw); k++) {
+			__m256i u = _mm256_cvtepu8_epi16(_mm_loadu_si128(
+			    (const __m128i *)(p + k)));
+			a = _mm256_add_epi16(a, _mm256_mullo_epi16(u, t[k]));
+		}
+		_mm256_storeu_si256((__m256i *)(dst + x), a);
+	}
+}
+
+/*
+ * The column pass of output row y: acc[x] = sum_i col[i] H_{y+i}[x]
+ * (exact int32), from ring rows (y + i) % kh, two rows a pmaddwd.
+ */
+__attribute__((target("avx2"))) static void
+sep8_col_pass(const struct sep8_rows *r, const int32_t *col, int kh, int y)
+{
+	const int16_t *src[CONV_MAX_K + 1];
+	__m256i t[(CONV_MAX_K + 1) / 2];
+	uint32_t base = 0;
+	static const int16_t zero16[16];
+
+	for (int i = 0; i < kh; i++) {
+		src[i] = r->ring + (size_t)((y + i) % kh) * r->w16;
+		base += (uint32_t)col[i] * 32768u;
+	}
+	for (int i = 0; i < kh; i += 2) {
+		int32_t hi = i + 1 < kh ? col[i + 1] : 0;
+		t[i / 2] = _mm256_set1_epi32((int32_t)(((uint32_t)hi << 16) |
+		    (uint16_t)col[i]));
+	}
+	for (int x = 0; x < r->w16; x += 16) {
+		__m256i lo = _mm256_set1_epi32((int32_t)base), hi = lo;
+		for (int i = 0; i < kh; i += 2) {
+			__m256i a = _mm256_loadu_si256((const __m256i *)(src[i] + x));
+			__m256i b = i + 1 < kh ? _mm256_loadu_si256(
+			    (const __m256i *)(src[i + 1] + x)) :
+			    _mm256_loadu_si256((const __m256i *)zero16);
+			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(
+			    _mm256_unpacklo_epi16(a, b), t[i / 2]));
+			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(
+			    _mm256_unpackhi_epi16(a, b), t[i / 2]));
+		}
+		/* unpack works within 128-bit halves: lo holds x..x+3, x+8..x+11 */
+		_mm256_storeu_si256((__m256i *)(r->acc + x),
+		    _mm256_permute2x128_si256(lo, hi, 0x20));
+		_mm256_storeu_si256((__m256i *)(r->acc + x + 8),
+		    _mm256_permute2x128_si256(lo, hi, 0x31));
+	}
+}
+
+/* Output row y of channel c from the ring. */
+static void
+sep8_out_row(const struct conv_job *j, struct sep8_rows *r, int c, int y)
+{
+	const struct conv2d_coef *co = &j->pl->coef;
+	struct image *out = j->out;
+	int w = out->width, ch = out->channels;
+	uint8_t *dst = (uint8_t *)out->px + (size_t)y * w * ch + c;
+
+	sep8_col_pass(r, j->pl->taps.icol, co->kh, y);
+	conv2d_finish_row_i32(r->acc, r->res, w, co);
+	if (ch == 1) {
+		narrow_row8(r->res, dst, w);
+		return;
+	}
+	for (int x = 0; x < w; x++)
+		dst[(size_t)x * ch] = (uint8_t)r->res[x];
+}
+
+/* Ring row for virtual row vi: the row pass of its source row, or zeros. */
+static void
+sep8_fill(const struct conv_job *j, struct sep8_rows *r, int c, int vi)
+{
+	const struct conv2d_coef *co = &j->pl->coef;
+	int ry = j->ymap[vi];
+	int16_t *dst = r->ring + (size_t)(vi % co->kh) * r->w16;
+
+	if (ry < 0) {
+		for (int x = 0; x < r->w16; x++)
+			dst[x] = INT16_MIN;
+		return;
+	}
+	sep8_load(j, c, ry, r->pad);
+	sep8_row_pass(r->pad, dst, j->pl->taps.irow, co->kw, r->w16);
+}
+
+static void
+sep8_band(const struct conv_job *j, void *scratch, int y0, int y1)
+{
+	int kh = j->pl->coef.kh;
+	struct sep8_rows r;
+
+	sep8_carve(&r, j, scratch);
+	memset(r.pad, 0, (size_t)r.w16 + j->pl->coef.kw + 64);
+	for (int c = 0; c < img_colour_channels(j->in) && y0 < y1; c++) {
+		for (int v = y0; v < y0 + kh - 1; v++)
+			sep8_fill(j, &r, c, v);
+		for (int y = y0; y < y1; y++) {
+			sep8_fill(j, &r, c, y + kh - 1);
+			sep8_out_row(j, &r, c, y);
+		}
+	}
+}
+#endif
 
 /* ---- one band */
 
@@ -318,8 +567,16 @@ conv_band(void *arg, int b, void *scratch)
 	int kh = j->pl->coef.kh, y0, y1;
 	struct conv_rows r;
 
-	rows_carve(&r, j, scratch);
 	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
+#ifdef CONV_SEP8
+	if (j->sep8) {
+		sep8_band(j, scratch, y0, y1);
+		if (img_has_alpha(j->in))
+			copy_alpha(j->in, j->out, y0, y1);
+		return 0;
+	}
+#endif
+	rows_carve(&r, j, scratch);
 	for (int c = 0; c < img_colour_channels(j->in) && y0 < y1; c++) {
 		/* Output row y reads virtual rows y .. y + kh - 1 of ymap. */
 		for (int v = y0; v < y0 + kh - 1; v++)
@@ -358,7 +615,8 @@ conv2d_cpu(const struct image *in, struct image *out,
     const struct conv2d_filter *p, int nthreads, struct gf_err *e)
 {
 	struct conv2d_plan *pl = malloc(sizeof(*pl));
-	struct conv_job j = {in, out, pl, NULL, NULL, 0};
+	struct conv_job j = {in, out, pl, NULL, NULL, 0, 0};
+	size_t scratch;
 	int ret = -1;
 
 	out->px = NULL;
@@ -368,8 +626,13 @@ conv2d_cpu(const struct image *in, struct image *out,
 	    img_alloc_like(out, in, in->channels, e) < 0)
 		goto done;
 	j.nbands = pool_bands(in->height, nthreads, 2 * pl->coef.kh + 8);
-	if (maps_make(&j) < 0 || pool_run(nthreads, j.nbands,
-	    conv_scratch(&pl->coef, in->width), conv_band, &j) < 0)
+	scratch = conv_scratch(&pl->coef, in->width);
+#ifdef CONV_SEP8
+	if ((j.sep8 = sep8_takes(pl)) != 0)
+		scratch = sep8_scratch(&pl->coef, in->width);
+#endif
+	if (maps_make(&j) < 0 || pool_run(nthreads, j.nbands, scratch,
+	    conv_band, &j) < 0)
 		gf_fail(e, "out of memory for a %d x %d image", in->width,
 		    in->height);
 	else

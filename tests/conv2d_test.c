@@ -374,6 +374,36 @@ expect_kernel(const char *name, const char *text, int kw, int kh,
 	    k.integer, k.separable);
 }
 
+/*
+ * Gaussian taps in fixed point, worked by hand from the man page's rule.
+ * sigma 1.4, 11 taps: exp(-d^2 / 3.92) / 3.5092 * 256 for d = 5..1 is
+ * 0.124, 1.231, 7.340, 26.29, 56.54; rounding from the outside with the
+ * error carried in: 0.124 -> 0 (0.124 left), 1.355 -> 1 (0.355), 7.695 ->
+ * 8 (-0.305), 25.98 -> 26 (-0.02), 56.52 -> 57; the centre takes 256 -
+ * 2 * 92 = 72; the zero end pair is dropped unless the size was given.
+ * sigma 2, 5 taps: 0.6065 and 0.8825 of 3.9781, times 256: 39.03 -> 39,
+ * 56.79 + 0.03 -> 57, centre 256 - 192 = 64.
+ */
+static void
+test_gauss_taps(void)
+{
+	static const struct { const char *k; int n; double row[11]; } cases[] = {
+		{"gauss:1.4", 9, {1, 8, 26, 57, 72, 57, 26, 8, 1}},
+		{"gauss:1.4:11", 11, {0, 1, 8, 26, 57, 72, 57, 26, 8, 1, 0}},
+		{"gauss:2:5", 5, {39, 57, 64, 57, 39}},
+	};
+	static struct kspec k;
+	struct gf_err e = {{0}};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		int ok = kspec_parse(cases[c].k, &k, &e) == 0 && k.kw == cases[c].n;
+		for (int i = 0; ok && i < cases[c].n; i++)
+			ok = k.row[i] == cases[c].row[i] && k.col[i] == cases[c].row[i];
+		result(cases[c].k, ok, "got %d taps, the middle one %g", k.kw,
+		    k.row[k.kw / 2]);
+	}
+}
+
 static void
 expect_error(const char *name, const char *text, const char *needle)
 {
@@ -406,9 +436,9 @@ test_kspec(void)
 	expect_kernel("kspec_laplace", "laplace", 3, 3, NULL, 1, 0);
 	expect_kernel("kspec_identity", "identity", 3, 3, NULL, 1, 1);
 	expect_kernel("kspec_box", "box:4", 4, 4, NULL, 1, 1);
-	expect_kernel("kspec_gauss_size", "gauss:1.4", 11, 11, NULL, 0, 1);
-	expect_kernel("kspec_gauss4_25", "gauss:4", 25, 25, NULL, 0, 1);
-	expect_kernel("kspec_gauss_given_size", "gauss:2:5", 5, 5, NULL, 0, 1);
+	expect_kernel("kspec_gauss_size", "gauss:1.4", 9, 9, NULL, 1, 1);
+	expect_kernel("kspec_gauss4_23", "gauss:4", 23, 23, NULL, 1, 1);
+	expect_kernel("kspec_gauss_given_size", "gauss:2:5", 5, 5, NULL, 1, 1);
 	expect_kernel("kspec_2x3", "1 2 3; 4 5 6", 3, 2, odd, 1, 0);
 	expect_kernel("kspec_rank1_int", "2 4; 3 6", 2, 2, NULL, 1, 1);
 	expect_kernel("kspec_rank1_neg", "0 0 0; -2 0 2; -1 0 1", 3, 3, NULL, 1, 1);
@@ -807,6 +837,7 @@ int
 main(void)
 {
 	test_kspec();
+	test_gauss_taps();
 	test_border_1x1();
 	test_border_2x3();
 	test_border_1x700();
