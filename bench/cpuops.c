@@ -1,12 +1,13 @@
 /*
  * cpuops - the CPU path's operations timed in process, compute only: the
  * image is read once, then each operation runs RUNS times on THREADS
- * threads and its median is printed in milliseconds, one line an
- * operation.  The same basis as OpenCV called from Python in a loop
+ * threads and its median and minimum are printed in milliseconds, one
+ * line an operation.  The same basis as OpenCV called from Python in a loop
  * (bench/cpu.sh prints the two side by side): output buffers are
  * allocated by every call, as cv2's are, from memory the process has
  * already touched.
- * Usage: cpuops IMAGE THREADS RUNS
+ * Usage: cpuops IMAGE THREADS RUNS [NAME]   (NAME: only the operations
+ * whose name holds it)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,9 +104,9 @@ main(int argc, char **argv)
 	double t[MAX_RUNS];
 	int n, runs;
 
-	if (argc != 4 || (n = atoi(argv[2])) < 1 || (runs = atoi(argv[3])) < 1 ||
+	if (argc < 4 || argc > 5 || (n = atoi(argv[2])) < 1 || (runs = atoi(argv[3])) < 1 ||
 	    runs > MAX_RUNS) {
-		fprintf(stderr, "usage: cpuops IMAGE THREADS RUNS (1 to %d)\n",
+		fprintf(stderr, "usage: cpuops IMAGE THREADS RUNS [NAME] (RUNS 1 to %d)\n",
 		    MAX_RUNS);
 		return 2;
 	}
@@ -114,6 +115,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		if (argc == 5 && strstr(ops[k].name, argv[4]) == NULL)
+			continue;
 		for (int i = 0; i < runs; i++) {
 			double t0 = now_ms();
 			if (run_op(&ops[k], &in, n, &e) < 0) {
@@ -123,7 +126,7 @@ main(int argc, char **argv)
 			t[i] = now_ms() - t0;
 		}
 		qsort(t, (size_t)runs, sizeof(t[0]), cmp_double);
-		printf("%s\t%.2f\n", ops[k].name, t[(runs - 1) / 2]);
+		printf("%s\t%.2f\t%.2f\n", ops[k].name, t[(runs - 1) / 2], t[0]);
 	}
 	img_free(&in);
 	return fclose(stdout) != 0;

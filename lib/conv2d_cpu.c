@@ -309,43 +309,92 @@ sep8_row_pass(const uint8_t *pad, int16_t *dst, const int32_t *row, int kw,
 }
 
 /*
- * The column pass of output row y: acc[x] = sum_i col[i] H_{y+i}[x]
- * (exact int32), from ring rows (y + i) % kh, two rows a pmaddwd.
+ * The column pass of output row y over np pairs of ring rows src[2k],
+ * src[2k + 1] with taps t[k] (col[2k] low, col[2k + 1] high: pmaddwd's
+ * two products summed): acc[x] = sum_i col[i] H_{y+i}[x] (exact int32;
+ * base folds in the rows' 2^15 offsets).  With a power-of-two divisor
+ * and no --abs it also finishes: out8 (w bytes) gets conv2d_finish_i32's
+ * samples, each (acc + div/2) >> s plus the bias, clamped to [0, maxval]
+ * (int16 saturation on the way keeps the clamp's answer, maxval being at
+ * most 255), and acc is not written.  Inlined with np a constant, so that
+ * the rows and taps stay in registers.
+ */
+__attribute__((target("avx2"), always_inline)) static inline void
+sep8_cols(const struct sep8_rows *r, const struct conv2d_coef *c,
+    const int16_t *const *src, const __m256i *t, int np, uint32_t base,
+    uint8_t *out8, int w)
+{
+	const int s = c->pow2 - 1;
+	const __m256i half = _mm256_set1_epi32((int32_t)(c->div >> 1));
+	const __m256i bias = _mm256_set1_epi32((int32_t)c->bias);
+	const __m256i top = _mm256_set1_epi16((short)c->maxval);
+	const __m256i zero = _mm256_setzero_si256();
+
+	for (int x = 0; x < r->w16; x += 16) {
+		__m256i lo = _mm256_set1_epi32((int32_t)base), hi = lo;
+		for (int k = 0; k < np; k++) {
+			__m256i a = _mm256_loadu_si256((const __m256i *)(src[2 * k] + x));
+			__m256i b = _mm256_loadu_si256((const __m256i *)(src[2 * k + 1] + x));
+			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(
+			    _mm256_unpacklo_epi16(a, b), t[k]));
+			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(
+			    _mm256_unpackhi_epi16(a, b), t[k]));
+		}
+		/* unpack works within 128-bit halves: lo holds x..x+3, x+8..x+11 */
+		if (out8 == NULL) {
+			_mm256_storeu_si256((__m256i *)(r->acc + x),
+			    _mm256_permute2x128_si256(lo, hi, 0x20));
+			_mm256_storeu_si256((__m256i *)(r->acc + x + 8),
+			    _mm256_permute2x128_si256(lo, hi, 0x31));
+			continue;
+		}
+		lo = _mm256_add_epi32(_mm256_srai_epi32(_mm256_add_epi32(lo, half),
+		    s), bias);
+		hi = _mm256_add_epi32(_mm256_srai_epi32(_mm256_add_epi32(hi, half),
+		    s), bias);
+		/* packs undoes unpack's order: x..x+7 | x+8..x+15 */
+		__m256i v = _mm256_min_epi16(_mm256_max_epi16(
+		    _mm256_packs_epi32(lo, hi), zero), top);
+		v = _mm256_permute4x64_epi64(_mm256_packus_epi16(v, v), 0x08);
+		if (x + 16 <= w) {
+			_mm_storeu_si128((__m128i *)(out8 + x), _mm256_castsi256_si128(v));
+		} else {
+			uint8_t last[16];
+			_mm_storeu_si128((__m128i *)last, _mm256_castsi256_si128(v));
+			memcpy(out8 + x, last, (size_t)(w - x));
+		}
+	}
+}
+
+/*
+ * sep8_cols for output row y, w samples wide (out8 NULL: into r->acc).  An odd last row
+ * pairs with itself under a high tap of 0.
  */
 __attribute__((target("avx2"))) static void
-sep8_col_pass(const struct sep8_rows *r, const int32_t *col, int kh, int y)
+sep8_col_pass(const struct sep8_rows *r, const struct conv2d_coef *c,
+    const int32_t *col, int y, uint8_t *out8, int w)
 {
 	const int16_t *src[CONV_MAX_K + 1];
 	__m256i t[(CONV_MAX_K + 1) / 2];
+	const int kh = c->kh, np = (kh + 1) / 2;
 	uint32_t base = 0;
-	static const int16_t zero16[16];
 
 	for (int i = 0; i < kh; i++) {
 		src[i] = r->ring + (size_t)((y + i) % kh) * r->w16;
 		base += (uint32_t)col[i] * 32768u;
 	}
+	src[kh] = r->ring;       /* any row: its tap is 0 */
 	for (int i = 0; i < kh; i += 2) {
 		int32_t hi = i + 1 < kh ? col[i + 1] : 0;
 		t[i / 2] = _mm256_set1_epi32((int32_t)(((uint32_t)hi << 16) |
 		    (uint16_t)col[i]));
 	}
-	for (int x = 0; x < r->w16; x += 16) {
-		__m256i lo = _mm256_set1_epi32((int32_t)base), hi = lo;
-		for (int i = 0; i < kh; i += 2) {
-			__m256i a = _mm256_loadu_si256((const __m256i *)(src[i] + x));
-			__m256i b = i + 1 < kh ? _mm256_loadu_si256(
-			    (const __m256i *)(src[i + 1] + x)) :
-			    _mm256_loadu_si256((const __m256i *)zero16);
-			lo = _mm256_add_epi32(lo, _mm256_madd_epi16(
-			    _mm256_unpacklo_epi16(a, b), t[i / 2]));
-			hi = _mm256_add_epi32(hi, _mm256_madd_epi16(
-			    _mm256_unpackhi_epi16(a, b), t[i / 2]));
-		}
-		/* unpack works within 128-bit halves: lo holds x..x+3, x+8..x+11 */
-		_mm256_storeu_si256((__m256i *)(r->acc + x),
-		    _mm256_permute2x128_si256(lo, hi, 0x20));
-		_mm256_storeu_si256((__m256i *)(r->acc + x + 8),
-		    _mm256_permute2x128_si256(lo, hi, 0x31));
+	switch (np) {
+	case 2: sep8_cols(r, c, src, t, 2, base, out8, w); break;
+	case 3: sep8_cols(r, c, src, t, 3, base, out8, w); break;
+	case 4: sep8_cols(r, c, src, t, 4, base, out8, w); break;
+	case 5: sep8_cols(r, c, src, t, 5, base, out8, w); break;
+	default: sep8_cols(r, c, src, t, np, base, out8, w); break;
 	}
 }
 
@@ -358,7 +407,14 @@ sep8_out_row(const struct conv_job *j, struct sep8_rows *r, int c, int y)
 	int w = out->width, ch = out->channels;
 	uint8_t *dst = (uint8_t *)out->px + (size_t)y * w * ch + c;
 
-	sep8_col_pass(r, j->pl->taps.icol, co->kh, y);
+	if (co->pow2 > 0 && !co->abs) {
+		sep8_col_pass(r, co, j->pl->taps.icol, y, ch == 1 ? dst : r->row8,
+		    w);
+		for (int x = 0; ch > 1 && x < w; x++)
+			dst[(size_t)x * ch] = r->row8[x];
+		return;
+	}
+	sep8_col_pass(r, co, j->pl->taps.icol, y, NULL, w);
 	conv2d_finish_row_i32(r->acc, r->res, w, co);
 	if (ch == 1) {
 		narrow_row8(r->res, dst, w);
