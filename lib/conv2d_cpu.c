@@ -29,7 +29,8 @@ struct conv_job {
 	const struct conv2d_plan *pl;
 	int *xmap, *ymap;
 	int nbands;
-	int sep8;               /* the 16-bit lanes path below */
+	int sep8;               /* the 16-bit lanes paths below */
+	int lanes2d;
 };
 
 /*
@@ -458,6 +459,170 @@ sep8_band(const struct conv_job *j, void *scratch, int y0, int y1)
 		}
 	}
 }
+
+/*
+ * ---- 8-bit 2D kernels in 16-bit lanes (x86-64 with AVX2)
+ *
+ * The 2D integer path for 8-bit samples when sum |taps| * maxval <= 32767:
+ * then every partial sum of products, in any order, is an int16, and
+ * sixteen output samples are summed an instruction, exactly the core's
+ * integer.  The ring keeps kh padded source rows as bytes.  The finish is
+ * conv2d_finish_i32 in 32-bit lanes: a shift for a power-of-two divisor,
+ * else floor((2v + d) / 2d) in float, exact because |2v + d| < 2^24 (a
+ * quotient that is not an integer is at least 1 / 2d from one, more than
+ * float's rounding error there).
+ */
+#define CONV_LANES_MAX_DIV (1 << 22)
+
+static size_t
+lanes2d_row_bytes(const struct conv2d_coef *c, int w)
+{
+	return ((size_t)sep8_width(w) + c->kw + 64 + 63) / 64 * 64;
+}
+
+static size_t
+lanes2d_scratch(const struct conv2d_coef *c, int w)
+{
+	return lanes2d_row_bytes(c, w) * c->kh + (size_t)sep8_width(w) + 64;
+}
+
+/* Whether the plan runs on this path (and the CPU has AVX2). */
+static int
+lanes2d_takes(const struct conv2d_plan *pl)
+{
+	const struct conv2d_coef *c = &pl->coef;
+	int64_t sum = 0;
+
+	if (pl->separable || c->mode != CONV2D_I32 || c->maxval > 255 ||
+	    c->div >= CONV_LANES_MAX_DIV || !__builtin_cpu_supports("avx2"))
+		return 0;
+	for (int i = 0; i < c->kw * c->kh; i++)
+		sum += llabs((long long)pl->taps.itaps[i]);
+	return sum * c->maxval <= 32767;
+}
+
+/*
+ * conv2d_finish_i32 of the 16 sums v (x .. x+15 in order) into 16 bytes
+ * at out8 + x, or fewer where the row ends at w.
+ */
+__attribute__((target("avx2"))) static void
+lanes2d_finish(__m256i v, const struct conv2d_coef *c, uint8_t *out8, int x,
+    int w)
+{
+	const __m256i bias = _mm256_set1_epi32((int32_t)c->bias);
+	const __m256i top = _mm256_set1_epi16((short)c->maxval);
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i q[2];
+
+	if (c->abs)
+		v = _mm256_abs_epi16(v);
+	q[0] = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(v));
+	q[1] = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(v, 1));
+	for (int k = 0; k < 2; k++) {
+		if (c->pow2 > 0) {
+			q[k] = _mm256_srai_epi32(_mm256_add_epi32(q[k],
+			    _mm256_set1_epi32((int32_t)(c->div >> 1))), c->pow2 - 1);
+		} else {
+			__m256 n = _mm256_cvtepi32_ps(_mm256_add_epi32(
+			    _mm256_add_epi32(q[k], q[k]),
+			    _mm256_set1_epi32((int32_t)c->div)));
+			q[k] = _mm256_cvtps_epi32(_mm256_floor_ps(_mm256_div_ps(n,
+			    _mm256_set1_ps(2.0f * (float)c->div))));
+		}
+		q[k] = _mm256_add_epi32(q[k], bias);
+	}
+	/* packs interleaves 128-bit halves: q0 = x..x+7, q1 = x+8..x+15 */
+	__m256i p = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xd8);
+	p = _mm256_min_epi16(_mm256_max_epi16(p, zero), top);
+	p = _mm256_permute4x64_epi64(_mm256_packus_epi16(p, p), 0x08);
+	if (x + 16 <= w) {
+		_mm_storeu_si128((__m128i *)(out8 + x), _mm256_castsi256_si128(p));
+	} else {
+		uint8_t last[16];
+		_mm_storeu_si128((__m128i *)last, _mm256_castsi256_si128(p));
+		memcpy(out8 + x, last, (size_t)(w - x));
+	}
+}
+
+/*
+ * One output row into out8 (w bytes) from the kh padded rows src:
+ * v = sum over (i, j) of tap * src[i][x + j], taps of 0 skipped and of
+ * +-1 added or subtracted without a multiply, with kw
+ * a constant where inlined from lanes2d_row.
+ */
+__attribute__((target("avx2"), always_inline)) static inline void
+lanes2d_sums(const uint8_t *const *src, const int32_t *taps, int kw, int kh,
+    const struct conv2d_coef *c, uint8_t *out8, int w)
+{
+	for (int x = 0; x < w; x += 16) {
+		__m256i v = _mm256_setzero_si256();
+		for (int i = 0; i < kh; i++) {
+			const uint8_t *p = src[i] + x;
+			for (int j = 0; j < kw; j++) {
+				int32_t t = taps[i * kw + j];
+				if (t == 0)
+					continue;
+				__m256i u = _mm256_cvtepu8_epi16(_mm_loadu_si128(
+				    (const __m128i *)(p + j)));
+				if (t == 1)
+					v = _mm256_add_epi16(v, u);
+				else if (t == -1)
+					v = _mm256_sub_epi16(v, u);
+				else
+					v = _mm256_add_epi16(v, _mm256_mullo_epi16(u,
+					    _mm256_set1_epi16((short)t)));
+			}
+		}
+		lanes2d_finish(v, c, out8, x, w);
+	}
+}
+
+__attribute__((target("avx2"))) static void
+lanes2d_row(const uint8_t *const *src, const struct conv2d_plan *pl,
+    uint8_t *out8, int w)
+{
+	const struct conv2d_coef *c = &pl->coef;
+	const int32_t *t = pl->taps.itaps;
+
+	switch (c->kw) {
+	case 3: lanes2d_sums(src, t, 3, c->kh, c, out8, w); break;
+	case 5: lanes2d_sums(src, t, 5, c->kh, c, out8, w); break;
+	case 7: lanes2d_sums(src, t, 7, c->kh, c, out8, w); break;
+	default: lanes2d_sums(src, t, c->kw, c->kh, c, out8, w); break;
+	}
+}
+
+static void
+lanes2d_band(const struct conv_job *j, void *scratch, int y0, int y1)
+{
+	const struct conv2d_coef *co = &j->pl->coef;
+	struct image *out = j->out;
+	int kh = co->kh, w = out->width, ch = out->channels;
+	size_t rb = lanes2d_row_bytes(co, w);
+	uint8_t *ring = scratch, *row8 = ring + rb * kh;
+	const uint8_t *src[CONV_MAX_K];
+
+	memset(scratch, 0, lanes2d_scratch(co, w));
+	for (int c = 0; c < img_colour_channels(j->in) && y0 < y1; c++) {
+		for (int v = y0; v < y1 + kh - 1; v++) {
+			uint8_t *dst = ring + (size_t)(v % kh) * rb;
+			int ry = j->ymap[v];
+			if (ry < 0)
+				memset(dst, 0, rb);
+			else
+				sep8_load(j, c, ry, dst);
+			if (v < y0 + kh - 1)
+				continue;
+			int y = v - kh + 1;
+			uint8_t *o = (uint8_t *)out->px + (size_t)y * w * ch + c;
+			for (int i = 0; i < kh; i++)
+				src[i] = ring + (size_t)((y + i) % kh) * rb;
+			lanes2d_row(src, j->pl, ch == 1 ? o : row8, w);
+			for (int x = 0; ch > 1 && x < w; x++)
+				o[(size_t)x * ch] = row8[x];
+		}
+	}
+}
 #endif
 
 /* ---- one band */
@@ -625,8 +790,11 @@ conv_band(void *arg, int b, void *scratch)
 
 	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
 #ifdef CONV_SEP8
-	if (j->sep8) {
-		sep8_band(j, scratch, y0, y1);
+	if (j->sep8 || j->lanes2d) {
+		if (j->sep8)
+			sep8_band(j, scratch, y0, y1);
+		else
+			lanes2d_band(j, scratch, y0, y1);
 		if (img_has_alpha(j->in))
 			copy_alpha(j->in, j->out, y0, y1);
 		return 0;
@@ -671,7 +839,7 @@ conv2d_cpu(const struct image *in, struct image *out,
     const struct conv2d_filter *p, int nthreads, struct gf_err *e)
 {
 	struct conv2d_plan *pl = malloc(sizeof(*pl));
-	struct conv_job j = {in, out, pl, NULL, NULL, 0, 0};
+	struct conv_job j = {in, out, pl, NULL, NULL, 0, 0, 0};
 	size_t scratch;
 	int ret = -1;
 
@@ -686,6 +854,8 @@ conv2d_cpu(const struct image *in, struct image *out,
 #ifdef CONV_SEP8
 	if ((j.sep8 = sep8_takes(pl)) != 0)
 		scratch = sep8_scratch(&pl->coef, in->width);
+	else if ((j.lanes2d = lanes2d_takes(pl)) != 0)
+		scratch = lanes2d_scratch(&pl->coef, in->width);
 #endif
 	if (maps_make(&j) < 0 || pool_run(nthreads, j.nbands, scratch,
 	    conv_band, &j) < 0)

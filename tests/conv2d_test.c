@@ -389,6 +389,62 @@ test_separable_lanes(void)
 	    "%zu samples differ over %zu images", diffs, runs);
 }
 
+/*
+ * The CPU's 8-bit lane paths against its generic path, which takes the
+ * same samples stored as 16 bit with maxval 256: the integers are the
+ * same, so each 8-bit sample must be the 256 one clamped to 255.  2D
+ * kernels of 2 to 9 taps a side, divisors that are and are not powers
+ * of two, bias, --abs, colour, widths about 16, every border; separable
+ * ones too.
+ */
+static void
+test_lanes_vs_generic(void)
+{
+	static const struct { const char *k; double div, bias; int abs, sep; } ks[] = {
+		{"0 -1 -2 -1 0; -1 2 4 2 -1; -2 4 12 4 -2; -1 2 4 2 -1; "
+		    "0 -1 -2 -1 0", 16, 0, 0, 0},
+		{"box:5", 0, 0, 0, 0},
+		{"1 -2 3 -4; 5 6 -7 8", 3, 7, 0, 0},
+		{"laplace", 3, 0, 1, 0},
+		{"@tests/kernels/nonsep9x9.txt", 4, 128, 0, 0},
+		{"box:7", 0, 0, 0, 0},
+		{"gauss:1.4", 0, 0, 0, 1},
+		{"1 2 3 2; 2 4 6 4", 5, 3, 0, 1},
+		{"box:3", 0, 0, 0, 1},
+	};
+	static const int widths[] = {1, 3, 16, 17, 31, 40};
+	static struct conv2d_filter p;
+	size_t diffs = 0, runs = 0;
+	int bad = 0;
+
+	for (size_t k = 0; k < sizeof(ks) / sizeof(ks[0]); k++)
+	for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); wi++)
+	for (int b = 0; b < 4; b++) {
+		int ch = wi == 4 ? 3 : 1, h = 2 + (int)(k + wi) % 9;
+		struct image a = image_noise(widths[wi], h, ch, 255, 255,
+		    3 + (uint32_t)(b + 7 * k + 31 * wi));
+		struct image a16 = image_of(widths[wi], h, ch, 256, NULL), o8, o16;
+		for (size_t i = 0; i < (size_t)widths[wi] * h * ch; i++)
+			img_set(&a16, i, img_get(&a, i));
+		bad |= params(&p, ks[k].k, b, ks[k].div, ks[k].bias, NULL) < 0;
+		p.abs = ks[k].abs;
+		p.allow_separable = ks[k].sep;
+		bad |= conv2d_cpu(&a, &o8, &p, 2, NULL) < 0 ||
+		    conv2d_cpu(&a16, &o16, &p, 1, NULL) < 0;
+		for (size_t i = 0; !bad && i < (size_t)widths[wi] * h * ch; i++) {
+			unsigned v = img_get(&o16, i);
+			diffs += img_get(&o8, i) != (v > 255 ? 255 : v);
+		}
+		runs++;
+		img_free(&a);
+		img_free(&a16);
+		img_free(&o8);
+		img_free(&o16);
+	}
+	result("lanes_vs_generic", !bad && diffs == 0,
+	    "%zu samples differ over %zu images", diffs, runs);
+}
+
 /* ---- kernel parsing */
 
 static void
@@ -879,6 +935,7 @@ main(void)
 	test_kspec();
 	test_gauss_taps();
 	test_separable_lanes();
+	test_lanes_vs_generic();
 	test_border_1x1();
 	test_border_2x3();
 	test_border_1x700();
