@@ -226,9 +226,15 @@ stack_push(struct px_stack *s, size_t i)
 }
 
 /*
- * Makes the weak 8-neighbours of pixel i strong and pushes them.  Only
- * interior pixels are ever weak or strong (the frame is EDGE_NONE), so
- * every neighbour of one is inside the image: no bounds checks.
+ * Hysteresis marks the pixels it has grown from EDGE_GROWN, an edge like
+ * EDGE_STRONG that the scan for strong pixels passes over.
+ */
+#define EDGE_GROWN 3
+
+/*
+ * Makes the weak 8-neighbours of pixel i grown edges and pushes them.
+ * Only interior pixels are ever weak or strong (the frame is EDGE_NONE),
+ * so every neighbour of one is inside the image: no bounds checks.
  */
 static int
 grow_from(uint8_t *lab, const ptrdiff_t nb[8], size_t i, struct px_stack *s)
@@ -237,35 +243,58 @@ grow_from(uint8_t *lab, const ptrdiff_t nb[8], size_t i, struct px_stack *s)
 		size_t n = i + nb[k];
 		if (lab[n] != EDGE_WEAK)
 			continue;
-		lab[n] = EDGE_STRONG;
+		lab[n] = EDGE_GROWN;
 		if (stack_push(s, n) < 0)
 			return -1;
 	}
 	return 0;
 }
 
+/* Floods from strong pixel i: it and every weak pixel joined to it become grown edges. */
+static int
+flood_from(uint8_t *lab, const ptrdiff_t nb[8], size_t i, struct px_stack *s)
+{
+	int ret;
+
+	lab[i] = EDGE_GROWN;
+	ret = grow_from(lab, nb, i, s);
+	while (ret == 0 && s->n > 0)
+		ret = grow_from(lab, nb, s->v[--s->n], s);
+	return ret;
+}
+
 /*
  * Hysteresis: every weak pixel 8-connected to a strong one, directly or
- * through weak pixels, becomes strong.  A depth-first flood fill from
+ * through weak pixels, becomes an edge.  A depth-first flood fill from
  * each strong pixel; the result is the union of the connected components
- * holding a strong pixel, which no order of work changes.
+ * holding a strong pixel, which no order of work changes.  The scan
+ * looks at eight classes a word for a byte that is EDGE_STRONG (2: bit 1
+ * without bit 0); the floods only turn weak pixels into grown ones, so
+ * a word read before them still shows every strong pixel it holds.
  */
 static int
 hysteresis_cpu(uint8_t *lab, int w, int h, struct gf_err *e)
 {
 	const ptrdiff_t nb[8] = {-(ptrdiff_t)w - 1, -(ptrdiff_t)w,
 	    -(ptrdiff_t)w + 1, -1, 1, w - 1, w, w + 1};
+	const uint64_t ones = 0x0101010101010101ull;
 	struct px_stack s = {0};
-	size_t n = (size_t)w * h;
+	size_t n = (size_t)w * h, i = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < n && ret == 0; i++) {
-		if (lab[i] != EDGE_STRONG)
-			continue;
-		ret = grow_from(lab, nb, i, &s);
-		while (ret == 0 && s.n > 0)
-			ret = grow_from(lab, nb, s.v[--s.n], &s);
+	for (; i + 8 <= n && ret == 0; i += 8) {
+		uint64_t word;
+		memcpy(&word, lab + i, sizeof(word));
+		uint64_t strong = word & (ones << 1) & ~((word & ones) << 1);
+		while (strong != 0 && ret == 0) {
+			size_t k = (size_t)__builtin_ctzll(strong) / 8;
+			strong &= strong - 1;
+			ret = flood_from(lab, nb, i + k, &s);
+		}
 	}
+	for (; i < n && ret == 0; i++)
+		if (lab[i] == EDGE_STRONG)
+			ret = flood_from(lab, nb, i, &s);
 	free(s.v);
 	if (ret < 0)
 		return gf_fail(e, "out of memory for hysteresis on a %d x %d "
@@ -277,10 +306,10 @@ GF_CLONES static void
 labels_to_row8(const uint8_t *lab, uint8_t *out, size_t n, uint8_t maxval)
 {
 	for (size_t i = 0; i < n; i++)
-		out[i] = lab[i] == EDGE_STRONG ? maxval : 0;
+		out[i] = lab[i] >= EDGE_STRONG ? maxval : 0;
 }
 
-/* out (allocated, gray's size and maxval): maxval on edges, else 0. */
+/* out (allocated, gray's size and maxval): maxval on edges (strong or grown), else 0. */
 static int
 labels_to_image(const uint8_t *lab, const struct image *gray,
     struct image *out, struct gf_err *e)
@@ -294,7 +323,7 @@ labels_to_image(const uint8_t *lab, const struct image *gray,
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
-		img_set(out, i, lab[i] == EDGE_STRONG ? out->maxval : 0);
+		img_set(out, i, lab[i] >= EDGE_STRONG ? out->maxval : 0);
 	return 0;
 }
 
