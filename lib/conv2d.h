@@ -2,7 +2,7 @@
  * conv2d.h - a 2D filter given by its taps: parsing kernels (-k), the
  * CPU reference, and the GPU dispatch over the strategy table: the
  * plan, the tool's filter and the kernels' launchers (lib/conv2d.c,
- * lib/kspec.c, kernels/conv2d.cu).
+ * lib/kspec.c, kernels/conv2d*.cu).
  */
 #ifndef GF_CONV2D_H
 #define GF_CONV2D_H
@@ -11,7 +11,6 @@
 #include "conv2d_core.h"
 #include "gf.h"
 #include "gpu.h"
-#include "opts.h"
 #include "strategy.h"
 
 #ifdef __cplusplus
@@ -132,23 +131,6 @@ int conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
  */
 enum gf_strategy conv2d_auto(const struct conv2d_coef *c);
 
-/* The conv2d tool (lib/tool.h) and what the command line asked for. */
-struct gf_times;
-
-/*
- * What the command line asked for: the shared options and the filter
- * (whose border conv2d_tool sets from common.border).
- */
-struct conv2d_opts {
-	struct gf_opts common;
-	struct conv2d_filter filter;
-};
-
-struct tool;
-
-/* Describes the conv2d tool to the engine (lib/tool.h); t->ctx is o. */
-void conv2d_tool(struct tool *t, struct conv2d_opts *o);
-
 /*
  * The CPU path's finish of n accumulators of mode CONV2D_I32 into
  * samples: conv2d_finish_i32 of each, computed so that it vectorizes
@@ -157,7 +139,10 @@ void conv2d_tool(struct tool *t, struct conv2d_opts *o);
 void conv2d_finish_row_i32(const int32_t *acc, uint16_t *res, int n,
     const struct conv2d_coef *c);
 
-/* ---- kernels/conv2d.cu: launch shapes and launchers (no allocation, no copies of images) */
+/*
+ * ---- kernels/conv2d*.cu: launch shapes and launchers (no allocation, no
+ * copies of images)
+ */
 
 /*
  * Completes l for strategy s, or GF_AUTO for the separable path, from
