@@ -246,7 +246,7 @@ bench: all build/bench/bench
 
 bench-io: all build/bench/framegen build/tests/gpu_probe
 	sh bench/io.sh
-bench-cpu: all
+bench-cpu: all build/bench/cpuops
 	sh bench/cpu.sh
 
 # Shell completion: each tool prints its own from its option tables.

@@ -88,6 +88,9 @@ main(int argc, char **argv)
 		{"9x9", "@tests/kernels/nonsep9x9.txt"},
 		{"big-taps", "1 0 200; 0 -1 0; 3 0 -300"},
 		{"laplace", "laplace"},
+		/* fixed-point Gaussian (divisor 2^16) and box (25), both as 2D */
+		{"gauss1.4", "gauss:1.4"},
+		{"box5", "box:5"},
 	};
 	static const enum gf_border borders[] = {GF_BORDER_REPLICATE, GF_BORDER_ZERO,
 	    GF_BORDER_REFLECT, GF_BORDER_WRAP};
