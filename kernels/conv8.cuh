@@ -147,12 +147,8 @@ finish8(typename acc8<M>::type a, const conv2d_coef &c)
 {
 	if constexpr (M == CONV2D_F32)
 		return conv2d_round8_f32(conv2d_scale_f32(a, &c), c.maxval);
-	else if constexpr (M == CONV2D_I32)
-		return c.pow2 > 0 && !c.abs && c.bias == 0 ?
-		    conv2d_round8_pow2(a, &c) :         /* the Gaussian: 2^16 */
-		    conv2d_finish_i32((int32_t)a, &c);  /* exact: see above */
 	else
-		return conv2d_finish_i32((int32_t)a, &c);
+		return conv2d_finish_i32((int32_t)a, &c);      /* exact: see above */
 }
 
 /* Four results (each <= 255) as the bytes of one word. */

@@ -233,22 +233,4 @@ conv2d_round8_f32(float v, unsigned maxval)
 	return u;
 }
 
-/*
- * conv2d_finish_i32 of an integer v held exactly in a float (the GPU's
- * fexact accumulators) for maxval <= 255, a divisor 2^s (pow2 = s + 1),
- * no --abs and no bias, as conv2d_round8_f32's word: v * 2^-s is exact
- * (a power of two's scaling), and floor(v / 2^s + 1/2) is
- * (v + 2^(s-1)) >> s, so no float-to-int conversion is needed
- * (tests/conv2d_test.c checks it against conv2d_finish_i32).
- */
-GF_HD uint32_t
-conv2d_round8_pow2(float v, const struct conv2d_coef *c)
-{
-	uint32_t bits = (uint32_t)(127 - (c->pow2 - 1)) << 23;
-	float scale;
-
-	memcpy(&scale, &bits, sizeof(scale));
-	return conv2d_round8_f32(v * scale, c->maxval);
-}
-
 #endif

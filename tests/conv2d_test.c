@@ -793,46 +793,6 @@ test_round8(void)
 	result("round8_f32", bad == 0, "%ld values differ, first %a", bad, v0);
 }
 
-/*
- * conv2d_round8_pow2 (the 8-bit GPU kernels' finish of exact integer
- * sums over a power-of-two divisor) against conv2d_finish_i32: for
- * divisors 2^0 .. 2^20 and two maxvals, every v within three of each
- * multiple of 2^s and of each half-way point, |v| < 2^24 (the fexact
- * bound), plus a stride through the rest.
- */
-static void
-test_round8_pow2(void)
-{
-	static const unsigned maxvals[] = {255, 100};
-	struct conv2d_coef c;
-	long bad = 0, n = 0;
-	int32_t v0 = 0;
-
-	memset(&c, 0, sizeof(c));
-	c.mode = CONV2D_I32;
-	for (int m = 0; m < 2; m++)
-	for (int s = 0; s <= 20; s++) {
-		c.maxval = maxvals[m];
-		c.div = (int64_t)1 << s;
-		c.pow2 = s + 1;
-		int32_t step = s == 0 ? 1 : (int32_t)1 << (s - 1);
-		for (int64_t k = -(1 << 24) / step; k <= (1 << 24) / step; k++)
-		for (int d = -3; d <= 3; d++) {
-			int64_t v = k * step + d;
-			if ((k % 64 != 0 && (k * step > 600 * ((int64_t)1 << s) ||
-			    k * step < -4 * ((int64_t)1 << s))) || v <= -(1 << 24) ||
-			    v >= 1 << 24)
-				continue;       /* past the clamp: one in 64 */
-			n++;
-			if ((conv2d_round8_pow2((float)v, &c) & 0xff) !=
-			    conv2d_finish_i32((int32_t)v, &c) && bad++ == 0)
-				v0 = (int32_t)v;
-		}
-	}
-	result("round8_pow2", bad == 0 && n > 100000,
-	    "%ld of %ld values differ, first %d", bad, n, v0);
-}
-
 /* ---- the CPU path: threads and row loops against the plain definition */
 
 /* Row ry (in range) of the separable row pass at column x, in the plan's type. */
@@ -1019,7 +979,6 @@ main(void)
 	test_separable_cpu();
 	test_finish_row();
 	test_round8();
-	test_round8_pow2();
 	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;
