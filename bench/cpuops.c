@@ -15,9 +15,9 @@
 #include <time.h>
 
 #include "conv2d.h"
-#include "edge.h"
+#include "edge_tool.h"
 #include "img.h"
-#include "sobel.h"
+#include "sobel_tool.h"
 
 #define MAX_RUNS 101
 
