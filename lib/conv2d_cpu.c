@@ -31,6 +31,7 @@ struct conv_job {
 	int nbands;
 	int sep8;               /* the 16-bit lanes paths below */
 	int lanes2d;
+	int u32;                /* an I64 plan summed in uint32 (u32_takes) */
 };
 
 /*
@@ -64,6 +65,13 @@ mac_row_i64(int64_t *acc, const int32_t *src, int32_t tap, int n)
 {
 	for (int x = 0; x < n; x++)
 		acc[x] = conv2d_mac_i64(acc[x], tap, src[x]);
+}
+
+GF_CLONES static void
+mac_row_u32(uint32_t *acc, const int32_t *src, uint32_t tap, int n)
+{
+	for (int x = 0; x < n; x++)
+		acc[x] += tap * (uint32_t)src[x];
 }
 
 GF_CLONES static void
@@ -141,6 +149,15 @@ finish_row_i64(const int64_t *acc, uint16_t *res, int n,
 {
 	for (int x = 0; x < n; x++)
 		res[x] = (uint16_t)conv2d_finish_i64(acc[x], c);
+}
+
+/* finish_row_i64 of sums kept in uint32 (conv_job's u32). */
+static void
+finish_row_u32(const uint32_t *acc, uint16_t *res, int n,
+    const struct conv2d_coef *c)
+{
+	for (int x = 0; x < n; x++)
+		res[x] = (uint16_t)conv2d_finish_i64((int64_t)acc[x], c);
 }
 
 GF_CLONES static void
@@ -716,25 +733,58 @@ fill_ring(const struct conv_job *j, struct conv_rows *r, int c, int vi)
 	}
 }
 
+/*
+ * Whether an I64 plan may sum in uint32: no tap below 0 (so the separable
+ * row pass, and every partial sum, is >= 0) and every sum below 2^32 (16-bit
+ * images under the fixed-point gauss: 65536 * 65535).  Its sums are then
+ * the int64 ones exactly, eight a vector instead of four.
+ */
+static int
+u32_takes(const struct conv2d_plan *pl)
+{
+	const struct conv2d_coef *c = &pl->coef;
+	double rs = 0, cs = 0, s = 0;
+
+	if (c->mode != CONV2D_I64)
+		return 0;
+	for (int j = 0; pl->separable && j < c->kw; j++) {
+		if (pl->taps.irow[j] < 0)
+			return 0;
+		rs += pl->taps.irow[j];
+	}
+	for (int i = 0; pl->separable && i < c->kh; i++) {
+		if (pl->taps.icol[i] < 0)
+			return 0;
+		cs += pl->taps.icol[i];
+	}
+	for (int i = 0; !pl->separable && i < c->kw * c->kh; i++) {
+		if (pl->taps.itaps[i] < 0)
+			return 0;
+		s += pl->taps.itaps[i];
+	}
+	return (pl->separable ? rs * cs : s) * c->maxval < 4294967296.0;
+}
+
 /* acc += taps[i] (kw of them, or the one column factor) times ring row src. */
 static void
-mac_taps(const struct conv2d_plan *pl, void *acc, const char *src, int i,
-    int w)
+mac_taps(const struct conv_job *j, void *acc, const char *src, int i, int w)
 {
+	const struct conv2d_plan *pl = j->pl;
 	const struct conv2d_coef *c = &pl->coef;
 	int nt = pl->separable ? 1 : c->kw;
 
 	for (int k = 0; k < nt; k++) {
 		int t = pl->separable ? i : i * c->kw + k;
+		int32_t it = pl->separable ? pl->taps.icol[i] : pl->taps.itaps[t];
 		if (c->mode == CONV2D_F32)
 			mac_row_f32(acc, (const float *)src + k, pl->separable ?
 			    pl->taps.fcol[i] : pl->taps.ftaps[t], w);
+		else if (j->u32)
+			mac_row_u32(acc, (const int32_t *)src + k, (uint32_t)it, w);
 		else if (c->mode == CONV2D_I64)
-			mac_row_i64(acc, (const int32_t *)src + k, pl->separable ?
-			    pl->taps.icol[i] : pl->taps.itaps[t], w);
+			mac_row_i64(acc, (const int32_t *)src + k, it, w);
 		else
-			mac_row_i32(acc, (const int32_t *)src + k, pl->separable ?
-			    pl->taps.icol[i] : pl->taps.itaps[t], w);
+			mac_row_i32(acc, (const int32_t *)src + k, it, w);
 	}
 }
 
@@ -747,19 +797,21 @@ out_row(const struct conv_job *j, struct conv_rows *r, int c, int y)
 	const struct image *out = j->out;
 	int w = out->width, ch = out->channels;
 	size_t base = (size_t)y * w * ch + c;
+	size_t abytes = co->mode == CONV2D_I64 && !j->u32 ? 8 : 4;
 
-	memset(r->acc, 0, (size_t)w * (co->mode == CONV2D_I64 ? 8 : 4));
+	memset(r->acc, 0, (size_t)w * abytes);
 	/* Column blocks small enough that acc and the kh rows stay in L1. */
 	for (int x0 = 0; x0 < w; x0 += CONV_BLOCK) {
 		int n = w - x0 < CONV_BLOCK ? w - x0 : CONV_BLOCK;
-		char *acc = (char *)r->acc + (size_t)x0 *
-		    (co->mode == CONV2D_I64 ? 8 : 4);
+		char *acc = (char *)r->acc + (size_t)x0 * abytes;
 		for (int i = 0; i < co->kh; i++)
-			mac_taps(pl, acc, r->ring + (size_t)((y + i) % co->kh) *
+			mac_taps(j, acc, r->ring + (size_t)((y + i) % co->kh) *
 			    r->row_bytes + (size_t)x0 * 4, i, n);
 	}
 	if (co->mode == CONV2D_F32)
 		finish_row_f32(r->acc, r->res, w, co);
+	else if (j->u32)
+		finish_row_u32(r->acc, r->res, w, co);
 	else if (co->mode == CONV2D_I64)
 		finish_row_i64(r->acc, r->res, w, co);
 	else
@@ -839,7 +891,7 @@ conv2d_cpu(const struct image *in, struct image *out,
     const struct conv2d_filter *p, int nthreads, struct gf_err *e)
 {
 	struct conv2d_plan *pl = malloc(sizeof(*pl));
-	struct conv_job j = {in, out, pl, NULL, NULL, 0, 0, 0};
+	struct conv_job j = {in, out, pl, NULL, NULL, 0, 0, 0, 0};
 	size_t scratch;
 	int ret = -1;
 
@@ -857,6 +909,7 @@ conv2d_cpu(const struct image *in, struct image *out,
 	else if ((j.lanes2d = lanes2d_takes(pl)) != 0)
 		scratch = lanes2d_scratch(&pl->coef, in->width);
 #endif
+	j.u32 = u32_takes(pl);
 	if (maps_make(&j) < 0 || pool_run(nthreads, j.nbands, scratch,
 	    conv_band, &j) < 0)
 		gf_fail(e, "out of memory for a %d x %d image", in->width,
