@@ -75,7 +75,7 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
             *) j=-j$$(nproc 2>/dev/null || echo 1) ;; esac
 
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
-            build/tests/gpu_probe build/bench/framegen
+            build/tests/gpu_probe build/bench/framegen build/bench/cpuops
 
 # libgpufilt as installed: the shared library (its soname the major
 # version) exporting the names of lib/gpufilt.sym alone, linked against
@@ -296,7 +296,7 @@ bench: all build/bench/bench
 
 bench-io: all build/bench/framegen build/tests/gpu_probe
 	sh bench/io.sh
-bench-cpu: all
+bench-cpu: all build/bench/cpuops
 	sh bench/cpu.sh
 
 # Shell completion: each tool prints its own from its option tables.
