@@ -1,7 +1,8 @@
 # gpufilt: sobel, conv2d and edge.  Plain GNU make; safe under -j.
 #
 #   make            build bin/sobel, bin/conv2d, bin/edge
-#   make deps       install the Debian packages the build and tests need
+#   make deps       install the Debian packages the build and tests need,
+#                   and nvJPEG's header where the CUDA toolkit lacks it
 #   make demo       deps, build, run sobel on a bundled sample
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
@@ -87,6 +88,17 @@ build/lib/%.o: lib/%.c
 # a result (no -ffast-math: IEEE steps as written, no contraction).
 CPU_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math
 build/lib/%_cpu.o build/lib/pool.o build/lib/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
+
+# nvJPEG's header: the CUDA toolkit's, else the one make deps fetched
+# (scripts/deps-nvjpeg.sh).  With it lib/jpeg_gpu.c holds the GPU's JPEG
+# decoder, which loads libnvjpeg at run time (never linked); without it,
+# a decoder that says it was not built.
+NVJPEG_H := $(firstword $(wildcard $(CUDA)/include/nvjpeg.h \
+            .deps-extra/nvjpeg/include/nvjpeg.h))
+ifneq ($(NVJPEG_H),)
+build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
+    -I$(dir $(NVJPEG_H))
+endif
 
 build/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
@@ -222,6 +234,7 @@ fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_kspec
 
 deps:
 	@sh scripts/deps.sh
+	@sh scripts/deps-nvjpeg.sh $(CUDA)
 
 demo: deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all build/tests/gpu_probe
