@@ -65,7 +65,7 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
             *) j=-j$$(nproc 2>/dev/null || echo 1) ;; esac
 
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
-            build/tests/gpu_probe build/bench/framegen
+            build/tests/gpu_probe build/bench/framegen build/bench/jpeggen
 
 all: $(BINS)
 
@@ -97,7 +97,7 @@ NVJPEG_H := $(firstword $(wildcard $(CUDA)/include/nvjpeg.h \
             .deps-extra/nvjpeg/include/nvjpeg.h))
 ifneq ($(NVJPEG_H),)
 build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
-    -I$(dir $(NVJPEG_H))
+    -I$(dir $(NVJPEG_H)) -DGF_CUDA_LIB='"$(CUDA)/lib64"'
 endif
 
 build/kernels/%.o: kernels/%.cu
@@ -181,7 +181,8 @@ build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 	    build/asan/libgpufilt.a $(LDLIBS)
 
 test-asan: deps
-	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen
+	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen \
+	    build/bench/jpeggen
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
 
@@ -247,7 +248,8 @@ test: deps
 bench: all build/bench/bench
 	build/bench/bench
 
-bench-io: all build/bench/framegen build/tests/gpu_probe
+bench-io: all build/bench/framegen build/bench/jpeggen build/bench/jpegdec \
+    build/tests/gpu_probe
 	sh bench/io.sh
 bench-cpu: all
 	sh bench/cpu.sh

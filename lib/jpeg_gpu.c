@@ -47,8 +47,16 @@ struct jpeg_gpu_batch {
 	int cap;
 };
 
-/* The library's names, in the order they are tried. */
-static const char *const jpeg_gpu_libs[] = {"libnvjpeg.so.13", "libnvjpeg.so"};
+/*
+ * The library's names, in the order they are tried: the loader's search
+ * path first, then the CUDA toolkit the build used (GF_CUDA_LIB), whose
+ * lib64 the loader is often not told of.
+ */
+#ifndef GF_CUDA_LIB
+#define GF_CUDA_LIB "/usr/local/cuda/lib64"
+#endif
+static const char *const jpeg_gpu_libs[] = {"libnvjpeg.so.13", "libnvjpeg.so",
+    GF_CUDA_LIB "/libnvjpeg.so.13"};
 
 const char *
 jpeg_gpu_status_text(int status)

@@ -16,6 +16,7 @@ mkdir -p "$OUT"
 steps=${*:-test sanitize bench io}
 nproc=$(nproc 2>/dev/null || echo 4)
 make -j"$nproc" all build/bench/bench build/tests/gpu_probe build/bench/framegen build/bench/pnmcopy \
+    build/bench/jpeggen build/bench/jpegdec \
     $(ls tests/*_test.c | sed 's#tests/\(.*\)\.c#build/tests/\1#') \
     >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
 status=0
