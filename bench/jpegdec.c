@@ -6,12 +6,15 @@
  *   jpegdec [-b BATCH] [-r ROUNDS] FILE...   files in memory, decoded in
  *           batches of BATCH (default 32) ROUNDS times (default 3) after a
  *           warm-up round; prints the best round's images/s
+ *           (-t THREADS: that many threads, each with its own decode
+ *           state and stream, on a share of the files at once)
  *   jpegdec -c FILE...   each file the engines take, decoded by them and by
  *           libjpeg; prints "same", "DIFF" (with the differing pixels) or
  *           "refused" per file, then the counts; exit 1 on any DIFF
  *
  * Exit 3 when there are no engines to use (the reason on stderr).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +185,55 @@ decode_all(struct jpeg_gpu_batch *b, struct file *fs, int n, int bs,
 	return 0;
 }
 
+/* One thread of a timed round: its own state and stream, files [i0, i1). */
+struct worker {
+	pthread_t th;
+	struct jpeg_gpu *j;
+	struct file *fs;
+	int n, bs, failed, rc;
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct jpeg_gpu_batch *b;
+	struct gf_err e = {{0}};
+	cudaStream_t st;
+
+	w->rc = -1;
+	if (cudaSetDevice(0) != cudaSuccess || jpeg_gpu_batch_open(w->j, &b, &e) < 0 ||
+	    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess)
+		return NULL;
+	w->rc = decode_all(b, w->fs, w->n, w->bs, st, &w->failed);
+	cudaStreamDestroy(st);
+	jpeg_gpu_batch_close(b);
+	return NULL;
+}
+
+/* One round on nt threads, each its share of the n files; the failures, or -1. */
+static int
+round_threads(struct jpeg_gpu *j, struct file *fs, int n, int bs, int nt)
+{
+	struct worker w[64];
+	int failed = 0, at = 0;
+
+	for (int t = 0; t < nt; t++) {
+		int share = n / nt + (t < n % nt);
+		w[t] = (struct worker){0, j, fs + at, share, bs, 0, 0};
+		at += share;
+		pthread_create(&w[t].th, NULL, worker_main, &w[t]);
+	}
+	for (int t = 0; t < nt; t++) {
+		pthread_join(w[t].th, NULL);
+		if (w[t].rc < 0)
+			failed = -1;
+		else if (failed >= 0)
+			failed += w[t].failed;
+	}
+	return failed;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -190,20 +242,21 @@ main(int argc, char **argv)
 	struct gf_err e = {{0}};
 	struct file *fs;
 	cudaStream_t st;
-	int c, bs = 32, rounds = 3, check = 0, n = 0, refused = 0, diff = 0, failed;
+	int c, bs = 32, rounds = 3, threads = 1, check = 0, n = 0, refused = 0, diff = 0, failed;
 	double best = 1e30, px = 0;
 
-	while ((c = getopt(argc, argv, "b:r:c")) != -1)
+	while ((c = getopt(argc, argv, "b:r:t:c")) != -1)
 		switch (c) {
 		case 'b': bs = atoi(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
+		case 't': threads = atoi(optarg); break;
 		case 'c': check = 1; break;
 		default:
-			fprintf(stderr, "usage: jpegdec [-b BATCH] [-r ROUNDS] [-c] FILE...\n");
+			fprintf(stderr, "usage: jpegdec [-b BATCH] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
 			return 2;
 		}
-	if (bs < 1 || rounds < 1 || optind >= argc) {
-		fprintf(stderr, "usage: jpegdec [-b BATCH] [-r ROUNDS] [-c] FILE...\n");
+	if (bs < 1 || rounds < 1 || threads < 1 || threads > 64 || optind >= argc) {
+		fprintf(stderr, "usage: jpegdec [-b BATCH] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
 		return 2;
 	}
 	if (jpeg_gpu_open(&j, 0, &e) < 0 || jpeg_gpu_batch_open(j, &b, &e) < 0) {
@@ -273,13 +326,14 @@ main(int argc, char **argv)
 		return 1;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_s();
-		if (decode_all(b, fs, n, bs, st, &failed) < 0)
+		if (threads > 1 ? (failed = round_threads(j, fs, n, bs, threads)) < 0 :
+		    decode_all(b, fs, n, bs, st, &failed) < 0)
 			return 1;
 		if (now_s() - t0 < best)
 			best = now_s() - t0;
 	}
-	printf("decode only, batch %d: %d images (%d refused, %d failed) in %.3f s: "
-	    "%.1f images/s, %.2f Gpixel/s\n", bs, n, refused, failed, best, n / best,
+	printf("decode only, batch %d, %d thread%s: %d images (%d refused, %d failed) in %.3f s: "
+	    "%.1f images/s, %.2f Gpixel/s\n", bs, threads, threads > 1 ? "s" : "", n, refused, failed, best, n / best,
 	    px / best / 1e9);
 	jpeg_gpu_batch_close(b);
 	jpeg_gpu_close(j);
