@@ -23,8 +23,8 @@
 #include "bench.h"
 #include "bench_npp.h"
 #include "conv2d.h"
-#include "edge.h"
-#include "sobel.h"
+#include "edge_tool.h"
+#include "sobel_tool.h"
 
 struct bench {
 	struct gpu g;
@@ -257,7 +257,7 @@ static int
 run_edge_nms(struct gpu *g, void *arg, struct gf_err *e)
 {
 	struct edge_run *r = arg;
-	struct edge_params p = edge_params_for(&r->o);
+	struct grad_thresh p = edge_params_for(&r->o);
 	struct gpu_image lab;
 	struct gf_launch l = r->o.common.launch;
 

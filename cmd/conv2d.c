@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "conv2d.h"
+#include "conv2d_tool.h"
 
 enum {
 	OPT_NORMALIZE = GF_OPT_TOOL,

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "edge.h"
+#include "edge_tool.h"
 
 enum {
 	OPT_SIGMA = GF_OPT_TOOL,

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "sobel.h"
+#include "sobel_tool.h"
 
 enum { OPT_NORM = GF_OPT_TOOL };
 

@@ -35,16 +35,16 @@
 #include "gradient.cuh"
 #include "stencil.cuh"
 
-__device__ __forceinline__ struct edge_params
-thresholds(const struct edge_params &p, const struct edge_params *dp)
+__device__ __forceinline__ struct grad_thresh
+thresholds(const struct grad_thresh &p, const struct grad_thresh *dp)
 {
 	return dp != NULL ? *dp : p;
 }
 
 template <typename P>
 __global__ void
-edge_nms_pixel(P src, gpu_image lab, struct edge_params p0,
-    const struct edge_params *dp)
+edge_nms_pixel(P src, gpu_image lab, struct grad_thresh p0,
+    const struct grad_thresh *dp)
 {
 	int x = blockIdx.x * blockDim.x + threadIdx.x;
 	int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -55,10 +55,10 @@ edge_nms_pixel(P src, gpu_image lab, struct edge_params p0,
 		*out = EDGE_NONE;
 		return;
 	}
-	struct edge_params p = thresholds(p0, dp);
+	struct grad_thresh p = thresholds(p0, dp);
 	int gx, gy, dx, dy;
 	grad_at(src, x, y, &gx, &gy);
-	uint64_t m = edge_mag(gx, gy, p.l1);
+	uint64_t m = grad_mag(gx, gy, p.l1);
 	if (m <= p.low) {
 		*out = EDGE_NONE;
 		return;
@@ -98,14 +98,14 @@ struct strip {
 			    in2[k + 1], in2[k + 2]);
 			m0[k] = m1[k];
 			m1[k] = m2[k];
-			m2[k] = edge_mag(gx, gy, l1);
+			m2[k] = grad_mag(gx, gy, l1);
 			if (k >= 1 && k <= N)
 				sec_cur |= (uint32_t)edge_sector(gx, gy) << (2 * (k - 1));
 		}
 	}
 
 	/* Classes of the middle magnitude row (columns x0 .. x0+N-1). */
-	__device__ __forceinline__ void classify(const struct edge_params &p,
+	__device__ __forceinline__ void classify(const struct grad_thresh &p,
 	    unsigned *res)
 	{
 #pragma unroll
@@ -166,7 +166,7 @@ store_classes(const gpu_image &lab, int y, int x0, const unsigned *res)
 template <typename T, typename L>
 __device__ __forceinline__ void
 walk_strip(const L &load, const gpu_image &lab, int x0, int ys, int ye,
-    const struct edge_params &p)
+    const struct grad_thresh &p)
 {
 	strip<T> st;
 	unsigned res[VEC(T)];
@@ -380,7 +380,7 @@ store_classes8(const gpu_image &lab, int y, int x0, uint32_t cand, uint32_t stro
 template <int L1, typename L>
 __device__ __forceinline__ void
 walk_strip8(L &load, const gpu_image &lab, int x0, int ys, int ye,
-    const struct edge_params &p0)
+    const struct grad_thresh &p0)
 {
 	const struct edge_paramsf p = edge_params_f(&p0);
 	strip8 st;
@@ -414,7 +414,7 @@ walk_strip8(L &load, const gpu_image &lab, int x0, int ys, int ye,
 template <typename L>
 __device__ __forceinline__ void
 walk_strip8(L &load, const gpu_image &lab, int x0, int ys, int ye,
-    const struct edge_params &p)
+    const struct grad_thresh &p)
 {
 	if (p.l1)
 		walk_strip8<1>(load, lab, x0, ys, ye, p);
@@ -483,7 +483,7 @@ struct rows_ring8 {
 /* The strip walk of each sample type. */
 __device__ __forceinline__ void
 walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
-    const struct edge_params &p, int border, uint8_t)
+    const struct grad_thresh &p, int border, uint8_t)
 {
 	extern __shared__ uint4 ring[];
 	rows_ring8 load;
@@ -496,7 +496,7 @@ walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
 
 __device__ __forceinline__ void
 walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
-    const struct edge_params &p, int border, uint16_t)
+    const struct grad_thresh &p, int border, uint16_t)
 {
 	rows_global<uint16_t> load = {in, x0, border};
 	walk_strip<uint16_t>(load, lab, x0, ys, ye, p);
@@ -504,7 +504,7 @@ walk_global(const gpu_image &in, const gpu_image &lab, int x0, int ys, int ye,
 
 __device__ __forceinline__ void
 walk_shared(const uint8_t *src, int stride, int y0, const gpu_image &lab,
-    int x0, int ys, int ye, const struct edge_params &p)
+    int x0, int ys, int ye, const struct grad_thresh &p)
 {
 	rows_shared8 load = {src, stride, y0};
 	walk_strip8(load, lab, x0, ys, ye, p);
@@ -512,7 +512,7 @@ walk_shared(const uint8_t *src, int stride, int y0, const gpu_image &lab,
 
 __device__ __forceinline__ void
 walk_shared(const uint16_t *src, int stride, int y0, const gpu_image &lab,
-    int x0, int ys, int ye, const struct edge_params &p)
+    int x0, int ys, int ye, const struct grad_thresh &p)
 {
 	rows_shared<uint16_t> load = {src, stride, y0};
 	walk_strip<uint16_t>(load, lab, x0, ys, ye, p);
@@ -529,14 +529,14 @@ walk_shared(const uint16_t *src, int stride, int y0, const gpu_image &lab,
 template <typename T>
 __global__ void
 __maxnreg__(sizeof(T) == 1 ? 96 : 170)
-edge_nms_sliding(gpu_image in, gpu_image lab, struct edge_params p0,
-    const struct edge_params *dp, int border, int rows)
+edge_nms_sliding(gpu_image in, gpu_image lab, struct grad_thresh p0,
+    const struct grad_thresh *dp, int border, int rows)
 {
 	const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * VEC(T);
 	const int ys = (blockIdx.y * blockDim.y + threadIdx.y) * rows;
 	if (x0 >= in.width || ys >= in.height)
 		return;
-	struct edge_params p = thresholds(p0, dp);
+	struct grad_thresh p = thresholds(p0, dp);
 	walk_global(in, lab, x0, ys, min(ys + rows, in.height), p, border, T());
 }
 
@@ -571,8 +571,8 @@ load_tile(const gpu_image &in, int border, T *tile, int x0, int y0, int tw,
 
 template <typename T>
 __global__ void
-edge_nms_shared(gpu_image in, gpu_image lab, struct edge_params p0,
-    const struct edge_params *dp, int border, int rows)
+edge_nms_shared(gpu_image in, gpu_image lab, struct grad_thresh p0,
+    const struct grad_thresh *dp, int border, int rows)
 {
 	extern __shared__ uint4 smem[];
 	T *tile = (T *)smem;
@@ -585,7 +585,7 @@ edge_nms_shared(gpu_image in, gpu_image lab, struct edge_params p0,
 	const int x = x0 + threadIdx.x * N, ys = y0 + threadIdx.y * rows;
 	if (x >= in.width || ys >= in.height)
 		return;
-	struct edge_params p = thresholds(p0, dp);
+	struct grad_thresh p = thresholds(p0, dp);
 	walk_shared(tile + N + threadIdx.x * N, tw + 2 * N, y0, lab, x, ys,
 	    min(ys + rows, in.height), p);
 }
@@ -638,7 +638,7 @@ edge_nms_shape(enum gf_strategy s, unsigned maxval, int width, int height,
 template <typename T>
 static void
 launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
-    const struct edge_params &p, const struct edge_params *dp, int border,
+    const struct grad_thresh &p, const struct grad_thresh *dp, int border,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t st)
 {
 	int tw, th;
@@ -670,8 +670,8 @@ launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
 
 extern "C" cudaError_t
 edge_launch_nms(enum gf_strategy s, const struct gpu_image *in,
-    const struct gpu_image *lab, const struct edge_params *p,
-    const struct edge_params *dp, int border, const struct gf_launch *l,
+    const struct gpu_image *lab, const struct grad_thresh *p,
+    const struct grad_thresh *dp, int border, const struct gf_launch *l,
     cudaTextureObject_t tex, cudaStream_t stream)
 {
 	if (in->maxval > 255)

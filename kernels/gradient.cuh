@@ -8,7 +8,7 @@
 #ifndef GF_GRADIENT_CUH
 #define GF_GRADIENT_CUH
 
-#include "edge_core.h"
+#include "gradient_core.h"
 #include "stencil.cuh"
 
 template <typename T>
@@ -52,7 +52,7 @@ mag_at(const P &src, int x, int y, int l1)
 {
 	int gx, gy;
 	grad_at(src, x, y, &gx, &gy);
-	return edge_mag(gx, gy, l1);
+	return grad_mag(gx, gy, l1);
 }
 
 /*

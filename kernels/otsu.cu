@@ -11,7 +11,6 @@
  * shuffles).  Scores come from otsu_score (lib/otsu.h), so the threshold
  * equals the CPU's (lib/otsu.c).
  */
-#include "edge_core.h"
 #include "gradient.cuh"
 #include "otsu.h"
 #include "stencil.cuh"
@@ -35,7 +34,7 @@ otsu_hist(gpu_image in, int border, int l1, uint32_t *bins, int priv)
 	    i += (size_t)gridDim.x * blockDim.x) {
 		int x = (int)(i % in.width), y = (int)(i / in.width), gx, gy;
 		grad_at(src, x, y, &gx, &gy);
-		uint32_t v = edge_hist_value(gx, gy, l1, in.maxval);
+		uint32_t v = grad_hist_value(gx, gy, l1, in.maxval);
 		atomicAdd(priv ? &sbins[v] : &bins[v], 1u);
 	}
 	if (!priv)
@@ -67,7 +66,7 @@ hist_row8(const uint32_t *w0, const uint32_t *w1, const uint32_t *w2,
 		float s2, d2;
 		sobel_cols8(w0[c >> 2], w1[c >> 2], w2[c >> 2], c & 3, &s2, &d2);
 		if (c >= 3 && (!CLIP || c - 3 < n))
-			atomicAdd(&wb[gf_unbias23(edge_hist_biased8(s2 - s0,
+			atomicAdd(&wb[gf_unbias23(grad_hist_biased8(s2 - s0,
 			    fmaf(2.0f, d1, d0) + d2, L1, m))], 1u);
 		s0 = s1, s1 = s2;
 		d0 = d1, d1 = d2;
@@ -80,7 +79,7 @@ hist_row8(const uint32_t *w0, const uint32_t *w1, const uint32_t *w2,
  * sliding packed input rows y-1, y, y+1 down the strip (16-byte loads,
  * pack_row8) and taking the gradients from column sums in float, as
  * edge's 8-bit suppression does; then the block adds each bin's total
- * to the global bins.  A bin is the low bits of edge_hist_biased8's
+ * to the global bins.  A bin is the low bits of grad_hist_biased8's
  * float (gf_unbias23).  The counts are those of otsu_hist: a histogram
  * does not depend on the order of its additions.  One atomic a pixel is not
  * what bounds it: counting each run of equal magnitudes with one atomic
@@ -236,7 +235,7 @@ otsu_argmax(double *sbest, int *sidx, double *best, int *bi)
 __global__ void
 __launch_bounds__(OTSU_THREADS)
 otsu_search(const uint32_t *bins, int nbins, int l1, uint32_t *dt,
-    struct edge_params *dp)
+    struct grad_thresh *dp)
 {
 	__shared__ unsigned long long sn[OTSU_THREADS], ss[OTSU_THREADS];
 	__shared__ double sbest[OTSU_THREADS];
@@ -272,13 +271,13 @@ otsu_search(const uint32_t *bins, int nbins, int l1, uint32_t *dt,
 	otsu_argmax(sbest, sidx, &best, &bi);
 	if (tid == 0) {
 		*dt = (uint32_t)bi;
-		edge_auto_params((uint32_t)bi, l1, dp);
+		grad_thresh_auto((uint32_t)bi, l1, dp);
 	}
 }
 
 extern "C" cudaError_t
 otsu_launch_search(const uint32_t *bins, int nbins, int l1, uint32_t *dt,
-    struct edge_params *dp, cudaStream_t stream)
+    struct grad_thresh *dp, cudaStream_t stream)
 {
 	otsu_search<<<1, OTSU_THREADS, 0, stream>>>(bins, nbins, l1, dt, dp);
 	return cudaGetLastError();

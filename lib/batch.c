@@ -100,23 +100,69 @@ batch_mkdir(const char *dir, struct gf_err *e)
 	return 0;
 }
 
-/* Input i is not the existing file that one of its possible outputs would replace. */
+/* An input's file: device and inode, and its place among the inputs. */
+struct batch_file {
+	dev_t dev;
+	ino_t ino;
+	int index;
+};
+
 static int
-check_self(const char *dir, const char *input, const char *const *exts,
+file_cmp(const void *a, const void *b)
+{
+	const struct batch_file *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/*
+ * The files of the n inputs (symbolic links followed) into files,
+ * sorted; the count.  An input that cannot be stat'ed (missing, or
+ * standard input) is left to the run, which reports it.
+ */
+static int
+input_files(char *const *inputs, int n, struct batch_file *files)
+{
+	struct stat st;
+	int m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) == 0)
+			files[m++] = (struct batch_file){st.st_dev, st.st_ino, i};
+	qsort(files, (size_t)m, sizeof(*files), file_cmp);
+	return m;
+}
+
+/*
+ * None of input i's possible outputs (one per extension of exts) is an
+ * existing file that is also an input, its own or another's, however
+ * its path is spelt: hard links, symbolic links, a -o that is a link to
+ * the inputs' directory.
+ */
+static int
+check_self(const char *dir, char *const *inputs, int i,
+    const struct batch_file *files, int nfiles, const char *const *exts,
     struct gf_err *e)
 {
 	char path[PATH_MAX];
-	struct stat in, out;
+	struct stat out;
+	const struct batch_file *hit;
 
-	if (stat(input, &in) != 0)
-		return 0;
 	for (int k = 0; exts[k] != NULL; k++) {
-		if (batch_path(dir, input, exts[k], path, sizeof(path), e) < 0)
+		if (batch_path(dir, inputs[i], exts[k], path, sizeof(path), e) < 0)
 			return -1;
-		if (stat(path, &out) == 0 && out.st_dev == in.st_dev &&
-		    out.st_ino == in.st_ino)
+		if (stat(path, &out) != 0)
+			continue;
+		hit = bsearch(&(struct batch_file){out.st_dev, out.st_ino, 0}, files,
+		    (size_t)nfiles, sizeof(*files), file_cmp);
+		if (hit != NULL && hit->index == i)
 			return gf_fail(e, "-o %s: %s would be replaced by its own "
-			    "output %s", dir, input, path);
+			    "output %s", dir, inputs[i], path);
+		if (hit != NULL)
+			return gf_fail(e, "-o %s: %s would be replaced by the output "
+			    "of %s, %s", dir, inputs[hit->index], inputs[i], path);
 	}
 	return 0;
 }
@@ -139,22 +185,28 @@ int
 batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
     struct gf_err *e)
 {
+	/* Every extension an input's output may get in fmt (img_format_ext). */
 	static const char *const png[] = {"png", NULL}, *const pnm[] = {"pgm",
-	    "ppm", NULL}, *const jpeg[] = {"jpg", NULL};
+	    "ppm", "pam", NULL}, *const jpeg[] = {"jpg", NULL}, *const tiff[] = {
+	    "tif", NULL};
 	const char *const *exts = fmt == IMG_FORMAT_PNG ? png :
-	    fmt == IMG_FORMAT_JPEG ? jpeg : pnm;
+	    fmt == IMG_FORMAT_JPEG ? jpeg : fmt == IMG_FORMAT_TIFF ? tiff : pnm;
 	struct batch_out *outs = calloc((size_t)n + 1, sizeof(*outs));
+	struct batch_file *files = calloc((size_t)n + 1, sizeof(*files));
 	char path[PATH_MAX];
-	int m = 0, ret = -1;
+	int m = 0, nfiles, ret = -1;
 
-	if (outs == NULL)
-		return gf_fail(e, "out of memory for %d input names", n);
+	if (outs == NULL || files == NULL) {
+		gf_fail(e, "out of memory for %d input names", n);
+		goto done;
+	}
 	if (check_dir(dir, e) < 0)
 		goto done;
+	nfiles = input_files(inputs, n, files);
 	for (int i = 0; i < n; i++) {
 		if (strcmp(inputs[i], "-") == 0)
 			continue;
-		if (check_self(dir, inputs[i], exts, e) < 0 ||
+		if (check_self(dir, inputs, i, files, nfiles, exts, e) < 0 ||
 		    batch_path(dir, inputs[i], exts[0], path, sizeof(path), e) < 0)
 			goto done;
 		if ((outs[m].path = strdup(path)) == NULL) {
@@ -168,6 +220,7 @@ done:
 	for (int i = 0; i < m; i++)
 		free(outs[i].path);
 	free(outs);
+	free(files);
 	return ret;
 }
 

@@ -3,8 +3,8 @@
  * dir/<its base name without extension>.<extension of the output format>,
  * and a batch is refused before anything runs when two inputs would be
  * written to one output or an input would be replaced by its own output.
- * Shared by the filter loop (lib/engine.c) and the check in cmd/, which
- * also picks a shard of the inputs (--shard) here.
+ * Shared by the engine's writer (lib/engine_write.c) and the check in
+ * cmd/, which also picks a shard of the inputs (--shard) here.
  */
 #ifndef GF_BATCH_H
 #define GF_BATCH_H
@@ -21,11 +21,13 @@ int batch_path(const char *dir, const char *input, const char *ext, char *buf,
 /*
  * Checks a batch of n inputs into dir in format fmt (AUTO: PNM) before it
  * runs: dir must be a directory or not exist yet, no two inputs may share an
- * output (PGM and PPM count as one name, since which one is written
- * depends on the image), and no input may be the file its output would
- * replace (compared by device and inode, so any spelling of the path is
- * caught).  -1 with e naming the directory, or the two inputs, or the
- * input and its output.  Standard input ("-") is left to the run.
+ * output (PGM, PPM and PAM count as one name, since which one is written
+ * depends on the image), and no output, under any extension it may get,
+ * may be an existing file that is an input, its own or another's
+ * (compared by device and inode, symbolic links followed, so any
+ * spelling of the path is caught).  -1 with e naming the directory, or
+ * the two inputs, or the input and the output.  Standard input ("-") is
+ * left to the run.
  */
 int batch_check(const char *dir, char *const *inputs, int n,
     enum img_format fmt, struct gf_err *e);

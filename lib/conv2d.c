@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conv2d.h"
+#include "conv2d_tool.h"
 #include "tool.h"
 
 /* The divisor before sign folding: --divisor, else the tap sum when normalizing, else 1. */

@@ -11,7 +11,6 @@
 #include "conv2d_core.h"
 #include "gf.h"
 #include "gpu.h"
-#include "opts.h"
 #include "strategy.h"
 
 #ifdef __cplusplus
@@ -128,23 +127,6 @@ int conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
  * 0.756); shared elsewhere.
  */
 enum gf_strategy conv2d_auto(const struct conv2d_coef *c);
-
-/* The conv2d tool (lib/tool.h) and what the command line asked for. */
-struct gf_times;
-
-/*
- * What the command line asked for: the shared options and the filter
- * (whose border conv2d_tool sets from common.border).
- */
-struct conv2d_opts {
-	struct gf_opts common;
-	struct conv2d_filter filter;
-};
-
-struct tool;
-
-/* Describes the conv2d tool to the engine (lib/tool.h); t->ctx is o. */
-void conv2d_tool(struct tool *t, struct conv2d_opts *o);
 
 /*
  * The CPU path's finish of n accumulators of mode CONV2D_I32 into

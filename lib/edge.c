@@ -7,16 +7,16 @@
 #include <string.h>
 
 #include "conv2d.h"
-#include "edge.h"
+#include "edge_tool.h"
 #include "otsu.h"
 #include "tool.h"
 
 /* ---- shared by the CPU (edge_cpu.c) and the GPU ---- */
 
-struct edge_params
+struct grad_thresh
 edge_params_for(const struct edge_opts *o)
 {
-	struct edge_params p;
+	struct grad_thresh p;
 
 	p.l1 = o->l1;
 	p.low = edge_thresh_store(o->low, o->l1);
@@ -40,8 +40,8 @@ edge_smooth_params(const struct edge_opts *o, struct conv2d_filter *cp,
 /* Suppression and double threshold on the device, o's strategy. */
 static int
 nms_device(struct gpu *g, const struct gpu_image *src,
-    const struct gpu_image *lab, const struct edge_params *p,
-    const struct edge_params *dp, const struct edge_opts *o,
+    const struct gpu_image *lab, const struct grad_thresh *p,
+    const struct grad_thresh *dp, const struct edge_opts *o,
     struct gf_err *e)
 {
 	enum gf_strategy s = o->common.strategy == GF_AUTO ? GF_SLIDING :
@@ -114,7 +114,7 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 {
 	struct gpu_image sm, lab;
 	const struct gpu_image *src;
-	struct edge_params p = edge_params_for(o);
+	struct grad_thresh p = edge_params_for(o);
 	struct otsu_device *od = NULL;
 	uint32_t t = 0;
 

@@ -16,6 +16,7 @@
 #define GF_EDGE_CORE_H
 
 #include "gf.h"
+#include "gradient_core.h"
 #include "sobel_core.h"
 
 /* Pixel classes after suppression and thresholding, then after hysteresis. */
@@ -36,29 +37,6 @@ enum edge_sector {
 	EDGE_SECTOR_90,         /* gradient near vertical: up, down */
 	EDGE_SECTOR_135         /* gx, gy of opposite signs: up-right, down-left */
 };
-
-/*
- * Thresholds in magnitude units, each stored as the largest magnitude
- * that does not pass it: floor(t^2) for L2 (compared with gx^2 + gy^2),
- * floor(t) for L1, as sobel's -t.  A pixel is weak when its magnitude
- * is > low, strong when > high.
- */
-struct edge_params {
-	int l1;
-	uint64_t low;
-	uint64_t high;
-};
-
-/* The magnitude the thresholds are compared with: gx^2 + gy^2, or |gx| + |gy|. */
-GF_HD uint64_t
-edge_mag(int gx, int gy, int l1)
-{
-	int64_t ax = gx < 0 ? -(int64_t)gx : gx, ay = gy < 0 ? -(int64_t)gy : gy;
-
-	if (l1)
-		return (uint64_t)(ax + ay);
-	return (uint64_t)(ax * ax + ay * ay);
-}
 
 /*
  * The sector of the gradient direction, with OpenCV's fixed-point test:
@@ -101,7 +79,7 @@ edge_sector_offset(int s, int *dx, int *dy)
  */
 GF_HD int
 edge_classify(uint64_t m, uint64_t before, uint64_t after, int s,
-    const struct edge_params *p)
+    const struct grad_thresh *p)
 {
 	/* Comparisons joined with &, no early exit: a row of them vectorizes. */
 	int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135;
@@ -125,7 +103,7 @@ struct edge_paramsf {
 };
 
 GF_HD struct edge_paramsf
-edge_params_f(const struct edge_params *p)
+edge_params_f(const struct grad_thresh *p)
 {
 	const uint64_t top = 1u << 24;
 	struct edge_paramsf q;
@@ -180,71 +158,11 @@ edge_in_frame(int x, int y, int width, int height)
 	return x < 1 || y < 1 || x > width - 2 || y > height - 2;
 }
 
-/* What sobel computes for --auto's histogram: the magnitude, in norm l1 or L2. */
-GF_HD struct sobel_params
-edge_hist_params(int l1, unsigned maxval)
-{
-	struct sobel_params sp;
-
-	sp.mode = l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
-	sp.maxval = maxval;
-	sp.thresh = 0;
-	return sp;
-}
-
-/*
- * The histogram value of a gradient for --auto: the magnitude in sobel's
- * units, min(maxval, round(sqrt(gx^2 + gy^2))) or min(maxval, |gx| + |gy|).
- */
-GF_HD uint32_t
-edge_hist_value(int gx, int gy, int l1, unsigned maxval)
-{
-	struct sobel_params sp = edge_hist_params(l1, maxval);
-
-	return sobel_value(gx, gy, &sp);
-}
-
-/*
- * edge_hist_value for 8-bit images (maxval m <= 255) in float, plus 2^23:
- * the value is the low bits of the float (edge_hist_value8 takes them),
- * so a histogram bin needs no conversion.  The L2 root is
- * sobel_root_biased's, rounded by its proof; tests/edge_test.c checks
- * every gx, gy.  On the GPU it issues on the float pipe and has no
- * integer square root.
- */
-GF_HD float
-edge_hist_biased8(float gx, float gy, int l1, float m)
-{
-	if (l1)
-		return gf_minf(fabsf(gx) + fabsf(gy), m) + 8388608.0f;
-	return sobel_root_biased(gx, gy, m);
-}
-
-GF_HD uint32_t
-edge_hist_value8(int gx, int gy, int l1, unsigned maxval)
-{
-	return gf_unbias23(edge_hist_biased8((float)gx, (float)gy, l1, (float)maxval));
-}
-
 /* Stored form of threshold t (t >= 0): floor(t^2) for L2, floor(t) for L1. */
 GF_HD uint64_t
 edge_thresh_store(double t, int l1)
 {
 	return (uint64_t)(l1 ? t : t * t);
-}
-
-/*
- * --auto: high is Otsu's threshold t of the magnitude histogram, low is
- * t / 2, both exact in integers: floor((t/2)^2) = floor(t^2 / 4).
- */
-GF_HD void
-edge_auto_params(uint32_t t, int l1, struct edge_params *p)
-{
-	uint64_t t2 = (uint64_t)t * t;
-
-	p->l1 = l1;
-	p->high = l1 ? t : t2;
-	p->low = l1 ? t / 2 : t2 / 4;
 }
 
 #endif

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "conv2d.h"
-#include "edge.h"
+#include "edge_tool.h"
 #include "otsu.h"
 #include "pool.h"
-#include "sobel.h"
+#include "gradient.h"
 
 /* Bands are at least this many rows, so that small images use one thread. */
 #define EDGE_BAND_ROWS 16
@@ -23,7 +23,7 @@
 struct classify_job {
 	const struct image *im;
 	int border, nbands;
-	const struct edge_params *p;
+	const struct grad_thresh *p;
 	const void *zero;
 	uint8_t *lab;           /* width x height classes */
 };
@@ -58,7 +58,7 @@ GF_CLONES static void
 mag_row(const int *gx, const int *gy, uint64_t *mag, int n, int l1)
 {
 	for (int x = 0; x < n; x++)
-		mag[x] = edge_mag(gx[x], gy[x], l1);
+		mag[x] = grad_mag(gx[x], gy[x], l1);
 }
 
 static void
@@ -83,9 +83,9 @@ ring_fill(struct grad_ring *r, const struct classify_job *j, int y)
 GF_CLONES static void
 classify_row(const int *gx, const int *gy, const uint64_t *u,
     const uint64_t *m, const uint64_t *d, uint8_t *lab, int n,
-    const struct edge_params *p)
+    const struct grad_thresh *p)
 {
-	struct edge_params q = *p;
+	struct grad_thresh q = *p;
 
 	for (int x = 1; x <= n; x++) {
 		uint64_t ml = m[x - 1], mr = m[x + 1];
@@ -136,7 +136,7 @@ classify_band(void *arg, int b, void *scratch)
  * the outer frame.
  */
 static int
-classify_cpu(const struct image *im, int border, const struct edge_params *p,
+classify_cpu(const struct image *im, int border, const struct grad_thresh *p,
     uint8_t *lab, int nthreads, struct gf_err *e)
 {
 	struct classify_job j = {im, border, 0, p, NULL, lab};
@@ -255,7 +255,7 @@ labels_to_image(const uint8_t *lab, const struct image *gray,
 /* The thresholds for gray: o's, or Otsu's with --auto (info gets them). */
 static int
 thresholds_cpu(const struct image *gray, const struct edge_opts *o,
-    struct edge_params *p, struct edge_info *info, int nthreads,
+    struct grad_thresh *p, struct edge_info *info, int nthreads,
     struct gf_err *e)
 {
 	uint32_t t = 0;
@@ -268,7 +268,7 @@ thresholds_cpu(const struct image *gray, const struct edge_opts *o,
 	}
 	if (otsu_cpu(gray, o->common.border, o->l1, &t, nthreads, e) < 0)
 		return -1;
-	edge_auto_params(t, o->l1, p);
+	grad_thresh_auto(t, o->l1, p);
 	info->high = t;
 	info->low = t / 2.0;
 	return 0;
@@ -281,7 +281,7 @@ edge_cpu(const struct image *gray, struct image *out,
 {
 	struct image sm = {0};
 	const struct image *src = gray;
-	struct edge_params p;
+	struct grad_thresh p;
 	uint8_t *lab = NULL;
 	int ret = -1;
 

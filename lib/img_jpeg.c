@@ -13,7 +13,8 @@
  * of 5: 49 ms against 45) and less than colour, then gray (+17 ms); a
  * third of the bytes go on.  CMYK and YCCK are refused.  Out: 8-bit gray
  * or RGB (YCbCr in the file), maxval below 255 scaled to 255, alpha
- * dropped, one image per file; 16-bit images are refused.  An EXIF
+ * dropped, one image per file; 16-bit images are refused.  A warning
+ * of corrupt or missing data fails the image (jpeg_on_message).  An EXIF
  * Orientation tag (APP1, parsed by libexif) turns the decoded image
  * unless the reader keeps pixels as stored.
  */
@@ -30,8 +31,15 @@
 
 #include "img_int.h"
 
-/* Progressive scans beyond this are refused: each one re-reads the image. */
-#define JPEG_MAX_SCANS 500
+/*
+ * Each scan passes over the blocks of its components, however few bytes
+ * it has (an end-of-band run of 32767 blocks takes 15 bits).  The blocks
+ * of every scan so far, together, may be this many times the image's
+ * blocks, plus this many for each byte read: libjpeg's progressive
+ * scripts pass over the image about 10 times.
+ */
+#define JPEG_SCAN_PASSES 16
+#define JPEG_SCAN_BLOCKS_PER_BYTE 64
 
 /* One decode: libjpeg's structs, where its errors go, and the input buffer. */
 struct jpeg_call {
@@ -41,6 +49,11 @@ struct jpeg_call {
 	struct jpeg_progress_mgr progress;
 	jmp_buf jb;
 	struct img_reader *r;
+	long long avail;        /* bytes of a regular file from the stream's start; -1: a pipe */
+	unsigned long long fed; /* bytes given to libjpeg so far */
+	unsigned long long work; /* blocks of the scans seen so far */
+	int scans;              /* scans seen so far */
+	JOCTET *ahead;          /* a pipe's bytes read ahead (jpeg_has_bytes) */
 	JSAMPLE *rgb;           /* GRAY_ROWS decoded rows, when gray is asked */
 	char msg[JMSG_LENGTH_MAX + 64];
 	JOCTET buf[65536];
@@ -68,11 +81,30 @@ jpeg_on_error(j_common_ptr cinfo)
 	longjmp(c->jb, 1);
 }
 
-/* Warnings (corrupt data that libjpeg works around) are not printed. */
+/* Nothing libjpeg says is printed (a compressor's messages included). */
 static void
 jpeg_quiet(j_common_ptr cinfo)
 {
 	(void)cinfo;
+}
+
+/*
+ * libjpeg's warnings: corrupt or missing data, which libjpeg works
+ * around with made-up pixels (djpeg exits 2 for them), fails the image
+ * as an error does, in libjpeg's words.  Only the warnings that say
+ * nothing of the pixels pass: an unknown JFIF revision or Adobe
+ * transform code, a bad ICC profile (not read here).  Traces are
+ * dropped.
+ */
+static void
+jpeg_on_message(j_common_ptr cinfo, int level)
+{
+	int code = cinfo->err->msg_code;
+
+	if (level >= 0 || code == JWRN_JFIF_MAJOR || code == JWRN_ADOBE_XFORM ||
+	    code == JWRN_BOGUS_ICC)
+		return;
+	jpeg_on_error(cinfo);
 }
 
 static void
@@ -92,7 +124,76 @@ jpeg_src_fill(j_decompress_ptr cinfo)
 		ERREXIT(cinfo, JERR_INPUT_EOF);
 	c->src.next_input_byte = c->buf;
 	c->src.bytes_in_buffer = n;
+	c->fed += n;
 	return TRUE;
+}
+
+/* Bytes libjpeg has taken from the stream so far. */
+static unsigned long long
+jpeg_bytes_read(const struct jpeg_call *c)
+{
+	return c->fed - c->src.bytes_in_buffer;
+}
+
+/*
+ * Whether the stream holds need more bytes past what libjpeg has taken:
+ * a regular file by its size; a pipe by reading them ahead into
+ * c->ahead, from which libjpeg then reads.
+ */
+static int
+jpeg_has_bytes(struct jpeg_call *c, unsigned long long need)
+{
+	size_t have = c->src.bytes_in_buffer, got;
+
+	if (need <= have)
+		return 1;
+	if (c->avail >= 0)
+		return (unsigned long long)c->avail - jpeg_bytes_read(c) >= need;
+	if (need > SIZE_MAX || (c->ahead = malloc((size_t)need)) == NULL)
+		return 0;
+	memcpy(c->ahead, c->src.next_input_byte, have);
+	got = img_reader_bytes(c->r, c->ahead + have, (size_t)need - have);
+	c->fed += got;
+	c->src.next_input_byte = c->ahead;
+	c->src.bytes_in_buffer = have + got;
+	return have + got == need;
+}
+
+/* Blocks of the image's components (a sum), or of the current scan's. */
+static unsigned long long
+jpeg_blocks(j_decompress_ptr ci, int scan)
+{
+	unsigned long long n = 0;
+	int k, m = scan ? ci->comps_in_scan : ci->num_components;
+
+	for (k = 0; k < m; k++) {
+		jpeg_component_info *comp = scan ? ci->cur_comp_info[k] :
+		    &ci->comp_info[k];
+		n += (unsigned long long)comp->width_in_blocks * comp->height_in_blocks;
+	}
+	return n;
+}
+
+/*
+ * The fewest bytes of coded data the current scan can have, from its
+ * header.  A Huffman code is at least a bit: a sequential scan codes a
+ * DC difference and an end of block for each block, a progressive DC
+ * scan one code or bit, an AC scan an end-of-band run of up to 32767
+ * blocks in 15 bits.  Arithmetic coding goes below a bit a decision:
+ * a byte for 64 blocks is asked of it, which no photograph comes near.
+ */
+static unsigned long long
+jpeg_scan_min_bytes(j_decompress_ptr ci)
+{
+	unsigned long long blocks = jpeg_blocks(ci, 1);
+
+	if (ci->arith_code)
+		return blocks / 64;
+	if (!ci->progressive_mode)
+		return blocks / 4;
+	if (ci->Ss == 0)
+		return blocks / 8;
+	return (blocks + 32766) / 32767 * 15 / 8;
 }
 
 static void
@@ -116,15 +217,30 @@ jpeg_src_term(j_decompress_ptr cinfo)
 	(void)cinfo;
 }
 
-/* Refuses a progressive JPEG with too many scans (a CPU-time bomb). */
+/*
+ * At each new scan, its blocks join the work; work beyond what the
+ * image's blocks and the bytes read so far allow (JPEG_SCAN_PASSES) is
+ * refused: scans of next to no data that pass over a large image again
+ * and again are a CPU-time bomb.
+ */
 static void
 jpeg_on_progress(j_common_ptr cinfo)
 {
 	j_decompress_ptr d = (j_decompress_ptr)cinfo;
+	struct jpeg_call *c = jpeg_call_of(cinfo);
+	unsigned long long blocks = jpeg_blocks(d, 0), read, most;
 
-	if (d->input_scan_number > JPEG_MAX_SCANS) {
-		struct jpeg_call *c = jpeg_call_of(cinfo);
-		snprintf(c->msg, sizeof(c->msg), "more than %d scans", JPEG_MAX_SCANS);
+	if (d->input_scan_number <= c->scans)
+		return;
+	c->scans = d->input_scan_number;
+	c->work += jpeg_blocks(d, 1);
+	read = jpeg_bytes_read(c);
+	most = JPEG_SCAN_PASSES * blocks + JPEG_SCAN_BLOCKS_PER_BYTE * read;
+	if (c->work > most) {
+		snprintf(c->msg, sizeof(c->msg), "by scan %d its scans pass over "
+		    "%llu blocks, more than %d times the image's %llu blocks and %d "
+		    "for each of the %llu bytes read", c->scans, c->work,
+		    JPEG_SCAN_PASSES, blocks, JPEG_SCAN_BLOCKS_PER_BYTE, read);
 		longjmp(c->jb, 1);
 	}
 }
@@ -136,6 +252,7 @@ jpeg_setup(struct jpeg_call *c)
 	c->cinfo.err = jpeg_std_error(&c->err);
 	c->err.error_exit = jpeg_on_error;
 	c->err.output_message = jpeg_quiet;
+	c->err.emit_message = jpeg_on_message;
 	c->src.init_source = jpeg_src_init;
 	c->src.fill_input_buffer = jpeg_src_fill;
 	c->src.skip_input_data = jpeg_src_skip;
@@ -238,6 +355,11 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	if (img_check_size(c->r, (long)ci->image_width, (long)ci->image_height,
 	    img->channels, 255, e) < 0)
 		return -1;
+	if (!jpeg_has_bytes(c, jpeg_scan_min_bytes(ci)))
+		return gf_fail(e, "%s: the JPEG image is %u x %u, and its first scan "
+		    "needs at least %llu bytes of coded data, more than the file "
+		    "holds", c->r->name, ci->image_width, ci->image_height,
+		    jpeg_scan_min_bytes(ci));
 	ci->out_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
 	jpeg_start_decompress(ci);
 	img->width = (int)ci->output_width;
@@ -277,14 +399,17 @@ img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e)
 {
 	struct jpeg_call *c = malloc(sizeof(*c));
 	int ret, allocated = 0;
+	off_t start, size;
 
 	if (c == NULL)
 		return gf_fail(e, "out of memory");
 	memset(c, 0, offsetof(struct jpeg_call, buf));
 	c->r = r;
+	c->avail = img_reader_file(r, &start, &size) ? (long long)size : -1;
 	jpeg_setup(c);
 	ret = jpeg_read_guarded(c, img, &allocated, e);
 	jpeg_destroy_decompress(&c->cinfo);
+	free(c->ahead);
 	free(c->rgb);
 	free(c);
 	if (ret < 0 && allocated)

@@ -6,7 +6,8 @@
  * reason is thread-local.  stb needs the whole file in memory, so the
  * header is parsed first: its dimensions go through the pixel limit, and
  * the length it implies (exact for uncompressed BMP and TGA, a lower
- * bound for RLE TGA) is required before stb sees a byte.  What is read
+ * bound for RLE TGA) is required before stb sees a byte; a GIF's screen
+ * is weighed against its first frame and that against its LZW bytes.  What is read
  * is bounded by what the header allows: never a whole unknown stream.
  */
 #include <errno.h>
@@ -122,6 +123,79 @@ gif_head(const unsigned char *b, size_t n, struct stb_head *h)
 	return 0;
 }
 
+/*
+ * GIF's frames against its screen, which stb allocates whole (9 bytes a
+ * pixel) before it decodes the first frame onto it: that frame, clipped
+ * to the screen, must be coded by its LZW bytes (a 12-bit code stands
+ * for at most 4096 pixels: 2731 a byte, GIF_LZW_PX_PER_BYTE), and the
+ * screen may hold at most GIF_SCREEN_PER_FRAME times its pixels plus
+ * GIF_SCREEN_SPARE: the rest is background, made from no bytes at all.
+ */
+#define GIF_LZW_PX_PER_BYTE 2731ull
+#define GIF_SCREEN_PER_FRAME 16ull
+#define GIF_SCREEN_SPARE (1ull << 22)
+
+/* Skips a GIF colour table (flags' high bit, 3 << (size + 1) bytes) at *p. */
+static void
+gif_skip_table(unsigned flags, size_t *p)
+{
+	if (flags & 0x80)
+		*p += (size_t)3 << ((flags & 7) + 1);
+}
+
+/* Skips data sub-blocks at *p up to their terminator; the bytes they hold. */
+static unsigned long long
+gif_skip_blocks(const unsigned char *b, size_t n, size_t *p)
+{
+	unsigned long long data = 0;
+
+	while (*p < n && b[*p] != 0) {
+		data += b[*p];
+		*p += 1 + (size_t)b[*p];
+	}
+	*p += 1;
+	return data;
+}
+
+static int
+gif_weigh(struct img_reader *r, const unsigned char *b, size_t n,
+    const struct stb_head *h, struct gf_err *e)
+{
+	unsigned long long screen = (unsigned long long)h->w * h->h, frame, lzw,
+	    fw, fh;
+	size_t p = 13;
+	long fx, fy;
+
+	gif_skip_table(b[10], &p);
+	while (p + 1 < n && b[p] == 0x21) {     /* extensions */
+		p += 2;
+		(void)gif_skip_blocks(b, n, &p);
+	}
+	if (p + 11 > n || b[p] != 0x2c)
+		return gf_fail(e, "%s: the GIF file (%zu bytes) has no image in it "
+		    "before it ends", r->name, n);
+	fx = (long)img_le16(b + p + 1);
+	fy = (long)img_le16(b + p + 3);
+	fw = fx < h->w ? (unsigned long long)(h->w - fx) : 0;
+	fh = fy < h->h ? (unsigned long long)(h->h - fy) : 0;
+	fw = img_le16(b + p + 5) < fw ? img_le16(b + p + 5) : fw;
+	fh = img_le16(b + p + 7) < fh ? img_le16(b + p + 7) : fh;
+	frame = fw * fh;
+	gif_skip_table(b[p + 9], &p);
+	p += 11;                                /* descriptor, LZW code size */
+	lzw = gif_skip_blocks(b, n, &p);
+	if (frame > GIF_LZW_PX_PER_BYTE * lzw + 4096)
+		return gf_fail(e, "%s: the GIF's first frame shows %llu pixels of "
+		    "the screen from %llu bytes of LZW data, which code at most "
+		    "%llu", r->name, frame, lzw, GIF_LZW_PX_PER_BYTE * lzw + 4096);
+	if (screen > GIF_SCREEN_PER_FRAME * frame + GIF_SCREEN_SPARE)
+		return gf_fail(e, "%s: the GIF's screen is %ld x %ld pixels, and "
+		    "its first frame shows %llu of them; a screen of more than %llu "
+		    "times its frame and %llu pixels is refused", r->name, h->w,
+		    h->h, frame, GIF_SCREEN_PER_FRAME, GIF_SCREEN_SPARE);
+	return 0;
+}
+
 /* Copies stb's 8-bit pixels (n channels, alpha dropped) into img. */
 static void
 from_stb(struct image *img, const unsigned char *px, int n)
@@ -200,6 +274,10 @@ img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
 		    "%ld, %u bits per pixel) implies %s%llu bytes, the file has %zu",
 		    r->name, h.format, h.w, h.h, h.bpp, h.exact ? "" : "at least ",
 		    h.need, len);
+	}
+	if (kind == IMG_KIND_GIF && gif_weigh(r, buf, len, &h, e) < 0) {
+		free(buf);
+		return -1;
 	}
 	ret = stb_decode(r, buf, len, img, e);
 	free(buf);

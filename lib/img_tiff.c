@@ -11,7 +11,9 @@
  * channels interleaved; gray (min-is-black or min-is-white), RGB and
  * JPEG-compressed YCbCr, each with at most one extra sample, kept as
  * alpha; every page of a multi-page file, one image each; the
- * Orientation tag applied unless the reader says not (img_orient).
+ * Orientation tag applied unless the reader says not (img_orient).  A
+ * warning while a page's pixels are decoded fails the page, whose
+ * buffer is cleared first: no earlier contents reach an output.
  * Out: one page, uncompressed, 8 or 16 bit like PNG, alpha unassociated;
  * BigTIFF when the pixels pass 2 GiB.
  */
@@ -27,6 +29,15 @@
 
 /* Bytes that a page's tiles may hold beyond its pixels (they overhang its edges). */
 #define TIFF_SLACK (16u << 20)
+
+/*
+ * What a TIFF's strips and tiles can hold, weighed against what its pages
+ * promise (tiff_weigh): a page may have TIFF_PAGE_SPARE bytes of pixels
+ * more than its compression can give from its bytes, all pages together
+ * TIFF_FILE_SPARE more than from the file's.
+ */
+#define TIFF_PAGE_SPARE (1ull << 20)
+#define TIFF_FILE_SPARE (16ull << 20)
 
 /* Pixels above which a written TIFF is BigTIFF (offsets past 4 GiB). */
 #define TIFF_BIG_BYTES (2ull << 30)
@@ -53,6 +64,13 @@ struct img_tiff {
 	TIFF *tif;
 	struct tiff_mem mem;
 	char msg[200];          /* libtiff's last error, escaped */
+	/*
+	 * While a page's pixels are decoded, libtiff's first warning (its
+	 * codecs warn of corrupt or missing data, e.g. a JPEG strip smaller
+	 * than the strip, and go on): it fails the page.
+	 */
+	int decoding;
+	char warning[200];
 };
 
 static tmsize_t
@@ -182,15 +200,22 @@ tiff_on_error(TIFF *tif, void *arg, const char *module, const char *fmt,
 	return 1;
 }
 
+/* libtiff's warnings: kept while pixels are decoded, else dropped (unknown tags and the like). */
 static int
 tiff_on_warning(TIFF *tif, void *arg, const char *module, const char *fmt,
     va_list ap)
 {
+	struct img_tiff *t = arg;
+	char raw[sizeof(t->warning)];
+
 	(void)tif;
-	(void)arg;
 	(void)module;
-	(void)fmt;
-	(void)ap;
+	if (!t->decoding || t->warning[0] != '\0')
+		return 1;
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	gf_escape(t->warning, sizeof(t->warning), raw);
+	if (t->warning[0] == '\0')
+		snprintf(t->warning, sizeof(t->warning), "a warning without words");
 	return 1;
 }
 
@@ -347,10 +372,11 @@ tiff_read_strips(struct img_reader *r, struct img_tiff *t, struct image *img,
 		uint32_t y0 = s * rps, n = img->height - y0 < rps ? img->height - y0 : rps;
 		tmsize_t want = (tmsize_t)(n * rowbytes);
 		if (TIFFReadEncodedStrip(t->tif, s, (char *)img->px + y0 * rowbytes,
-		    want) != want)
+		    want) != want || t->warning[0] != '\0')
 			return gf_fail(e, "%s: TIFF page %d: cannot decode strip %u (rows "
 			    "%u to %u): %s", r->name, r->nread + 1, s + 1, y0 + 1, y0 + n,
-			    t->msg[0] ? t->msg : "it is short");
+			    t->msg[0] ? t->msg : t->warning[0] ? t->warning :
+			    "it is short");
 	}
 	if ((uint64_t)nstrips * rps < (uint64_t)img->height)
 		return gf_fail(e, "%s: TIFF page %d has %u strips of %u rows for %d "
@@ -381,10 +407,13 @@ tiff_read_tiles(struct img_reader *r, struct img_tiff *t, struct image *img,
 	for (uint32_t y = 0; y < (uint32_t)img->height; y += th)
 		for (uint32_t x = 0; x < (uint32_t)img->width; x += tw) {
 			uint32_t n = img->width - x < tw ? img->width - x : tw;
-			if (TIFFReadTile(t->tif, buf, x, y, 0, 0) < 0) {
+			memset(buf, 0, (size_t)tbytes);
+			if (TIFFReadTile(t->tif, buf, x, y, 0, 0) < 0 ||
+			    t->warning[0] != '\0') {
 				free(buf);
 				return gf_fail(e, "%s: TIFF page %d: cannot decode the tile at "
-				    "(%u, %u): %s", r->name, r->nread + 1, x, y, t->msg);
+				    "(%u, %u): %s", r->name, r->nread + 1, x, y, t->msg[0] ?
+				    t->msg : t->warning);
 			}
 			for (uint32_t k = 0; k < th && y + k < (uint32_t)img->height; k++)
 				memcpy((char *)img->px + (((size_t)y + k) * img->width + x) *
@@ -404,6 +433,149 @@ tiff_invert_gray(struct image *img)
 		size_t k = i * img->channels;
 		img_set(img, k, img->maxval - img_get(img, k));
 	}
+}
+
+/*
+ * The most bytes of pixels one byte of a compression can give: a bound,
+ * not a typical ratio.  PackBits repeats a byte 128 times for 2; an LZW
+ * code of 12 bits stands for at most 4096 bytes; deflate's limit is
+ * 1032; a JPEG block of 64 samples takes at least 2 bits (a little more
+ * is allowed, for colour subsampling); the others, that libtiff may
+ * have, get zstd's bound (a block of 128 KiB in 4 bytes).
+ */
+static unsigned long long
+tiff_ratio(unsigned compression)
+{
+	switch (compression) {
+	case COMPRESSION_NONE:
+		return 1;
+	case COMPRESSION_PACKBITS:
+		return 64;
+	case COMPRESSION_LZW:
+		return 2731;
+	case COMPRESSION_ADOBE_DEFLATE:
+	case COMPRESSION_DEFLATE:
+		return 1032;
+	case COMPRESSION_JPEG:
+		return 1024;
+	default:
+		return 32768;
+	}
+}
+
+static int
+tiff_range_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * The bytes of the file that the current page's n strips or tiles hold,
+ * each byte counted once however many of them share it; -1 (e set) for
+ * one that is missing, lies in the header or past the end of the file
+ * (libtiff fills the offsets a page does not list with zeros).
+ */
+static long long
+tiff_page_bytes(struct img_reader *r, struct img_tiff *t, int page,
+    uint32_t n, struct gf_err *e)
+{
+	const char *what = TIFFIsTiled(t->tif) ? "tile" : "strip";
+	uint64_t *v = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof(*v)), end = 0;
+	long long held = 0;
+
+	if (v == NULL)
+		return gf_fail(e, "out of memory");
+	for (uint32_t s = 0; s < n; s++) {
+		uint64_t off = TIFFGetStrileOffset(t->tif, s),
+		    len = TIFFGetStrileByteCount(t->tif, s);
+		if (off < 8 || len == 0 || off > t->mem.len || len > t->mem.len - off) {
+			free(v);
+			return gf_fail(e, "%s: TIFF page %d: %s %u of %u is %llu bytes at "
+			    "offset %llu, %s", r->name, page, what, s + 1, n,
+			    (unsigned long long)len, (unsigned long long)off, off < 8 ?
+			    "inside the file's header (the page lists fewer offsets than "
+			    "it has strips or tiles?)" : len == 0 ? "which holds nothing" :
+			    "past the end of the file");
+		}
+		v[2 * s] = off;
+		v[2 * s + 1] = off + len;
+	}
+	qsort(v, n, 2 * sizeof(*v), tiff_range_cmp);
+	for (uint32_t s = 0; s < n; s++) {
+		uint64_t from = v[2 * s] > end ? v[2 * s] : end;
+		if (v[2 * s + 1] > from)
+			held += (long long)(v[2 * s + 1] - from);
+		if (v[2 * s + 1] > end)
+			end = v[2 * s + 1];
+	}
+	free(v);
+	return held;
+}
+
+/*
+ * Weighs the current page: the bytes of pixels it promises against what
+ * its compression can give from the bytes its strips or tiles hold; and
+ * all pages so far (*need: the fewest bytes of the file they take)
+ * against the file.  Pages whose tags or size are refused anyway are
+ * left to tiff_page_read (0, *stop set).
+ */
+static int
+tiff_weigh_page(struct img_reader *r, struct img_tiff *t, int page,
+    unsigned long long *need, int *stop, struct gf_err *e)
+{
+	struct tiff_page p = {0};
+	unsigned long long px, ratio;
+	long long held;
+	struct gf_err quiet;
+
+	if (tiff_page_tags(r, t->tif, &p, &quiet) < 0 ||
+	    img_check_size(r, (long)p.w, (long)p.h, p.spp, p.bits == 16 ? 65535 :
+	    255, &quiet) < 0) {
+		*stop = 1;
+		return 0;
+	}
+	held = tiff_page_bytes(r, t, page, TIFFIsTiled(t->tif) ?
+	    TIFFNumberOfTiles(t->tif) : TIFFNumberOfStrips(t->tif), e);
+	if (held < 0)
+		return -1;
+	px = (unsigned long long)p.w * p.h * p.spp * (p.bits / 8);
+	ratio = tiff_ratio(p.compression);
+	if (px > ratio * (unsigned long long)held + TIFF_PAGE_SPARE)
+		return gf_fail(e, "%s: TIFF page %d is %u x %u pixels of %u samples "
+		    "(%llu bytes), more than its %lld bytes of compression %u can give "
+		    "(at most %llu bytes each)", r->name, page, p.w, p.h, p.spp, px,
+		    held, p.compression, ratio);
+	*need += px / ratio;
+	if (*need > t->mem.len + TIFF_FILE_SPARE / ratio)
+		return gf_fail(e, "%s: TIFF pages 1 to %d need at least %llu bytes "
+		    "of the file for their pixels and compression, and the file has "
+		    "%zu (a strip that pages share counts once)", r->name, page,
+		    *need, t->mem.len);
+	return 0;
+}
+
+/*
+ * Before any page is decoded: every page's strips and tiles lie in the
+ * file, and the pages promise no more than the file can hold; then back
+ * to the first page.
+ */
+static int
+tiff_weigh(struct img_reader *r, struct img_tiff *t, struct gf_err *e)
+{
+	unsigned long long need = 0;
+	int stop = 0, page = 1;
+
+	do {
+		if (tiff_weigh_page(r, t, page++, &need, &stop, e) < 0)
+			return -1;
+	} while (!stop && !TIFFLastDirectory(t->tif) && TIFFReadDirectory(t->tif));
+	t->msg[0] = '\0';
+	if (page > 2 && !TIFFSetDirectory(t->tif, 0))
+		return gf_fail(e, "%s: cannot read TIFF page 1 again: %s", r->name,
+		    t->msg);
+	return 0;
 }
 
 /* Reads the current page into img: tags, size check, pixels, orientation. */
@@ -431,9 +603,17 @@ tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
 		    (unsigned long long)TIFFScanlineSize64(t->tif), rowbytes);
 	if (img_reader_alloc(r, img, e) < 0)
 		return -1;
+	/*
+	 * The buffer may be the caller's, holding another input's pixels: a
+	 * codec that writes less than it says (and does not warn) leaves zeros.
+	 */
+	memset(img->px, 0, img_bytes(img));
+	t->warning[0] = '\0';
+	t->decoding = 1;
 	ret = TIFFIsTiled(t->tif) ?
 	    tiff_read_tiles(r, t, img, rowbytes / img->width, e) :
 	    tiff_read_strips(r, t, img, rowbytes, e);
+	t->decoding = 0;
 	if (ret == 0 && p.photometric == PHOTOMETRIC_MINISWHITE)
 		tiff_invert_gray(img);
 	if (ret == 0 && r->autorotate)
@@ -460,6 +640,8 @@ img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
 		    r->max_pixels)) < 0)
 			return gf_fail(e, "%s: cannot read the TIFF file: %s", r->name,
 			    t->msg);
+		if (tiff_weigh(r, t, e) < 0)
+			return -1;
 	} else if (t->tif == NULL || TIFFLastDirectory(t->tif)) {
 		return 0;
 	} else if (!TIFFReadDirectory(t->tif)) {

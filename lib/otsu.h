@@ -12,9 +12,9 @@
 #ifndef GF_OTSU_H
 #define GF_OTSU_H
 
-#include "edge_core.h"
 #include "gf.h"
 #include "gpu.h"
+#include "gradient_core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,7 +81,7 @@ int otsu_gpu(struct gpu *g, const struct gpu_image *in, int border, int l1,
 /* Device memory of one search (slot GPU_SLOT_OTSU): its bins and results. */
 struct otsu_device {
 	uint32_t bins[OTSU_MAX_BINS];
-	struct edge_params p;   /* edge --auto's thresholds of t */
+	struct grad_thresh p;   /* the double threshold of t (grad_thresh_auto) */
 	uint32_t t;             /* the threshold */
 };
 
@@ -101,12 +101,12 @@ int otsu_queue(struct gpu *g, const struct gpu_image *in, int border, int l1,
  * 8-bit images always count in shared memory, in at least nblocks
  * blocks where the image is large enough.
  * otsu_launch_search puts Otsu's threshold of bins[0..nbins-1] into *dt,
- * and edge_auto_params(*dt) into *dp.
+ * and grad_thresh_auto(*dt) into *dp.
  */
 cudaError_t otsu_launch_hist(const struct gpu_image *in, int border, int l1,
     uint32_t *bins, int nblocks, int priv, cudaStream_t stream);
 cudaError_t otsu_launch_search(const uint32_t *bins, int nbins, int l1,
-    uint32_t *dt, struct edge_params *dp, cudaStream_t stream);
+    uint32_t *dt, struct grad_thresh *dp, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,7 @@ struct hist_job {
 };
 
 /*
- * The histogram value of a gradient (edge_hist_value) is sobel's
+ * The histogram value of a gradient (grad_hist_value) is sobel's
  * magnitude, so a band counts the samples of sobel's CPU rows in mode
  * MAG_L2 or MAG_L1; for 8-bit images those come from sobel_value_f,
  * which tests/core_test.c proves equal to sobel_value for every 8-bit

@@ -20,33 +20,78 @@
 /* ---- the registry of live temporary files */
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the registry needs lock-free int atomics");
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2,
+    "the registry needs lock-free pointer atomics");
 
 enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE, SLOT_REMOVING };
 #define OUTFILE_SLOTS 64
 
 /*
  * The temporary files that exist now: the one mutable global of lib/, as a
- * signal handler can reach nothing else.  A slot's path is written only
- * while the slot is FILLING (owned by the thread that claimed it), and the
- * handler reads it only after moving the slot from LIVE to REMOVING, so it
- * never sees a half-written path and never removes a file twice.  Lock-free
- * atomics are async-signal-safe; no thread ever waits on another.
+ * signal handler can reach nothing else.  A chunk of OUTFILE_SLOTS slots,
+ * then as many more chunks as outputs are ever open at once, each chained
+ * to the last by one compare-and-swap and never freed, so a handler
+ * walking the chain meets only whole chunks.  A slot's path is written
+ * only while the slot is FILLING (owned by the thread that claimed it),
+ * and the handler reads it only after moving the slot from LIVE to
+ * REMOVING, so it never sees a half-written path and never removes a
+ * file twice.  Lock-free atomics are async-signal-safe; no thread ever
+ * waits on another.  A slot's number is its chunk's place times
+ * OUTFILE_SLOTS plus its place in the chunk.
  */
-static struct {
-	atomic_int state;
-	char path[PATH_MAX];
-} live[OUTFILE_SLOTS];
+struct slot_chunk {
+	struct {
+		atomic_int state;
+		char path[PATH_MAX];
+	} slot[OUTFILE_SLOTS];
+	struct slot_chunk *_Atomic next;
+};
+static struct slot_chunk live;
 
-/* A FILLING slot for the caller, or -1 when all are taken (then unregistered). */
+/* The chunk after c, made and chained when there is none yet; NULL without memory. */
+static struct slot_chunk *
+chunk_next(struct slot_chunk *c)
+{
+	struct slot_chunk *n = atomic_load(&c->next), *none = NULL;
+
+	if (n != NULL)
+		return n;
+	if ((n = calloc(1, sizeof(*n))) == NULL)
+		return NULL;
+	if (atomic_compare_exchange_strong(&c->next, &none, n))
+		return n;
+	free(n);                /* another thread chained one first */
+	return none;
+}
+
+/* A FILLING slot's number for the caller, or -1 when out of memory. */
 static int
 slot_claim(void)
 {
-	for (int i = 0; i < OUTFILE_SLOTS; i++) {
-		int s = SLOT_FREE;
-		if (atomic_compare_exchange_strong(&live[i].state, &s, SLOT_FILLING))
-			return i;
-	}
+	struct slot_chunk *c = &live;
+
+	for (int base = 0; c != NULL && base <= INT_MAX - 2 * OUTFILE_SLOTS;
+	    base += OUTFILE_SLOTS, c = chunk_next(c))
+		for (int i = 0; i < OUTFILE_SLOTS; i++) {
+			int s = SLOT_FREE;
+			if (atomic_compare_exchange_strong(&c->slot[i].state, &s,
+			    SLOT_FILLING))
+				return base + i;
+		}
 	return -1;
+}
+
+/* The state and path of slot number i (claimed, so its chunk exists). */
+static atomic_int *
+slot_state(int i, char **path)
+{
+	struct slot_chunk *c = &live;
+
+	for (; i >= OUTFILE_SLOTS; i -= OUTFILE_SLOTS)
+		c = atomic_load(&c->next);
+	if (path != NULL)
+		*path = c->slot[i].path;
+	return &c->slot[i].state;
 }
 
 /* Frees slot i; one a handler is removing stays taken (the process is ending). */
@@ -54,22 +99,26 @@ static void
 slot_release(int i)
 {
 	int s = SLOT_LIVE;
+	atomic_int *state;
 
 	if (i < 0)
 		return;
-	if (!atomic_compare_exchange_strong(&live[i].state, &s, SLOT_FREE) &&
+	state = slot_state(i, NULL);
+	if (!atomic_compare_exchange_strong(state, &s, SLOT_FREE) &&
 	    s == SLOT_FILLING)
-		atomic_store(&live[i].state, SLOT_FREE);
+		atomic_store(state, SLOT_FREE);
 }
 
 void
 outfile_remove_temps(void)
 {
-	for (int i = 0; i < OUTFILE_SLOTS; i++) {
-		int s = SLOT_LIVE;
-		if (atomic_compare_exchange_strong(&live[i].state, &s, SLOT_REMOVING))
-			unlink(live[i].path);
-	}
+	for (struct slot_chunk *c = &live; c != NULL; c = atomic_load(&c->next))
+		for (int i = 0; i < OUTFILE_SLOTS; i++) {
+			int s = SLOT_LIVE;
+			if (atomic_compare_exchange_strong(&c->slot[i].state, &s,
+			    SLOT_REMOVING))
+				unlink(c->slot[i].path);
+		}
 }
 
 /* ---- temporary files */
@@ -120,11 +169,15 @@ tmp_open(struct outfile *o)
 {
 	const char *slash = strrchr(o->path, '/');
 	int dirlen = slash == NULL ? 0 : (int)(slash - o->path) + 1, fd;
-	char *t = o->tmp;
+	atomic_int *state;
+	char *t;
 
-	o->slot = slot_claim();
-	if (o->slot >= 0)
-		t = live[o->slot].path;
+	/* Every temporary file is registered: none may outlive a signal. */
+	if ((o->slot = slot_claim()) < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	state = slot_state(o->slot, &t);
 	fd = -1;
 	errno = ENAMETOOLONG;
 	if (snprintf(t, PATH_MAX, "%.*s.%s.XXXXXX", dirlen, o->path,
@@ -134,8 +187,8 @@ tmp_open(struct outfile *o)
 		snprintf(t, PATH_MAX, "%.*s.gf.XXXXXX", dirlen, o->path);
 		fd = tmp_create(t);
 	}
-	if (fd >= 0 && o->slot >= 0) {
-		atomic_store(&live[o->slot].state, SLOT_LIVE);
+	if (fd >= 0) {
+		atomic_store(state, SLOT_LIVE);
 		memcpy(o->tmp, t, strlen(t) + 1);
 	}
 	if (fd < 0) {

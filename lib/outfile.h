@@ -16,8 +16,9 @@
  *   node and not reach its reader.  Such an output cannot be withdrawn on
  *   failure.
  *
- * Temporary files of open outputs are listed in a small lock-free registry
- * so that a signal handler (installed by cmd/, on any thread) can remove
+ * Temporary files of open outputs are listed in a lock-free registry, which
+ * grows with the outputs open at once (every one is listed), so that a
+ * signal handler (installed by cmd/, on any thread) can remove
  * them with outfile_remove_temps() before the process dies.
  */
 #ifndef GF_OUTFILE_H

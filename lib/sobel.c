@@ -8,7 +8,7 @@
 
 #include "border.h"
 #include "otsu.h"
-#include "sobel.h"
+#include "sobel_tool.h"
 #include "tool.h"
 
 /*

@@ -3,92 +3,19 @@
  * equals, made fast.  Rows are split into bands over threads (pool.h);
  * within a row the interior columns run through a branch-free loop that
  * the compiler vectorizes, and only the two border columns go through
- * the border rule.  Every value still comes from sobel_core.h.  Also the
- * gray conversion and the gradient rows that edge's CPU path reads.
+ * the border rule.  Every value still comes from sobel_core.h; the
+ * gradients of a row from lib/gradient_cpu.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "border.h"
-#include "edge.h"
+#include "gradient.h"
 #include "pool.h"
 #include "sobel.h"
-#include "tool.h"
 
 /* Bands are at least this many rows, so that small images use one thread. */
 #define SOBEL_BAND_ROWS 16
-
-/* Sample x of a row of 8-bit (wide = 0) or 16-bit samples. */
-static inline int
-row_get(const void *row, int wide, int x)
-{
-	return wide ? ((const uint16_t *)row)[x] : ((const uint8_t *)row)[x];
-}
-
-void
-sobel_rows_at(const struct image *gray, int y, int border, const void *zero,
-    const void *r[3])
-{
-	size_t stride = (size_t)gray->width * gf_sample_bytes(gray->maxval);
-
-	for (int k = 0; k < 3; k++) {
-		int yi = gf_border_index(y + k - 1, gray->height, border);
-		r[k] = yi < 0 ? zero : (const char *)gray->px + yi * stride;
-	}
-}
-
-/* gx, gy of column x (any x) from the rows r, through the border rule. */
-static void
-grad_at(const void *const r[3], int wide, int w, int x, int border, int *gx,
-    int *gy)
-{
-	int v[3][3];
-
-	for (int k = 0; k < 3; k++) {
-		for (int j = 0; j < 3; j++) {
-			int xi = gf_border_index(x + j - 1, w, border);
-			v[k][j] = xi < 0 ? 0 : row_get(r[k], wide, xi);
-		}
-	}
-	*gx = sobel_gx(v[0][0], v[0][2], v[1][0], v[1][2], v[2][0], v[2][2]);
-	*gy = sobel_gy(v[0][0], v[0][1], v[0][2], v[2][0], v[2][1], v[2][2]);
-}
-
-/* Interior gradients, columns 1..n (a, b, c point at column 0 of the rows). */
-GF_CLONES static void
-grad_interior8(const uint8_t *a, const uint8_t *b, const uint8_t *c, int n,
-    int *gx, int *gy)
-{
-	for (int x = 1; x <= n; x++) {
-		gx[x] = sobel_gx(a[x - 1], a[x + 1], b[x - 1], b[x + 1], c[x - 1],
-		    c[x + 1]);
-		gy[x] = sobel_gy(a[x - 1], a[x], a[x + 1], c[x - 1], c[x], c[x + 1]);
-	}
-}
-
-GF_CLONES static void
-grad_interior16(const uint16_t *a, const uint16_t *b, const uint16_t *c,
-    int n, int *gx, int *gy)
-{
-	for (int x = 1; x <= n; x++) {
-		gx[x] = sobel_gx(a[x - 1], a[x + 1], b[x - 1], b[x + 1], c[x - 1],
-		    c[x + 1]);
-		gy[x] = sobel_gy(a[x - 1], a[x], a[x + 1], c[x - 1], c[x], c[x + 1]);
-	}
-}
-
-void
-sobel_grad_row(const void *const r[3], int wide, int w, int border, int *gx,
-    int *gy)
-{
-	if (w >= 3 && wide)
-		grad_interior16(r[0], r[1], r[2], w - 2, gx, gy);
-	else if (w >= 3)
-		grad_interior8(r[0], r[1], r[2], w - 2, gx, gy);
-	/* The border columns: 0 and w - 1, or all of a narrow row. */
-	for (int x = 0; x < w; x = x == 0 && w > 2 ? w - 1 : x + 1)
-		grad_at(r, wide, w, x, border, &gx[x], &gy[x]);
-}
 
 /*
  * The 8-bit interior rows, one function per mode: q's mode is a
@@ -141,7 +68,7 @@ sobel_row8(const void *const r[3], int w, const struct sobel_params *p,
 	if (w >= 3)
 		rows[p->mode](r[0], r[1], r[2], o, w - 2, p);
 	for (int x = 0; x < w; x = x == 0 && w > 2 ? w - 1 : x + 1) {
-		grad_at(r, 0, w, x, border, &gx, &gy);
+		sobel_grad_at(r, 0, w, x, border, &gx, &gy);
 		o[x] = (uint8_t)(int)sobel_value_f((float)gx, (float)gy, p);
 	}
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "border.h"
-#include "edge.h"
+#include "edge_tool.h"
 #include "otsu.h"
 #include "unit.h"
 
@@ -516,7 +516,7 @@ test_classify_rule(void)
 	for (uint64_t a = 0; a < 5; a++)
 	for (uint64_t lo = 0; lo < 5; lo++)
 	for (uint64_t hi = lo; hi < 5; hi++) {
-		struct edge_params p = {0, lo, hi};
+		struct grad_thresh p = {0, lo, hi};
 		int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135, want;
 		if (m <= lo || m <= b || (diag ? m <= a : m < a))
 			want = EDGE_NONE;
@@ -621,8 +621,8 @@ test_coresf(void)
 	for (int gx = -1020; gx <= 1020 && !bad; gx++)
 		for (int gy = -1020; gy <= 1020 && !bad; gy++) {
 			float fx = (float)gx, fy = (float)gy;
-			if (edge_magf(fx, fy, 0) != (float)edge_mag(gx, gy, 0) ||
-			    edge_magf(fx, fy, 1) != (float)edge_mag(gx, gy, 1) ||
+			if (edge_magf(fx, fy, 0) != (float)grad_mag(gx, gy, 0) ||
+			    edge_magf(fx, fy, 1) != (float)grad_mag(gx, gy, 1) ||
 			    edge_sectorf(fx, fy) != edge_sector(gx, gy)) {
 				snprintf(why, sizeof(why), "gx %d gy %d", gx, gy);
 				bad = 1;
@@ -631,7 +631,7 @@ test_coresf(void)
 	result("coresf/mag-sector", !bad, "%s", why);
 	/* The strips compare magnitudes with the clamped thresholds. */
 	for (size_t i = 0; i < sizeof(lows) / sizeof(lows[0]) && !bad; i++) {
-		struct edge_params p = {0, lows[i], lows[i]};
+		struct grad_thresh p = {0, lows[i], lows[i]};
 		struct edge_paramsf q = edge_params_f(&p);
 		for (uint32_t m = 0; m <= 2 * 1020 * 1020 && !bad; m++)
 			if (((float)m > q.low) != (m > p.low) ||
@@ -644,7 +644,7 @@ test_coresf(void)
 	result("coresf/thresholds", !bad, "%s", why);
 }
 
-/* otsu_hist8's float histogram value equals edge_hist_value for every 8-bit gradient. */
+/* otsu_hist8's float histogram value equals grad_hist_value for every 8-bit gradient. */
 static void
 test_hist_value8(void)
 {
@@ -656,8 +656,8 @@ test_hist_value8(void)
 		for (int l1 = 0; l1 <= 1 && !bad; l1++)
 			for (int gx = -1020; gx <= 1020 && !bad; gx++)
 				for (int gy = -1020; gy <= 1020; gy++) {
-					uint32_t f = edge_hist_value8(gx, gy, l1, maxvals[m]);
-					uint32_t i = edge_hist_value(gx, gy, l1, maxvals[m]);
+					uint32_t f = grad_hist_value8(gx, gy, l1, maxvals[m]);
+					uint32_t i = grad_hist_value(gx, gy, l1, maxvals[m]);
 					if (f != i) {
 						snprintf(why, sizeof(why), "maxval %u l1 %d (%d, %d): %u, not %u",
 						    maxvals[m], l1, gx, gy, f, i);

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "border.h"
-#include "sobel.h"
+#include "sobel_tool.h"
 #include "unit.h"
 
 static const char *border_names[] = {"replicate", "zero", "reflect", "wrap"};

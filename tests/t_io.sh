@@ -57,7 +57,7 @@ regress-tiff-huge.tif|100000 x 100000 = 10000000000 pixels, more than the limit
 regress-tiff-12bit.tif|TIFF page 1 has 12 bits per sample; 8 and 16 are read
 regress-tiff-float.tif|TIFF page 1 has sample format 3 (floating point)
 regress-tiff-planar.tif|TIFF page 1 stores each channel in a plane of its own
-regress-tiff-truncated.tif|TIFF page 1: cannot decode strip 1
+regress-tiff-truncated.tif|TIFF page 1: strip 1 of 1 is 1600 bytes at offset 146, past the end of the file
 regress-tiff-ifd-loop.tif|cannot read TIFF page 2: its directory
 regress-pam-line-253.pam|bad PNM header in image 1: line 3 is too long
 regress-pam-nul.pam|bad PNM header in image 1: line 3 has a control byte

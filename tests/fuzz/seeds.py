@@ -91,25 +91,52 @@ def jpeg_segment(marker, data):
     return bytes([0xff, marker]) + struct.pack('>H', len(data) + 2) + data
 
 
-def jpeg(w, h, comps=1, dht_counts=None):
-    """A baseline JPEG of flat blocks: one-code Huffman tables, DC 0, EOB."""
+def jpeg_head(w, h, comps=1, sof=0xc0, dht_counts=None, ac_values=None):
+    """A JPEG up to its first SOS: one quantisation table, Huffman tables
+    of one code each (DC: category 0; AC: EOB, or ac_values)."""
     out = b'\xff\xd8' + jpeg_segment(0xdb, b'\x00' + bytes([1] * 64))
-    sof = struct.pack('>BHHB', 8, h, w, comps)
+    sof_data = struct.pack('>BHHB', 8, h, w, comps)
     for i in range(comps):
-        sof += bytes([i + 1, 0x11, 0])
-    out += jpeg_segment(0xc0, sof)
+        sof_data += bytes([i + 1, 0x11, 0])
+    out += jpeg_segment(sof, sof_data)
     counts = dht_counts or [1] + [0] * 15
     values = bytes(min(i, 255) for i in range(sum(counts)))
-    for cls in (0x00, 0x10):
-        out += jpeg_segment(0xc4, bytes([cls]) + bytes(counts) + values)
-    sos = bytes([comps]) + b''.join(bytes([i + 1, 0]) for i in range(comps))
-    out += jpeg_segment(0xda, sos + bytes([0, 63, 0]))
+    out += jpeg_segment(0xc4, b'\x00' + bytes(counts) + values)
+    out += jpeg_segment(0xc4, b'\x10' + bytes(counts) + (ac_values or values))
+    return out
+
+
+def jpeg_sos(comps, ss=0, se=63, ah=0, al=0):
+    return jpeg_segment(0xda, bytes([len(comps)]) + b''.join(
+        bytes([c, 0]) for c in comps) + bytes([ss, se, ah << 4 | al]))
+
+
+def jpeg(w, h, comps=1, dht_counts=None):
+    """A baseline JPEG of flat blocks: one-code Huffman tables, DC 0, EOB."""
+    out = jpeg_head(w, h, comps, 0xc0, dht_counts)
+    out += jpeg_sos(range(1, comps + 1))
     blocks = ((w + 7) // 8) * ((h + 7) // 8) * comps
     nbits = 2 * blocks              # DC code "0", EOB code "0"
     data = bytearray((nbits + 7) // 8)
     if nbits % 8:
         data[-1] = (1 << (8 - nbits % 8)) - 1   # pad with ones
     return out + bytes(data) + b'\xff\xd9'
+
+
+def jpeg_scan_bomb(side):
+    """A progressive gray JPEG of a legal progression of flat blocks: its DC
+    scan (one bit a block), then each AC coefficient at Al 13, refined
+    down to 0: 882 scans, each an EOB run of 16384 blocks per 15 bits."""
+    out = jpeg_head(side, side, 1, 0xc2, ac_values=b'\xe0')
+    blocks = (side // 8) ** 2
+    out += jpeg_sos([1], 0, 0, 0, 0) + bytes(blocks // 8)
+    runs = (blocks + 16383) // 16384
+    ac = bytes((runs * 15 + 7) // 8)
+    for k in range(1, 64):
+        out += jpeg_sos([1], k, k, 0, 13) + ac
+        for al in range(12, -1, -1):
+            out += jpeg_sos([1], k, k, al + 1, al) + ac
+    return out + b'\xff\xd9'
 
 
 def exif_jpeg(orientation, ifd_offset=8):
@@ -174,6 +201,65 @@ def tiff(w, h, bits=8, spp=1, photometric=None, pages=1, order='<',
         if payload:
             out += bytes((i * 13 + k * 16) & 0xff for i in range(nchunks * chunk))
     return bytes(out[:len(out) - cut])
+
+
+def tiff_pages(pages, blobs, order='<'):
+    """A TIFF of any layout: blobs (bytes) first, then one IFD per page.
+    A page is a list of (tag, type, values); a value ('blob', i) is the
+    offset of blobs[i], ('len', i) its length, so pages may share strips
+    and list fewer offsets than they have strips."""
+    out = bytearray((b'II*\0' if order == '<' else b'MM\0*') + bytes(4))
+    where = []
+    for b in blobs:
+        where.append(len(out))
+        out += b
+        if len(out) % 2:
+            out += b'\0'
+
+    def fix(v):
+        if not isinstance(v, tuple):
+            return v
+        return where[v[1]] if v[0] == 'blob' else len(blobs[v[1]])
+    links = [4]
+    for tags in pages:
+        if len(out) % 2:
+            out += b'\0'
+        struct.pack_into(order + 'I', out, links[-1], len(out))
+        tags = sorted(tags)
+        ifd = len(out)
+        extra = ifd + 2 + 12 * len(tags) + 4
+        arrays = bytearray()
+        entries = bytearray(struct.pack(order + 'H', len(tags)))
+        for tag, typ, vals in tags:
+            raw = b''.join(struct.pack(order + ('H' if typ == 3 else 'I'), fix(v))
+                           for v in vals) if typ in (3, 4) else bytes(vals)
+            if len(raw) <= 4:
+                entries += struct.pack(order + 'HHI', tag, typ, len(vals)) + \
+                    raw.ljust(4, b'\0')
+            else:
+                entries += struct.pack(order + 'HHII', tag, typ, len(vals),
+                                       extra + len(arrays))
+                arrays += raw
+        out += entries + bytes(4) + arrays
+        links.append(ifd + 2 + 12 * len(tags))
+    return bytes(out)
+
+
+def tiff_page(w, h, compression, offsets, counts, rps=None, spp=1, photometric=1):
+    """The tags of a strip page of 8-bit samples."""
+    return [(256, 4, [w]), (257, 4, [h]), (258, 3, [8] * spp),
+            (259, 3, [compression]), (262, 3, [photometric]), (277, 3, [spp]),
+            (278, 4, [rps or h]), (273, 4, offsets), (279, 4, counts)]
+
+
+def gif_screen(sw, sh, fw, fh, claim=None):
+    """A GIF whose logical screen is sw x sh and whose one frame, at (0, 0),
+    fw x fh (or claims to be claim = (w, h), its data still fw x fh's)."""
+    g = bytearray(gif(fw, fh))
+    struct.pack_into('<HH', g, 6, sw, sh)
+    if claim:
+        struct.pack_into('<HH', g, 24, *claim)
+    return bytes(g)
 
 
 def bmp(w, h, bpp=24, payload=True):
@@ -312,6 +398,52 @@ def regressions():
     }
 
 
+def regressions31():
+    """Issue 31's reproducers: each must be refused in 3 s and 400 MB."""
+    small = jpeg(8, 8, 1)
+    big = jpeg(64, 64, 1)
+    cut = jpeg(256, 256, 1)
+    deflated = zlib.compress(bytes(2048 * 2048), 9)
+    deflated4k = zlib.compress(bytes(4096 * 4096), 9)
+    return {
+        # 1: an 8x8 JPEG in a 64x64 page (libtiff warns and goes on).
+        'regress-tiff-jpeg-small-strip.tif': tiff_pages(
+            [tiff_page(64, 64, 7, [('blob', 0)], [('len', 0)])], [small]),
+        'regress-tiff-jpeg-page2-small.tif': tiff_pages(
+            [tiff_page(64, 64, 7, [('blob', 0)], [('len', 0)]),
+             tiff_page(64, 64, 7, [('blob', 1)], [('len', 1)])], [big, small]),
+        # 2: a SOF that promises what no entropy data follows.
+        'regress-jpeg-sos-eoi-16384.jpg': jpeg_head(16384, 16384) +
+            jpeg_sos([1]) + b'\xff\xd9',
+        'regress-jpeg-sos-eoi-65500x4098.jpg': jpeg_head(65500, 4098, 3) +
+            jpeg_sos([1, 2, 3]) + b'\xff\xd9',
+        'regress-jpeg-truncated-eoi.jpg': cut[:len(cut) // 2] + b'\xff\xd9',
+        # 3: scans: 500 bare ones, and a legal progression of 883.
+        'regress-jpeg-scans-500.jpg': jpeg_head(16384, 16384, 1, 0xc2) +
+            jpeg_sos([1], 0, 0) * 500 + b'\xff\xd9',
+        'regress-jpeg-scans-883.jpg': jpeg_scan_bomb(8192),
+        # 4: a 16384x16384 screen, a 1x1 frame.
+        'regress-gif-screen-16384.gif': gif_screen(16384, 16384, 1, 1),
+        'regress-gif-frame-16384.gif': gif_screen(16384, 16384, 1, 1,
+                                                  (16384, 16384)),
+        # 5: a JPEG strip of no data; pages sharing one strip.
+        'regress-tiff-jpeg-nodata.tif': tiff_pages(
+            [tiff_page(16384, 16384, 7, [('blob', 0)], [('len', 0)], spp=3,
+                       photometric=2)],
+            [jpeg_head(16384, 16384, 3) + jpeg_sos([1, 2, 3]) + b'\xff\xd9']),
+        'regress-tiff-shared-strip-20.tif': tiff_pages(
+            [tiff_page(2048, 2048, 8, [('blob', 0)], [('len', 0)])] * 20,
+            [deflated]),
+        'regress-tiff-shared-strip-1000.tif': tiff_pages(
+            [tiff_page(4096, 4096, 8, [('blob', 0)], [('len', 0)])] * 1000,
+            [deflated4k]),
+        # 6: four strips, one offset.
+        'regress-tiff-few-offsets.tif': tiff_pages(
+            [tiff_page(64, 64, 1, [('blob', 0)], [1024] * 4, rps=16)],
+            [bytes(range(256)) * 16]),
+    }
+
+
 def kspec_seeds():
     return ['1 2 1; 2 4 2; 1 2 1', 'gauss:1.4', 'gauss:2:7', 'gauss:0.001',
             'box:3', 'sharpen', 'laplace', 'emboss', 'sobelx', 'sobely',
@@ -327,11 +459,15 @@ def main():
         os.makedirs(os.path.join(out, d), exist_ok=True)
     files = image_seeds()
     files.update(regressions())
+    files.update(regressions31())
     here = os.path.dirname(os.path.abspath(__file__))
     real = os.path.join(here, '..', '..', 'samples', 'small.jpg')
     if os.path.exists(real):        # a real photograph's JPEG tables
         with open(real, 'rb') as f:
             files['small.jpg'] = f.read()
+        # Issue 31: a photograph cut short, with its EOI put back.
+        cut = files['small.jpg'][:len(files['small.jpg']) * 6 // 10]
+        files['regress-jpeg-photo-truncated-eoi.jpg'] = cut + b'\xff\xd9'
     for name, data in files.items():
         with open(os.path.join(out, 'img', name), 'wb') as f:
             f.write(data)

@@ -1,0 +1,63 @@
+/*
+ * edge_tool.h - the edge tool: what its command line asks for, the CPU
+ * reference and the GPU pipeline that take it, and the tool the engine
+ * runs (lib/edge.c, lib/edge_cpu.c), over lib/edge.h's kernels.
+ */
+#ifndef GF_EDGE_TOOL_H
+#define GF_EDGE_TOOL_H
+
+#include "edge.h"
+#include "opts.h"
+#include "tool.h"
+
+/*
+ * What the command line asked for: the shared options (the border of
+ * smoothing and gradients, strategy, launch shape, -j) and edge's own;
+ * the per-image thresholds (struct grad_thresh) derive from it.
+ */
+struct edge_opts {
+	struct gf_opts common;
+	double sigma;           /* --sigma: Gaussian smoothing, 0 for none */
+	int l1;                 /* --l1: |gx| + |gy| instead of the L2 magnitude */
+	int auto_thresh;        /* --auto: high = Otsu's threshold, low = high / 2 */
+	double low, high;       /* --low, --high, magnitude units, low <= high */
+};
+
+/* The thresholds an image used, for -v. */
+struct edge_info {
+	double low, high;       /* the thresholds, in magnitude units */
+};
+
+struct tool;
+
+/* Describes the edge tool to the engine (lib/tool.h); t->ctx is o. */
+void edge_tool(struct tool *t, struct edge_opts *o);
+
+/*
+ * CPU reference on a gray image (lib/edge_cpu.c); out gets its size and
+ * maxval.  nthreads threads (0: the CPUs online); the result does not
+ * depend on it.
+ */
+int edge_cpu(const struct image *gray, struct image *out,
+    const struct edge_opts *o, struct edge_info *info, int nthreads,
+    struct gf_err *e);
+
+/* The conv2d parameters of the smoothing stage (gauss:sigma, o's border). */
+struct conv2d_filter;
+int edge_smooth_params(const struct edge_opts *o, struct conv2d_filter *cp,
+    struct gf_err *e);
+
+/*
+ * The stages after the upload, device to device: in (gray) to out (its
+ * size and maxval), intermediates in slots GPU_SLOT_SMOOTHED, _CLASSES,
+ * _OTSU and _HYST.  Used by
+ * the tool and by the bench.
+ */
+int edge_run_device(struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, const struct edge_opts *o,
+    struct edge_info *info, struct gf_err *e);
+
+/* The thresholds of o for an image (not --auto). */
+struct grad_thresh edge_params_for(const struct edge_opts *o);
+
+#endif

@@ -1,0 +1,147 @@
+# Hostile files and names, round two (issue 31): every reproducer that
+# tests/fuzz/seeds.py writes for it (regress-* of regressions31) is
+# refused by every tool with exit 1 and its message, within 3 seconds
+# and 400 MB of address space (30 s and no memory limit under ASan),
+# leaving no output; and no input's pixels reach another's output.
+# Sourced by tests/run.sh.
+
+H=$TMP/hostile
+mkdir -p "$H"
+python3 tests/fuzz/seeds.py "$H/seeds" 2>"$H/seeds.err" ||
+	fail hostile/seeds "seeds.py failed: $(cat "$H/seeds.err")"
+HS=$H/seeds/img
+HTOOLS="sobel conv2d edge"
+
+# What a tool needs besides its operands to run at all.
+hostile_needs() {
+	case $1 in conv2d) echo "-k box:3" ;; esac
+}
+
+# Runs args... with the time and memory limits; status in $st, stderr in
+# $H/err, in the empty directory $H/run (nothing may be left there).
+hostile_run() {
+	rm -rf "$H/run"
+	mkdir -p "$H/run"
+	(
+		if [ -n "$GF_ASAN" ]; then
+			exec timeout 30 "$@"
+		fi
+		ulimit -v 400000
+		exec timeout 3 "$@"
+	) >"$H/out" 2>"$H/err" </dev/null
+	st=$?
+}
+
+# hostile_expect NAME NEEDLE TOOL ARGS...: exit 1, a "tool: " message
+# holding NEEDLE (a grep pattern), nothing left in $H/run.
+hostile_expect() {
+	name=$1 needle=$2 tool=$3
+	shift 3
+	hostile_run "$BIN/$tool" "$@"
+	if [ "$st" -ne 1 ]; then
+		fail "hostile/$name" "exit $st, expected 1: $(head -c 300 "$H/err")"
+	elif ! grep -q "^$tool: .*$needle" "$H/err"; then
+		fail "hostile/$name" "message lacks '$needle': $(head -c 300 "$H/err")"
+	elif [ -n "$(ls -A "$H/run")" ]; then
+		fail "hostile/$name" "left behind: $(ls -A "$H/run")"
+	else
+		pass "hostile/$name"
+	fi
+}
+
+# Every tool refuses every reproducer, from a file.
+while IFS='|' read -r file needle; do
+	for tool in $HTOOLS; do
+		hostile_expect "$tool/$file" "$needle" "$tool" -q --cpu \
+		    $(hostile_needs "$tool") "$HS/$file" "$H/run/out.pgm"
+	done
+done <<'END'
+regress-tiff-jpeg-small-strip.tif|TIFF page 1: cannot decode strip 1 .*Improper JPEG strip/tile size
+regress-tiff-jpeg-page2-small.tif|TIFF page 2: cannot decode strip 1 .*Improper JPEG strip/tile size
+regress-jpeg-photo-truncated-eoi.jpg|cannot decode the JPEG image: Corrupt JPEG data: premature end of data segment
+regress-jpeg-truncated-eoi.jpg|256 x 256, and its first scan needs at least 256 bytes of coded data, more than the file holds
+regress-jpeg-sos-eoi-16384.jpg|16384 x 16384, and its first scan needs at least 1048576 bytes
+regress-jpeg-sos-eoi-65500x4098.jpg|65500 x 4098, and its first scan needs at least 3150333 bytes
+regress-jpeg-scans-500.jpg|16384 x 16384, and its first scan needs at least 524288 bytes
+regress-jpeg-scans-883.jpg|cannot decode the JPEG image: by scan 25 its scans pass over 26214400 blocks, more than 16 times the image's 1048576 blocks
+regress-gif-screen-16384.gif|the GIF's screen is 16384 x 16384 pixels, and its first frame shows 1 of them
+regress-gif-frame-16384.gif|the GIF's first frame shows 268435456 pixels of the screen from 2 bytes of LZW data
+regress-tiff-jpeg-nodata.tif|TIFF page 1 is 16384 x 16384 pixels of 3 samples (805306368 bytes), more than its 150 bytes of compression 7 can give
+regress-tiff-shared-strip-20.tif|TIFF pages 1 to 6 need at least 24384 bytes of the file .*the file has 6374 (a strip that pages share counts once)
+regress-tiff-shared-strip-1000.tif|TIFF pages 1 to 10 need at least 162560 bytes of the file .*the file has 130324
+regress-tiff-few-offsets.tif|TIFF page 1: strip 2 of 4 is 1024 bytes at offset 0, inside the file's header
+END
+
+# A batch of one process and one slot (-j 1): the hostile page after a
+# good image fails alone, and the good image's output is the one it
+# gets without the hostile file beside it.
+for f in regress-tiff-jpeg-small-strip.tif regress-tiff-jpeg-page2-small.tif; do
+	rm -rf "$H/b" "$H/b1"
+	"$BIN/sobel" -q --cpu -j 1 -o "$H/b1" "$SAMPLES/coins.pgm" 2>/dev/null
+	"$BIN/sobel" -q --cpu -j 1 -o "$H/b" "$SAMPLES/coins.pgm" "$HS/$f" \
+	    2>"$H/err"
+	st=$?
+	base=${f%.tif}
+	if [ "$st" -ne 1 ] || [ -e "$H/b/$base.pgm" ]; then
+		fail "hostile/batch/$f" "exit $st, output $(ls "$H/b"): $(head -c 300 "$H/err")"
+	elif ! cmp -s "$H/b/coins.pgm" "$H/b1/coins.pgm"; then
+		fail "hostile/batch/$f" "the good image's output differs"
+	else
+		pass "hostile/batch/$f"
+	fi
+done
+
+# From a pipe, the JPEG of no coded data is refused as well (its bytes
+# are read ahead, not taken from the file's size).
+for f in regress-jpeg-sos-eoi-16384.jpg regress-jpeg-scans-500.jpg; do
+	rm -rf "$H/run" && mkdir -p "$H/run"
+	if cat "$HS/$f" | "$BIN/sobel" -q --cpu - "$H/run/out.pgm" 2>"$H/err"; then
+		fail "hostile/pipe/$f" "read"
+	elif ! grep -q "first scan needs at least" "$H/err" || [ -n "$(ls -A "$H/run")" ]; then
+		fail "hostile/pipe/$f" "$(head -c 300 "$H/err")"
+	else
+		pass "hostile/pipe/$f"
+	fi
+done
+
+# A batch whose output would be one of its inputs, by any path and in
+# any format, is refused (exit 2) before anything runs: the inputs are
+# left as they were and nothing is written.
+G=$H/guard
+# guard_case NAME NEEDLE TOOL ARGS...: exit 2, the message, $G unchanged.
+guard_case() {
+	name=$1 needle=$2 tool=$3
+	shift 3
+	(cd "$G" && find . | sort | xargs cksum 2>/dev/null) >"$H/guard.before"
+	"$BIN/$tool" -q --cpu "$@" >/dev/null 2>"$H/err"
+	st=$?
+	(cd "$G" && find . | sort | xargs cksum 2>/dev/null) >"$H/guard.after"
+	if [ "$st" -ne 2 ]; then
+		fail "hostile/guard/$name" "exit $st, expected 2: $(head -c 300 "$H/err")"
+	elif ! grep -q "^$tool: .*$needle" "$H/err"; then
+		fail "hostile/guard/$name" "message lacks '$needle': $(head -c 300 "$H/err")"
+	elif ! cmp -s "$H/guard.before" "$H/guard.after"; then
+		fail "hostile/guard/$name" "the files changed"
+	else
+		pass "hostile/guard/$name"
+	fi
+}
+rm -rf "$G"
+mkdir -p "$G/d" "$G/a" "$G/b"
+"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/coins.pgm" "$G/d/x.tif"
+printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n\001\377\002\377' >"$G/d/y.pam"
+cp "$SAMPLES/px2x3.pgm" "$G/d/z.pgm"
+ln -s d "$G/link"
+cp "$SAMPLES/coins.pgm" "$G/a/v.pgm"
+cp "$SAMPLES/chelsea.png" "$G/b/u.png"
+ln "$G/a/v.pgm" "$G/d/u.ppm"
+guard_case tiff "x.tif would be replaced by its own output .*x.tif" conv2d \
+    -k box:3 -f tiff -o "$G/d" "$G/d/x.tif"
+guard_case pam "y.pam would be replaced by its own output .*y.pam" sobel \
+    -o "$G/d" "$G/d/y.pam"
+guard_case symlink-dir "z.pgm would be replaced by its own output .*link/z.pgm" \
+    edge -o "$G/link" "$G/d/z.pgm"
+guard_case symlink-dir-slash "y.pam would be replaced by its own output" \
+    sobel -o "$G/link/" "$G/link/../d/y.pam"
+guard_case hard-link "a/v.pgm would be replaced by the output of .*b/u.png, .*d/u.ppm" \
+    sobel -o "$G/d" "$G/a/v.pgm" "$G/b/u.png"
