@@ -16,6 +16,8 @@ device_open_main(void *arg)
 	struct device *d = arg;
 
 	d->opened = gpu_open(&d->base, d->number, &d->err) == 0;
+	if (d->opened)
+		jdec_open_device(d->en, d);
 	return NULL;
 }
 
@@ -24,8 +26,10 @@ void
 devices_close(struct engine *en)
 {
 	for (int i = 0; i < en->gpus.ndev; i++)
-		if (en->gpus.dev[i].opened)
+		if (en->gpus.dev[i].opened) {
+			jdec_close_device(&en->gpus.dev[i]);
 			gpu_close(&en->gpus.dev[i].base);
+		}
 	free(en->gpus.dev);
 	en->gpus.dev = NULL;
 	en->gpus.ndev = 0;
@@ -125,6 +129,7 @@ opener_main(void *arg)
 	en->gpus.state = r > 0 ? GPU_READY : r == 0 ? GPU_UNUSED : GPU_FATAL;
 	en->gpus.fallback = fallback;
 	en->gpus.err = e;
+	jdec_decide(en, r > 0);
 	if (r < 0)
 		en->stop = 1;
 	engine_wake(en);
