@@ -255,6 +255,7 @@ struct jdec_stage {
 	int busy;               /* slots a decoder holds (en->mu) */
 	pthread_cond_t cv;      /* queue has slots, or the readers ended */
 	int engines, cpu;       /* images decoded by the engines, and by lanes on the CPU */
+	int fail_at, taken;     /* GPUFILT_JPEG_FAIL=K: the engines fail the K-th they take (en->mu) */
 };
 
 /* engine_lane.c's state: the lanes and how they cut and move images. */

@@ -69,6 +69,7 @@ jdec_init(struct engine *en)
 	j->batch = (env = getenv("GPUFILT_JPEG_BATCH")) != NULL ? atoi(env) : JDEC_BATCH;
 	if (j->batch < 1 || j->batch > JDEC_BATCH_MAX)
 		j->batch = JDEC_BATCH;
+	j->fail_at = (env = getenv("GPUFILT_JPEG_FAIL")) != NULL ? atoi(env) : 0;
 	pthread_cond_init(&j->cv, NULL);
 }
 
@@ -255,6 +256,11 @@ jdec_batch(struct jdec *jd, struct slot **slots, int n)
 		cudaGetLastError();
 		r = -1;
 	}
+	pthread_mutex_lock(&en->mu);
+	for (int i = 0; i < m; i++)
+		if (++en->jdec.taken == en->jdec.fail_at)
+			jd->status[i] = -1;     /* as if the engines had failed it */
+	pthread_mutex_unlock(&en->mu);
 	for (int i = 0; i < m; i++) {
 		struct slot *s = jd->slots[i];
 		if (r < 0 || jd->status[i] != 0) {

@@ -28,18 +28,28 @@ be16(const unsigned char *p)
 }
 
 /*
+ * What the marker walk found: SOS markers, and restart markers in the
+ * coded data (-1 once one came out of turn, RST0 to RST7 and round).
+ */
+struct jpeg_walk {
+	int scans;
+	long restarts;
+};
+
+/*
  * Walks the markers of the JPEG of n bytes at p (SOI first): the offset
- * just past its EOI, or 0 when it has none or is malformed; *scans
- * counts its SOS markers.  Entropy-coded data ends at the first 0xff
- * that is followed by neither a stuffed 0x00, nor a restart marker, nor
- * a fill byte.
+ * just past its EOI, or 0 when it has none or is malformed; w counts
+ * its scans and restart markers.  Entropy-coded data ends at the first
+ * 0xff that is followed by neither a stuffed 0x00, nor a restart marker,
+ * nor a fill byte.
  */
 static size_t
-jpeg_bits_end(const unsigned char *p, size_t n, int *scans)
+jpeg_bits_end(const unsigned char *p, size_t n, struct jpeg_walk *w)
 {
 	size_t i = 2;
 
-	*scans = 0;
+	w->scans = 0;
+	w->restarts = 0;
 	while (i + 1 < n) {
 		unsigned m;
 		if (p[i] != 0xff)
@@ -53,13 +63,13 @@ jpeg_bits_end(const unsigned char *p, size_t n, int *scans)
 		if (m == 0xd9)
 			return i;
 		if (m == 0x01 || (m >= 0xd0 && m <= 0xd7))
-			continue;
+			return 0;       /* outside coded data */
 		if (m == 0xd8 || m == 0x00 || i + 2 > n || be16(p + i) < 2)
 			return 0;
 		i += be16(p + i);
 		if (m != 0xda)
 			continue;
-		++*scans;
+		w->scans++;
 		for (; i + 1 < n; i++) {
 			const unsigned char *ff = memchr(p + i, 0xff, n - 1 - i);
 			if (ff == NULL) {
@@ -67,7 +77,10 @@ jpeg_bits_end(const unsigned char *p, size_t n, int *scans)
 				break;
 			}
 			i = (size_t)(ff - p);
-			if (p[i + 1] != 0x00 && p[i + 1] != 0xff &&
+			if (p[i + 1] >= 0xd0 && p[i + 1] <= 0xd7 && w->restarts >= 0)
+				w->restarts = p[i + 1] - 0xd0 == w->restarts % 8 ?
+				    w->restarts + 1 : -1;
+			else if (p[i + 1] != 0x00 && p[i + 1] != 0xff &&
 			    (p[i + 1] < 0xd0 || p[i + 1] > 0xd7))
 				break;
 		}
@@ -147,9 +160,38 @@ jpeg_bits_class_ok(const struct jpeg_decompress_struct *ci, int colour)
 	return c[0].h_samp_factor <= 2 && c[0].v_samp_factor <= 2;
 }
 
+/*
+ * Whether the coded data holds the restart markers its header implies
+ * (one between each restart interval's MCUs, in turn): a file cut short,
+ * or with a marker dropped or inserted, goes to the CPU's decoder, whose
+ * verdict the engines would not give (they decode some such files without
+ * an error).  Files without restart intervals cannot be checked so.
+ */
+static int
+jpeg_bits_restarts_ok(const struct jpeg_decompress_struct *ci,
+    const struct jpeg_walk *w)
+{
+	long mcus, hm = ci->max_h_samp_factor, vm = ci->max_v_samp_factor;
+
+	if (ci->comps_in_scan == 1) {
+		const jpeg_component_info *c = ci->cur_comp_info[0];
+		long cw = ((long)ci->image_width * c->h_samp_factor + hm - 1) / hm;
+		long ch = ((long)ci->image_height * c->v_samp_factor + vm - 1) / vm;
+		mcus = (cw + 7) / 8 * ((ch + 7) / 8);
+	} else {
+		mcus = ((long)ci->image_width + 8 * hm - 1) / (8 * hm) *
+		    (((long)ci->image_height + 8 * vm - 1) / (8 * vm));
+	}
+	if (ci->restart_interval == 0)
+		return w->restarts == 0;
+	return w->restarts == (mcus + ci->restart_interval - 1) /
+	    ci->restart_interval - 1;
+}
+
 /* Parses b's header into b's sizes and orientation: 1 taken, 0 not. */
 static int
-jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour)
+jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour,
+    const struct jpeg_walk *w)
 {
 	struct jpeg_bits_call *c = calloc(1, sizeof(*c));
 	struct gf_err e;
@@ -167,6 +209,7 @@ jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour)
 			jpeg_save_markers(&c->ci, JPEG_APP0 + 1, 0xffff);
 		if (jpeg_read_header(&c->ci, TRUE) == JPEG_HEADER_OK &&
 		    jpeg_bits_class_ok(&c->ci, colour) &&
+		    jpeg_bits_restarts_ok(&c->ci, w) &&
 		    img_check_size(r, (long)c->ci.image_width,
 		    (long)c->ci.image_height, 1, 255, &e) == 0) {
 			b->width = (int)c->ci.image_width;
@@ -188,8 +231,8 @@ img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
 	struct img_reader r = {0};
 	unsigned char head[3];
 	struct stat st;
+	struct jpeg_walk w;
 	size_t end;
-	int scans;
 
 	memset(b, 0, sizeof(*b));
 	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4 ||
@@ -208,8 +251,8 @@ img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
 	if (img_pread(fileno(f), b->p, b->len, 0) != (ssize_t)b->len)
 		return gf_fail(e, "cannot read %s: %s", name, strerror(errno));
 	/* One image, nothing after it: else the reader's stream rules apply. */
-	end = jpeg_bits_end(b->p, b->len, &scans);
-	if (end != b->len || scans != 1 || !jpeg_bits_parse(&r, b, o->colour)) {
+	end = jpeg_bits_end(b->p, b->len, &w);
+	if (end != b->len || w.scans != 1 || !jpeg_bits_parse(&r, b, o->colour, &w)) {
 		if (o->buf.get == NULL)
 			free(b->p);
 		memset(b, 0, sizeof(*b));

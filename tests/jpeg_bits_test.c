@@ -80,6 +80,31 @@ join(const char *out, const char *a, const char *b, const char *tail)
 		abort();
 }
 
+/*
+ * A file with restart intervals cut short with EOI appended, or with a
+ * restart marker inserted: the walk's count of markers refuses both.
+ */
+static void
+check_restarts(const char *dir, const char *rst)
+{
+	struct img_jpeg_bits b;
+	char path[4096], cmd[16384];
+
+	snprintf(path, sizeof(path), "%s/cut.jpg", dir);
+	snprintf(cmd, sizeof(cmd), "n=$(wc -c < %s); { head -c $((n / 2)) %s; "
+	    "printf '\\377\\331'; } > %s", rst, rst, path);
+	if (system(cmd) != 0)
+		abort();
+	result("cut short with EOI appended", bits_of(path, 0, 1, &b) == 0, "taken");
+	snprintf(path, sizeof(path), "%s/rst.jpg", dir);
+	snprintf(cmd, sizeof(cmd), "n=$(wc -c < %s); { head -c $((n / 2)) %s; "
+	    "printf '\\377\\327'; tail -c $((n - n / 2)) %s; } > %s", rst, rst,
+	    rst, path);
+	if (system(cmd) != 0)
+		abort();
+	result("a restart marker inserted", bits_of(path, 0, 1, &b) == 0, "taken");
+}
+
 static void
 check_refusals(const char *dir, const char *one)
 {
@@ -108,6 +133,7 @@ int
 main(void)
 {
 	char dir[] = "/tmp/gf-jpeg-bits.XXXXXX", cmd[4096], line[4096], one[4096] = "";
+	char rst[4096] = "";
 	FILE *list;
 
 	if (mkdtemp(dir) == NULL)
@@ -123,12 +149,15 @@ main(void)
 		check_file(line);
 		if (strstr(line, "/420_333x257") != NULL)
 			snprintf(one, sizeof(one), "%s", line);
+		if (strstr(line, "/422_1001x999_q75_r1") != NULL)
+			snprintf(rst, sizeof(rst), "%s", line);
 	}
-	if (pclose(list) != 0 || one[0] == '\0') {
+	if (pclose(list) != 0 || one[0] == '\0' || rst[0] == '\0') {
 		result("jpeggen -c", 0, "failed");
 		return 1;
 	}
 	check_refusals(dir, one);
+	check_restarts(dir, rst);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
