@@ -4,6 +4,9 @@
 # once, before any timing, into files that then sit in the page cache.
 #
 #   stream   N frames of 1920x1080 through a pipe, against cat | cat
+#   jstream  N colour JPEG frames of 1920x1080 concatenated (MJPEG, as
+#            ffmpeg -f image2pipe -vcodec mjpeg writes) through a pipe,
+#            against cat | cat moving the same bytes
 #   large    one 12288x12288 PGM file to a file, against creating a CUDA
 #            context (build/tests/gpu_probe) plus cp of the same file
 #   batch    P photos of about 12 MP, JPEG and PNG, edge --auto -o DIR,
@@ -13,7 +16,7 @@
 #            sobel -t 60 with the engines and with them off
 #            (GPUFILT_GPU_DECODE=0), each as a fraction of that ceiling
 #
-# Usage: sh bench/io.sh [stream|large|batch ...]   (after make and
+# Usage: sh bench/io.sh [stream|jstream|large|batch ...]   (after make and
 # build/bench/framegen; FRAMES and PHOTOS set the sizes; WORK the scratch
 # dir, in memory by default so that no disk write-back lands in the times)
 cd "$(dirname "$0")/.." || exit 1
@@ -50,6 +53,27 @@ stream() {
 		# The same without reading ahead while the GPU opens, and what -v says.
 		s=$(med3 "cat $f | GPUFILT_READ_AHEAD=0 bin/$cmd > /dev/null")
 		echo "$FRAMES $s $base" | awk '{ printf "    without read-ahead               %7.3f s %8.1f frames/s  %5.1f%% of cat\n", $2, $1 / $2, 100 * $3 / $2 }'
+		cat "$f" | bin/$(echo "$cmd" | sed 's/ -q//') -v 2>&1 >/dev/null | grep 'busy' |
+		    sed 's/^/    -v: /'
+	done
+}
+
+# ---- jstream: the JPEG frame stream (issue 32).  The frames are made
+# once by bench/make_mjpeg.py (OpenCV) from the sample photos.
+jstream() {
+	f=$WORK/frames.mjpeg
+	if [ ! -s "$f" ]; then
+		python3 bench/make_mjpeg.py "$FRAMES" 1920 1080 samples/chelsea.png \
+		    samples/small.jpg >"$f.tmp" && mv "$f.tmp" "$f" || return 1
+	fi
+	cat "$f" >/dev/null
+	base=$(med3 "cat $f | cat > /dev/null")
+	echo "jstream: $FRAMES JPEG frames 1920x1080 (4:2:0, quality 90, $(($(wc -c <"$f") / 1048576)) MiB) through a pipe (median of 3)"
+	printf '  %-34s %7.3f s %8.1f frames/s\n' "cat | cat" "$base" \
+	    "$(echo "$FRAMES $base" | awk '{ print $1 / $2 }')"
+	for cmd in "sobel -q -t 60" "edge -q --auto" "conv2d -q -k gauss:1.4"; do
+		s=$(med3 "cat $f | bin/$cmd > /dev/null")
+		echo "$FRAMES $s $base" | awk -v c="$cmd" '{ printf "  %-34s %7.3f s %8.1f frames/s  %5.1f%% of cat\n", c, $2, $1 / $2, 100 * $3 / $2 }'
 		cat "$f" | bin/$(echo "$cmd" | sed 's/ -q//') -v 2>&1 >/dev/null | grep 'busy' |
 		    sed 's/^/    -v: /'
 	done
@@ -101,12 +125,14 @@ batch() {
 		cv=$(secs "python3 bench/opencv_batch.py $n $WORK/cv-$ext $d/*.$ext")
 		echo "$PHOTOS $s $cv" | awk -v x="$ext" '{ printf "  %-4s edge --auto -o: %6.1f images/s   OpenCV x%d: %6.1f images/s   ratio %.2f\n", x, $1 / $2, '"$n"', $1 / $3, $3 / $2 }'
 		bin/edge -v --auto -o "$WORK/out-$ext" "$d"/*."$ext" 2>&1 | tail -n 2 | sed 's/^/        /'
-		# The same with colour made gray on the GPU only, not by the decoders.
+		# PNG's colour made gray on the GPU only, not by the readers (a
+		# JPEG's gray is its luma, from the decoder either way).
+		[ $ext = png ] || continue
 		s=$(secs "GPUFILT_READER_GRAY=0 bin/edge -q --auto -o $WORK/out-$ext $d/*.$ext")
 		echo "$PHOTOS $s" | awk '{ printf "        gray on the GPU only: %6.1f images/s\n", $1 / $2 }'
 	done
 }
 
-for step in ${*:-stream large batch}; do
+for step in ${*:-stream jstream large batch}; do
 	$step
 done

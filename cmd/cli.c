@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,24 @@ struct cli_ctx {
 	double progress_at;     /* when it was last drawn (ms into the run) */
 };
 
+/*
+ * "prog: message" on stderr, the message escaped as library text is
+ * (gf_escape: bytes outside printable ASCII as \xNN), so that a file name
+ * holding a newline or a terminal escape cannot forge or erase a line.
+ * Escaping is idempotent: text the library escaped already is unchanged.
+ */
+static void __attribute__((format(printf, 2, 3)))
+cli_say(const char *prog, const char *fmt, ...)
+{
+	char raw[2 * PATH_MAX + 1024], safe[4 * sizeof(raw)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s\n", prog, gf_escape(safe, sizeof(safe), raw));
+}
+
 /* Clears the progress line before anything else goes to stderr. */
 static void
 cli_clear_progress(struct cli_ctx *c)
@@ -51,7 +70,7 @@ static void
 cli_say_cpu(const char *prog, const struct gf_opts *o, const char *why)
 {
 	if (!o->quiet)
-		fprintf(stderr, "%s: running on the CPU (%s)\n", prog, why);
+		cli_say(prog, "running on the CPU (%s)", why);
 }
 
 static void
@@ -68,7 +87,7 @@ cli_error(void *arg, const char *msg)
 	struct cli_ctx *c = arg;
 
 	cli_clear_progress(c);
-	fprintf(stderr, "%s: %s\n", c->prog, msg);
+	cli_say(c->prog, "%s", msg);
 }
 
 /* -v: one line per image on stderr. */
@@ -79,12 +98,13 @@ cli_report(void *arg, const char *input, int index, const struct image *out,
 	struct cli_ctx *c = arg;
 	double gbs = t->kernel > 0 ? t->kernel_bytes / (t->kernel * 1e6) : 0;
 	const char *otsu = t->otsu ? " (Otsu)" : "";
+	char name[4 * PATH_MAX];
 
 	if (!c->o->verbose)
 		return;
 	cli_clear_progress(c);
-	fprintf(stderr, "%s: %s image %d: %dx%d, ", c->prog, input, index,
-	    out->width, out->height);
+	fprintf(stderr, "%s: %s image %d: %dx%d, ", c->prog,
+	    gf_escape(name, sizeof(name), input), index, out->width, out->height);
 	if (t->thresholds == 1)
 		fprintf(stderr, "threshold %g%s, ", t->high, otsu);
 	else if (t->thresholds == 2)
@@ -171,16 +191,15 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 	struct gf_err e = {{0}};
 
 	if (argc == 0) {
-		fprintf(stderr, "%s: -o %s needs at least one input file\n", prog,
-		    o->outdir);
+		cli_say(prog, "-o %s needs at least one input file", o->outdir);
 		return 2;
 	}
 	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		cli_say(prog, "%s", e.msg);
 		return 2;
 	}
 	if (batch_mkdir(o->outdir, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		cli_say(prog, "%s", e.msg);
 		return 1;
 	}
 	return 0;
@@ -198,7 +217,7 @@ cli_shard(const char *prog, const struct gf_opts *o, int argc, char **argv)
 	int n = batch_shard(argv, argc, o->shard_k, o->shard_n, argv, &e);
 
 	if (n < 0)
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		cli_say(prog, "%s", e.msg);
 	else if (n == 0 && o->verbose && !o->quiet)
 		fprintf(stderr, "%s: shard %d/%d of %d inputs is empty\n", prog,
 		    o->shard_k, o->shard_n, argc);
@@ -238,7 +257,7 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	}
 	if (o->outdir == NULL && argc > 1 &&
 	    img_format_check(argv[1], o->format, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", prog, e.msg);
+		cli_say(prog, "%s", e.msg);
 		fputs(ct->synopsis, stderr);
 		return 2;
 	}
@@ -355,8 +374,8 @@ cli_completion(const struct cli_tool *ct, const char *shell)
 	else if (strcmp(shell, "zsh") == 0)
 		complete_zsh(stdout, ct->name, o, n, help);
 	else {
-		fprintf(stderr, "%s: '%s' is not a shell this tool completes for; "
-		    "choose bash or zsh\n", ct->name, shell);
+		cli_say(ct->name, "'%s' is not a shell this tool completes for; "
+		    "choose bash or zsh", shell);
 		return 2;
 	}
 	return cli_close_stdout(ct->name);
@@ -414,7 +433,7 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 		return cli_completion(ct, shell);
 	if (first < 0 || (!ct->common->help && !ct->common->version &&
 	    ct->check(ct->ctx, &e) < 0)) {
-		fprintf(stderr, "%s: %s\n", ct->name, e.msg);
+		cli_say(ct->name, "%s", e.msg);
 		fputs(ct->synopsis, stderr);
 		return 2;
 	}

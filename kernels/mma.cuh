@@ -1,7 +1,7 @@
 /*
  * mma.cuh - 8-bit stencils on the tensor cores: the fragments, and the
  * tiles with their loads and stores, of conv2d's shared kernel for 8-bit
- * images and taps (kernels/conv2d.cu conv8_mma), kept apart from it as
+ * images and taps (kernels/conv2d_fast8.cu conv8_mma), kept apart from it as
  * the part another integer stencil would reuse.
  *
  * Row i of a K x K kernel (K <= 9) applied to the 8 outputs at columns

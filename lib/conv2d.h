@@ -2,7 +2,7 @@
  * conv2d.h - a 2D filter given by its taps: parsing kernels (-k), the
  * CPU reference, and the GPU dispatch over the strategy table: the
  * plan, the tool's filter and the kernels' launchers (lib/conv2d.c,
- * lib/kspec.c, kernels/conv2d.cu).
+ * lib/kspec.c, kernels/conv2d*.cu).
  */
 #ifndef GF_CONV2D_H
 #define GF_CONV2D_H
@@ -136,7 +136,10 @@ enum gf_strategy conv2d_auto(const struct conv2d_coef *c);
 void conv2d_finish_row_i32(const int32_t *acc, uint16_t *res, int n,
     const struct conv2d_coef *c);
 
-/* ---- kernels/conv2d.cu: launch shapes and launchers (no allocation, no copies of images) */
+/*
+ * ---- kernels/conv2d*.cu: launch shapes and launchers (no allocation, no
+ * copies of images)
+ */
 
 /*
  * Completes l for strategy s, or GF_AUTO for the separable path, from

@@ -66,17 +66,18 @@ stage_settings(struct engine *en)
 	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
 		en->filter.strip_rows = atoi(env) > 0 ? atoi(env) : 0;
 	/*
-	 * A decoder that makes gray for little more than colour does (JPEG).
-	 * Else, on the CPU, gray in place saves a copy; a batch's readers
-	 * may help the lanes (reader_makes_gray); a stream's one reader has
-	 * no time to spare.  GPUFILT_READER_GRAY=0 or 1 overrides both
-	 * (tests, bench).
+	 * A gray tool reads a colour JPEG as its luma, whoever filters it:
+	 * that is its gray (img_reader_set_gray), so no knob turns it off.
+	 * Other colour: on the CPU, gray in place saves a copy; a batch's
+	 * readers may help the lanes (reader_makes_gray); a stream's one
+	 * reader has no time to spare.  GPUFILT_READER_GRAY=0 or 1 overrides
+	 * that (tests, bench).
 	 */
 	en->read.decode_gray = t->gray;
 	en->read.reader_gray = !t->gray ? 0 : en->o->strategy == GF_CPU ? 1 :
 	    en->njobs > 1 ? 2 : 0;
 	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL && t->gray)
-		en->read.decode_gray = en->read.reader_gray = atoi(env) != 0;
+		en->read.reader_gray = atoi(env) != 0;
 	jdec_init(en);
 	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||
 	    sscanf(env, "%d:%d", &en->gpus.fail_gpu, &en->gpus.fail_at) != 2)

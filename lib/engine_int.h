@@ -225,9 +225,9 @@ struct read_stage {
 	struct reader *rd;
 	int nreaders;
 	/*
-	 * Who makes a gray tool's colour input gray: the decoder, where that
-	 * costs little more than colour (decode_gray: JPEG); else the GPU (0), or
-	 * the reader in place (1: always, 2: when the lanes are behind).
+	 * Who makes a gray tool's colour input gray: the JPEG decoder, whose
+	 * luma is that gray (decode_gray); else the GPU (0), or the reader in
+	 * place (1: always, 2: when the lanes are behind).
 	 */
 	int decode_gray, reader_gray;
 };

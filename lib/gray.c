@@ -16,12 +16,6 @@ gray_row8(const uint8_t *restrict in, uint8_t *restrict out, size_t n)
 		    114 * in[3 * i + 2] + 500) / 1000);
 }
 
-void
-img_gray_row8(const uint8_t *in, uint8_t *out, size_t n)
-{
-	gray_row8(in, out, n);
-}
-
 /*
  * Gray samples first .. first+n-1 of in into out, one at a time, any
  * depth and channel count.  out may be in itself: sample i is written

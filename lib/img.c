@@ -8,7 +8,12 @@
  * (libjpeg-turbo), img_tiff.c (libtiff), img_stb.c (stb_image for BMP,
  * TGA and GIF).  img_reader_input holds a stream in memory for the
  * decoders that want it whole (PNG, TIFF).
+ *
+ * A stream is any sequence of PNM, PNG and JPEG images: each decoder
+ * leaves the stream where its image ended (img_reader_unread,
+ * img_reader_seek), and what follows must be the next image or the end.
  */
+#define _GNU_SOURCE             /* fopencookie */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -182,8 +187,11 @@ img_reader_release(struct img_reader *r, struct image *img)
 void
 img_reader_close(struct img_reader *r)
 {
-	if (r != NULL)
+	if (r != NULL) {
 		img_tiff_close(r->tiff);
+		if (r->pb != NULL)
+			fclose(r->f);   /* the pushback FILE; the caller's stays open */
+	}
 	free(r);
 }
 
@@ -199,6 +207,107 @@ img_reader_bytes(struct img_reader *r, void *buf, size_t n)
 	if (k < n)
 		k += fread((unsigned char *)buf + k, 1, n - k, r->f);
 	return k;
+}
+
+/*
+ * The FILE of a pipe whose bytes were given back (img_reader_unread):
+ * b[pos..n) first, then the pipe's.  Unbuffered, so that it never holds
+ * bytes of its own ahead of those given back later.
+ */
+struct img_pushback {
+	FILE *pipe;
+	unsigned char *b;
+	size_t n, pos;
+};
+
+static ssize_t
+pushback_read(void *cookie, char *buf, size_t size)
+{
+	struct img_pushback *pb = cookie;
+	size_t k = pb->n - pb->pos;
+
+	if (k == 0) {
+		k = fread(buf, 1, size, pb->pipe);
+		return k == 0 && ferror(pb->pipe) ? -1 : (ssize_t)k;
+	}
+	if (k > size)
+		k = size;
+	memcpy(buf, pb->b + pb->pos, k);
+	pb->pos += k;
+	return (ssize_t)k;
+}
+
+static int
+pushback_close(void *cookie)
+{
+	struct img_pushback *pb = cookie;
+
+	free(pb->b);
+	free(pb);
+	return 0;
+}
+
+/* Puts a ++ b (na and nb bytes) ahead of what r's pipe has left to read. */
+static int
+pushback(struct img_reader *r, const void *a, size_t na, const void *b,
+    size_t nb, struct gf_err *e)
+{
+	static const cookie_io_functions_t io = {pushback_read, NULL, NULL,
+	    pushback_close};
+	struct img_pushback *pb = r->pb;
+	size_t left = pb != NULL ? pb->n - pb->pos : 0;
+	unsigned char *nbuf = malloc(na + nb + left + 1);
+	FILE *f;
+
+	if (nbuf == NULL)
+		return gf_fail(e, "out of memory reading %s", r->name);
+	if (na > 0)
+		memcpy(nbuf, a, na);
+	memcpy(nbuf + na, b, nb);
+	if (pb == NULL) {
+		if ((pb = calloc(1, sizeof(*pb))) == NULL ||
+		    (f = fopencookie(pb, "rb", io)) == NULL) {
+			free(pb);
+			free(nbuf);
+			return gf_fail(e, "out of memory reading %s", r->name);
+		}
+		setvbuf(f, NULL, _IONBF, 0);
+		pb->pipe = r->f;
+		r->f = f;
+		r->pb = pb;
+	} else {
+		memcpy(nbuf + na + nb, pb->b + pb->pos, left);
+		free(pb->b);
+	}
+	pb->b = nbuf;
+	pb->n = na + nb + left;
+	pb->pos = 0;
+	clearerr(r->f);         /* an end of file seen is no longer the end */
+	return 0;
+}
+
+int
+img_reader_unread(struct img_reader *r, const void *p, size_t n,
+    struct gf_err *e)
+{
+	size_t rest = r->nhead - r->hpos;
+	int ret = 0;
+
+	if (n + rest == 0)
+		return 0;
+	if (r->pb != NULL || fseeko(r->f, -(off_t)(n + rest), SEEK_CUR) < 0)
+		ret = pushback(r, p, n, r->head + r->hpos, rest, e);
+	r->nhead = r->hpos = 0;
+	return ret;
+}
+
+int
+img_reader_seek(struct img_reader *r, off_t off, struct gf_err *e)
+{
+	r->nhead = r->hpos = 0;
+	if (fseeko(r->f, off, SEEK_SET) < 0)
+		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
+	return 0;
 }
 
 int
@@ -304,9 +413,10 @@ img_reader_input(struct img_reader *r, const char *format,
 	if (img_reader_file(r, &start, &size)) {
 		/* Read, not mapped: a file that shrinks meanwhile only reads short. */
 		if ((long long)size > cap)
-			return gf_fail(e, "%s: a %s file is read whole, and this one "
-			    "is %lld bytes, more than the %lld the pixel limit allows "
-			    "(--max-pixels)", r->name, format, (long long)size, cap);
+			return gf_fail(e, "%s: a %s is held in memory whole, and this "
+			    "one is %lld bytes, more than the %lld the pixel limit "
+			    "allows (--max-pixels raises it)", r->name, format,
+			    (long long)size, cap);
 		if ((buf = img_big_alloc((size_t)size)) == NULL)
 			return gf_fail(e, "out of memory reading %s", r->name);
 		if ((got = img_pread(fileno(r->f), buf, (size_t)size, start)) < 0) {
@@ -326,9 +436,9 @@ img_reader_input(struct img_reader *r, const char *format,
 	in->p = buf;
 	if (in->len > (unsigned long long)cap) {
 		img_input_free(in);
-		return gf_fail(e, "%s: a %s read from a pipe is held in memory, and "
-		    "this one is more than %lld bytes, what the pixel limit allows "
-		    "(--max-pixels); read it from a file", r->name, format, cap);
+		return gf_fail(e, "%s: a %s is held in memory whole, and this one "
+		    "is more than the %lld bytes the pixel limit allows, from a pipe "
+		    "as from a file (--max-pixels raises it)", r->name, format, cap);
 	}
 	return 0;
 }
@@ -405,9 +515,11 @@ sniff(const unsigned char *b, size_t n)
 }
 
 /*
- * The first image of a stream that does not start with 'P': sniffs the
- * first bytes (first, already read, then up to IMG_HEAD_MAX) and hands
- * the stream to the decoder they name.
+ * The image of a stream that does not start with 'P' (first, already
+ * read): sniffs the first bytes (up to IMG_HEAD_MAX) and hands the
+ * stream to the decoder they name.  After an image only a PNG or a JPEG
+ * (or a PNM) may follow; TIFF, BMP, TGA and GIF are read to the end of
+ * the stream.
  */
 static int
 read_other(struct img_reader *r, int first, struct image *img,
@@ -417,43 +529,31 @@ read_other(struct img_reader *r, int first, struct image *img,
 
 	r->head[0] = (unsigned char)first;
 	r->nhead = 1 + fread(r->head + 1, 1, sizeof(r->head) - 1, r->f);
+	r->hpos = 0;
 	if (ferror(r->f))
 		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
 	kind = sniff(r->head, r->nhead);
+	if (r->nread > 0 && kind != IMG_KIND_PNG && kind != IMG_KIND_JPEG)
+		return gf_fail(e, "%s: garbage after image %d: byte %02x where the "
+		    "next PNM, PNG or JPEG image or the end of the stream should be",
+		    r->name, r->nread, r->head[0]);
 	switch (kind) {
 	case IMG_KIND_PNG:
 		return img_png_read(r, img, e);
 	case IMG_KIND_JPEG:
 		return img_jpeg_read(r, img, e);
 	case IMG_KIND_TIFF:
+		r->done = 1;
 		return img_tiff_read(r, img, e);
 	case IMG_KIND_UNKNOWN:
 		break;
 	default:
+		r->done = 1;
 		return img_stb_read(r, kind, img, e);
 	}
 	return gf_fail(e, "%s: not an image this tool reads (PNM, PNG, JPEG, "
 	    "TIFF, BMP, TGA, GIF): it starts with the bytes %02x %02x",
 	    r->name, r->head[0], r->nhead > 1 ? r->head[1] : 0);
-}
-
-/* After image r->nread: whether another follows; garbage is an error. */
-static int
-next_follows(struct img_reader *r, int *more, struct gf_err *e)
-{
-	int c;
-
-	if (img_pnm_more(r, more, e) < 0)
-		return -1;
-	if (!*more)
-		return 0;
-	c = getc(r->f);
-	ungetc(c, r->f);
-	if (c != 'P')
-		return gf_fail(e, "%s: garbage after image %d: byte %02x where the "
-		    "next PNM image or the end of the stream should be", r->name,
-		    r->nread, (unsigned)c & 0xff);
-	return 0;
 }
 
 int
@@ -469,8 +569,8 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	}
 	if (r->done)
 		return 0;
-	if (r->nread > 0) {
-		if (next_follows(r, &more, e) < 0)
+	if (r->nread > 0) {             /* past whitespace, the end or an image */
+		if (img_pnm_more(r, &more, e) < 0)
 			return -1;
 		if (!more) {
 			r->done = 1;
@@ -488,7 +588,6 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 		ret = img_pnm_read(r, img, e);
 	} else {
 		ret = read_other(r, c, img, e);
-		r->done = 1;
 	}
 	if (ret > 0)
 		r->nread++;

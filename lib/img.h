@@ -3,10 +3,10 @@
  * libnetpbm, PNG through libpng (libdeflate for the common kind), JPEG
  * through libjpeg-turbo, BMP, TGA and GIF through stb_image; PNM, PNG (8
  * or 16 bit, libpng) or JPEG (8 bit, libjpeg-turbo) out.  A reader walks
- * a stream of concatenated PNM images; a writer puts one or more images
- * into one output.  Every header is checked (sides, memory, pixel limit,
- * and for BMP and TGA the file length it implies) before a pixel is
- * decoded.  Readers on different threads share no mutable state.
+ * a stream of concatenated PNM, PNG and JPEG images, in any mix; a
+ * writer puts one or more images into one output.  Every header is
+ * checked (sides, memory, pixel limit, and for BMP and TGA the file
+ * length it implies) before a pixel is decoded.  Readers on different threads share no mutable state.
  */
 #ifndef GF_IMG_H
 #define GF_IMG_H
@@ -63,7 +63,8 @@ int img_reader_open(struct img_reader **r, FILE *f, const char *name,
 /*
  * Reads the next image of the stream into img (freshly allocated; the
  * caller frees it with img_free).  Returns 1 for an image, 0 at the clean
- * end of the stream, -1 on a bad or truncated image.
+ * end of the stream (whitespace may follow the last image), -1 on a bad
+ * or truncated image or on bytes after an image that begin none.
  */
 int img_read_next(struct img_reader *r, struct image *img, struct gf_err *e);
 
@@ -100,11 +101,13 @@ void img_reader_set_max_pixels(struct img_reader *r, long long n);
 void img_reader_set_autorotate(struct img_reader *r, int on);
 
 /*
- * Whether colour may come out as its gray (img_to_gray's formula, one
- * channel), for a caller that works on gray: 1 lets a decoder that can
- * do it for little more than the colour costs (JPEG: row by row, while
- * the rows are in cache) do so; img->channels says what came.  0, the
- * default: colour stays colour.
+ * Whether the caller works on gray (1) or on the image as stored (0,
+ * the default).  With 1, a colour JPEG comes out as its luma, one
+ * channel: the Y plane libjpeg decodes, whose chroma it then neither
+ * transforms nor upsamples (a JPEG stored as RGB: libjpeg's gray of it).  That is the gray of a colour
+ * JPEG for the tools, on every path.  Other formats stay colour, and
+ * the caller makes them gray with img_to_gray; img->channels says what
+ * came.
  */
 void img_reader_set_gray(struct img_reader *r, int on);
 

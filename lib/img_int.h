@@ -28,6 +28,7 @@ enum img_kind {
 };
 
 struct img_tiff;
+struct img_pushback;
 
 struct img_reader {
 	FILE *f;
@@ -40,8 +41,9 @@ struct img_reader {
 	size_t nhead;           /* bytes in head */
 	size_t hpos;            /* bytes of head already consumed */
 	int autorotate;         /* apply JPEG's and TIFF's orientation tags */
-	int gray;               /* colour may come out gray (img_reader_set_gray) */
+	int gray;               /* a colour JPEG comes out as its luma (img_reader_set_gray) */
 	struct img_tiff *tiff;  /* a TIFF being read, page after page */
+	struct img_pushback *pb; /* f is ours, over a pipe (img_reader_unread) */
 };
 
 /*
@@ -51,8 +53,23 @@ struct img_reader {
  */
 size_t img_reader_bytes(struct img_reader *r, void *buf, size_t n);
 
-/* The gray of n 8-bit RGB pixels at in, into out, apart (lib/gray.c). */
-void img_gray_row8(const uint8_t *in, uint8_t *out, size_t n);
+/*
+ * Gives back the end of what img_reader_bytes returned: the n bytes at p,
+ * read past the end of an image (JPEG's decoder reads in blocks), so
+ * that the stream stands where the image ended, with the sniffed bytes
+ * not yet consumed, for whatever follows it.  A file is sought back; a
+ * pipe is read on through a FILE of the reader's (fopencookie, put in
+ * r->f) that returns those bytes first.  0, or -1 with e set.
+ */
+int img_reader_unread(struct img_reader *r, const void *p, size_t n,
+    struct gf_err *e);
+
+/*
+ * Puts r's stream, a regular file, at offset off of it, the sniffed
+ * bytes dropped: past an image read by offset (PNG), where the next
+ * one starts.  0, or -1 with e set.
+ */
+int img_reader_seek(struct img_reader *r, off_t off, struct gf_err *e);
 
 /*
  * Reads the stream, from its sniffed bytes on, into *buf (malloc'd): up

@@ -6,17 +6,16 @@
  * jpeg_read_scanlines writes decoded rows straight into the image's
  * final buffer.  Each call has its own error manager and jmp_buf, so
  * readers on several threads share nothing.  Gray JPEGs are read as
- * gray, YCbCr and RGB as RGB, or as their gray when the reader allows
- * (img_reader_set_gray): a few rows at a time into a small buffer that
- * stays in cache, then img_to_gray's formula into the image, which costs
- * little more than the colour alone (12 MP on a 2-core machine, medians
- * of 5: 49 ms against 45) and less than colour, then gray (+17 ms); a
- * third of the bytes go on.  CMYK and YCCK are refused.  Out: 8-bit gray
- * or RGB (YCbCr in the file), maxval below 255 scaled to 255, alpha
- * dropped, one image per file; 16-bit images are refused.  A warning
- * of corrupt or missing data fails the image (jpeg_on_message).  An EXIF
- * Orientation tag (APP1, parsed by libexif) turns the decoded image
- * unless the reader keeps pixels as stored.
+ * gray, YCbCr and RGB as RGB, or, for a caller that works on gray
+ * (img_reader_set_gray), as libjpeg's grayscale output: of a YCbCr JPEG
+ * the decoded Y plane, with the chroma neither transformed nor
+ * upsampled (what djpeg -grayscale and cv2.imread's IMREAD_GRAYSCALE
+ * give, and a GPU's JPEG engines as their luma).  CMYK and YCCK are
+ * refused.  Out: 8-bit gray or RGB (YCbCr in the file), maxval below 255
+ * scaled to 255, alpha dropped, one image per file; 16-bit images are
+ * refused.  A warning of corrupt or missing data fails the image
+ * (jpeg_on_message).  An EXIF Orientation tag (APP1, parsed by libexif)
+ * turns the decoded image unless the reader keeps pixels as stored.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -54,13 +53,9 @@ struct jpeg_call {
 	unsigned long long work; /* blocks of the scans seen so far */
 	int scans;              /* scans seen so far */
 	JOCTET *ahead;          /* a pipe's bytes read ahead (jpeg_has_bytes) */
-	JSAMPLE *rgb;           /* GRAY_ROWS decoded rows, when gray is asked */
 	char msg[JMSG_LENGTH_MAX + 64];
 	JOCTET buf[65536];
 };
-
-/* Rows decoded at a time before they are made gray: 16 x 3 x 4000 bytes fit L2. */
-#define GRAY_ROWS 16
 
 static struct jpeg_call *
 jpeg_call_of(j_common_ptr cinfo)
@@ -289,43 +284,23 @@ jpeg_orientation(j_decompress_ptr ci)
 	return o;
 }
 
-/* The image decoded: turned as its EXIF orientation says; 1, or -1. */
+/*
+ * The image decoded: the JPEG read up to its EOI, the bytes read past
+ * that given back to the stream (the next image's), and the image turned
+ * as its EXIF orientation says; 1, or -1.
+ */
 static int
 jpeg_finish(struct jpeg_call *c, struct image *img, struct gf_err *e)
 {
-	if (c->r->autorotate && img_orient(img, jpeg_orientation(&c->cinfo), e) < 0)
+	int o = c->r->autorotate ? jpeg_orientation(&c->cinfo) : 1;
+
+	jpeg_finish_decompress(&c->cinfo);     /* frees the saved markers */
+	if (img_reader_unread(c->r, c->src.next_input_byte,
+	    c->src.bytes_in_buffer, e) < 0)
+		return -1;
+	if (o != 1 && img_orient(img, o, e) < 0)
 		return -1;
 	return 1;
-}
-
-/*
- * The rest of jpeg_decode for a colour image read as its gray: GRAY_ROWS
- * rows at a time into c->rgb (freed by the caller, img_jpeg_read), then
- * into img, which has one channel.
- */
-static int
-jpeg_decode_gray(struct jpeg_call *c, struct image *img, int *allocated,
-    struct gf_err *e)
-{
-	struct jpeg_decompress_struct *ci = &c->cinfo;
-	size_t w = (size_t)img->width;
-
-	if ((c->rgb = malloc(GRAY_ROWS * 3 * w)) == NULL)
-		return gf_fail(e, "out of memory");
-	img->channels = 1;
-	if (img_reader_alloc(c->r, img, e) < 0)
-		return -1;
-	*allocated = 1;
-	while (ci->output_scanline < ci->output_height) {
-		JDIMENSION y0 = ci->output_scanline, n = 0, got;
-		JSAMPROW rows[GRAY_ROWS];
-		for (; n < GRAY_ROWS && y0 + n < ci->output_height; n++)
-			rows[n] = c->rgb + n * 3 * w;
-		got = jpeg_read_scanlines(ci, rows, n);
-		for (JDIMENSION k = 0; k < got; k++)
-			img_gray_row8(rows[k], (uint8_t *)img->px + (y0 + k) * w, w);
-	}
-	return jpeg_finish(c, img, e);
 }
 
 /*
@@ -350,7 +325,7 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK)
 		return gf_fail(e, "%s: the JPEG image is CMYK, which is not read; "
 		    "convert it to RGB first", c->r->name);
-	img->channels = ci->jpeg_color_space == JCS_GRAYSCALE ? 1 : 3;
+	img->channels = ci->jpeg_color_space == JCS_GRAYSCALE || c->r->gray ? 1 : 3;
 	img->maxval = 255;
 	if (img_check_size(c->r, (long)ci->image_width, (long)ci->image_height,
 	    img->channels, 255, e) < 0)
@@ -367,8 +342,6 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	if (ci->output_components != img->channels)
 		return gf_fail(e, "%s: the JPEG decoder gave %d channels, not %d",
 		    c->r->name, ci->output_components, img->channels);
-	if (img->channels == 3 && c->r->gray)
-		return jpeg_decode_gray(c, img, allocated, e);
 	if (img_reader_alloc(c->r, img, e) < 0)
 		return -1;
 	*allocated = 1;
@@ -410,7 +383,6 @@ img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e)
 	ret = jpeg_read_guarded(c, img, &allocated, e);
 	jpeg_destroy_decompress(&c->cinfo);
 	free(c->ahead);
-	free(c->rgb);
 	free(c);
 	if (ret < 0 && allocated)
 		img_reader_release(r, img);

@@ -1,9 +1,10 @@
 /*
- * img_png.c - PNG in and out.  A PNG is read from memory
- * (img_reader_input).  The common kind (8 or 16 bits, gray or RGB, with
- * or without alpha, not interlaced, no tRNS or PLTE) takes the fast
- * path: IDAT's data inflated in one call by libdeflate, about twice as
- * fast as zlib, then unfiltered straight into the image's final buffer.
+ * img_png.c - PNG in and out.  A PNG is read into memory up to the end
+ * of its IEND chunk, where the next image of a stream begins
+ * (png_input).  The common kind (8 or 16 bits, gray or RGB, with or
+ * without alpha, not interlaced, no tRNS or PLTE) takes the fast path:
+ * IDAT's data inflated in one call by libdeflate, about twice as fast
+ * as zlib, then unfiltered straight into the image's final buffer.
  * Any other PNG, and any that fails one of the fast path's checks, goes
  * to libpng, whose verdict and messages stand; both paths give the same
  * bytes (tests/png_test.c).  libpng decodes rows straight into the final
@@ -473,14 +474,139 @@ img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
 	return ret;
 }
 
+/* ---- PNG in: one PNG of a stream */
+
+/*
+ * The bytes of the PNG at offset start of the regular file fd (size
+ * bytes from there on), by its chunks' lengths: from the signature to
+ * the end of IEND's CRC, or size when the chunks run past the end or a
+ * length is out of range (the decoders then say what is wrong).
+ */
+static off_t
+png_file_extent(int fd, off_t start, off_t size)
+{
+	off_t pos = PNG_SIG_BYTES;
+	unsigned char h[8];
+
+	while (pos + 12 <= size) {
+		uint32_t len;
+		if (img_pread(fd, h, 8, start + pos) != 8 ||
+		    (len = png_be32(h)) > PNG_LEN_MAX)
+			return size;
+		pos += 12 + (off_t)len;
+		if (memcmp(h + 4, "IEND", 4) == 0)
+			return pos < size ? pos : size;
+	}
+	return size;
+}
+
+/* Room for n bytes in *b (*room of them), within cap; -1 with e set. */
+static int
+png_room(struct img_reader *r, unsigned char **b, size_t *room, size_t n,
+    long long cap, struct gf_err *e)
+{
+	unsigned char *nb;
+	size_t want = *room;
+
+	if ((long long)n > cap)
+		return gf_fail(e, "%s: a PNG read from a pipe is held in memory, "
+		    "and this one is more than %lld bytes, what the pixel limit "
+		    "allows (--max-pixels); read it from a file", r->name, cap);
+	if (n <= *room)
+		return 0;
+	while (want < n)
+		want *= 2;
+	if ((nb = realloc(*b, want)) == NULL)
+		return gf_fail(e, "out of memory reading %s", r->name);
+	*b = nb;
+	*room = want;
+	return 0;
+}
+
+/*
+ * The PNG of a pipe into *b (malloc'd, *n bytes), chunk by chunk up to
+ * the end of IEND: nothing after it is read.  A truncated PNG, or a
+ * length out of range, ends early, for the decoders to refuse.
+ */
+static int
+png_pipe_read(struct img_reader *r, long long cap, unsigned char **b,
+    size_t *n, struct gf_err *e)
+{
+	size_t room = 1 << 16, want = PNG_SIG_BYTES + 8;
+	int last = 0;
+
+	*n = 0;
+	if ((*b = malloc(room)) == NULL)
+		return gf_fail(e, "out of memory reading %s", r->name);
+	for (;;) {
+		uint32_t len;
+		size_t got;
+		if (png_room(r, b, &room, *n + want, cap, e) < 0)
+			return -1;
+		got = img_reader_bytes(r, *b + *n, want);
+		*n += got;
+		if (got < want && ferror(r->f))
+			return gf_fail(e, "cannot read %s: %s", r->name,
+			    strerror(errno));
+		if (got < want || last)
+			return 0;
+		/* The last 8 bytes read are the next chunk's length and type. */
+		if ((len = png_be32(*b + *n - 8)) > PNG_LEN_MAX)
+			return 0;
+		last = memcmp(*b + *n - 4, "IEND", 4) == 0;
+		want = (size_t)len + 4 + (last ? 0 : 8);
+	}
+}
+
+/*
+ * One PNG of r's stream into in, the stream left where it ends: from a
+ * regular file by offset (its chunk headers, then the PNG in one read),
+ * from a pipe chunk by chunk; refused past img_input_cap bytes.
+ */
+static int
+png_input(struct img_reader *r, struct img_input *in, struct gf_err *e)
+{
+	long long cap = img_input_cap(r->max_pixels);
+	unsigned char *buf;
+	off_t start, size, len;
+	ssize_t got;
+	size_t n;
+
+	if (!img_reader_file(r, &start, &size)) {
+		if (png_pipe_read(r, cap, &buf, &n, e) < 0) {
+			free(buf);
+			return -1;
+		}
+		in->p = buf;
+		in->len = n;
+		return img_reader_unread(r, NULL, 0, e); /* sniffed bytes past IEND */
+	}
+	len = png_file_extent(fileno(r->f), start, size);
+	if ((long long)len > cap)
+		return gf_fail(e, "%s: a PNG is read whole, and this one is %lld "
+		    "bytes, more than the %lld the pixel limit allows "
+		    "(--max-pixels)", r->name, (long long)len, cap);
+	if ((buf = img_big_alloc((size_t)len)) == NULL)
+		return gf_fail(e, "out of memory reading %s", r->name);
+	if ((got = img_pread(fileno(r->f), buf, (size_t)len, start)) < 0) {
+		free(buf);
+		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
+	}
+	in->p = buf;
+	in->len = (size_t)got;
+	return img_reader_seek(r, start + len, e);
+}
+
 int
 img_png_read(struct img_reader *r, struct image *img, struct gf_err *e)
 {
-	struct img_input in;
+	struct img_input in = {NULL, 0};
 	int ret;
 
-	if (png_check_head(r, e) < 0 || img_reader_input(r, "PNG", &in, e) < 0)
+	if (png_check_head(r, e) < 0 || png_input(r, &in, e) < 0) {
+		img_input_free(&in);
 		return -1;
+	}
 	ret = img_png_read_fast(r, in.p, in.len, img, e);
 	if (ret == 0)
 		ret = img_png_read_libpng(r, in.p, in.len, img, e);

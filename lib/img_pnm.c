@@ -98,10 +98,19 @@ static int
 head_fail(struct img_reader *r, const struct pnm_head *h, const char *why,
     struct gf_err *e)
 {
-	if (why == NULL)
-		why = h->n >= sizeof(h->b) || h->read > HEAD_READ_MAX ?
-		    "it is too long" : ferror(r->f) ? strerror(errno) :
-		    "it is truncated";
+	char len[80];
+
+	if (why == NULL && h->read > HEAD_READ_MAX) {
+		snprintf(len, sizeof(len), "it is too long: it does not end within "
+		    "%ld bytes", HEAD_READ_MAX);
+		why = len;
+	} else if (why == NULL && h->n >= sizeof(h->b)) {
+		snprintf(len, sizeof(len), "it is too long: its fields, comments "
+		    "aside, pass %d bytes", HEAD_COPY_MAX);
+		why = len;
+	} else if (why == NULL) {
+		why = ferror(r->f) ? strerror(errno) : "it is truncated";
+	}
 	return gf_fail(e, "%s: bad PNM header in image %d: %s", r->name,
 	    r->nread + 1, why);
 }
@@ -117,7 +126,9 @@ head_put(struct pnm_head *h, int c)
 
 /*
  * The rest of a P1-P6 header: ntok whitespace-separated numbers (width,
- * height, and maxval but for PBM), with comments dropped, up to and with
+ * height, and maxval but for PBM), with comments dropped and the
+ * whitespace between numbers copied as one byte (so that any number of
+ * comment lines fits the copy, within HEAD_READ_MAX), up to and with
  * the one whitespace byte after the last, where the raster begins.
  */
 static int
@@ -133,6 +144,9 @@ copy_pnm_tokens(struct img_reader *r, struct pnm_head *h, int ntok,
 			if (c != EOF)
 				c = '\n';
 		}
+		if (c != EOF && !in_token && isspace(c) && h->n > 0 &&
+		    isspace((unsigned char)h->b[h->n - 1]))
+			continue;
 		if (c == EOF || head_put(h, c) < 0)
 			return head_fail(r, h, NULL, e);
 		if (!isspace(c))

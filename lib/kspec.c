@@ -4,6 +4,7 @@
  * the exact integer arithmetic and the separable passes.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,10 +69,14 @@ kparse_value(struct kparse *kp, const char *s, size_t len)
 	buf[len] = '\0';
 	errno = 0;
 	v = strtod(buf, &end);
-	if (*end != '\0' || errno != 0 || !isfinite(v))
+	if (*end != '\0' || isnan(v) || (errno != 0 && errno != ERANGE))
 		return kparse_fail(kp, "kernel row %d, value %d: '%s' is not a "
 		    "number", row, col, buf);
-	if (fabs(v) > KSPEC_MAX_TAP)
+	if (errno == ERANGE && fabs(v) < 1)
+		return kparse_fail(kp, "kernel row %d, value %d: '%s' is too close "
+		    "to 0 to be represented (give 0, or at least %g)", row, col, buf,
+		    DBL_MIN);
+	if (!isfinite(v) || fabs(v) > KSPEC_MAX_TAP)
 		return kparse_fail(kp, "kernel row %d, value %d: %s is too large; "
 		    "taps must be within -%g to %g", row, col, buf, KSPEC_MAX_TAP,
 		    KSPEC_MAX_TAP);

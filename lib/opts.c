@@ -204,6 +204,10 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 		o->quality = (int)v;
 		return 1;
 	case 'o':
+		/* An unset $OUTDIR must not become the root directory. */
+		if (arg[0] == '\0')
+			return gf_fail(e, "-o '' names no directory; give the "
+			    "directory to write into (-o . for this one)");
 		o->outdir = arg;
 		return 1;
 	case GF_OPT_BLOCK:

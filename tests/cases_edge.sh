@@ -2,7 +2,7 @@
 # tests/t_edge.sh and tests/golden/edge/make.sh.
 
 EDGE_SAMPLES="coins.pgm chelsea.png astro16.pgm retina1023x517.pgm px1x1.pgm
-px2x3.pgm px1x700.pgm px700x1.pgm"
+px2x3.pgm px1x700.pgm px700x1.pgm small.jpg"
 
 # name|options for 8-bit samples|options for the 16-bit sample
 edge_configs() {

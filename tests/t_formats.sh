@@ -223,18 +223,34 @@ done
 why="$(cat "$F/err")"
 check formats/exif-no-autorotate cmp -s "$F/o6-kept.ppm" "$F/o.ppm"
 
-# A gray tool reads a colour JPEG as its gray, rows at a time as they
-# are decoded: the same as the colour read whole, turned, then made gray
-# (4:4:4 above, 4:2:0 at quality 60; turned and not).
+# A gray tool reads a colour JPEG as its luma, the Y plane libjpeg
+# decodes, turned as its EXIF orientation says: the same as the tool on
+# the gray that OpenCV's IMREAD_GRAYSCALE reads (4:4:4 above, 4:2:0 at
+# quality 60; turned and not), and not the gray of its decoded colour.
 "$BIN/conv2d" -q --cpu -k identity --quality 60 "$SAMPLES/chelsea.png" "$F/q60.jpg"
 "$BIN/conv2d" -q --cpu -k identity "$F/q60.jpg" "$F/q60.ppm"
+have_cv2=0
+python3 -c 'import cv2' 2>/dev/null && have_cv2=1
 for n in o1 o3 o6 o8 q60; do
+	[ $have_cv2 = 0 ] || python3 -c 'import cv2, sys
+cv2.imwrite(sys.argv[2], cv2.imread(sys.argv[1], cv2.IMREAD_GRAYSCALE))' \
+	    "$F/$n.jpg" "$F/$n-luma.pgm"
 	for t in "sobel" "edge --auto"; do
 		# shellcheck disable=SC2086
 		"$BIN"/$t -q --cpu "$F/$n.jpg" "$F/$n-gray.pgm" 2>"$F/err" &&
 		    "$BIN"/$t -q --cpu "$F/$n.ppm" "$F/$n-colour.pgm" 2>>"$F/err"
 		why="$(cat "$F/err")"
-		check formats/"jpeg-as-gray/$n/${t%% *}" cmp -s "$F/$n-gray.pgm" "$F/$n-colour.pgm"
+		check formats/"jpeg-gray-not-rgb/$n/${t%% *}" eval '[ ! -s "$F/err" ] &&
+		    ! cmp -s "$F/$n-gray.pgm" "$F/$n-colour.pgm"'
+		if [ $have_cv2 = 1 ]; then
+			# shellcheck disable=SC2086
+			"$BIN"/$t -q --cpu "$F/$n-luma.pgm" "$F/$n-luma-out.pgm" 2>"$F/err"
+			why="$(cat "$F/err")"
+			check formats/"jpeg-gray-is-luma/$n/${t%% *}" cmp -s "$F/$n-gray.pgm" \
+			    "$F/$n-luma-out.pgm"
+		else
+			skip formats/"jpeg-gray-is-luma/$n/${t%% *}" "python3's cv2 is not installed"
+		fi
 	done
 done
 

@@ -145,3 +145,103 @@ guard_case symlink-dir-slash "y.pam would be replaced by its own output" \
     sobel -o "$G/link/" "$G/link/../d/y.pam"
 guard_case hard-link "a/v.pgm would be replaced by the output of .*b/u.png, .*d/u.ppm" \
     sobel -o "$G/d" "$G/a/v.pgm" "$G/b/u.png"
+
+# -o '' (an unset $OUTDIR) is a usage error, not the root directory.
+for tool in $HTOOLS; do
+	rm -rf "$H/run" && mkdir -p "$H/run"
+	(cd "$H/run" && "$BIN/$tool" -q --cpu $(hostile_needs "$tool") -o '' \
+	    "$SAMPLES/px2x3.pgm") >/dev/null 2>"$H/err"
+	st=$?
+	if [ "$st" -ne 2 ] || ! grep -q "^$tool: -o '' names no directory" "$H/err"; then
+		fail "hostile/outdir-empty/$tool" "exit $st: $(head -c 300 "$H/err")"
+	else
+		pass "hostile/outdir-empty/$tool"
+	fi
+done
+
+# A file name holding a newline and terminal escapes reaches stderr
+# escaped: one line per message, printable ASCII only, no forged line.
+nasty=$(printf 'n\n\033[2K\033[1Asobel: every image was written\r.pgm')
+rm -rf "$H/names" && mkdir -p "$H/names"
+printf 'P5\n2 2\n255\nab' >"$H/names/$nasty"
+for tool in $HTOOLS; do
+	for args in "missing" "truncated" "batch"; do
+		case $args in
+		missing) set -- "$H/names/x$nasty" "$H/run/out.pgm" ;;
+		truncated) set -- "$H/names/$nasty" "$H/run/out.pgm" ;;
+		batch) set -- -o "$H/names/" "$H/names/$nasty" ;;
+		esac
+		rm -rf "$H/run" && mkdir -p "$H/run"
+		"$BIN/$tool" -q --cpu $(hostile_needs "$tool") "$@" >/dev/null 2>"$H/err"
+		st=$?
+		if [ "$st" -eq 0 ]; then
+			fail "hostile/escaped-name/$tool/$args" "exit 0"
+		elif [ "$(wc -l <"$H/err")" -ne 1 ] && [ "$args" != batch ]; then
+			fail "hostile/escaped-name/$tool/$args" "$(wc -l <"$H/err") lines: $(od -c "$H/err" | head -5)"
+		elif LC_ALL=C grep -q '[^ -~]' "$H/err"; then
+			fail "hostile/escaped-name/$tool/$args" "raw bytes: $(od -c "$H/err" | head -5)"
+		elif ! grep -q '^'"$tool"': .*n\\x0a\\x1b\[2K\\x1b\[1Asobel: every image was written\\x0d' "$H/err"; then
+			fail "hostile/escaped-name/$tool/$args" "$(head -c 300 "$H/err")"
+		else
+			pass "hostile/escaped-name/$tool/$args"
+		fi
+	done
+done
+
+# The minor items, each with a message that says what is true.
+# A PNG past what the pixel limit lets be held in memory: refused from a
+# file as from a pipe, and the message does not send one to the other.
+python3 - "$H/chunky.png" <<'PY'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + \
+        struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+with open(sys.argv[1], 'wb') as f:
+    f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 1, 1, 8, 0, 0, 0, 0)) +
+            chunk(b'zzZz', bytes(17 << 20)) + chunk(b'IDAT', zlib.compress(b'\0\0')) +
+            chunk(b'IEND', b''))
+PY
+for how in file pipe; do
+	if [ $how = file ]; then
+		"$BIN/sobel" -q --cpu --max-pixels 10 "$H/chunky.png" "$H/o.pgm" 2>"$H/err"
+	else
+		"$BIN/sobel" -q --cpu --max-pixels 10 - "$H/o.pgm" <"$H/chunky.png" 2>"$H/err"
+	fi
+	st=$?
+	if [ "$st" -ne 1 ] || ! grep -q "a PNG is held in memory whole, and this.* pixel limit allows.*--max-pixels raises it" "$H/err" ||
+	    grep -q "read it from a file" "$H/err"; then
+		fail "hostile/png-held-whole/$how" "exit $st: $(head -c 300 "$H/err")"
+	else
+		pass "hostile/png-held-whole/$how"
+	fi
+done
+# A tap below double's smallest normal is too close to 0, one above
+# double's range too large: neither is "not a number".
+while IFS='|' read -r tap needle; do
+	"$BIN/conv2d" -q --cpu -k "1 $tap 1" "$SAMPLES/px2x3.pgm" "$H/o.pgm" 2>"$H/err"
+	st=$?
+	if [ "$st" -ne 2 ] || ! grep -q "^conv2d: kernel row 1, value 2: $needle" "$H/err"; then
+		fail "hostile/tap/$tap" "exit $st: $(head -c 300 "$H/err")"
+	else
+		pass "hostile/tap/$tap"
+	fi
+done <<'END'
+1e-320|'1e-320' is too close to 0 to be represented (give 0, or at least 2.22507e-308)
+1e999|1e999 is too large; taps must be within
+nan|'nan' is not a number
+END
+# A PNM header of 10000 comment lines (170 KB) is read; one that runs
+# past 1 MB is refused, saying so.
+python3 -c "import sys; sys.stdout.buffer.write(b'P5\n' + b'# a comment line\n' * 10000 + b'2 2\n255\n\1\2\3\4')" >"$H/comments.pgm"
+python3 -c "import sys; sys.stdout.buffer.write(b'P5\n' + b'# a comment line\n' * 70000 + b'2 2\n255\n\1\2\3\4')" >"$H/comments-1m.pgm"
+if "$BIN/sobel" -q --cpu "$H/comments.pgm" "$H/o.pgm" 2>"$H/err"; then
+	pass hostile/pnm-10000-comments
+else
+	fail hostile/pnm-10000-comments "$(head -c 300 "$H/err")"
+fi
+if ! "$BIN/sobel" -q --cpu "$H/comments-1m.pgm" "$H/o.pgm" 2>"$H/err" &&
+    grep -q "bad PNM header in image 1: it is too long: it does not end within 1048576 bytes" "$H/err"; then
+	pass hostile/pnm-header-past-1m
+else
+	fail hostile/pnm-header-past-1m "$(head -c 300 "$H/err")"
+fi

@@ -1,6 +1,6 @@
 /*
  * conv2d_emu - conv2d's 8-bit fast 2D kernels (shared and sliding, in
- * kernels/conv2d.cu) run on the CPU through emu.h, against the CPU
+ * kernels/conv2d_fast8.cu) run on the CPU through emu.h, against the CPU
  * reference, bit for bit: a check of the kernels' logic on a machine
  * without a GPU.  Integer kernels whose taps fit a signed byte take the
  * dp4a path, the others (and every kernel with GPUFILT_DP4A=0) the

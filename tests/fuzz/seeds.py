@@ -8,11 +8,12 @@ OUTDIR/img/     small valid images of every format the reader takes (PNM
                 without EXIF orientation, TIFF of every depth, channel
                 count, byte order and layout, multi-page, BMP, TGA, GIF),
                 built here from bytes with the standard library only,
-                plus every reproducer of issue 10 as regress-*.
+                plus every reproducer of issues 10 and 31 as regress-*.
 OUTDIR/png/     PNGs of the fast reader's kind (8 and 16 bits, gray, RGB,
                 with and without alpha), each row filtered with another
                 of the five filters, the data in one IDAT or in several,
                 and the PNGs of img/, for fuzz_png.
+OUTDIR/tiff/    the TIFFs of img/, for fuzz_tiff.
 OUTDIR/kspec/   kernel specs for kspec_parse.
 
 tests/t_io.sh runs the tools on the regress-* files and checks each is
@@ -455,7 +456,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit('usage: seeds.py OUTDIR')
     out = sys.argv[1]
-    for d in ('img', 'png', 'kspec'):
+    for d in ('img', 'png', 'tiff', 'kspec'):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     files = image_seeds()
     files.update(regressions())
@@ -471,6 +472,10 @@ def main():
     for name, data in files.items():
         with open(os.path.join(out, 'img', name), 'wb') as f:
             f.write(data)
+    for name, data in files.items():
+        if name.endswith('.tif'):
+            with open(os.path.join(out, 'tiff', name), 'wb') as f:
+                f.write(data)
     files.update(png_seeds())
     for name, data in files.items():
         if name.endswith('.png'):

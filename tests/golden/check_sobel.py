@@ -3,8 +3,9 @@
 python3-opencv and numpy; make test does not run it).  It recomputes every
 golden image with a second formula: OpenCV's Sobel (ksize 3) with the
 matching border type in float64, gray made with OpenCV's own BGR-to-gray
-weights replaced by img_to_gray's integer formula, and the rounding written
-out in numpy.  Prints one line per file and the number that differ."""
+weights replaced by img_to_gray's integer formula (a JPEG: its luma, as
+OpenCV's IMREAD_GRAYSCALE reads it), and the rounding written out in
+numpy.  Prints one line per file and the number that differ."""
 import glob, os, sys
 import cv2
 import numpy as np
@@ -13,6 +14,8 @@ BORDERS = {'zero': cv2.BORDER_CONSTANT, 'reflect': cv2.BORDER_REFLECT_101,
            'wrap': cv2.BORDER_WRAP}
 
 def gray(path):
+    if path.endswith('.jpg'):
+        return cv2.imread(path, cv2.IMREAD_GRAYSCALE).astype(np.int64)
     im = cv2.imread(path, cv2.IMREAD_UNCHANGED).astype(np.int64)
     if im.ndim == 3:
         b, g, r = im[..., 0], im[..., 1], im[..., 2]
