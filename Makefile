@@ -9,11 +9,14 @@
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
 #                   against libpng, the TIFF reader, and kspec_parse,
 #                   FUZZ_SECONDS (default 30) per target: 120 s in all
-#   make bench      GPU only: kernel times against a copy kernel
+#   make bench      GPU only: kernel times against a copy kernel, kept
+#                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
-#   make install    PREFIX=/usr/local: the tools, their man pages, and
-#                   bash and zsh completion under $(PREFIX)/share
+#   make install    PREFIX=/usr/local: the tools (stripped; STRIP= keeps
+#                   their symbols), their man pages, and bash, zsh and
+#                   fish completion under $(PREFIX)/share
+#   make uninstall  removes what make install wrote (same PREFIX)
 #
 # Each step prints one short line (  CC lib/img.o); make V=1 prints the
 # full commands.  make demo and make test build with -j(number of CPUs)
@@ -255,8 +258,10 @@ test: deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
 	@sh tests/run.sh
 
+# make bench keeps its tables in bench/figures.md (bench/figures.sh), with
+# the date, the commit and the GPU: the figures comments point to.
 bench: all build/bench/bench
-	build/bench/bench
+	sh bench/figures.sh build/bench/bench
 
 bench-io: all build/bench/framegen build/bench/jpeggen build/bench/jpegdec \
     build/tests/gpu_probe
@@ -267,6 +272,7 @@ bench-cpu: all
 # Shell completion: each tool prints its own from its option tables.
 BASH_COMPLETIONS := $(TOOLS:%=build/completion/bash/%)
 ZSH_COMPLETIONS  := $(TOOLS:%=build/completion/zsh/_%)
+FISH_COMPLETIONS := $(TOOLS:%=build/completion/fish/%.fish)
 
 build/completion/bash/%: bin/%
 	@mkdir -p $(@D)
@@ -278,19 +284,49 @@ build/completion/zsh/_%: bin/%
 	$(say) GEN $@
 	$(Q)$< --completion zsh >$@.tmp && mv $@.tmp $@
 
-install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS)
-	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
-	    $(DESTDIR)$(PREFIX)/share/zsh/site-functions
-	cp $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(PREFIX)/share/man/man1/
-	cp $(BASH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/
-	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(PREFIX)/share/zsh/site-functions/
+build/completion/fish/%.fish: bin/%
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q)$< --completion fish >$@.tmp && mv $@.tmp $@
+
+# Where make install puts each kind of file, under $(DESTDIR).
+BINDIR      ?= $(PREFIX)/bin
+MAN1DIR     ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# The installed tools are stripped of their symbols and debug information
+# (most of their size); make install STRIP= keeps them.
+STRIP       ?= strip
+# Every file make install writes: make uninstall removes these.
+INSTALLED    = $(TOOLS:%=$(BINDIR)/%) $(TOOLS:%=$(MAN1DIR)/%.1) \
+               $(TOOLS:%=$(BASHCOMPDIR)/%) $(TOOLS:%=$(ZSHCOMPDIR)/_%) \
+               $(TOOLS:%=$(FISHCOMPDIR)/%.fish)
+
+install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASHCOMPDIR) \
+	    $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	cp $(BINS) $(DESTDIR)$(BINDIR)/
+	$(if $(STRIP),$(STRIP) $(TOOLS:%=$(DESTDIR)$(BINDIR)/%))
+	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(MAN1DIR)/
+	cp $(BASH_COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
+	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(ZSHCOMPDIR)/
+	cp $(FISH_COMPLETIONS) $(DESTDIR)$(FISHCOMPDIR)/
+
+# Then the directories that are left empty, up to (not with) PREFIX.
+uninstall:
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	@for d in $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
+	    $(BINDIR); do \
+		while [ "$${d#$(PREFIX)/}" != "$$d" ] && \
+		    rmdir "$(DESTDIR)$$d" 2>/dev/null; do d=$${d%/*}; done; \
+	done
 
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install clean
+.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install \
+    uninstall clean
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

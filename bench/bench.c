@@ -579,6 +579,21 @@ bench_conv2d(struct bench *b, struct gf_err *e)
 	return ret;
 }
 
+/*
+ * The operations, in the order of the table printed: each tool's bench,
+ * and the one width it runs at (0: every size).
+ */
+static const struct operation {
+	const char *name;
+	int (*run)(struct bench *b, struct gf_err *e);
+	int only_width;
+} operations[] = {
+	{"sobel", bench_sobel, 0},
+	{"conv2d", bench_conv2d, 12288},
+	{"edge", bench_edge, 0},
+};
+#define NOPERATIONS (sizeof(operations) / sizeof(operations[0]))
+
 static int
 bench_size(struct bench *b, int w, int h, struct gf_err *e)
 {
@@ -602,11 +617,11 @@ bench_size(struct bench *b, int w, int h, struct gf_err *e)
 		printf("%s|", "--------");
 	putchar('\n');
 	row(b, "copy (16-byte vectors)", b->copy_ms, 2, 0);
-	int ret = wanted(b, "sobel") ? bench_sobel(b, e) : 0;
-	if (ret == 0 && w == 12288 && wanted(b, "conv2d"))
-		ret = bench_conv2d(b, e);
-	if (ret == 0 && wanted(b, "edge"))
-		ret = bench_edge(b, e);
+	int ret = 0;
+	for (size_t i = 0; ret == 0 && i < NOPERATIONS; i++)
+		if (wanted(b, operations[i].name) &&
+		    (operations[i].only_width == 0 || w == operations[i].only_width))
+			ret = operations[i].run(b, e);
 	img_free(&b->host);
 	if (ret == 0)
 		ret = bench_npp_close(b->npp, e);
@@ -622,7 +637,10 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: bench [-s] [-r runs] [-w warmup] [-m strategy] "
-	    "[-z WxH] [sobel|conv2d|edge ...]\n");
+	    "[-z WxH] [");
+	for (size_t i = 0; i < NOPERATIONS; i++)
+		fprintf(stderr, "%s%s", i > 0 ? "|" : "", operations[i].name);
+	fprintf(stderr, " ...]\n");
 	exit(2);
 }
 

@@ -25,6 +25,8 @@ OUT=${OUT:-build/multi-logs}
 PHOTOS=${PHOTOS:-500}
 FRAMES=${FRAMES:-300}
 WORK=${WORK:-/dev/shm/gpufilt-multi}
+# The tools, each with the options of a typical run (cmd/tools).
+tool_runs() { grep -v '^#' cmd/tools; }
 mkdir -p "$OUT" "$WORK" || exit 1
 rm -f "$OUT/failed"
 
@@ -38,7 +40,7 @@ build() {
 suite() {
 	mkdir -p build/multi/bin
 	ln -sfn ../tests build/multi/tests
-	for t in sobel conv2d edge; do
+	for t in $(tool_runs | cut -d' ' -f1); do
 		printf '#!/bin/sh\nexec "%s/bin/%s" --device all "$@"\n' "$ROOT" "$t" \
 		    >build/multi/bin/$t
 		chmod +x build/multi/bin/$t
@@ -127,9 +129,11 @@ bench() {
 	printf '  %-30s %8s %8s %6s\n' "frames/s" "1 GPU" "all" "ratio"
 	base=$(secs "cat $f | cat >/dev/null")
 	printf '  %-30s %8s\n' "cat | cat" "$(echo "$FRAMES $base" | awk '{ printf "%.1f", $1 / $2 }')"
-	for tool in "sobel -t 60" "conv2d -k gauss:1.4" "edge --auto"; do
+	while read -r tool <&3; do
 		row "$tool" "$FRAMES" "cat $f | bin/$tool -v --device @DEV@"
-	done
+	done 3<<EOF
+$(tool_runs)
+EOF
 }
 
 for step in ${*:-build test bench}; do

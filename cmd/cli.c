@@ -56,6 +56,25 @@ cli_say(const char *prog, const char *fmt, ...)
 	fprintf(stderr, "%s: %s\n", prog, gf_escape(safe, sizeof(safe), raw));
 }
 
+/*
+ * A usage error, as GNU tools give it: "prog: <sentence>" (escaped, as
+ * cli_say) and the way to the options, "Try 'prog --help'.", on stderr.
+ * Returns 2, the status.
+ */
+static int __attribute__((format(printf, 2, 3)))
+cli_usage(const char *prog, const char *fmt, ...)
+{
+	char raw[2 * PATH_MAX + 1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	cli_say(prog, "%s", raw);
+	fprintf(stderr, "Try '%s --help'.\n", prog);
+	return 2;
+}
+
 /* Clears the progress line before anything else goes to stderr. */
 static void
 cli_clear_progress(struct cli_ctx *c)
@@ -65,20 +84,20 @@ cli_clear_progress(struct cli_ctx *c)
 	c->progress_shown = 0;
 }
 
-/* The notice that the CPU runs instead of the GPU, and why (not with -q). */
-static void
-cli_say_cpu(const char *prog, const struct gf_opts *o, const char *why)
-{
-	if (!o->quiet)
-		cli_say(prog, "running on the CPU (%s)", why);
-}
-
+/*
+ * The notice that the CPU runs instead of the GPU, and why: with -v, or
+ * when --fallback asked for it; never with -q.  -m auto alone says
+ * nothing, as vips and ImageMagick say nothing (and a pipeline of two
+ * tools said it twice).
+ */
 static void
 cli_notice(void *arg, const char *msg)
 {
 	struct cli_ctx *c = arg;
 
-	cli_say_cpu(c->prog, c->o, msg);
+	if (c->o->quiet || !(c->o->verbose || c->o->fallback))
+		return;
+	cli_say(c->prog, "running on the CPU (%s)", msg);
 }
 
 static void
@@ -140,18 +159,15 @@ cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
 }
 
 /*
- * The run summary, for runs of several images with -v or on a terminal:
- * the rate, and how busy each stage was (the bottleneck is near 100%);
- * on the GPU, a line per GPU: the images it took and the fraction of
- * the run it had one; where JPEGs could go to the GPUs' JPEG engines,
- * the images each decoder took and how busy the engines' decoders were.
+ * The rate and busy lines of the run summary (cli_summary); where JPEGs
+ * could go to the GPUs' JPEG engines, the images each decoder took and
+ * how busy the engines' decoders were.
  */
 static void
-cli_summary(struct cli_ctx *c, const struct engine_stats *st)
+cli_summary_rate(struct cli_ctx *c, const struct engine_stats *st)
 {
 	double s = st->wall_ms / 1000;
 
-	cli_clear_progress(c);
 	if (c->o->quiet || st->images < 2 || !(c->o->verbose || c->tty) || s <= 0)
 		return;
 	fprintf(stderr, "%s: %d images in %.2f s, %.1f images/s, %.1f MB/s; busy: "
@@ -179,6 +195,46 @@ cli_summary(struct cli_ctx *c, const struct engine_stats *st)
 }
 
 /*
+ * The run summary, for runs of several images with -v or on a terminal:
+ * the rate, and how busy each stage was (the bottleneck is near 100%);
+ * on the GPU, a line per GPU: the images it took and the fraction of
+ * the run it had one.  Then, unless -q, how many of the njobs inputs of
+ * a batch failed, if any did: their messages may have scrolled away.
+ */
+static void
+cli_summary(struct cli_ctx *c, const struct engine_stats *st, int failed,
+    int njobs)
+{
+	cli_clear_progress(c);
+	cli_summary_rate(c, st);
+	if (!c->o->quiet && njobs > 1 && failed > 0)
+		cli_say(c->prog, "%d of %d inputs failed", failed, njobs);
+}
+
+/*
+ * Refuses to wait on a terminal for an image (no input operand, or "-",
+ * with standard input a terminal: returns 2, a usage error) and to write
+ * an image's bytes onto one (standard output a terminal: returns 1, as
+ * gzip and zstd refuse), each with the way out; 0 otherwise.
+ */
+static int
+cli_check_terminal(const char *prog, const struct gf_opts *o, int argc,
+    char **argv)
+{
+	if (o->outdir != NULL)
+		return 0;
+	if ((argc == 0 || strcmp(argv[0], "-") == 0) && isatty(STDIN_FILENO))
+		return cli_usage(prog, "standard input is a terminal, not an "
+		    "image: name an input file, or pipe an image in");
+	if ((argc < 2 || strcmp(argv[1], "-") == 0) && isatty(STDOUT_FILENO)) {
+		cli_say(prog, "not writing an image to a terminal: name an output "
+		    "file, or redirect standard output (> out.pgm) or pipe it");
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Refuses a -o DIR batch before it runs (prints why, returns 2): DIR is
  * not a directory, there is no input, two inputs would be written to one
  * output, or an input would be replaced by its output.  Then makes DIR
@@ -190,14 +246,11 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 {
 	struct gf_err e = {{0}};
 
-	if (argc == 0) {
-		cli_say(prog, "-o %s needs at least one input file", o->outdir);
-		return 2;
-	}
-	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0) {
-		cli_say(prog, "%s", e.msg);
-		return 2;
-	}
+	if (argc == 0)
+		return cli_usage(prog, "-o %s needs at least one input file",
+		    o->outdir);
+	if (batch_check(o->outdir, argv, argc, o->format, &e) < 0)
+		return cli_usage(prog, "%s", e.msg);
 	if (batch_mkdir(o->outdir, &e) < 0) {
 		cli_say(prog, "%s", e.msg);
 		return 1;
@@ -243,24 +296,17 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	struct engine_job one, *jobs = &one;
 	int status = 0, njobs = 1, failed;
 
-	if (o->outdir == NULL && o->shard_n > 0) {
-		fprintf(stderr, "%s: --shard needs a batch (-o DIR): it picks some "
-		    "of the input files\n", prog);
-		fputs(ct->synopsis, stderr);
-		return 2;
-	}
-	if (o->outdir == NULL && argc > 2) {
-		fprintf(stderr, "%s: too many operands (%d): give at most an input "
-		    "and an output, or -o DIR for many inputs\n", prog, argc);
-		fputs(ct->synopsis, stderr);
-		return 2;
-	}
+	if (o->outdir == NULL && o->shard_n > 0)
+		return cli_usage(prog, "--shard needs a batch (-o DIR): it picks "
+		    "some of the input files");
+	if (o->outdir == NULL && argc > 2)
+		return cli_usage(prog, "too many operands (%d): give at most an "
+		    "input and an output, or -o DIR for many inputs", argc);
 	if (o->outdir == NULL && argc > 1 &&
-	    img_format_check(argv[1], o->format, &e) < 0) {
-		cli_say(prog, "%s", e.msg);
-		fputs(ct->synopsis, stderr);
-		return 2;
-	}
+	    img_format_check(argv[1], o->format, &e) < 0)
+		return cli_usage(prog, "%s", e.msg);
+	if ((status = cli_check_terminal(prog, o, argc, argv)) != 0)
+		return status;
 	if (o->outdir != NULL && (status = cli_check_batch(prog, o, argc,
 	    argv)) != 0)
 		return status;
@@ -286,7 +332,7 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	} else if (failed > 0) {
 		status = 1;
 	}
-	cli_summary(&c, &stats);
+	cli_summary(&c, &stats, failed, njobs);
 	if (jobs != &one)
 		free(jobs);
 	if (status == 0)
@@ -324,6 +370,8 @@ static const char cli_common_help[] =
     "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
     "  -v              timings per image on stderr\n"
     "  -q              no notices, progress or summary, even with -v\n"
+    "  --completion SH print the completion script of shell SH: bash, zsh\n"
+    "                  or fish\n"
     "  -h, --help      this help;  -V, --version  the version\n";
 
 /* --help: the synopsis, the tool's options, the shared ones, the strategies. */
@@ -334,12 +382,20 @@ cli_help(const struct cli_tool *ct)
 	cli_strategies(stdout);
 }
 
-/* The shared long options, then the tool's, into all (GF_CLI_MAXOPTS). */
+/* The option that prints the shell completion (cli_complete.h). */
+enum { CLI_OPT_COMPLETION = GF_OPT_TOOL - 1 };
+
+/*
+ * The shared long options, --completion, then the tool's, into all
+ * (GF_CLI_MAXOPTS).
+ */
 #define GF_CLI_MAXOPTS 32
 static void
 cli_longopts(const struct cli_tool *ct, struct option *all)
 {
-	static const struct option common[] = {GF_LONGOPTS, {NULL, 0, NULL, 0}};
+	static const struct option common[] = {GF_LONGOPTS,
+	    {"completion", required_argument, NULL, CLI_OPT_COMPLETION},
+	    {NULL, 0, NULL, 0}};
 	int n = 0;
 
 	for (const struct option *l = common; l->name != NULL; l++)
@@ -350,18 +406,15 @@ cli_longopts(const struct cli_tool *ct, struct option *all)
 	all[n] = (struct option){NULL, 0, NULL, 0};
 }
 
-/* The hidden option that prints the shell completion (cli_complete.h). */
-enum { CLI_OPT_COMPLETION = GF_OPT_TOOL - 1 };
-
 /*
- * --completion bash|zsh: the completion script of ct, from its option
- * tables and help, on standard output.  The exit status.
+ * --completion bash|zsh|fish: the completion script of ct, from its
+ * option tables, help and values, on standard output.  The exit status.
  */
 static int
 cli_completion(const struct cli_tool *ct, const char *shell)
 {
 	struct option longopts[GF_CLI_MAXOPTS];
-	struct complete_opt o[GF_CLI_MAXOPTS + 64];
+	static struct complete_opt o[GF_CLI_MAXOPTS + 64];
 	char shortopts[64], help[4096];
 	int n;
 
@@ -369,15 +422,20 @@ cli_completion(const struct cli_tool *ct, const char *shell)
 	snprintf(shortopts, sizeof(shortopts), "%s%s", GF_SHORTOPTS, ct->shortopts);
 	snprintf(help, sizeof(help), "%s%s", ct->help, cli_common_help);
 	n = complete_opts(shortopts, longopts, o, GF_CLI_MAXOPTS + 64);
+	for (int i = 0; i < n; i++)
+		if (ct->complete == NULL || !ct->complete(o[i].code, o[i].words,
+		    sizeof(o[i].words)))
+			complete_words(o[i].code, CLI_OPT_COMPLETION, o[i].words,
+			    sizeof(o[i].words));
 	if (strcmp(shell, "bash") == 0)
 		complete_bash(stdout, ct->name, o, n);
 	else if (strcmp(shell, "zsh") == 0)
 		complete_zsh(stdout, ct->name, o, n, help);
-	else {
-		cli_say(ct->name, "'%s' is not a shell this tool completes for; "
-		    "choose bash or zsh", shell);
-		return 2;
-	}
+	else if (strcmp(shell, "fish") == 0)
+		complete_fish(stdout, ct->name, o, n, help);
+	else
+		return cli_usage(ct->name, "'%s' is not a shell this tool "
+		    "completes for; choose bash, zsh or fish", shell);
 	return cli_close_stdout(ct->name);
 }
 
@@ -390,16 +448,11 @@ static int
 cli_parse(const struct cli_tool *ct, int argc, char **argv,
     const char **shell, struct gf_err *e)
 {
-	struct option longopts[GF_CLI_MAXOPTS + 1];
+	struct option longopts[GF_CLI_MAXOPTS];
 	char shortopts[64];
-	int c, r, n = 0;
+	int c, r;
 
 	cli_longopts(ct, longopts);
-	while (longopts[n].name != NULL)
-		n++;
-	longopts[n] = (struct option){"completion", required_argument, NULL,
-	    CLI_OPT_COMPLETION};
-	longopts[n + 1] = (struct option){NULL, 0, NULL, 0};
 	snprintf(shortopts, sizeof(shortopts), ":%s%s", GF_SHORTOPTS,
 	    ct->shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -432,11 +485,8 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 	if ((first = cli_parse(ct, argc, argv, &shell, &e)) >= 0 && shell != NULL)
 		return cli_completion(ct, shell);
 	if (first < 0 || (!ct->common->help && !ct->common->version &&
-	    ct->check(ct->ctx, &e) < 0)) {
-		cli_say(ct->name, "%s", e.msg);
-		fputs(ct->synopsis, stderr);
-		return 2;
-	}
+	    ct->check(ct->ctx, &e) < 0))
+		return cli_usage(ct->name, "%s", e.msg);
 	if (ct->common->help || ct->common->version) {
 		if (ct->common->help)
 			cli_help(ct);

@@ -29,6 +29,12 @@ struct cli_tool {
 	int (*option)(void *ctx, int c, const char *arg, struct gf_err *e);
 	/* After the options (not for -h, -V): -1 with e set on a usage error. */
 	int (*check)(void *ctx, struct gf_err *e);
+	/*
+	 * The values of the tool's option c for shell completion,
+	 * blank-separated, in w (n bytes): 1 with words there, 0 when they
+	 * are not known.  NULL: none known.
+	 */
+	int (*complete)(int c, char *w, size_t n);
 	/* Builds the engine's tool from ctx; may print -v notes on stderr. */
 	void (*make)(void *ctx, struct tool *t);
 	void *ctx;

@@ -1,10 +1,12 @@
 /*
- * cli_complete.h - a tool's shell completion (the hidden option
- * --completion bash|zsh), written from the tables that the option loop
- * and --help use: the short option string, the long options, the help
- * lines (zsh's descriptions), the strategy table and the border names.
- * make install installs what it prints, so a new option is completed
- * without a word here.  Kept apart from cli.c's option loop.
+ * cli_complete.h - a tool's shell completion (--completion
+ * bash|zsh|fish), written from the tables that the option loop and
+ * --help use: the short option string, the long options, the help lines
+ * (the descriptions), and the values each option takes (the strategy
+ * table, the border names, the output formats, and the tool's own, from
+ * struct cli_tool's complete).  make install installs what it prints, so
+ * a new option is completed without a word here.  Kept apart from
+ * cli.c's option loop.
  */
 #ifndef GF_CLI_COMPLETE_H
 #define GF_CLI_COMPLETE_H
@@ -13,15 +15,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "img.h"
 #include "opts.h"
 #include "strategy.h"
 
-/* One option: its letter (0: none), its long name (NULL: none), its value. */
+/* The shells --completion writes for. */
+#define COMPLETE_SHELLS "bash zsh fish"
+
+/*
+ * One option: its letter (0: none), its long name (NULL: none), whether
+ * it takes a value, and the values to offer (blank-separated; "" when
+ * they are not known: a file name, a number).
+ */
 struct complete_opt {
 	int letter;
 	const char *name;
 	int has_arg;
 	int code;               /* what getopt_long returns for it */
+	char words[512];
 };
 
 /*
@@ -37,7 +48,7 @@ complete_opts(const char *shortopts, const struct option *longopts,
 	for (const char *s = shortopts; *s != '\0' && n < max; s++) {
 		if (*s == ':')
 			continue;
-		o[n] = (struct complete_opt){*s, NULL, s[1] == ':', *s};
+		o[n] = (struct complete_opt){*s, NULL, s[1] == ':', *s, ""};
 		for (const struct option *l = longopts; l->name != NULL; l++)
 			if (l->val == *s)
 				o[n].name = l->name;
@@ -46,24 +57,25 @@ complete_opts(const char *shortopts, const struct option *longopts,
 	for (const struct option *l = longopts; l->name != NULL && n < max; l++)
 		if (l->val > 255)       /* no letter: a long option alone */
 			o[n++] = (struct complete_opt){0, l->name,
-			    l->has_arg != no_argument, l->val};
+			    l->has_arg != no_argument, l->val, ""};
 	return n;
 }
 
 /*
- * The values of the option of getopt code c, separated by blanks, in w
+ * The values of a shared option of getopt code c, blank-separated, in w
  * (n bytes): 1 with words there, 0 when they are not known.
+ * completion_code is the code of --completion.
  */
 static inline int
-complete_words(int c, char *w, size_t n)
+complete_words(int c, int completion_code, char *w, size_t n)
 {
 	const char *const *names = gf_border_names;
 	int count = GF_NBORDERS;
 	size_t len = 0;
 
 	w[0] = '\0';
-	if (c == 'f') {
-		snprintf(w, n, "pnm png jpeg");
+	if (c == 'f' || c == completion_code) {
+		snprintf(w, n, "%s", c == 'f' ? IMG_FORMAT_WORDS : COMPLETE_SHELLS);
 		return 1;
 	}
 	if (c != 'm' && c != GF_OPT_BORDER)
@@ -90,8 +102,6 @@ complete_name(FILE *f, const struct complete_opt *o, const char *or)
 static inline void
 complete_bash(FILE *f, const char *prog, const struct complete_opt *o, int n)
 {
-	char w[256];
-
 	fprintf(f, "# bash completion for %s (gpufilt): %s --completion bash\n"
 	    "_gpufilt_%s()\n{\n\tlocal cur=${COMP_WORDS[COMP_CWORD]}\n"
 	    "\tlocal prev=${COMP_WORDS[COMP_CWORD-1]}\n\n\tcase $prev in\n",
@@ -101,13 +111,18 @@ complete_bash(FILE *f, const char *prog, const struct complete_opt *o, int n)
 			continue;
 		fputc('\t', f);
 		complete_name(f, &o[i], "|");
-		if (complete_words(o[i].code, w, sizeof(w)))
-			fprintf(f, ") COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))", w);
+		if (o[i].words[0] != '\0')
+			fprintf(f, ") COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))",
+			    o[i].words);
 		else if (o[i].code == 'o')
 			fputs(") COMPREPLY=($(compgen -d -- \"$cur\"))", f);
 		else
 			fputs(") COMPREPLY=()", f);
-		fputs("; return ;;\n", f);
+		/* A value that ends in ':' (gauss:) goes on: no space after it. */
+		if (strchr(o[i].words, ':') != NULL)
+			fputs("\n\t\t[[ ${COMPREPLY[0]} == *: ]] && "
+			    "compopt -o nospace 2>/dev/null", f);
+		fputs("; return 0 ;;\n", f);
 	}
 	fputs("\tesac\n\tif [[ $cur == -* ]]; then\n\t\tlocal opts=\"", f);
 	for (int i = 0; i < n; i++) {
@@ -119,29 +134,70 @@ complete_bash(FILE *f, const char *prog, const struct complete_opt *o, int n)
 	fprintf(f, "complete -o filenames -F _gpufilt_%s %s\n", prog, prog);
 }
 
+/* The help line's text column: where descriptions start. */
+#define COMPLETE_TEXT_COL 18
+
 /*
- * The description of option word (-m, --rows) for zsh, on f: the text
- * column of the first help line that names it, without the characters
- * zsh's specs reserve.
+ * The description of option word (-m, --rows) from the help lines, in d
+ * (n bytes): for an option of the option column, the text column of its
+ * line up to a second option on it (";  --rows N  ...") and the
+ * continuation lines below; for an option named on a line's text
+ * column after ";  " (--rows), the text after its value up to the next
+ * ";  ".  Blanks are squeezed to one.  "" if no line names it.
  */
 static inline void
-complete_describe(FILE *f, const char *help, const char *word)
+complete_describe(char *d, size_t n, const char *help, const char *word)
 {
-	size_t n = strlen(word);
+	size_t wn = strlen(word), len = 0;
+	const char *from = NULL, *l;
 
-	for (const char *l = help; *l != '\0'; l += strcspn(l, "\n") + 1) {
-		size_t len = strcspn(l, "\n");
-		for (const char *w = l; w + n <= l + len; w++) {
-			if (strncmp(w, word, n) != 0 || (w > l && w[-1] != ' ') ||
-			    strchr(" ,\n", w[n]) == NULL || len <= 18)
+	d[0] = '\0';
+	for (l = help; *l != '\0' && from == NULL; l += strcspn(l, "\n") + 1) {
+		size_t ll = strcspn(l, "\n");
+		for (const char *w = l; w + wn <= l + ll && from == NULL; w++) {
+			if (strncmp(w, word, wn) != 0 || (w > l && w[-1] != ' ') ||
+			    strchr(" ,\n", w[wn]) == NULL || ll <= COMPLETE_TEXT_COL)
 				continue;
-			for (const char *d = l + 18; d < l + len; d++)
-				if (strchr("[]:'\\", *d) == NULL)
-					fputc(*d, f);
-			return;
+			if (w < l + COMPLETE_TEXT_COL)
+				from = l + COMPLETE_TEXT_COL;
+			else if ((from = strstr(w, "  ")) == NULL || from > l + ll)
+				from = l + COMPLETE_TEXT_COL;   /* "; --cpu = -m cpu" */
 		}
-		if (l[len] == '\0')
-			return;
+		if (l[ll] == '\0')
+			break;
+	}
+	for (const char *p = from; p != NULL && *p != '\0' && len + 1 < n; p++) {
+		if (strncmp(p, ";  ", 3) == 0)
+			break;
+		if (*p == '\n' && strspn(p + 1, " ") < COMPLETE_TEXT_COL)
+			break;
+		if ((*p == ' ' || *p == '\n') && (len == 0 || d[len - 1] == ' '))
+			continue;
+		d[len++] = *p == '\n' ? ' ' : *p;
+	}
+	while (len > 0 && d[len - 1] == ' ')
+		len--;
+	d[len] = '\0';
+}
+
+/*
+ * Description s on f inside the shell's single quotes: a quote as
+ * quote (zsh: '\'' closes, escapes and reopens; fish: \'), a backslash
+ * doubled (both unescape it); for zsh, whose _arguments ends a
+ * description at ']', brackets as parentheses.
+ */
+static inline void
+complete_put(FILE *f, const char *s, int zsh)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			fputs(zsh ? "'\\''" : "\\'", f);
+		else if (*s == '\\')
+			fputs("\\\\", f);
+		else if (zsh && (*s == '[' || *s == ']'))
+			fputc(*s == '[' ? '(' : ')', f);
+		else
+			fputc(*s, f);
 	}
 }
 
@@ -150,17 +206,18 @@ static inline void
 complete_zsh_spec(FILE *f, const struct complete_opt *o, const char *help,
     int letter)
 {
-	char w[256], word[64];
+	char word[64], d[512];
 
 	if (letter)
 		snprintf(word, sizeof(word), "-%c", o->letter);
 	else
 		snprintf(word, sizeof(word), "--%s", o->name);
 	fprintf(f, "\t'%s%s[", word, !o->has_arg ? "" : letter ? "+" : "=");
-	complete_describe(f, help, word);
+	complete_describe(d, sizeof(d), help, word);
+	complete_put(f, d, 1);
 	fputc(']', f);
-	if (complete_words(o->code, w, sizeof(w)))
-		fprintf(f, ":value:(%s)", w);
+	if (o->words[0] != '\0')
+		fprintf(f, ":value:(%s)", o->words);
 	else if (o->code == 'o')
 		fputs(":directory:_files -/", f);
 	else if (o->has_arg)
@@ -182,6 +239,42 @@ complete_zsh(FILE *f, const char *prog, const struct complete_opt *o, int n,
 			complete_zsh_spec(f, &o[i], help, 0);
 	}
 	fputs("\t'*:file:_files'\n", f);
+}
+
+/*
+ * The fish completion of tool prog (prog.fish in a completions
+ * directory): a complete command per option, with its description and
+ * its values; operands are files, as fish completes by default.
+ */
+static inline void
+complete_fish(FILE *f, const char *prog, const struct complete_opt *o, int n,
+    const char *help)
+{
+	char word[64], d[512];
+
+	fprintf(f, "# fish completion for %s (gpufilt): %s --completion fish\n",
+	    prog, prog);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "complete -c %s", prog);
+		if (o[i].letter)
+			fprintf(f, " -s %c", o[i].letter);
+		if (o[i].name)
+			fprintf(f, " -l %s", o[i].name);
+		if (o[i].words[0] != '\0')
+			fprintf(f, " -x -a '%s'", o[i].words);
+		else if (o[i].code == 'o')
+			fputs(" -x -a '(__fish_complete_directories)'", f);
+		else if (o[i].has_arg)
+			fputs(" -r", f);
+		if (o[i].letter)
+			snprintf(word, sizeof(word), "-%c", o[i].letter);
+		else
+			snprintf(word, sizeof(word), "--%s", o[i].name);
+		complete_describe(d, sizeof(d), help, word);
+		fputs(" -d '", f);
+		complete_put(f, d, 0);
+		fputs("'\n", f);
+	}
 }
 
 #endif

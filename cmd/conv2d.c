@@ -50,6 +50,16 @@ conv2d_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	return 0;
 }
 
+/* The named kernels of -k, for completion. */
+static int
+conv2d_complete(int c, char *w, size_t n)
+{
+	if (c != 'k')
+		return 0;
+	kspec_names(w, n);
+	return 1;
+}
+
 /* A kernel is needed; --normalize and --divisor exclude each other. */
 static int
 conv2d_check(void *ctx, struct gf_err *e)
@@ -74,8 +84,9 @@ conv2d_make(void *ctx, struct tool *t)
 	const struct kspec *k = &f->k;
 
 	if (cmd->o.common.verbose)
-		fprintf(stderr, "conv2d: kernel %dx%d, %s taps, %s\n", k->kw, k->kh,
-		    k->integer ? "integer" : "real",
+		fprintf(stderr, "conv2d: kernel %dx%d, %s taps%s, %s\n", k->kw,
+		    k->kh, k->integer ? "integer" : "real", conv2d_normalizes(f) ?
+		    " divided by their sum" : "",
 		    k->separable && f->allow_separable ?
 		    "separable (row pass, then column pass)" :
 		    k->separable ? "separable, run in 2D (--no-separable)" : "2D");
@@ -108,14 +119,17 @@ main(int argc, char **argv)
 		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
 		    "                  gauss:SIGMA[:SIZE], sharpen, laplace, emboss, sobelx,\n"
 		    "                  sobely, identity\n"
-		    "  --normalize     divide by the sum of the taps (when it is not 0)\n"
-		    "  --divisor D     divide by D;  --bias B  add B after dividing\n"
+		    "  --normalize     divide by the sum of the taps (when it is not 0);\n"
+		    "                  the default when no tap is negative\n"
+		    "  --divisor D     divide by D (1: keep the sum);  --bias B  add B\n"
+		    "                  after dividing\n"
 		    "  --abs           the magnitude of the response, before dividing\n"
 		    "  --no-separable  run a separable kernel as a 2D one\n",
 		.shortopts = "k:",
 		.longopts = longopts,
 		.option = conv2d_option,
 		.check = conv2d_check,
+		.complete = conv2d_complete,
 		.make = conv2d_make,
 		.ctx = &cmd,
 		.common = &cmd.o.common,

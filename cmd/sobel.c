@@ -10,6 +10,16 @@
 
 enum { OPT_NORM = GF_OPT_TOOL };
 
+/* The values of -t besides numbers, and of --norm, for completion. */
+static int
+sobel_complete(int c, char *w, size_t n)
+{
+	if (c != 't' && c != OPT_NORM)
+		return 0;
+	snprintf(w, n, "%s", c == 't' ? "auto" : "l2 l1");
+	return 1;
+}
+
 /* Handles -t (a number >= 0, or "auto") and --norm l2|l1. */
 static int
 sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
@@ -72,6 +82,7 @@ main(int argc, char **argv)
 		.longopts = longopts,
 		.option = sobel_option,
 		.check = sobel_check,
+		.complete = sobel_complete,
 		.make = sobel_make,
 		.ctx = &so,
 		.common = &so.common,

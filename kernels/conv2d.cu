@@ -229,8 +229,8 @@ conv2d_cols(const R *tmp, size_t tpitch, gpu_image out, conv2d_coef c,
 }
 
 /*
- * Default launch shapes by strategy, chosen by the bench's sweep on an
- * H100 (build/bench/bench -s conv2d, 12288x12288): for the generic
+ * Default launch shapes by strategy, chosen by the bench's sweep
+ * (build/bench/bench -s conv2d, 12288x12288): for the generic
  * kernels, and for the 8-bit fast ones, whose threads make 16 columns
  * each, up to 5x5 and wider.  The separable path runs for every strategy
  * when the plan is separable; it takes the auto row.
@@ -250,12 +250,11 @@ static const struct conv2d_defaults {
 /*
  * Besides the table, from the same sweep.  shared's tensor-core kernel
  * (dp4a taps): 32-row tiles of 8x16 threads up to 5x5, whose apron of
- * K - 1 rows is short (3x3: 85% of copy against 78% for 64 rows), 64
- * rows wider (9x9: 66% against 61%).  The fused separable kernel above
- * 11 taps: tiles of 32 columns and 256 rows, whose row pass recomputes
- * K - 1 apron rows for 256 outputs, not 64 (gauss:4, 25 taps: 0.457 ms
- * against 0.516 for the auto row; gauss:1.4, 11 taps: 0.287 against
- * 0.282, and box:5 0.334 against 0.323, so narrower kernels keep it).
+ * K - 1 rows is short, so that more blocks hide the loads; 64 rows wider,
+ * where the apron costs more than the blocks gain.  The fused separable
+ * kernel above 11 taps: tiles of 32 columns and 256 rows, whose row pass
+ * recomputes K - 1 apron rows for 256 outputs, not 64; narrower kernels
+ * measured a little slower so, and keep the auto row.
  */
 static const struct gf_launch mma8 = {8, 16, 2}, mma8_wide = {8, 16, 4};
 static const struct gf_launch sep8_tall = {2, 64, 4};

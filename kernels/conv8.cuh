@@ -37,11 +37,9 @@
 /*
  * Blocks of FAST_THREADS an SM that the registers of the 2D fast kernels
  * of width K must leave room for: two up to 5x5 (128 registers, none
- * spilled), so that more warps hide the loads; one for wider kernels,
- * which at 128 registers spill 400-800 bytes.  H100, 12288x12288, dp4a,
- * fractions of the copy kernel of the same run: 5x5 sliding 15% -> 24%,
- * 3x3 and 5x5 shared within 3%; 9x9 at 128 registers, sliding 18% -> 11%
- * and shared 14% -> 9%.
+ * spilled), so that more warps hide the loads (5x5 sliding gains most,
+ * shared about the same); one for wider kernels, which at 128 registers
+ * spill hundreds of bytes and lose more than the extra warps give.
  */
 #define FAST_MINB(K) ((K) <= 5 ? 2 : 1)
 #define FAST_SMEM 49152         /* shared memory every device gives a block */
@@ -273,8 +271,7 @@ struct row8<K, CONV8_DP4A> {
  * row.  A ring indexed by output mod K moves nothing, but needs the walk
  * unrolled K times for its indices to be constants; that made the code
  * K times larger, and the warps waited on instruction fetch: the shift
- * register is faster at every width (H100, 12288x12288, fractions of
- * copy: sliding 3x3 62% -> 72%, 5x5 46% -> 49%).
+ * register measured faster at every width.
  */
 template <int K, int M, class Rows>
 static __device__ __forceinline__ void

@@ -397,9 +397,9 @@ join_runs(struct hyst_tile *w, int nruns, int r)
 			 * A run that changes anything takes all three minimums,
 			 * those that change nothing included, in one branch.
 			 * Taken by every run every turn, the reductions cost
-			 * six times the shared atomics (edge s0 1.043 ms), and
-			 * a branch round each of them split the warp three
-			 * times a run (0.988 ms; one branch, 0.970).
+			 * six times the shared atomics, and a branch round
+			 * each of them split the warp three times a run; one
+			 * branch measured fastest of the three.
 			 */
 			if (max(pj, max(gu, gd)) > m) {
 				slot_lower(par, sj, m);

@@ -594,7 +594,7 @@ edge_nms_shared(gpu_image in, gpu_image lab, struct grad_thresh p0,
  * Default launch shapes (bench -s edge tunes them).  Sliding's 16 rows:
  * a 12288x12288 image then makes 4608 blocks, 6.98 times the 660 an
  * H100 holds at once, where 32 rows made 3.49 times, and the last half
- * wave left SMs idle (suppression 0.341 ms against 0.357; 12 rows 0.345).
+ * wave left SMs idle; 12 rows measured no better than 16.
  */
 static const struct gf_launch edge_defaults[GF_NSTRATEGIES] = {
 	{0, 0, 0}, {0, 0, 0},

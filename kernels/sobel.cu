@@ -544,8 +544,8 @@ sobel_sliding(gpu_image in, gpu_image out, struct sobel_params p, int border,
 }
 
 /*
- * Default launch shapes, from the bench's sweep on an H100 (bench -s
- * sobel).  The table serves 16-bit images; 8-bit sliding has its own.
+ * Default launch shapes, from the bench's sweep (bench -s sobel).  The
+ * table serves 16-bit images; 8-bit sliding has its own.
  */
 static const struct gf_launch sobel_defaults[GF_NSTRATEGIES] = {
 	{0, 0, 0},              /* auto: resolved before launch */
@@ -558,14 +558,12 @@ static const struct gf_launch sobel_defaults[GF_NSTRATEGIES] = {
 
 /*
  * 8-bit sliding: 32x2 threads of 32 rows, whose long strips reload few
- * apron rows (12288x12288: threshold 0.130 ms against 0.135 for 32x8 of
- * 8 rows, magnitude the same); where that makes fewer than SLIDE_MANY
- * blocks, too few to fill the GPU several times over, 32x2 of 6 rows:
- * 3840x2160 then makes 1440 blocks, all resident at once, and small
- * blocks share the SMs more evenly than 544 of 32x4 of 8 rows, which
- * gave some SMs five and others four (threshold 50.4% of copy against
- * 46.4%, magnitude 46.2% against 44.2%; 253 blocks of 32x8 were slower
- * again).
+ * apron rows (faster than 32x8 of 8 rows for a threshold, the same for a
+ * magnitude); where that makes fewer than SLIDE_MANY blocks, too few to
+ * fill the GPU several times over, 32x2 of 6 rows: 3840x2160 then makes
+ * 1440 blocks, all resident at once, and small blocks share the SMs more
+ * evenly than 544 of 32x4 of 8 rows, which gave some SMs five and others
+ * four (and 253 blocks of 32x8 were slower again).
  */
 static const struct gf_launch slide8_large = {32, 2, 32}, slide8_small = {32, 2, 6};
 #define SLIDE_MANY 1024

@@ -12,7 +12,10 @@
 #include "conv2d_tool.h"
 #include "tool.h"
 
-/* The divisor before sign folding: --divisor, else the tap sum when normalizing, else 1. */
+/*
+ * The divisor before sign folding: --divisor; else the tap sum when
+ * normalizing (conv2d_normalizes); else 1.
+ */
 static double
 plan_divisor(const struct conv2d_filter *p)
 {
@@ -21,11 +24,28 @@ plan_divisor(const struct conv2d_filter *p)
 
 	if (p->divisor != 0)
 		return p->divisor;
-	if (!p->normalize && !k->normalized)
+	if (!conv2d_normalizes(p))
 		return 1;
 	for (int i = 0; i < k->kw * k->kh; i++)
 		sum += k->taps[i];
 	return sum != 0 ? sum : 1;
+}
+
+int
+conv2d_normalizes(const struct conv2d_filter *p)
+{
+	const struct kspec *k = &p->k;
+
+	if (p->divisor != 0)
+		return 0;
+	if (p->normalize || k->normalized)
+		return 1;
+	if (k->unit_sum)
+		return 0;
+	for (int i = 0; i < k->kw * k->kh; i++)
+		if (k->taps[i] < 0)
+			return 0;
+	return 1;
 }
 
 /*

@@ -23,13 +23,15 @@ extern "C" {
  * separable: taps[i][j] == col[i] * row[j] (exactly for integer taps,
  * within 1e-6 of the largest |tap| for real ones).
  * normalized: a named kernel meant to be divided by its tap sum (box:N),
- * as if --normalize had been given.
+ * as if --normalize had been given.  unit_sum: taps made to sum to 1
+ * (gauss, up to float rounding), not divided by their sum unless asked.
  */
 struct kspec {
 	int kw, kh;
 	int integer;
 	int separable;
 	int normalized;
+	int unit_sum;
 	double taps[CONV_MAX_K * CONV_MAX_K];
 	double col[CONV_MAX_K];
 	double row[CONV_MAX_K];
@@ -49,6 +51,15 @@ struct conv2d_filter {
 };
 
 /*
+ * Whether p divides by its tap sum: with --normalize; for box:N, meant
+ * to be; and, as ImageMagick's -convolve does, for a kernel none of
+ * whose taps is negative (a blur: undivided, 1 2 1 makes nearly every
+ * pixel white), but not gauss (unit_sum).  Never with --divisor
+ * (--divisor 1 keeps the sum).  A sum of 0 divides by 1.
+ */
+int conv2d_normalizes(const struct conv2d_filter *p);
+
+/*
  * Parses -k text: inline rows ("1 2 1; 2 4 2; 1 2 1", values split by
  * spaces or commas, rows by ';' or newlines, '#' starts a comment),
  * @file with the same text, or a named kernel (box:N, gauss:SIGMA[:SIZE],
@@ -56,6 +67,12 @@ struct conv2d_filter {
  * message naming the bad row or value.
  */
 int kspec_parse(const char *text, struct kspec *k, struct gf_err *e);
+
+/*
+ * The named kernels for shell completion, blank-separated, in w (n
+ * bytes): "box: gauss: sharpen ...".
+ */
+void kspec_names(char *w, size_t n);
 
 /* The smallest divisor magnitude: below it taps / divisor leave float's range. */
 #define KSPEC_MIN_DIVISOR 1e-9
@@ -121,10 +138,9 @@ int conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
     enum gf_strategy s, const struct gf_launch *l, struct gf_err *e);
 
 /*
- * The GPU strategy conv2d runs for auto: the fastest in make bench on an
- * H100.  sliding where the 8-bit fast kernels run (12288x12288: 3x3
- * 0.158 ms, 5x5 0.228, 9x9 0.519, against shared's 0.230, 0.333 and
- * 0.756); shared elsewhere.
+ * The GPU strategy conv2d runs for auto: the fastest in make bench
+ * (bench/figures.md).  sliding where the 8-bit fast kernels run and the
+ * taps do not go to the tensor cores; shared elsewhere.
  */
 enum gf_strategy conv2d_auto(const struct conv2d_coef *c);
 

@@ -81,6 +81,18 @@ devices_open(struct engine *en, struct gf_err *e)
 	return -1;
 }
 
+/* "--device 0,2" or "--device all", as the user named the GPUs, in w. */
+static void
+gpu_named(const struct gf_opts *o, char *w, size_t n)
+{
+	size_t len = (size_t)snprintf(w, n, "--device %s",
+	    o->all_devices ? "all" : "");
+
+	for (int i = 0; i < o->ndevices && len < n; i++)
+		len += (size_t)snprintf(w + len, n - len, "%s%d", i ? "," : "",
+		    o->devices[i]);
+}
+
 /*
  * Whether to use the GPU: 1 yes (en->gpus.dev open), 0 the CPU (with
  * *fallback when -m auto, or any strategy with --fallback, found no GPU:
@@ -92,6 +104,7 @@ static int
 gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
 {
 	const struct gf_opts *o = en->o;
+	char what[GF_MAX_DEVICES * 6 + 16];
 	size_t n;
 	int r;
 
@@ -110,10 +123,13 @@ gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
 		return 0;
 	}
 	if (o->strategy == GF_AUTO)
-		return -1;
+		gpu_named(o, what, sizeof(what));
+	else
+		snprintf(what, sizeof(what), "strategy '%s'",
+		    gf_strategies[o->strategy].name);
 	n = strlen(e->msg);
-	snprintf(e->msg + n, sizeof(e->msg) - n, "; strategy '%s' needs a GPU "
-	    "(use --cpu for the CPU reference%s)", gf_strategies[o->strategy].name,
+	snprintf(e->msg + n, sizeof(e->msg) - n, "; %s needs a GPU (use --cpu "
+	    "for the CPU reference%s)", what,
 	    r == -2 ? ", or --fallback to run it where there is no GPU" : "");
 	return -1;
 }

@@ -59,7 +59,7 @@ sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
 static int
 sink_write(struct sink *k, const struct image *img, struct gf_err *e)
 {
-	if (k->fmt != IMG_FORMAT_PNM && k->nwritten > 0)
+	if (!IMG_FORMAT_IS_PNM(k->fmt) && k->nwritten > 0)
 		return gf_fail(e, "cannot write image %d to %s: a %s file holds "
 		    "one image; write PNM for a stream", k->nwritten + 1, k->name,
 		    img_format_name(k->fmt));
@@ -127,11 +127,12 @@ static int
 write_partial(struct encoder *c, struct slot *s, struct gf_err *e)
 {
 	struct sink *k = &c->sink;
-	int stream = k->fmt == IMG_FORMAT_PNM && k->f != stdout;
+	int stream = IMG_FORMAT_IS_PNM(k->fmt) && k->f != stdout;
 	int y = 0, n;
 
 	while ((n = slot_rows_after(c->en, s, y)) >= 0) {
-		if (stream && img_write_rows(k->f, &s->out, y, n, k->name, e) < 0)
+		if (stream && img_write_rows(k->f, &s->out, k->fmt, y, n,
+		    k->name, e) < 0)
 			break;
 		y = n;
 	}

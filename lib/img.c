@@ -31,8 +31,8 @@ static const struct {
 	const char *ext;
 	enum img_format f;
 } img_exts[] = {
-	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PNM}, {"pnm", IMG_FORMAT_PNM},
-	{"pam", IMG_FORMAT_PNM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
+	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PPM}, {"pnm", IMG_FORMAT_PNM},
+	{"pam", IMG_FORMAT_PAM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
 	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF}
 };
 #define IMG_NEXTS (sizeof(img_exts) / sizeof(img_exts[0]))
@@ -113,7 +113,9 @@ img_format_ext(enum img_format f, const struct image *img)
 		return "jpg";
 	if (f == IMG_FORMAT_TIFF)
 		return "tif";
-	if (img_has_alpha(img))
+	if (f == IMG_FORMAT_PPM)
+		return "ppm";
+	if (f == IMG_FORMAT_PAM || img_has_alpha(img))
 		return "pam";
 	return img->channels == 1 ? "pgm" : "ppm";
 }
@@ -121,7 +123,8 @@ img_format_ext(enum img_format f, const struct image *img)
 const char *
 img_format_name(enum img_format f)
 {
-	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF"};
+	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF",
+	    "PPM", "PAM"};
 
 	return names[f];
 }
@@ -605,7 +608,7 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 		    IMG_JPEG_QUALITY, name, e);
 	if (fmt == IMG_FORMAT_TIFF)
 		return img_tiff_write(f, img, name, e);
-	return img_pnm_write(f, img, name, e);
+	return img_pnm_write(f, img, fmt, name, e);
 }
 
 const void *

@@ -20,11 +20,26 @@ enum img_format {
 	IMG_FORMAT_PNM,
 	IMG_FORMAT_PNG,
 	IMG_FORMAT_JPEG,
-	IMG_FORMAT_TIFF
+	IMG_FORMAT_TIFF,
+	IMG_FORMAT_PPM,         /* PNM as P6 (.ppm): gray made RGB, alpha dropped */
+	IMG_FORMAT_PAM          /* PNM as P7 (.pam), of the image's channels */
 };
+
+/* Whether f is PNM of some kind (a stream of images, written in strips). */
+#define IMG_FORMAT_IS_PNM(f) ((f) == IMG_FORMAT_PNM || \
+	(f) == IMG_FORMAT_PPM || (f) == IMG_FORMAT_PAM)
+
+/*
+ * The formats we write that hold 16-bit samples, for a message that
+ * refuses a 16-bit image to one that cannot.
+ */
+#define IMG_FORMATS_16BIT "PNG (.png), TIFF (.tif) or PNM (.pgm, .ppm, .pam)"
 
 /* The JPEG quality when none is given (--quality, img_write's 0). */
 #define IMG_JPEG_QUALITY 95
+
+/* The names -f takes, for shell completion. */
+#define IMG_FORMAT_WORDS "pnm png jpeg tiff"
 
 /* Parses "pnm", "png", "jpeg", "jpg", "tiff" or "tif" (-f); -1 with a message otherwise. */
 int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
@@ -32,8 +47,9 @@ int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
 /*
  * The format for output path (NULL or "-" is standard output): asked
  * unless AUTO, else by the name's extension
- * (.png, .jpg or .jpeg, .tif or .tiff; PNM for .pgm, .ppm, .pnm, .pam, no extension and
- * standard output).  img_format_check refuses the other extensions.
+ * (.png, .jpg or .jpeg, .tif or .tiff; PPM for .ppm and PAM for .pam, as
+ * ImageMagick writes them; PNM by the image for .pgm, .pnm, no extension
+ * and standard output).  img_format_check refuses the other extensions.
  */
 enum img_format img_format_for(const char *path, enum img_format asked);
 
@@ -114,7 +130,8 @@ void img_reader_set_gray(struct img_reader *r, int on);
 void img_reader_close(struct img_reader *r);
 
 /*
- * Appends img to f in format fmt (PNM: PGM or PPM with img's maxval; PNG:
+ * Appends img to f in format fmt (PNM: PGM, PPM, or PAM with alpha, at
+ * img's maxval; PPM: P6, gray made RGB, alpha dropped; PAM: P7; PNG:
  * 8 bit for maxval <= 255, 16 bit above, samples scaled to 255 or 65535;
  * JPEG: 8 bit at quality (1-100, 0: IMG_JPEG_QUALITY), samples scaled to
  * 255, maxval above 255 refused).  A PNG or JPEG file holds one image:
@@ -124,11 +141,12 @@ int img_write(FILE *f, const struct image *img, enum img_format fmt,
     int quality, const char *name, struct gf_err *e);
 
 /*
- * Appends rows y0 .. y1-1 of img to f as PNM, the header first when y0 is
- * 0: img_write's PNM output, for an image whose rows arrive in strips.
+ * Appends rows y0 .. y1-1 of img to f as PNM of kind fmt (PNM, PPM or
+ * PAM), the header first when y0 is 0: img_write's PNM output, for an
+ * image whose rows arrive in strips.
  */
-int img_write_rows(FILE *f, const struct image *img, int y0, int y1,
-    const char *name, struct gf_err *e);
+int img_write_rows(FILE *f, const struct image *img, enum img_format fmt,
+    int y0, int y1, const char *name, struct gf_err *e);
 
 /* Reads the one image of a file (tests, tools); -1 if none or unreadable. */
 int img_load(const char *path, struct image *img, struct gf_err *e);
@@ -151,8 +169,8 @@ void img_gray_in_place(struct image *img);
  * whole, a PNG's inflated rows, the engine's host buffers.  Tens of
  * megabytes for a photograph, first touched page by page; in huge pages,
  * where the kernel gives them on request (transparent huge pages
- * "madvise" or "always"), that costs a quarter as much: a 12-MP RGB PNG
- * read in 145 ms, not 170.  Below 4 MB, plain malloc.
+ * "madvise" or "always"), that costs a quarter as much, which a large
+ * PNG's read time shows.  Below 4 MB, plain malloc.
  */
 void *img_big_alloc(size_t n);
 

@@ -180,8 +180,8 @@ int img_png_read_fast(struct img_reader *r, const unsigned char *png,
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);
 
 /* The writers: the whole image to f, or -1 with e set. */
-int img_pnm_write(FILE *f, const struct image *img, const char *name,
-    struct gf_err *e);
+int img_pnm_write(FILE *f, const struct image *img, enum img_format fmt,
+    const char *name, struct gf_err *e);
 int img_png_write(FILE *f, const struct image *img, const char *name,
     struct gf_err *e);
 int img_jpeg_write(FILE *f, const struct image *img, int quality,

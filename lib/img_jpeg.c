@@ -484,7 +484,7 @@ img_jpeg_write(FILE *f, const struct image *img, int quality,
 
 	if (img->maxval > 255)
 		return gf_fail(e, "cannot write %s as JPEG: the image is 16 bit "
-		    "(maxval %u) and JPEG holds 8; write PNG or PNM", name,
+		    "(maxval %u) and JPEG holds 8; write " IMG_FORMATS_16BIT, name,
 		    img->maxval);
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->row = malloc((size_t)img->width * img->channels)) == NULL) {

@@ -381,10 +381,23 @@ img_pnm_more(struct img_reader *r, int *more, struct gf_err *e)
 	return 0;
 }
 
-/* The PNM header through libnetpbm, guarded: PGM, PPM, or PAM with alpha. */
+/*
+ * The channels of img as PNM of kind fmt: PPM makes gray RGB and drops
+ * alpha; PNM and PAM keep them.
+ */
 static int
-write_pnm_header(FILE *f, const struct image *img, const char *name,
-    struct gf_err *e)
+pnm_channels(const struct image *img, enum img_format fmt)
+{
+	return fmt == IMG_FORMAT_PPM ? 3 : img->channels;
+}
+
+/*
+ * The PNM header through libnetpbm, guarded: for PNM, PGM or PPM, or PAM
+ * with alpha; for PPM, PPM; for PAM, PAM; of channels samples a pixel.
+ */
+static int
+write_pnm_header(FILE *f, const struct image *img, enum img_format fmt,
+    int channels, const char *name, struct gf_err *e)
 {
 	static const char *const types[] = {PAM_PGM_TUPLETYPE,
 	    PAM_PGM_ALPHA_TUPLETYPE, PAM_PPM_TUPLETYPE, PAM_PPM_ALPHA_TUPLETYPE};
@@ -395,14 +408,14 @@ write_pnm_header(FILE *f, const struct image *img, const char *name,
 	pam.size = sizeof(pam);
 	pam.len = PNM_PAM_LEN;
 	pam.file = f;
-	pam.format = img_has_alpha(img) ? PAM_FORMAT : img->channels == 1 ?
-	    RPGM_FORMAT : RPPM_FORMAT;
+	pam.format = fmt == IMG_FORMAT_PAM || channels == 2 || channels == 4 ?
+	    PAM_FORMAT : channels == 1 ? RPGM_FORMAT : RPPM_FORMAT;
 	pam.plainformat = 0;
 	pam.width = img->width;
 	pam.height = img->height;
-	pam.depth = (unsigned)img->channels;
+	pam.depth = (unsigned)channels;
 	pam.maxval = img->maxval;
-	strcpy(pam.tuple_type, types[img->channels - 1]);
+	strcpy(pam.tuple_type, types[channels - 1]);
 	pthread_mutex_lock(&pnm_lock);
 	pnm_setup();
 	if (setjmp(jb) != 0) {
@@ -418,27 +431,60 @@ write_pnm_header(FILE *f, const struct image *img, const char *name,
 	return 0;
 }
 
-int
-img_write_rows(FILE *f, const struct image *img, int y0, int y1,
-    const char *name, struct gf_err *e)
+/* Sample v as raw PNM bytes at b (two, big-endian, when wide): past them. */
+static uint8_t *
+pnm_put(uint8_t *b, unsigned v, int wide)
 {
-	size_t row = (size_t)img->width * img->channels, n = row * (y1 - y0);
+	if (wide)
+		*b++ = (uint8_t)(v >> 8);
+	*b++ = (uint8_t)v;
+	return b;
+}
 
-	if (y0 == 0 && write_pnm_header(f, img, name, e) < 0)
+/*
+ * n samples of the output from sample i on (both whole pixels of
+ * channels samples), as raw PNM bytes into buf: the bytes made.  With
+ * fewer channels than img's (PPM of an RGB+alpha image) alpha is
+ * dropped; with more (PPM of gray), the gray is given three times.
+ */
+static size_t
+pnm_raw(const struct image *img, int channels, size_t i, size_t n,
+    uint8_t *buf)
+{
+	int wide = img->maxval > 255, in = img->channels;
+	uint8_t *b = buf;
+
+	if (channels == in) {
+		for (size_t end = i + n; i < end; i++)
+			b = pnm_put(b, img_get(img, i), wide);
+		return (size_t)(b - buf);
+	}
+	for (size_t px = i / channels, end = px + n / channels; px < end; px++)
+		for (int c = 0; c < channels; c++)
+			b = pnm_put(b, img_get(img, px * in + (in < 3 ? 0 : c)), wide);
+	return (size_t)(b - buf);
+}
+
+int
+img_write_rows(FILE *f, const struct image *img, enum img_format fmt,
+    int y0, int y1, const char *name, struct gf_err *e)
+{
+	int channels = pnm_channels(img, fmt), wide = img->maxval > 255;
+	size_t row = (size_t)img->width * channels, n = row * (y1 - y0);
+	uint8_t buf[8192];
+	/* Whole pixels of samples that fill buf. */
+	size_t per = sizeof(buf) / (wide ? 2 : 1) / channels * channels;
+
+	if (y0 == 0 && write_pnm_header(f, img, fmt, channels, name, e) < 0)
 		return -1;
-	if (img->maxval <= 255) {
+	if (!wide && channels == img->channels) {
 		if (fwrite((const uint8_t *)img->px + row * y0, 1, n, f) != n)
 			return gf_fail(e, "cannot write %s: %s", name, strerror(errno));
 		return 0;
 	}
-	const uint16_t *s = (const uint16_t *)img->px + row * y0;
-	uint8_t buf[8192];
-	for (size_t i = 0; i < n; ) {
-		size_t k = 0;
-		for (; k < sizeof(buf) && i < n; k += 2, i++) {
-			buf[k] = (uint8_t)(s[i] >> 8);
-			buf[k + 1] = (uint8_t)s[i];
-		}
+	for (size_t i = row * y0, end = i + n; i < end; i += per) {
+		size_t k = pnm_raw(img, channels, i, end - i < per ? end - i : per,
+		    buf);
 		if (fwrite(buf, 1, k, f) != k)
 			return gf_fail(e, "cannot write %s: %s", name, strerror(errno));
 	}
@@ -446,7 +492,8 @@ img_write_rows(FILE *f, const struct image *img, int y0, int y1,
 }
 
 int
-img_pnm_write(FILE *f, const struct image *img, const char *name, struct gf_err *e)
+img_pnm_write(FILE *f, const struct image *img, enum img_format fmt,
+    const char *name, struct gf_err *e)
 {
-	return img_write_rows(f, img, 0, img->height, name, e);
+	return img_write_rows(f, img, fmt, 0, img->height, name, e);
 }

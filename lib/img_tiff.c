@@ -565,14 +565,19 @@ static int
 tiff_weigh(struct img_reader *r, struct img_tiff *t, struct gf_err *e)
 {
 	unsigned long long need = 0;
-	int stop = 0, page = 1;
+	int stop = 0, moved = 0;
 
-	do {
-		if (tiff_weigh_page(r, t, page++, &need, &stop, e) < 0)
+	for (int page = 1;; page++) {
+		if (tiff_weigh_page(r, t, page, &need, &stop, e) < 0)
 			return -1;
-	} while (!stop && !TIFFLastDirectory(t->tif) && TIFFReadDirectory(t->tif));
+		if (stop || TIFFLastDirectory(t->tif))
+			break;
+		moved = 1;      /* a failed read may have spoilt page 1's fields */
+		if (!TIFFReadDirectory(t->tif))
+			break;  /* left to img_tiff_read, at that page */
+	}
 	t->msg[0] = '\0';
-	if (page > 2 && !TIFFSetDirectory(t->tif, 0))
+	if (moved && !TIFFSetDirectory(t->tif, 0))
 		return gf_fail(e, "%s: cannot read TIFF page 1 again: %s", r->name,
 		    t->msg);
 	return 0;

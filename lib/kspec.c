@@ -78,7 +78,7 @@ kparse_value(struct kparse *kp, const char *s, size_t len)
 		    DBL_MIN);
 	if (!isfinite(v) || fabs(v) > KSPEC_MAX_TAP)
 		return kparse_fail(kp, "kernel row %d, value %d: %s is too large; "
-		    "taps must be within -%g to %g", row, col, buf, KSPEC_MAX_TAP,
+		    "taps must be within -%.15g to %.15g", row, col, buf, KSPEC_MAX_TAP,
 		    KSPEC_MAX_TAP);
 	k->taps[k->kh * k->kw + kp->ncol] = v;
 	kp->ncol++;
@@ -238,28 +238,43 @@ kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e)
 			k->taps[i * size + j] = (float)(k->col[i] * k->row[j]);
 	k->kw = k->kh = size;
 	k->separable = 1;
+	k->unit_sum = 1;
 	return 0;
+}
+
+/* The named kernels of fixed taps. */
+static const struct {
+	const char *name, *taps;
+} kspec_fixed[] = {
+	{"sharpen", "0 -1 0; -1 5 -1; 0 -1 0"},
+	{"laplace", "0 1 0; 1 -4 1; 0 1 0"},
+	{"emboss", "-2 -1 0; -1 1 1; 0 1 2"},
+	{"sobelx", "-1 0 1; -2 0 2; -1 0 1"},
+	{"sobely", "-1 -2 -1; 0 0 0; 1 2 1"},
+	{"identity", "0 0 0; 0 1 0; 0 0 0"},
+};
+#define KSPEC_NFIXED (sizeof(kspec_fixed) / sizeof(kspec_fixed[0]))
+
+void
+kspec_names(char *w, size_t n)
+{
+	size_t len = (size_t)snprintf(w, n, "box: gauss:");
+
+	for (size_t i = 0; i < KSPEC_NFIXED && len < n; i++)
+		len += (size_t)snprintf(w + len, n - len, " %s", kspec_fixed[i].name);
 }
 
 /* Parses the name[:args] of a named kernel. */
 static int
 kspec_named(const char *text, struct kspec *k, struct gf_err *e)
 {
-	static const struct { const char *name, *taps; } fixed[] = {
-		{"sharpen", "0 -1 0; -1 5 -1; 0 -1 0"},
-		{"laplace", "0 1 0; 1 -4 1; 0 1 0"},
-		{"emboss", "-2 -1 0; -1 1 1; 0 1 2"},
-		{"sobelx", "-1 0 1; -2 0 2; -1 0 1"},
-		{"sobely", "-1 -2 -1; 0 0 0; 1 2 1"},
-		{"identity", "0 0 0; 0 1 0; 0 0 0"},
-	};
 	char buf[128], *arg, *arg2;
 	double sigma;
 	long n = 0;
 
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		if (strcmp(text, fixed[i].name) == 0)
-			return kparse_text(fixed[i].taps, NULL, k, e);
+	for (size_t i = 0; i < KSPEC_NFIXED; i++)
+		if (strcmp(text, kspec_fixed[i].name) == 0)
+			return kparse_text(kspec_fixed[i].taps, NULL, k, e);
 	snprintf(buf, sizeof(buf), "%s", text);
 	arg = strchr(buf, ':');
 	if (arg != NULL)

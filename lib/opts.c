@@ -55,10 +55,12 @@ gf_parse_double(const char *s, const char *what, double lo, double hi,
 		return gf_fail(e, "%s '%s' is out of range: too close to 0 to be "
 		    "represented (give 0, or at least %g)", what, s, DBL_MIN);
 	if (errno == ERANGE || isinf(*v))
-		return gf_fail(e, "%s '%s' is out of range; it must be %g to %g",
-		    what, s, lo, hi);
+		return gf_fail(e, "%s '%s' is out of range; it must be %.15g to "
+		    "%.15g", what, s, lo, hi);
+	/* %.15g: the bounds in plain digits (1000000000, not 1e+09). */
 	if (*v < lo || *v > hi)
-		return gf_fail(e, "%s is %g; it must be %g to %g", what, *v, lo, hi);
+		return gf_fail(e, "%s is %.15g; it must be %.15g to %.15g", what, *v,
+		    lo, hi);
 	return 0;
 }
 

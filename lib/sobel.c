@@ -1,7 +1,8 @@
 /*
  * sobel.c - the sobel operation on the host side: parameters, GPU
- * dispatch through the strategy table, and the tool's per-image filter
- * (gray conversion, transfers, timing).  The CPU path is sobel_cpu.c.
+ * dispatch through the strategy table, and the tool's work on one image
+ * (-t auto's threshold, then the CPU or GPU filter; the engine moves the
+ * images).  The CPU path is sobel_cpu.c.
  */
 #include <math.h>
 #include <string.h>
@@ -12,10 +13,9 @@
 #include "tool.h"
 
 /*
- * What -m auto runs on a GPU: the fastest strategy in make bench on an
- * H100.  For 8-bit images, sliding (12288x12288: 0.133 ms thresholded and
- * 0.145 ms magnitude, against shared's 0.152 and 0.160; 3840x2160: 0.017
- * and 0.018 against 0.029 and 0.030); for 16-bit ones, shared.
+ * What -m auto runs on a GPU: the fastest strategy in make bench
+ * (bench/figures.md), at every size it measures.  For 8-bit images,
+ * sliding; for 16-bit ones, shared.
  */
 #define SOBEL_AUTO(maxval) ((maxval) <= 255 ? GF_SLIDING : GF_SHARED)
 

@@ -14,6 +14,10 @@
 OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
 steps=${*:-test sanitize bench io}
+# The tools, each with the options of a typical run (cmd/tools);
+# SAN_TOOLS may name fewer for the sanitizers.
+tool_runs() { grep -v '^#' cmd/tools; }
+SAN_TOOLS=${SAN_TOOLS:-$(tool_runs | cut -d' ' -f1 | tr '\n' ' ')}
 nproc=$(nproc 2>/dev/null || echo 4)
 make -j"$nproc" all build/bench/bench build/tests/gpu_probe build/bench/framegen build/bench/pnmcopy \
     build/bench/jpeggen build/bench/jpegdec \
@@ -48,7 +52,7 @@ edge|
 edge|--auto --sigma 0
 END
 			[ -x "bin/$tool" ] || continue
-			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" $tool "*) ;; *) continue ;; esac
+			case " $SAN_TOOLS " in *" $tool "*) ;; *) continue ;; esac
 			for m in global texture shared sliding; do
 				for img in retina1023x517 px2x3 astro16; do
 					echo "memcheck bin/$tool -q -m $m $args samples/$img.pgm /tmp/san/out.pgm"
@@ -60,8 +64,8 @@ END
 		# of 64 rows, colour split on the device; synccheck too.
 		cat samples/retina1023x517.pgm samples/astro16.pgm samples/coins.pgm \
 		    samples/px2x3.pgm >/tmp/san/stream.pnm
-		for tool in "sobel -t 60" "conv2d -k gauss:1.4" "edge --auto"; do
-			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
+		tool_runs | while read -r tool; do
+			case " $SAN_TOOLS " in *" ${tool%% *} "*) ;; *) continue ;; esac
 			for t in memcheck racecheck synccheck; do
 				echo "$t env GPUFILT_STRIP_ROWS=64 bin/$tool -q /tmp/san/stream.pnm /tmp/san/out.pnm"
 				echo "$t env GPUFILT_STRIP_ROWS=64 bin/$tool -q samples/chelsea.png /tmp/san/out.ppm"
@@ -74,7 +78,7 @@ END
 		{ printf 'P7\nWIDTH 67\nHEIGHT 45\nDEPTH 2\nMAXVAL 65535\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n'
 		  head -c $((67 * 45 * 4)) /dev/urandom; } >/tmp/san/ga16.pam
 		for tool in "conv2d -k gauss:1.4" "conv2d -k sharpen -m shared" "sobel" "edge --auto"; do
-			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
+			case " $SAN_TOOLS " in *" ${tool%% *} "*) ;; *) continue ;; esac
 			for img in rgba ga16; do
 				echo "memcheck env GPUFILT_STRIP_ROWS=16 bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"
 				echo "racecheck bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"

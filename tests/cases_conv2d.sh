@@ -5,6 +5,9 @@
 CONV2D_SAMPLES="coins.pgm chelsea.png astro16.pgm retina1023x517.pgm px1x1.pgm
 px2x3.pgm px1x700.pgm px700x1.pgm"
 
+# The extension of a sample's output: conv2d keeps colour.
+conv2d_ext() { case $1 in chelsea*) echo ppm ;; *) echo pgm ;; esac; }
+
 # name|options: integer separable, real separable and 2D, clamping, even
 # sizes, every border, a 9x9 and a 25x25 kernel, int64 sums on 16 bit,
 # --abs on separable, 2D and real kernels.

@@ -54,7 +54,8 @@ check_cpu(const char *name, const struct image *in,
 static const char *border_names[] = {"replicate", "zero", "reflect", "wrap"};
 
 /*
- * A 5x5 kernel wider than the image, three taps: k[0][1] = 1 reads
+ * A 5x5 kernel wider than the image, three taps (divisor 1: its sum is
+ * kept): k[0][1] = 1 reads
  * p(x-1, y-2), k[4][3] = 100 reads p(x+1, y+2), k[2][2] = 10000 reads
  * p(x, y).  16-bit, so nothing clamps.
  */
@@ -84,7 +85,7 @@ test_border_2x3(void)
 
 	for (int b = 0; b < 4; b++) {
 		snprintf(name, sizeof(name), "border_5x5_on_2x3_%s", border_names[b]);
-		if (params(&p, K5, b, 0, 0, NULL) == 0)
+		if (params(&p, K5, b, 1, 0, NULL) == 0)
 			check_cpu(name, &in, &p, want[b], 6);
 	}
 	img_free(&in);
@@ -102,7 +103,7 @@ test_border_1x1(void)
 
 	for (int b = 0; b < 4; b++) {
 		snprintf(name, sizeof(name), "border_5x5_on_1x1_%s", border_names[b]);
-		if (params(&p, K5, b, 0, 0, NULL) == 0)
+		if (params(&p, K5, b, 1, 0, NULL) == 0)
 			check_cpu(name, &in, &p, &want[b], 1);
 	}
 	img_free(&in);
@@ -135,7 +136,7 @@ test_border_1x700(void)
 	for (int b = 0; b < 4; b++) {
 		int bad = -1;
 		snprintf(name, sizeof(name), "border_5x5_on_1x700_%s", border_names[b]);
-		if (params(&p, K5, b, 0, 0, NULL) < 0 || conv2d_cpu(&in, &out, &p, 0, NULL) < 0) {
+		if (params(&p, K5, b, 1, 0, NULL) < 0 || conv2d_cpu(&in, &out, &p, 0, NULL) < 0) {
 			result(name, 0, "failed");
 			continue;
 		}
@@ -150,7 +151,7 @@ test_border_1x700(void)
 }
 
 /*
- * Even kernels.  "1 2; 3 4" has its anchor at (1, 1): v = p(x-1,y-1) +
+ * Even kernels (divisor 1).  "1 2; 3 4" has its anchor at (1, 1): v = p(x-1,y-1) +
  * 2 p(x,y-1) + 3 p(x-1,y) + 4 p(x,y); on 1 2 3 / 4 5 6 (replicate) at
  * (1,1): 1 + 4 + 12 + 20 = 37.  "1 2 3 4" has ax = 2: v = p(x-2) +
  * 2 p(x-1) + 3 p(x) + 4 p(x+1); on 10 20 30 40 50 (zero) / 10 at x = 4:
@@ -166,7 +167,7 @@ test_even(void)
 	struct conv2d_filter p;
 	struct image in = image_of(3, 2, 1, 255, px), in4 = image_of(5, 1, 1, 255, px4);
 
-	if (params(&p, "1 2; 3 4", GF_BORDER_REPLICATE, 0, 0, NULL) == 0)
+	if (params(&p, "1 2; 3 4", GF_BORDER_REPLICATE, 1, 0, NULL) == 0)
 		check_cpu("even_2x2", &in, &p, want, 6);
 	if (params(&p, "1 2 3 4", GF_BORDER_ZERO, 10, 0, NULL) == 0)
 		check_cpu("even_4x1_divisor", &in4, &p, want4, 5);
@@ -803,6 +804,36 @@ test_cpu_threads(void)
 	}
 }
 
+/*
+ * Taps none of which is negative are divided by their sum unless a
+ * divisor is given (as ImageMagick's -convolve): "1 2 1" on 10 20 40
+ * (replicate) at x = 1 is (10 + 40 + 40) / 4 = 22.5, rounded to 23; with
+ * divisor 1 it is 90.  A negative tap keeps the sum: "-1 2 1" gives
+ * -10 + 40 + 40 = 70.  gauss is not divided again.
+ */
+static void
+test_autonormalize(void)
+{
+	static const unsigned px[] = {10, 20, 40};
+	static const int want[] = {13, 23, 35}, want1[] = {50, 90, 140},
+	    wantneg[] = {30, 70, 100};
+	struct image in = image_of(3, 1, 1, 255, px);
+	struct conv2d_filter p;
+
+	if (params(&p, "1 2 1", GF_BORDER_REPLICATE, 0, 0, NULL) == 0) {
+		result("autonormalize/decided", conv2d_normalizes(&p), "no");
+		check_cpu("autonormalize/nonnegative", &in, &p, want, 3);
+	}
+	if (params(&p, "1 2 1", GF_BORDER_REPLICATE, 1, 0, NULL) == 0)
+		check_cpu("autonormalize/divisor-1", &in, &p, want1, 3);
+	if (params(&p, "-1 2 1", GF_BORDER_REPLICATE, 0, 0, NULL) == 0)
+		check_cpu("autonormalize/negative-tap", &in, &p, wantneg, 3);
+	if (params(&p, "gauss:1.4", GF_BORDER_REPLICATE, 0, 0, NULL) == 0)
+		result("autonormalize/gauss", !conv2d_normalizes(&p),
+		    "gauss is divided by its sum again");
+	img_free(&in);
+}
+
 int
 main(void)
 {
@@ -811,6 +842,7 @@ main(void)
 	test_border_2x3();
 	test_border_1x700();
 	test_even();
+	test_autonormalize();
 	test_negative();
 	test_divisor_bias();
 	test_colour();

@@ -17,6 +17,10 @@ BUILD=${GF_BUILD:-build}
 if [ "$BUILD" = build ]; then BIN=$ROOT/bin; else BIN=$ROOT/$BUILD/bin; fi
 SAMPLES=$ROOT/samples
 GOLDEN=$ROOT/tests/golden
+# The tools (cmd/tools): their names, and tool_runs prints each with the
+# options of a typical run, one a line.
+tool_runs() { grep -v '^#' "$ROOT/cmd/tools"; }
+TOOLS=$(tool_runs | cut -d' ' -f1 | tr '\n' ' ')
 
 # Side by side: on a GPU every case starts a process and a CUDA context.
 if [ "$1" = -P ]; then

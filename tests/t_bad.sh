@@ -10,7 +10,6 @@ BAD=$TMP/badin
 BAD_DIR=$TMP/bad
 OUT=$BAD_DIR/out.pgm
 C=$SAMPLES/coins.pgm
-TOOLS="sobel conv2d edge"
 mkdir -p "$BAD/dir.pgm" "$BAD_DIR"
 : >"$BAD/empty.pgm"
 printf 'P5\n12' >"$BAD/trunc-header.pgm"

@@ -12,7 +12,7 @@ options_in() {
 	    sort -u
 }
 
-for tool in sobel conv2d edge; do
+for tool in $TOOLS; do
 	d=$TMP/completion/$tool
 	mkdir -p "$d"
 	"$BIN/$tool" --help | options_in >"$d/help"

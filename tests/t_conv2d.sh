@@ -3,47 +3,9 @@
 # kernels and other bad input: t_bad.sh).  Sourced by tests/run.sh.
 
 . ./tests/cases_conv2d.sh
+. ./tests/golden_run.sh
 
-c2_base() { n=${1##*/}; echo "${n%.*}"; }
-c2_ext() { case $1 in chelsea*) echo ppm ;; *) echo pgm ;; esac; }
-
-# Runs strategy m over every sample, one batch per configuration, and
-# compares each output with its golden file byte for byte.  Separable
-# configurations take the separable passes whatever -m says; gauss14-2d
-# and the 2D kernels exercise the strategy itself.
-conv2d_golden() {
-	m=$1
-	conv2d_configs | while IFS='|' read -r cfg opts; do
-		d=$TMP/conv2d-$m-$cfg
-		mkdir -p "$d"
-		# shellcheck disable=SC2086
-		limited "$BIN/conv2d" -q -m "$m" $opts -o "$d" \
-		    $(for s in $CONV2D_SAMPLES; do echo "$SAMPLES/$s"; done) \
-		    2>"$d.err" || echo "run $cfg: $(head -c 300 "$d.err")"
-		for s in $CONV2D_SAMPLES; do
-			n=$(c2_base "$s") e=$(c2_ext "$s")
-			if cmp -s "$d/$n.$e" "$GOLDEN/conv2d/$n.$cfg.$e"; then
-				echo "ok $n.$cfg"
-			else
-				echo "bad $n.$cfg"
-			fi
-		done
-	done >"$TMP/c2golden-$m.log"
-}
-
-# The strategies side by side (on a GPU, most of a small run is opening
-# the GPU, or two with --device all), then their counts.
-for m in $(strategies conv2d); do
-	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then conv2d_golden "$m" & fi
-done
-wait
-for m in $(strategies conv2d); do
-	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then
-		tally "conv2d/golden/$m" "$TMP/c2golden-$m.log" "differs from $GOLDEN/conv2d"
-	else
-		skip "conv2d/golden/$m" "no GPU"
-	fi
-done
+golden_all conv2d
 
 # Launch shapes that do not divide the images, 2D and separable.
 conv2d_shapes() {

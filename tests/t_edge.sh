@@ -2,47 +2,9 @@
 # batches (bad input: t_bad.sh).  Sourced by tests/run.sh.
 
 . ./tests/cases_edge.sh
+. ./tests/golden_run.sh
 
-ebase() { n=${1##*/}; echo "${n%.*}"; }
-
-# One strategy over every sample and option set, against the golden
-# files: one batch per option set (the 8-bit samples in one, the 16-bit
-# one in another).
-edge_golden() {
-	m=$1
-	s8= s16=
-	for s in $EDGE_SAMPLES; do
-		case $s in astro16*) s16="$s16 $SAMPLES/$s" ;; *) s8="$s8 $SAMPLES/$s" ;; esac
-	done
-	edge_configs | while IFS='|' read -r cfg opt8 opt16; do
-		d=$TMP/edge-$m-$cfg
-		mkdir -p "$d"
-		# shellcheck disable=SC2086
-		limited "$BIN/edge" -q -m "$m" $opt8 -o "$d" $s8 2>"$d.err" ||
-			echo "run $cfg, 8-bit: $(head -c 300 "$d.err")"
-		# shellcheck disable=SC2086
-		limited "$BIN/edge" -q -m "$m" $opt16 -o "$d" $s16 2>"$d.err" ||
-			echo "run $cfg, 16-bit: $(head -c 300 "$d.err")"
-		for s in $EDGE_SAMPLES; do
-			if cmp -s "$d/$(ebase "$s").pgm" "$GOLDEN/edge/$(ebase "$s").$cfg.pgm"
-			then echo "ok $s.$cfg"; else echo "bad $s.$cfg"; fi
-		done
-	done >"$TMP/edge-golden-$m.log"
-}
-
-# The strategies side by side (on a GPU, most of a small run is opening
-# the GPU, or two with --device all), then their counts.
-for m in $(strategies edge); do
-	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then edge_golden "$m" & fi
-done
-wait
-for m in $(strategies edge); do
-	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then
-		tally "edge/golden/$m" "$TMP/edge-golden-$m.log" "differs from $GOLDEN/edge"
-	else
-		skip "edge/golden/$m" "no GPU"
-	fi
-done
+golden_all edge
 
 # Launch shapes that do not divide the image, on every GPU strategy.
 for shape in "global|--block 13x7" "texture|--block 5x3" \

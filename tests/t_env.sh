@@ -174,14 +174,14 @@ check env/stdin-closed eval '[ $st -eq 1 ] && grep -q "^sobel: " "$E/err" && [ !
 
 # ---- 13: help and version on a full disk.
 
-for cmdline in "sobel -h" "sobel -V" "conv2d -h" "conv2d -V" "edge -h" "edge -V"; do
-	set -- $cmdline
-	tool=$1
-	"$BIN/$tool" "$2" >/dev/full 2>"$E/err"
-	st=$?
-	why="exit $st: $(cat "$E/err")"
-	check env/"full-disk/$tool$2" eval '[ $st -eq 1 ] &&
-	    grep -q "^$tool: cannot write standard output: No space left on device" "$E/err"'
+for tool in $TOOLS; do
+	for opt in -h -V; do
+		"$BIN/$tool" $opt >/dev/full 2>"$E/err"
+		st=$?
+		why="exit $st: $(cat "$E/err")"
+		check env/"full-disk/$tool$opt" eval '[ $st -eq 1 ] &&
+		    grep -q "^$tool: cannot write standard output: No space left on device" "$E/err"'
+	done
 done
 
 # ---- 14: messages.
@@ -232,7 +232,7 @@ check env/long-name eval 'cmp -s "$E/msg/$long" "$PXMAG" && [ -z "$(leftovers "$
 same_message() {
 	name=$1
 	shift
-	for tool in sobel conv2d edge; do
+	for tool in $TOOLS; do
 		k=
 		[ $tool = conv2d ] && k="-k box:3"
 		# shellcheck disable=SC2086
@@ -264,7 +264,7 @@ same_message help-value --help=yes
 same_message missing-value-long --border
 
 # Every --help describes the shared options in the same words.
-for tool in sobel conv2d edge; do
+for tool in $TOOLS; do
 	"$BIN/$tool" --help | sed -n '/^  --border/,/^  -h, --help/p' >"$E/help.$tool"
 done
 why="the tools' --help differ on the shared options"

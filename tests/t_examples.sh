@@ -1,12 +1,14 @@
 # The examples of README.md (the indented commands of its Examples
 # section) and of every man page (the "$ " commands of its EXAMPLES), as
-# written, on files made from the samples under the names they use
-# (issue 13).  Each runs in a directory of its own, with bin/ there and
-# the tools on PATH, under bash -o pipefail, and must exit 0.  An example
-# that names a GPU strategy (-m shared) without --fallback is skipped
-# without a GPU; one that needs a program that is not installed (ffmpeg)
-# is skipped too.  A new example is tested without a word here, unless it
-# names a file that is not in the table below.  Sourced by tests/run.sh.
+# written (issue 13), from what the top of the repository holds (issue
+# 34): each document's examples run in order, as a reader pastes them,
+# in one directory with samples/ and bin/ there and the tools on PATH
+# (as installed), under bash -o pipefail, and each must exit 0.  An
+# example that names a file the repository does not have, and that no
+# example before it makes, fails.  One that names a GPU strategy (-m
+# shared) without --fallback is skipped without a GPU; one that needs a
+# program that is not installed (ffmpeg) is skipped too.  Sourced by
+# tests/run.sh.
 
 # The example commands of a README or a rendered man page, one a line; a
 # line that ends with "|" goes on into the next.
@@ -26,40 +28,11 @@ examples_of() {
 	    END { if (line != "") print line }'
 }
 
-# The files the examples name|the sample each is made from (converted by
-# conv2d -k identity where the formats differ).
+# Each document's examples run in order in a directory of their own
+# that holds what the top of the repository holds for them: samples/ (a
+# copy: an example may write beside it) and bin/.
 EX=$TMP/examples
-mkdir -p "$EX/files/photos" "$EX/files/frames"
-ln -s "$BIN" "$EX/files/bin"
-while IFS='|' read -r name sample; do
-	if [ "${name##*.}" = "${sample##*.}" ]; then
-		cp "$SAMPLES/$sample" "$EX/files/$name"
-	else
-		"$BIN/conv2d" -q --cpu -k identity "$SAMPLES/$sample" "$EX/files/$name" ||
-		    fail "example/files/$name" "cannot make it from $sample"
-	fi
-done <<'END'
-photo.jpg|small.jpg
-photo.png|chelsea.png
-photo.pgm|coins.pgm
-in.pgm|coins.pgm
-in.png|chelsea.png
-a.pgm|coins.pgm
-photos/cat.jpg|chelsea.png
-photos/cat.png|chelsea.png
-photos/coins.jpg|coins.pgm
-photos/coins.png|coins.pgm
-frames/0001.png|coins.pgm
-frames/0002.png|chelsea.png
-END
-printf -- '-2 -1 0\n-1 1 1\n0 1 2\n' >"$EX/files/emboss.txt"
-if command -v ffmpeg >/dev/null 2>&1; then
-	for v in clip.mp4 in.mp4; do
-		ffmpeg -v error -loop 1 -i "$SAMPLES/chelsea.png" -frames:v 3 \
-		    -vf scale=128:96 -pix_fmt yuv420p "$EX/files/$v" </dev/null ||
-		    fail "example/files/$v" "ffmpeg cannot make it"
-	done
-fi
+mkdir -p "$EX"
 
 # The GPU strategies, as -m names them.
 ex_gpu=$(strategies sobel | grep -v -x -e auto -e cpu | tr '\n' '|')
@@ -68,12 +41,12 @@ ex_gpu=${ex_gpu%|}
 # Why example $1 cannot run here (nothing: it can).
 ex_skip_why() {
 	if ! have_gpu && ! expr " $1 " : ".* --fallback " >/dev/null &&
-	    echo " $1 " | grep -Eq -- " -m ($ex_gpu) "; then
+	    printf " %s \n" "$1" | grep -Eq -- " -m ($ex_gpu) "; then
 		echo "no GPU"
 		return
 	fi
 	# The first word of each command of the line, quoted text left out.
-	for word in $(echo "$1" | sed "s/\"[^\"]*\"//g; s/'[^']*'//g" |
+	for word in $(printf "%s\n" "$1" | sed "s/\"[^\"]*\"//g; s/'[^']*'//g" |
 	    tr '|&;' '\n\n\n' | awk '{ print $1 }'); do
 		case $word in bin/*) continue ;; esac
 		PATH=$BIN:$PATH command -v "$word" >/dev/null 2>&1 ||
@@ -86,6 +59,9 @@ for doc in README.md man/*.1; do
 		skip "example/$doc" "mandoc is not installed"
 		continue
 	fi
+	rm -rf "$EX/run"
+	mkdir -p "$EX/run" && cp -R "$SAMPLES" "$EX/run/samples" &&
+	    ln -s "$BIN" "$EX/run/bin" || fail "example/$doc" "cannot make its directory"
 	examples_of "$doc" >"$EX/list"
 	[ -s "$EX/list" ] || fail "example/$doc" "no example found"
 	n=0
@@ -97,8 +73,6 @@ for doc in README.md man/*.1; do
 			skip "$name" "$why: $cmd"
 			continue
 		fi
-		rm -rf "$EX/run"
-		cp -R "$EX/files" "$EX/run"
 		if (cd "$EX/run" && PATH=$BIN:$PATH && export PATH &&
 		    limited bash -o pipefail -c "$cmd") </dev/null >"$EX/out" 2>"$EX/err"
 		then

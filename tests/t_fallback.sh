@@ -7,7 +7,7 @@
 
 FB=$TMP/fallback
 mkdir -p "$FB"
-for tool in sobel conv2d edge; do
+for tool in $TOOLS; do
 	case $tool in conv2d) need="-k gauss:1.4" ;; *) need= ;; esac
 	# shellcheck disable=SC2086
 	"$BIN/$tool" -q --cpu $need "$SAMPLES/chelsea.png" "$FB/$tool.cpu.pgm"

@@ -24,3 +24,20 @@ for page in man/*.1; do
 		fail "man/$name/synopsis" "man: $(tr '\n' ' ' <"$TMP/syn-man") help: $(tr '\n' ' ' <"$TMP/syn-help")"
 	fi
 done
+
+# The one list of tools (cmd/tools) names every tool there is, each a
+# cmd/NAME.c with its man page, and nothing else.
+have=$(ls "$ROOT"/cmd/*.c | sed 's#.*/##; s#\.c$##' | grep -vx cli | sort | tr '\n' ' ')
+pages=$(ls "$ROOT"/man/*.1 | sed 's#.*/##; s#\.1$##' | sort | tr '\n' ' ')
+listed=$(printf '%s\n' $TOOLS | sort | tr '\n' ' ')
+why="cmd/tools: $listed; cmd/*.c: $have; man/*.1: $pages"
+check man/tool-list eval '[ "$have" = "$listed" ] && [ "$pages" = "$listed" ]'
+
+# Figures live in bench/figures.md (make bench writes it), not in prose
+# that drifts: at most 3 lines of the code and 3 of the man pages quote
+# a time or a bandwidth.
+figures='[0-9](\.[0-9]+)? ?(ms|us|µs|milliseconds|seconds|GB/s|MB/s|GiB/s|images/s|frames/s)\b|[0-9]% of (a |the )?copy'
+ncode=$(cat "$ROOT"/lib/*.[ch] "$ROOT"/kernels/*.cu* "$ROOT"/cmd/*.[ch] | grep -cE "$figures")
+nman=$(cat "$ROOT"/man/*.1 | grep -cE "$figures")
+why="$ncode lines of lib/, kernels/ and cmd/ and $nman of man/ quote figures"
+check man/no-figures eval '[ "$ncode" -le 3 ] && [ "$nman" -le 3 ]'

@@ -41,14 +41,14 @@ multi_usage shard-no-batch "needs a batch" --shard 0/2 "$SAMPLES/coins.pgm"
 multi_usage shard-collide "would both be written" --shard 1/2 -o "$M/u" "$SAMPLES/coins.pgm" \
     "$M/in/coins.pgm" "$SAMPLES/px2x3.pgm"
 
-# Without a GPU, --device all is the default device: a notice and the CPU
-# for -m auto, an error for a GPU strategy.
+# Without a GPU, --device all is the default device: the CPU (a notice
+# with -v) for -m auto, an error for a GPU strategy.
 if have_gpu; then
 	skip multi/no-gpu/all-auto "a GPU is there"
 	skip multi/no-gpu/all-strategy "a GPU is there"
 else
 	"$BIN/sobel" --cpu "$SAMPLES/coins.pgm" "$M/cpu.pgm"
-	"$BIN/sobel" --device all "$SAMPLES/coins.pgm" "$M/all.pgm" 2>"$M/err"
+	"$BIN/sobel" -v --device all "$SAMPLES/coins.pgm" "$M/all.pgm" 2>"$M/err"
 	st=$?
 	why="exit $st, $(cat "$M/err")"
 	check multi/no-gpu/all-auto eval '[ $st = 0 ] && cmp -s "$M/cpu.pgm" "$M/all.pgm" &&
@@ -128,7 +128,7 @@ DEVS=${GPU_DEVICES:-all}
 multi_gpu() {
 	m=$1 D=$M/$1 bad=
 	mkdir -p "$D"
-	for c in "sobel -t 60" "conv2d -k gauss:1.4" "edge --auto"; do
+	while read -r c <&3; do
 		n=$(echo "$c" | tr -c 'a-z0-9' _)
 		# shellcheck disable=SC2086
 		{
@@ -144,7 +144,9 @@ multi_gpu() {
 		    "$BIN"/$c -q -m "$m" --device "$DEVS" -o "$D/bN-$n" $(cat "$M/list") \
 		    2>>"$D/gpu.err" || bad="$bad $n:batch-exit"
 		diff -r "$D/b1-$n" "$D/bN-$n" >/dev/null || bad="$bad $n:batch"
-	done
+	done 3<<EOF
+$(tool_runs)
+EOF
 	echo "$bad" >"$D.bad"
 }
 

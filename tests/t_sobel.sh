@@ -2,48 +2,9 @@
 # and batches (bad input: t_bad.sh).  Sourced by tests/run.sh.
 
 . ./tests/cases_sobel.sh
+. ./tests/golden_run.sh
 
-base() { n=${1##*/}; echo "${n%.*}"; }
-
-# Runs one strategy over every sample, one batch per configuration (the
-# 8-bit samples in one, the 16-bit one in another: their options differ),
-# and compares each output with its golden file, byte for byte.
-sobel_golden() {
-	m=$1
-	s8= s16=
-	for s in $SOBEL_SAMPLES; do
-		case $s in astro16*) s16="$s16 $SAMPLES/$s" ;; *) s8="$s8 $SAMPLES/$s" ;; esac
-	done
-	sobel_configs | while IFS='|' read -r cfg opt8 opt16; do
-		d=$TMP/sobel-$m-$cfg
-		mkdir -p "$d"
-		# shellcheck disable=SC2086
-		limited "$BIN/sobel" -q -m "$m" $opt8 -o "$d" $s8 2>"$d.err" ||
-			echo "run $cfg, 8-bit: $(head -c 300 "$d.err")"
-		# shellcheck disable=SC2086
-		limited "$BIN/sobel" -q -m "$m" $opt16 -o "$d" $s16 2>"$d.err" ||
-			echo "run $cfg, 16-bit: $(head -c 300 "$d.err")"
-		for s in $SOBEL_SAMPLES; do
-			g=$GOLDEN/sobel/$(base "$s").$cfg.pgm
-			if cmp -s "$d/$(base "$s").pgm" "$g"; then echo "ok $s.$cfg"; else
-				echo "bad $s.$cfg"; fi
-		done
-	done >"$TMP/golden-$m.log"
-}
-
-# The strategies side by side (on a GPU, most of a small run is opening
-# the GPU, or two with --device all), then their counts.
-for m in $(strategies sobel); do
-	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then sobel_golden "$m" & fi
-done
-wait
-for m in $(strategies sobel); do
-	if [ "$m" = cpu ] || [ "$m" = auto ] || have_gpu; then
-		tally "sobel/golden/$m" "$TMP/golden-$m.log" "differs from $GOLDEN/sobel"
-	else
-		skip "sobel/golden/$m" "no GPU"
-	fi
-done
+golden_all sobel
 
 # Launch shapes that do not divide the image, on every GPU strategy.
 sobel_shapes() {
@@ -142,17 +103,24 @@ else
 	fail sobel/batch-png "no PNG in the batch directory"
 fi
 
-# Without a GPU: auto falls back with one notice, and -q silences it
-# (an explicit GPU strategy: t_fallback.sh).
+# Without a GPU: auto falls back silently, -v gives one notice, and -q
+# silences it (an explicit GPU strategy: t_fallback.sh).
 if ! have_gpu; then
 	"$BIN/sobel" "$SAMPLES/px2x3.pgm" "$TMP/x.pgm" 2>"$TMP/err"
-	if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q 'CPU' "$TMP/err"; then
-		pass sobel/nogpu/auto-notice
+	if [ -s "$TMP/x.pgm" ] && [ ! -s "$TMP/err" ]; then
+		pass sobel/nogpu/auto-silent
 	else
-		fail sobel/nogpu/auto-notice "expected one notice line: $(cat "$TMP/err")"
+		fail sobel/nogpu/auto-silent "expected no message: $(cat "$TMP/err")"
 	fi
-	"$BIN/sobel" -q "$SAMPLES/px2x3.pgm" "$TMP/x.pgm" 2>"$TMP/err"
-	[ -s "$TMP/err" ] && fail sobel/nogpu/quiet "-q printed: $(cat "$TMP/err")" ||
+	"$BIN/sobel" -v "$SAMPLES/px2x3.pgm" "$TMP/x.pgm" 2>"$TMP/err"
+	if [ "$(grep -c 'running on the CPU' "$TMP/err")" -eq 1 ]; then
+		pass sobel/nogpu/auto-notice-v
+	else
+		fail sobel/nogpu/auto-notice-v "expected one notice line: $(cat "$TMP/err")"
+	fi
+	"$BIN/sobel" -q -v "$SAMPLES/px2x3.pgm" "$TMP/x.pgm" 2>"$TMP/err"
+	grep -q 'running on the CPU' "$TMP/err" &&
+	    fail sobel/nogpu/quiet "-q printed: $(cat "$TMP/err")" ||
 		pass sobel/nogpu/quiet
 fi
 

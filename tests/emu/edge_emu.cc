@@ -26,7 +26,7 @@
 #include "emu_img.h"
 extern "C" {
 #include "conv2d.h"
-#include "edge.h"
+#include "edge_tool.h"
 #include "otsu.h"
 }
 
@@ -47,7 +47,7 @@ pipeline(const struct gpu_image *src, const struct gpu_image *out,
     const struct edge_opts *o, enum gf_strategy s)
 {
 	struct gpu_image lab = dev_image(src->width, src->height, 255);
-	struct edge_params p = edge_params_for(o);
+	struct grad_thresh p = edge_params_for(o);
 	static struct otsu_device od;
 	size_t hs = edge_hyst_scratch(src->width, src->height);
 	void *scratch = aligned_alloc(256, (hs + 255) / 256 * 256);

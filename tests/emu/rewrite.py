@@ -47,5 +47,5 @@ while True:
     out += 'emu_launch(%s, [=]() { %s(%s); })' % (', '.join(cfg), m.group(1), args)
     i = k + 1
 out = re.sub(r'extern __shared__ (?:__align__\(\d+\) )?([\w ]+?) (\w+)\[\];',
-             r'\1 *\2 = (\1 *)emu_dyn_smem;', out)
+             r'static \1 *\2 = (\1 *)emu_dyn_smem;', out)
 sys.stdout.write('#include "emu.h"\n' + out)
