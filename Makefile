@@ -68,7 +68,8 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
             *) j=-j$$(nproc 2>/dev/null || echo 1) ;; esac
 
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
-            build/tests/gpu_probe build/bench/framegen build/bench/jpeggen
+            build/tests/gpu_probe build/bench/framegen build/bench/jpeggen \
+            build/bench/jpegdec
 
 all: $(BINS)
 

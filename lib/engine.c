@@ -173,9 +173,7 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	f->nlanes = state == GPU_READY ? f->per_gpu * ndev : 1;
 	if ((f->ln = calloc((size_t)f->nlanes, sizeof(*f->ln))) == NULL)
 		return gf_fail(e, "out of memory");
-	slot_pool_add(en, &en->read.rd[0], more);
-	for (int i = 0; en->jdec.on && en->njobs > 1 && i < en->read.nreaders; i++)
-		slot_pool_add(en, &en->read.rd[i], SLOTS_JPEG);
+	slot_pool_add(en, &en->read.rd[0], more, 0);
 	for (int i = 0; i < f->nlanes; i++) {
 		f->ln[i].en = en;
 		f->ln[i].dev = state == GPU_READY ? &en->gpus.dev[i / f->per_gpu] : NULL;

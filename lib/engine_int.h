@@ -97,9 +97,11 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  */
 #define LANES_BATCH 4
 /*
- * Slots more per reader of a batch once the GPUs' JPEG engines decode
- * (a slot then holds a JPEG's bytes until its batch is decoded): enough
- * for a batch in decoding, the next one filling, and the lanes'.
+ * Slots and markers more per reader of a batch once the GPUs' JPEG
+ * engines take its first JPEG (a slot then holds a JPEG's bytes until
+ * its batch is decoded, and a one-image job its marker too): enough for
+ * a batch in decoding, the next one filling, and the lanes'.  Only then:
+ * every slot more is an output buffer more to touch first.
  */
 #define SLOTS_JPEG 4
 #define LANES_MAX 8
@@ -256,6 +258,8 @@ struct jdec_stage {
 	pthread_cond_t cv;      /* queue has slots, or the readers ended */
 	int engines, cpu;       /* images decoded by the engines, and by lanes on the CPU */
 	int fail_at, taken;     /* GPUFILT_JPEG_FAIL=K: the engines fail the K-th they take (en->mu) */
+	int wait;               /* GPUFILT_GPU_DECODE=2: readers wait for the GPUs to open */
+	int grown;              /* the readers got SLOTS_JPEG more (en->mu) */
 };
 
 /* engine_lane.c's state: the lanes and how they cut and move images. */
@@ -306,7 +310,7 @@ void fifo_push(struct fifo *q, struct slot *s);
 struct slot *fifo_pop(struct fifo *q);
 
 int slot_pool_init(struct engine *en, int per);
-void slot_pool_add(struct engine *en, struct reader *rd, int more);
+void slot_pool_add(struct engine *en, struct reader *rd, int more, int marker);
 void slot_pool_free(struct engine *en);
 void *hbuf_get(struct engine *en, struct hbuf *b, size_t n);
 void slot_prepare_out(struct engine *en, struct slot *s);

@@ -66,6 +66,7 @@ jdec_init(struct engine *en)
 	const char *env = getenv("GPUFILT_GPU_DECODE");
 
 	j->wanted = en->o->strategy != GF_CPU && (env == NULL || strcmp(env, "0") != 0);
+	j->wait = env != NULL && strcmp(env, "2") == 0;
 	j->batch = (env = getenv("GPUFILT_JPEG_BATCH")) != NULL ? atoi(env) : JDEC_BATCH;
 	if (j->batch < 1 || j->batch > JDEC_BATCH_MAX)
 		j->batch = JDEC_BATCH;
@@ -90,24 +91,44 @@ jdec_decide(struct engine *en, int gpu_ready)
 		en->jdec.on |= en->gpus.dev[i].jpeg != NULL;
 }
 
+/*
+ * Whether a reader may keep a JPEG as its bytes now: the engines are in
+ * use.  While the GPUs open, readers decode on the CPU (work the engines
+ * need not do later), unless GPUFILT_GPU_DECODE=2 has them wait.
+ */
 int
 jdec_ready(struct engine *en)
 {
 	int on;
 
+	if (en->jdec.wait && en->jdec.wanted)
+		devices_decision(en);
 	pthread_mutex_lock(&en->mu);
 	on = en->jdec.on;
 	pthread_mutex_unlock(&en->mu);
 	return on;
 }
 
+/*
+ * Queues s for a decoder; the first JPEG of a batch gives every reader
+ * SLOTS_JPEG slots and markers more, so that a batch can fill while the
+ * one before it is decoded and filtered.
+ */
 void
 jdec_post(struct engine *en, struct slot *s)
 {
+	int grow;
+
 	pthread_mutex_lock(&en->mu);
 	fifo_push(&en->jdec.queue, s);
 	pthread_cond_signal(&en->jdec.cv);
+	grow = !en->jdec.grown && en->njobs > 1;
+	en->jdec.grown = 1;
 	pthread_mutex_unlock(&en->mu);
+	for (int i = 0; grow && i < en->read.nreaders; i++) {
+		slot_pool_add(en, &en->read.rd[i], SLOTS_JPEG, 0);
+		slot_pool_add(en, &en->read.rd[i], SLOTS_JPEG, 1);
+	}
 }
 
 /*

@@ -339,7 +339,7 @@ slot_pool_init(struct engine *en, int per)
 
 	p->nslots = en->read.nreaders * (per + MARKERS);
 	p->slots_cap = p->nslots + (en->njobs == 1 ? lanes * GF_MAX_DEVICES : 0) +
-	    (en->njobs > 1 && en->jdec.wanted ? en->read.nreaders * SLOTS_JPEG : 0);
+	    (en->njobs > 1 && en->jdec.wanted ? en->read.nreaders * 2 * SLOTS_JPEG : 0);
 	if ((p->slots = calloc((size_t)p->slots_cap, sizeof(*p->slots))) == NULL)
 		return -1;
 	for (int i = 0; i < p->nslots; i++) {
@@ -354,11 +354,12 @@ slot_pool_init(struct engine *en, int per)
 }
 
 /*
- * more slots for reader rd's images (a stream on more lanes, a batch's
- * JPEGs for the GPUs' engines), within the room slot_pool_init made.
+ * more slots for reader rd's images, or (marker) its end markers: a
+ * stream on more lanes, a batch whose JPEGs go to the GPUs' engines;
+ * within the room slot_pool_init made.
  */
 void
-slot_pool_add(struct engine *en, struct reader *rd, int more)
+slot_pool_add(struct engine *en, struct reader *rd, int more, int marker)
 {
 	struct slot_pool *p = &en->pool;
 
@@ -367,8 +368,9 @@ slot_pool_add(struct engine *en, struct reader *rd, int more)
 		struct slot *s = &p->slots[p->nslots++];
 		s->en = en;
 		s->owner = rd;
-		s->next = rd->free;
-		rd->free = s;
+		s->marker = marker;
+		s->next = *slot_list(rd, marker);
+		*slot_list(rd, marker) = s;
 	}
 	pthread_cond_broadcast(&rd->cv);
 	pthread_mutex_unlock(&en->mu);
