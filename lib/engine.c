@@ -224,7 +224,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	}
 	t0 = gf_now_ms();
 	state = devices_decision(&en);
-	if (lanes_start(&en, state, e) < 0 || jdec_start(&en, e) < 0 ||
+	if (lanes_start(&en, state, e) < 0 ||
 	    (w = writer_open(&en, hooks, st, t0, e)) == NULL)
 		return -1;
 	if (state == GPU_UNUSED && en.gpus.fallback && hooks->notice != NULL)

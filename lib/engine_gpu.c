@@ -16,8 +16,6 @@ device_open_main(void *arg)
 	struct device *d = arg;
 
 	d->opened = gpu_open(&d->base, d->number, &d->err) == 0;
-	if (d->opened)
-		jdec_open_device(d->en, d);
 	return NULL;
 }
 
@@ -150,6 +148,8 @@ opener_main(void *arg)
 		en->stop = 1;
 	engine_wake(en);
 	pthread_mutex_unlock(&en->mu);
+	if (r > 0)
+		jdec_start(en);
 	return NULL;
 }
 

@@ -192,7 +192,7 @@ struct device {
 	int taken, images;      /* images its lanes took, and filtered */
 	int active;             /* lanes with an image on it now */
 	double busy_since, busy_ms;     /* time with at least one */
-	struct jpeg_gpu *jpeg;  /* its JPEG engines (opened with it); NULL: none */
+	struct jpeg_gpu *jpeg;  /* its JPEG engines (opened by its decoder); NULL: none */
 	struct gf_err jpeg_err; /* why none */
 	struct jdec *jdec;      /* its decoder (engine_jdec.c), while the lanes run */
 	struct fifo decoded;    /* JPEGs its engines decoded, for its lanes (en->mu) */
@@ -251,14 +251,17 @@ struct gpu_set {
  */
 struct jdec_stage {
 	int wanted;             /* a gray tool or gray JPEGs, and not GPUFILT_GPU_DECODE=0 */
-	int on;                 /* wanted, and a GPU of the run has engines (en->mu) */
+	int on;                 /* a GPU's engines are open and decoding (en->mu) */
 	int batch;              /* images per batch (GPUFILT_JPEG_BATCH) */
 	struct fifo queue;      /* kept as bytes, for a decoder (en->mu) */
 	int busy;               /* slots a decoder holds (en->mu) */
 	pthread_cond_t cv;      /* queue has slots, or the readers ended */
 	int engines, cpu;       /* images decoded by the engines, and by lanes on the CPU */
 	int fail_at, taken;     /* GPUFILT_JPEG_FAIL=K: the engines fail the K-th they take (en->mu) */
-	int wait;               /* GPUFILT_GPU_DECODE=2: readers wait for the GPUs to open */
+	int wait;               /* GPUFILT_GPU_DECODE=2: readers wait for the engines to open */
+	int possible;           /* the GPUs are in use: their decoders look for engines */
+	int seen;               /* a reader saw a JPEG: the decoders open their engines */
+	int pending;            /* decoders that have not yet tried (en->mu, en->cv) */
 	int grown;              /* the readers got SLOTS_JPEG more (en->mu) */
 };
 
@@ -339,11 +342,10 @@ void device_fail(struct engine *en, struct device *d, struct slot *s);
 
 struct jdec_buf;
 void jdec_init(struct engine *en);
-void jdec_open_device(struct engine *en, struct device *d);
 void jdec_decide(struct engine *en, int gpu_ready);
 int jdec_ready(struct engine *en);
 void jdec_post(struct engine *en, struct slot *s);
-int jdec_start(struct engine *en, struct gf_err *e);
+void jdec_start(struct engine *en);
 void jdec_join(struct engine *en, struct engine_stats *st);
 void jdec_close_device(struct device *d);
 void jdec_buf_release(struct engine *en, struct device *d, struct slot *s);

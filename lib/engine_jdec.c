@@ -12,9 +12,9 @@
  * JPEG while the GPUs are still opening, is decoded by the readers as
  * before, side by side with the engines.
  *
- * All nvJPEG calls on a GPU come from its decoder thread (the handle is
- * opened with the device; the decode state, stream and buffers are the
- * thread's).  The hardware writes a batch's buffers when the call is made,
+ * All nvJPEG calls on a GPU come from its decoder thread, which opens
+ * the library and the engines once the first JPEG is seen, while the
+ * readers go on decoding on the CPU.  The hardware writes a batch's buffers when the call is made,
  * not when the stream reaches it, so a buffer goes back to the pool only
  * once the lane that filtered it has waited for its stream on the host,
  * and a batch is waited for on the host before its images are handed on.
@@ -74,21 +74,16 @@ jdec_init(struct engine *en)
 	pthread_cond_init(&j->cv, NULL);
 }
 
-/* On d's opening thread: its engines, when JPEGs may go to them. */
-void
-jdec_open_device(struct engine *en, struct device *d)
-{
-	if (en->jdec.wanted)
-		jpeg_gpu_open(&d->jpeg, d->base.device, &d->jpeg_err);
-}
-
-/* Once the GPUs are decided (under en->mu): whether any has engines. */
+/*
+ * Once the GPUs are decided (under en->mu): whether their decoders will
+ * look for engines; each that does counts in pending until it has tried.
+ */
 void
 jdec_decide(struct engine *en, int gpu_ready)
 {
+	en->jdec.possible = gpu_ready && en->jdec.wanted;
+	en->jdec.pending = en->jdec.possible ? en->gpus.ndev : 0;
 	en->jdec.on = 0;
-	for (int i = 0; gpu_ready && en->jdec.wanted && i < en->gpus.ndev; i++)
-		en->jdec.on |= en->gpus.dev[i].jpeg != NULL;
 }
 
 /*
@@ -104,6 +99,12 @@ jdec_ready(struct engine *en)
 	if (en->jdec.wait && en->jdec.wanted)
 		devices_decision(en);
 	pthread_mutex_lock(&en->mu);
+	if (!en->jdec.seen) {
+		en->jdec.seen = 1;      /* the decoders open their engines now */
+		pthread_cond_broadcast(&en->jdec.cv);
+	}
+	while (en->jdec.wait && !en->jdec.on && en->jdec.pending > 0)
+		pthread_cond_wait(&en->cv, &en->mu);
 	on = en->jdec.on;
 	pthread_mutex_unlock(&en->mu);
 	return on;
@@ -334,12 +335,41 @@ jdec_thread_open(struct jdec *jd)
 	return jpeg_gpu_batch_open(jd->d->jpeg, &jd->b, &e);
 }
 
+/*
+ * Opens jd's engines once a reader has seen a JPEG (never for a batch
+ * without one: loading nvJPEG and making its hardware decoder's handle
+ * takes time, which no run waits for): 1 when they are in use.
+ */
+static int
+jdec_engines_open(struct jdec *jd)
+{
+	struct engine *en = jd->d->en;
+	int ok;
+
+	pthread_mutex_lock(&en->mu);
+	while (!en->jdec.seen && en->readers_left > 0 && !en->stop)
+		pthread_cond_wait(&en->jdec.cv, &en->mu);
+	ok = en->jdec.seen && !en->stop;
+	pthread_mutex_unlock(&en->mu);
+	ok = ok && jpeg_gpu_open(&jd->d->jpeg, jd->d->base.device,
+	    &jd->d->jpeg_err) == 0 && jdec_thread_open(jd) == 0;
+	pthread_mutex_lock(&en->mu);
+	en->jdec.pending--;
+	en->jdec.on |= ok;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+	return ok;
+}
+
 static void *
 jdec_main(void *arg)
 {
 	struct jdec *jd = arg;
 	struct engine *en = jd->d->en;
-	int ok = jdec_thread_open(jd) == 0, n;
+	int ok = jdec_engines_open(jd), n;
+
+	if (!ok)
+		return NULL;
 
 	while ((n = jdec_take(en, jd->slots)) > 0) {
 		double t0 = gf_now_ms();
@@ -379,23 +409,25 @@ jdec_new(struct device *d)
 }
 
 /*
- * Starts a decoder for each GPU with engines, once the lanes run; -1
- * if out of memory or a thread cannot start.
+ * Starts a decoder for each GPU, on the opener's thread as soon as the
+ * GPUs are decided; one that cannot start (no memory, no thread) leaves
+ * its GPU's JPEGs to the CPU.
  */
-int
-jdec_start(struct engine *en, struct gf_err *e)
+void
+jdec_start(struct engine *en)
 {
-	for (int i = 0; en->jdec.on && i < en->gpus.ndev; i++) {
+	for (int i = 0; en->jdec.possible && i < en->gpus.ndev; i++) {
 		struct device *d = &en->gpus.dev[i];
-		if (d->jpeg == NULL)
+		if ((d->jdec = jdec_new(d)) != NULL &&
+		    pthread_create(&d->jdec->th, NULL, jdec_main, d->jdec) == 0) {
+			d->jdec->started = 1;
 			continue;
-		if ((d->jdec = jdec_new(d)) == NULL)
-			return gf_fail(e, "out of memory");
-		if (pthread_create(&d->jdec->th, NULL, jdec_main, d->jdec) != 0)
-			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
-		d->jdec->started = 1;
+		}
+		pthread_mutex_lock(&en->mu);
+		en->jdec.pending--;
+		pthread_cond_broadcast(&en->cv);
+		pthread_mutex_unlock(&en->mu);
 	}
-	return 0;
 }
 
 /* Joins the decoders, their figures into st. */

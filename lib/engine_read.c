@@ -136,7 +136,11 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 	struct slot *s;
 	int got, turned;
 
-	if (f == stdin || !jdec_ready(en))
+	unsigned char head[3];
+
+	if (f == stdin || !en->jdec.wanted ||
+	    pread(fileno(f), head, 3, 0) != 3 || head[0] != 0xff ||
+	    head[1] != 0xd8 || head[2] != 0xff || !jdec_ready(en))
 		return 0;
 	tk->wait_ms = 0;
 	got = img_jpeg_bits_read(f, name, &o, &b, e);
