@@ -181,8 +181,12 @@ cli_summary_rate(struct cli_ctx *c, const struct engine_stats *st)
 		fprintf(stderr, "%s: GPU %d (%s): %d images, busy %.0f%%\n", c->prog,
 		    st->dev[i].device, st->dev[i].name, st->dev[i].images,
 		    100 * st->dev[i].busy_ms / st->wall_ms);
-	if (!st->jpeg_on)
+	if (!st->jpeg_on) {
+		if (st->jpeg_why[0] != '\0')
+			fprintf(stderr, "%s: JPEGs decoded on the CPU: %s\n", c->prog,
+			    st->jpeg_why);
 		return;
+	}
 	fprintf(stderr, "%s: decoders: %d images on the GPUs' JPEG engines, %d on "
 	    "the CPU", c->prog, st->jpeg_engines, st->images - st->jpeg_engines);
 	if (st->jpeg_cpu > 0)

@@ -260,7 +260,8 @@ struct jdec_stage {
 	int fail_at, taken;     /* GPUFILT_JPEG_FAIL=K: the engines fail the K-th they take (en->mu) */
 	int wait;               /* GPUFILT_GPU_DECODE=2: readers wait for the engines to open */
 	int possible;           /* the GPUs are in use: their decoders look for engines */
-	int seen;               /* a reader saw a JPEG: the decoders open their engines */
+	int seen;               /* a reader saw a JPEG, enough inputs left: open the engines */
+	int always;             /* GPUFILT_GPU_DECODE=1 or 2: whatever the inputs left */
 	int pending;            /* decoders that have not yet tried (en->mu, en->cv) */
 	int grown;              /* the readers got SLOTS_JPEG more (en->mu) */
 };

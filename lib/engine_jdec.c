@@ -29,6 +29,14 @@
 /* Images per batch: fewer leave the engines idle between calls. */
 #define JDEC_BATCH 32
 #define JDEC_BATCH_MAX 256
+/*
+ * A batch opens the engines only with this many inputs left when its
+ * first JPEG is read (GPUFILT_GPU_DECODE=1 or 2: at any count): on the
+ * H100 they took 0.9 s to open (bench/jpegdec), while 16 cores decode
+ * 225-229 photos of 12 MP a second, so a batch of 256 ran slower with
+ * them.  The crossover is not measured; this is above it.
+ */
+#define JDEC_MIN_JOBS 1024
 /* How long a decoder waits for a batch to fill while readers still read. */
 #define JDEC_FILL_MS 2
 
@@ -67,6 +75,7 @@ jdec_init(struct engine *en)
 
 	j->wanted = en->o->strategy != GF_CPU && (env == NULL || strcmp(env, "0") != 0);
 	j->wait = env != NULL && strcmp(env, "2") == 0;
+	j->always = env != NULL && (strcmp(env, "1") == 0 || j->wait);
 	j->batch = (env = getenv("GPUFILT_JPEG_BATCH")) != NULL ? atoi(env) : JDEC_BATCH;
 	if (j->batch < 1 || j->batch > JDEC_BATCH_MAX)
 		j->batch = JDEC_BATCH;
@@ -99,7 +108,8 @@ jdec_ready(struct engine *en)
 	if (en->jdec.wait && en->jdec.wanted)
 		devices_decision(en);
 	pthread_mutex_lock(&en->mu);
-	if (!en->jdec.seen) {
+	if (!en->jdec.seen && (en->jdec.always ||
+	    en->njobs - en->next_job >= JDEC_MIN_JOBS)) {
 		en->jdec.seen = 1;      /* the decoders open their engines now */
 		pthread_cond_broadcast(&en->jdec.cv);
 	}
@@ -436,6 +446,11 @@ jdec_join(struct engine *en, struct engine_stats *st)
 {
 	st->jpeg_on = en->jdec.on;
 	st->jpeg_cpu = en->jdec.cpu;
+	st->jpeg_why[0] = '\0';
+	for (int i = 0; !en->jdec.on && en->jdec.seen && i < en->gpus.ndev; i++)
+		if (en->gpus.dev[i].jpeg_err.msg[0] != '\0')
+			snprintf(st->jpeg_why, sizeof(st->jpeg_why), "%s",
+			    en->gpus.dev[i].jpeg_err.msg);
 	for (int i = 0; i < en->gpus.ndev; i++) {
 		struct jdec *jd = en->gpus.dev[i].jdec;
 		if (jd == NULL || !jd->started)
