@@ -15,15 +15,20 @@
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
 #   make install    PREFIX=/usr/local: the tools (stripped; STRIP= keeps
 #                   their symbols), their man pages, and bash, zsh and
-#                   fish completion under $(PREFIX)/share
+#                   fish completion under $(PREFIX)/share; the library
+#                   libgpufilt (.so and .a), gpufilt.h, gpufilt.pc and
+#                   gpufilt(3)
 #   make uninstall  removes what make install wrote (same PREFIX)
 #
 # Each step prints one short line (  CC lib/img.o); make V=1 prints the
 # full commands.  make demo and make test build with -j(number of CPUs)
 # unless a -j is given.
 
-VERSION   := 0.1
+# The version is the public header's (lib/gpufilt.h), so the two agree.
+VERSION   := $(shell sed -n 's/^\#define GF_VERSION_STRING "\(.*\)"/\1/p' lib/gpufilt.h)
 PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
 CC        := gcc
@@ -32,13 +37,16 @@ NVCCFLAGS ?= -O3
 # Hopper machine code, plus PTX the driver can compile for older GPUs.
 GENCODE   ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
 
-PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif
+PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
+             libwebpdemux
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# Position-independent code throughout: the same objects make the tools
+# and the shared library (build/libgpufilt.so).
 ALL_CFLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
-                -Ilib -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
-ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra \
+                -fPIC -Ilib -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
+ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra,-fPIC \
                 $(NVCCFLAGS)
 # The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
 # sanitizer runtime), then LDFLAGS.
@@ -68,10 +76,43 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
             *) j=-j$$(nproc 2>/dev/null || echo 1) ;; esac
 
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
-            build/tests/gpu_probe build/bench/framegen build/bench/jpeggen \
-            build/bench/jpegdec
+            build/tests/gpu_probe build/bench/framegen build/bench/cpuops \
+            build/bench/jpeggen build/bench/jpegdec
 
-all: $(BINS)
+# libgpufilt as installed: the shared library (its soname the major
+# version) exporting the names of lib/gpufilt.sym alone, linked against
+# the shared CUDA runtime so that a CUDA program's streams and pointers
+# are its own; and the static one, one object whose other symbols are
+# made local.  The tools link build/libgpufilt.a, every symbol visible.
+SO_MAJOR := $(firstword $(subst ., ,$(VERSION)))
+LIB_SO   := build/dist/libgpufilt.so.$(VERSION)
+LIB_A    := build/dist/libgpufilt.a
+OBJCOPY  ?= objcopy
+
+all: $(BINS) $(LIB_SO) $(LIB_A)
+
+build/dist/gpufilt.map: lib/gpufilt.sym
+	@mkdir -p $(@D)
+	$(say) GEN $@
+	$(Q){ echo 'GPUFILT_$(SO_MAJOR) {'; echo '  global:'; \
+	    sed 's/.*/    &;/' $<; echo '  local: *;'; echo '};'; } >$@
+
+$(LIB_SO): $(LIB_OBJS) build/dist/gpufilt.map
+	$(say) LD $@
+	$(Q)$(CC) -shared -Wl,-soname,libgpufilt.so.$(SO_MAJOR) \
+	    -Wl,--version-script=build/dist/gpufilt.map -Wl,--no-undefined \
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(PKG_LIBS) -L$(CUDA)/lib64 \
+	    -Wl,-rpath,$(CUDA)/lib64 -lcudart -lstdc++ -lpthread -ldl -lrt -lm
+	$(Q)ln -sf libgpufilt.so.$(VERSION) build/dist/libgpufilt.so.$(SO_MAJOR)
+	$(Q)ln -sf libgpufilt.so.$(SO_MAJOR) build/dist/libgpufilt.so
+
+$(LIB_A): $(LIB_OBJS) lib/gpufilt.sym
+	@mkdir -p $(@D)
+	$(say) AR $@
+	$(Q)$(LD) -r -o build/dist/gpufilt.o $(LIB_OBJS)
+	$(Q)$(OBJCOPY) --keep-global-symbols=lib/gpufilt.sym build/dist/gpufilt.o
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ build/dist/gpufilt.o
 
 build/libgpufilt.a: $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -123,6 +164,10 @@ build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(say) CCLD $@
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
+
+# webp_test makes animations with libwebpmux's encoder; the tools do not link it.
+build/tests/webp_test build/asan/tests/webp_test: private LDLIBS += \
+    $(shell pkg-config --libs libwebpmux 2>/dev/null)
 
 build/bench/%: bench/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
@@ -198,7 +243,7 @@ FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 30
 FUZZ_IMG_SRC   := lib/img.c lib/img_pnm.c lib/img_png.c lib/img_jpeg.c \
-                  lib/img_tiff.c lib/img_orient.c lib/img_stb.c lib/gf.c \
+                  lib/img_tiff.c lib/img_webp.c lib/img_orient.c lib/img_stb.c lib/gf.c \
                   lib/outfile.c lib/gray.c
 FUZZ_KSPEC_SRC := lib/kspec.c lib/opts.c lib/strategy.c $(FUZZ_IMG_SRC)
 
@@ -267,7 +312,7 @@ bench: all build/bench/bench
 bench-io: all build/bench/framegen build/bench/jpeggen build/bench/jpegdec \
     build/tests/gpu_probe
 	sh bench/io.sh
-bench-cpu: all
+bench-cpu: all build/bench/cpuops
 	sh bench/cpu.sh
 
 # Shell completion: each tool prints its own from its option tables.
@@ -293,32 +338,49 @@ build/completion/fish/%.fish: bin/%
 # Where make install puts each kind of file, under $(DESTDIR).
 BINDIR      ?= $(PREFIX)/bin
 MAN1DIR     ?= $(PREFIX)/share/man/man1
+MAN3DIR     ?= $(PREFIX)/share/man/man3
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # The installed tools are stripped of their symbols and debug information
 # (most of their size); make install STRIP= keeps them.
 STRIP       ?= strip
+# libgpufilt's files: the libraries, the soname's links, header, pc, man page.
+LIB_INSTALLED = $(LIBDIR)/libgpufilt.so.$(VERSION) \
+               $(LIBDIR)/libgpufilt.so.$(SO_MAJOR) $(LIBDIR)/libgpufilt.so \
+               $(LIBDIR)/libgpufilt.a $(PKGCONFIGDIR)/gpufilt.pc \
+               $(INCLUDEDIR)/gpufilt.h $(MAN3DIR)/gpufilt.3
 # Every file make install writes: make uninstall removes these.
 INSTALLED    = $(TOOLS:%=$(BINDIR)/%) $(TOOLS:%=$(MAN1DIR)/%.1) \
                $(TOOLS:%=$(BASHCOMPDIR)/%) $(TOOLS:%=$(ZSHCOMPDIR)/_%) \
-               $(TOOLS:%=$(FISHCOMPDIR)/%.fish)
+               $(TOOLS:%=$(FISHCOMPDIR)/%.fish) $(LIB_INSTALLED)
 
 install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASHCOMPDIR) \
-	    $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	    $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(LIBDIR) \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MAN3DIR)
 	cp $(BINS) $(DESTDIR)$(BINDIR)/
 	$(if $(STRIP),$(STRIP) $(TOOLS:%=$(DESTDIR)$(BINDIR)/%))
 	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(MAN1DIR)/
 	cp $(BASH_COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
 	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(ZSHCOMPDIR)/
 	cp $(FISH_COMPLETIONS) $(DESTDIR)$(FISHCOMPDIR)/
+	cp $(LIB_SO) $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	ln -sf libgpufilt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpufilt.so.$(SO_MAJOR)
+	ln -sf libgpufilt.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libgpufilt.so
+	cp lib/gpufilt.h $(DESTDIR)$(INCLUDEDIR)/
+	cp man/gpufilt.3 $(DESTDIR)$(MAN3DIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    -e 's|@PKGS@|$(PKGS)|' -e 's|@CUDALIB@|$(CUDA)/lib64|' \
+	    lib/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
 
 # Then the directories that are left empty, up to (not with) PREFIX.
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
 	@for d in $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
-	    $(BINDIR); do \
+	    $(MAN3DIR) $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
 		while [ "$${d#$(PREFIX)/}" != "$$d" ] && \
 		    rmdir "$(DESTDIR)$$d" 2>/dev/null; do d=$${d%/*}; done; \
 	done

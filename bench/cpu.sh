@@ -5,11 +5,14 @@
 # hits both.  Peers: libvips (vips sobel, vips conv --precision integer,
 # vips canny) and Netpbm's pamedge; a peer that is not installed is
 # skipped and said so.  Then, where Python's cv2 imports, OpenCV in
-# process (cv2.Sobel + threshold, filter2D, GaussianBlur + Canny) against
-# our tools' own "cpu" time from -v.  Targets are ratios for a 2-core
-# machine; the load average is printed with every row.
+# process (Sobel + magnitude + threshold, GaussianBlur, filter2D,
+# GaussianBlur + Canny, Canny) against the same operations of ours in
+# process (build/bench/cpuops), compute only, on 1, 2 and all threads.
+# Targets are ratios for a 2-core machine; the load average is printed
+# with every whole-process row.
 #
-# Usage: sh bench/cpu.sh [RUNS]        (make bench-cpu; RUNS default 5)
+# Usage: sh bench/cpu.sh [RUNS]        (make bench-cpu; RUNS default 5,
+#                                       ROUNDS=3 in the environment)
 cd "$(dirname "$0")/.." || exit 1
 BIN=$PWD/bin
 RUNS=${1:-5}
@@ -20,7 +23,8 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 IN=$TMP/in.pgm
 K5="0 -1 -2 -1 0; -1 2 4 2 -1; -2 4 12 4 -2; -1 2 4 2 -1; 0 -1 -2 -1 0"
 
-# Tiles the gray photograph $SRC to 4096x4096 into $IN, outside the timing.
+# Tiles the gray photograph $SRC to 4096x4096 into $IN, outside the
+# timing, with Gaussian noise of sigma 3 levels where numpy imports.
 make_input() {
 	"$BIN/conv2d" --cpu -q -k identity "$SRC" "$TMP/src.ppm" || return 1
 	python3 - "$TMP/src.ppm" "$IN" <<'EOF'
@@ -39,11 +43,18 @@ w, h, ch = int(tok[1]), int(tok[2]), 3 if tok[0] == b'P6' else 1
 px = data[pos + 1:]
 rows = [bytes(px[(y * w + x) * ch + 1 if ch == 3 else y * w + x]
         for x in range(w)) for y in range(h)]   # green as gray
-out = bytearray(b'P5\n4096 4096\n255\n')
+out = bytearray()
 for y in range(4096):
     r = rows[y % h]
     out += (r * (4096 // w + 1))[:4096]
-open(sys.argv[2], 'wb').write(out)
+try:                                    # a little sensor noise, as a photo has
+    import numpy as np
+    px = np.frombuffer(bytes(out), np.uint8).astype(np.float64)
+    px += np.random.default_rng(1).normal(0, 3, px.size)
+    out = bytearray(np.clip(px, 0, 255).astype(np.uint8).tobytes())
+except ImportError:
+    pass
+open(sys.argv[2], 'wb').write(b'P5\n4096 4096\n255\n' + out)
 EOF
 }
 
@@ -87,7 +98,7 @@ row() {
 have() { command -v "$1" >/dev/null 2>&1; }
 
 make_input || { echo "bench-cpu: cannot make the input from $SRC" >&2; exit 1; }
-printf '%s\n' "input: $SRC tiled to 4096x4096 8-bit; $(nproc) CPUs; median of $RUNS"
+printf '%s\n' "input: $SRC tiled to 4096x4096 8-bit (noise where numpy imports); $(nproc) CPUs; median of $RUNS"
 printf '%-34s %8s %8s %7s %5s  %-4s %s\n' "ours vs peer (whole process)" \
     "ours ms" "peer ms" ratio target "" "load before/after"
 if have vips; then
@@ -112,27 +123,23 @@ else
 	echo "pamedge: not installed (apt-get install netpbm): skipped"
 fi
 
-# OpenCV in process against our filters' own time (-v's "cpu N ms").
-our_cpu_ms() {
-	for i in $(seq "$RUNS"); do
-		"$@" -v 2>&1 >/dev/null | sed -n 's/.*cpu \([0-9.]*\) ms.*/\1/p'
-	done | median
-}
+# OpenCV in process against ours in process (bench/cpuops), compute only:
+# each operation RUNS times in one process, ours then cv2's, in ROUNDS
+# rounds so that a change of load hits both; the median of the rounds'
+# medians, on 1, 2 and all threads.
 if ! python3 -c 'import cv2, numpy' 2>/dev/null; then
 	echo "cv2: Python OpenCV does not import (pip install opencv-python-headless): skipped"
 	exit 0
 fi
-s=$(our_cpu_ms "$BIN/sobel" --cpu -t 100 "$IN" "$TMP/ours.pgm")
-c=$(our_cpu_ms "$BIN/conv2d" --cpu -k "$K5" --divisor 16 "$IN" "$TMP/ours.pgm")
-e=$(our_cpu_ms "$BIN/edge" --cpu --sigma 1.4 "$IN" "$TMP/ours.pgm")
-python3 - "$IN" "$RUNS" "$s" "$c" "$e" <<'EOF'
-import sys, time
+python3 - "$IN" "$RUNS" "${ROUNDS:-3}" "$PWD/build/bench/cpuops" "$(nproc)" <<'EOF'
+import statistics, subprocess, sys, time
 import cv2, numpy as np
-img = cv2.imread(sys.argv[1], cv2.IMREAD_GRAYSCALE)
-runs, ours = int(sys.argv[2]), [float(v) for v in sys.argv[3:6]]
+path, runs, rounds, cpuops, ncpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+img = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
 B = cv2.BORDER_REPLICATE
 k5 = np.array([[0, -1, -2, -1, 0], [-1, 2, 4, 2, -1], [-2, 4, 12, 4, -2],
                [-1, 2, 4, 2, -1], [0, -1, -2, -1, 0]], np.float32) / 16
+box5 = np.ones((5, 5), np.float32) / 25
 
 def sobel():
     gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, borderType=B)
@@ -140,23 +147,43 @@ def sobel():
     return cv2.threshold(cv2.magnitude(gx, gy), 100, 255,
                          cv2.THRESH_BINARY)[1].astype(np.uint8)
 
-def conv():
-    return cv2.filter2D(img, -1, k5, borderType=B)
+# Our operation (bench/cpuops's name), what it is set against, cv2's call.
+ops = [("sobel -t 100", "Sobel x2, magnitude, threshold", sobel),
+       ("conv2d gauss:1.4", "GaussianBlur sigma 1.4",
+        lambda: cv2.GaussianBlur(img, (0, 0), 1.4, borderType=B)),
+       ("conv2d box:5 --no-separable", "filter2D 5x5 ones / 25",
+        lambda: cv2.filter2D(img, -1, box5, borderType=B)),
+       ("conv2d 5x5 int /16", "filter2D the same 5x5 / 16",
+        lambda: cv2.filter2D(img, -1, k5, borderType=B)),
+       ("edge --sigma 1.4 30/60", "GaussianBlur 1.4, Canny 30 60 L2",
+        lambda: cv2.Canny(cv2.GaussianBlur(img, (0, 0), 1.4, borderType=B),
+                          30, 60, L2gradient=True)),
+       ("edge --sigma 0 40/100", "Canny 40 100 L2",
+        lambda: cv2.Canny(img, 40, 100, L2gradient=True))]
 
-def canny():
-    sm = cv2.GaussianBlur(img, (11, 11), 1.4, borderType=B)
-    return cv2.Canny(sm, 45, 91, L2gradient=True)
+def ours(name, threads):
+    out = subprocess.run([cpuops, path, str(threads), str(runs), name],
+                         capture_output=True, text=True, check=True).stdout
+    return float(out.split('\t')[1])
 
-print("%-34s %8s %8s %7s  threads %d" % ("ours cpu vs cv2 (in process)",
-      "ours ms", "cv2 ms", "ratio", cv2.getNumThreads()))
-for name, f, o in (("sobel -t 100 / Sobel+threshold", sobel, ours[0]),
-                   ("conv2d 5x5 int / filter2D", conv, ours[1]),
-                   ("edge --sigma 1.4 / Canny", canny, ours[2])):
+def theirs(f, threads):
+    cv2.setNumThreads(threads)
     t = []
     for i in range(runs):
         t0 = time.perf_counter()
         f()
         t.append((time.perf_counter() - t0) * 1000)
-    m = sorted(t)[(runs - 1) // 2]
-    print("%-34s %8.1f %8.1f %7.2f" % (name, o, m, o / m))
+    return statistics.median(t)
+
+print("%-28s %-32s %3s %8s %8s %6s" % ("ours (in process)",
+      "cv2 " + cv2.__version__ + " (in process)", "thr", "ours ms", "cv2 ms", "ratio"))
+for threads in sorted({1, 2, ncpu}):
+    for name, what, f in ops:
+        a, b = [], []
+        for r in range(rounds):
+            a.append(ours(name, threads))
+            b.append(theirs(f, threads))
+        a, b = statistics.median(a), statistics.median(b)
+        print("%-28s %-32s %3d %8.1f %8.1f %6.2f %s" % (name, what, threads,
+              a, b, a / b, "ok" if a <= b else "OVER"))
 EOF

@@ -216,9 +216,13 @@ complete_zsh_spec(FILE *f, const struct complete_opt *o, const char *help,
 	complete_describe(d, sizeof(d), help, word);
 	complete_put(f, d, 1);
 	fputc(']', f);
-	if (o->words[0] != '\0')
-		fprintf(f, ":value:(%s)", o->words);
-	else if (o->code == 'o')
+	if (o->words[0] != '\0') {
+		/* A value's ':' (gauss:) would end the action: escaped. */
+		fputs(":value:(", f);
+		for (const char *w = o->words; *w != '\0'; w++)
+			fprintf(f, "%s%c", *w == ':' ? "\\" : "", *w);
+		fputc(')', f);
+	} else if (o->code == 'o')
 		fputs(":directory:_files -/", f);
 	else if (o->has_arg)
 		fputs(":value: ", f);

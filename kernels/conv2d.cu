@@ -358,32 +358,77 @@ launch_sliding(const gpu_image &in, const gpu_image &out, const conv2d_coef &c,
 	}
 }
 
+/* What a launch of any generic 2D strategy is given. */
+struct conv2d_args {
+	gpu_image in, out;
+	conv2d_coef c;
+	const gf_launch *l;
+	cudaTextureObject_t tex;
+	cudaStream_t st;
+};
+
+template <typename T, typename Acc>
+static void
+run_global(const conv2d_args &a)
+{
+	conv2d_global<T, Acc><<<conv2d_grid(a.in.width, a.in.height, a.l),
+	    dim3(a.l->block_w, a.l->block_h), 0, a.st>>>(a.in, a.out, a.c);
+}
+
+template <typename T, typename Acc>
+static void
+run_texture(const conv2d_args &a)
+{
+	conv2d_texture<T, Acc><<<conv2d_grid(a.in.width, a.in.height, a.l),
+	    dim3(a.l->block_w, a.l->block_h), 0, a.st>>>(a.tex, a.out, a.c);
+}
+
+template <typename T, typename Acc>
+static void
+run_shared(const conv2d_args &a)
+{
+	conv2d_shared<T, Acc><<<conv2d_grid(a.in.width, a.in.height, a.l),
+	    dim3(a.l->block_w, a.l->block_h), conv2d_smem_tile(&a.c, a.l), a.st>>>(
+	    a.in, a.out, a.c, a.l->rows);
+}
+
+template <typename T, typename Acc>
+static void
+run_sliding(const conv2d_args &a)
+{
+	launch_sliding<T, Acc>(a.in, a.out, a.c, a.l, a.st);
+}
+
+/*
+ * conv2d's column of the strategy table for the generic kernels, for
+ * sample type T and accumulator Acc: each GPU strategy's launch; the
+ * default shapes are conv2d_defaults.
+ */
+template <typename T, typename Acc>
+struct conv2d_kernels {
+	static void (*const run[GF_NSTRATEGIES])(const conv2d_args &a);
+};
+
+template <typename T, typename Acc>
+void (*const conv2d_kernels<T, Acc>::run[GF_NSTRATEGIES])(const conv2d_args &a) = {
+	NULL,                   /* auto: resolved before launch */
+	NULL,                   /* cpu */
+	run_global<T, Acc>, run_texture<T, Acc>, run_shared<T, Acc>,
+	run_sliding<T, Acc>,
+};
+
 template <typename T, typename Acc>
 static cudaError_t
 launch_2d(int strategy, const gpu_image &in, const gpu_image &out,
     cudaTextureObject_t tex, const conv2d_coef &c, const gf_launch *l,
     cudaStream_t st)
 {
-	dim3 grid = conv2d_grid(in.width, in.height, l);
-	dim3 block(l->block_w, l->block_h);
+	const conv2d_args a = {in, out, c, l, tex, st};
 
-	switch (strategy) {
-	case GF_GLOBAL:
-		conv2d_global<T, Acc><<<grid, block, 0, st>>>(in, out, c);
-		break;
-	case GF_TEXTURE:
-		conv2d_texture<T, Acc><<<grid, block, 0, st>>>(tex, out, c);
-		break;
-	case GF_SHARED:
-		conv2d_shared<T, Acc><<<grid, block, conv2d_smem_tile(&c, l), st>>>(
-		    in, out, c, l->rows);
-		break;
-	case GF_SLIDING:
-		launch_sliding<T, Acc>(in, out, c, l, st);
-		break;
-	default:
+	if (strategy < 0 || strategy >= GF_NSTRATEGIES ||
+	    conv2d_kernels<T, Acc>::run[strategy] == NULL)
 		return cudaErrorInvalidValue;
-	}
+	conv2d_kernels<T, Acc>::run[strategy](a);
 	return cudaGetLastError();
 }
 

@@ -145,6 +145,58 @@ conv8_mma(gpu_image in, gpu_image out, conv2d_coef c, int rows)
 	mma_store_tile(otile, out, bx0, by0, th, tid, nt);
 }
 
+/* What a launch of a fast 2D kernel is given. */
+struct fast8_args {
+	gpu_image in, out;
+	conv2d_coef c;
+	const gf_launch *l;
+	dim3 grid, block;
+	cudaStream_t st;
+};
+
+/* shared: on the tensor cores where they take the taps and shape. */
+template <int K, int M>
+static void
+run8_shared(const fast8_args &a)
+{
+	const size_t smem = fast_smem(a.c, GF_SHARED, a.l);
+
+	if (M == CONV8_DP4A && mma_takes(a.c, a.l)) {
+		if (a.c.div == 1 && !a.c.abs)
+			conv8_mma<K, true><<<a.grid, a.block, smem, a.st>>>(a.in, a.out,
+			    a.c, a.l->rows);
+		else
+			conv8_mma<K, false><<<a.grid, a.block, smem, a.st>>>(a.in, a.out,
+			    a.c, a.l->rows);
+	} else {
+		conv8_shared<K, M><<<a.grid, a.block, smem, a.st>>>(a.in, a.out, a.c,
+		    a.l->rows);
+	}
+}
+
+template <int K, int M>
+static void
+run8_sliding(const fast8_args &a)
+{
+	conv8_sliding<K, M><<<a.grid, a.block, 0, a.st>>>(a.in, a.out, a.c,
+	    a.l->rows);
+}
+
+/*
+ * The fast kernels' column of the strategy table, for size K and mode
+ * M: shared and sliding have one (fast_k says for which plans).
+ */
+template <int K, int M>
+struct fast8_kernels {
+	static void (*const run[GF_NSTRATEGIES])(const fast8_args &a);
+};
+
+template <int K, int M>
+void (*const fast8_kernels<K, M>::run[GF_NSTRATEGIES])(const fast8_args &a) = {
+	NULL, NULL, NULL, NULL, /* auto, cpu, global, texture: none */
+	run8_shared<K, M>, run8_sliding<K, M>,
+};
+
 /* The fast 2D kernel of strategy (shared or sliding) for size K and mode M. */
 template <int K, int M>
 static void
@@ -152,19 +204,12 @@ launch_fast2d_km(int strategy, const gpu_image &in, const gpu_image &out,
     const conv2d_coef &c, const gf_launch *l, cudaStream_t st)
 {
 	int th = l->block_h * l->rows, tw = 16 * l->block_w;
-	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
-	dim3 block(l->block_w, l->block_h);
-	const size_t smem = fast_smem(c, strategy, l);
+	fast8_args a = {in, out, c, l,
+	    dim3((in.width + tw - 1) / tw, (in.height + th - 1) / th),
+	    dim3(l->block_w, l->block_h), st};
 
-	if (strategy == GF_SHARED && M == CONV8_DP4A && mma_takes(c, l)) {
-		if (c.div == 1 && !c.abs)
-			conv8_mma<K, true><<<grid, block, smem, st>>>(in, out, c, l->rows);
-		else
-			conv8_mma<K, false><<<grid, block, smem, st>>>(in, out, c, l->rows);
-	} else if (strategy == GF_SHARED)
-		conv8_shared<K, M><<<grid, block, smem, st>>>(in, out, c, l->rows);
-	else
-		conv8_sliding<K, M><<<grid, block, 0, st>>>(in, out, c, l->rows);
+	if (fast8_kernels<K, M>::run[strategy] != NULL)
+		fast8_kernels<K, M>::run[strategy](a);
 }
 
 template <int M>

@@ -635,37 +635,92 @@ edge_nms_shape(enum gf_strategy s, unsigned maxval, int width, int height,
 	*tile_h = l->block_h * l->rows;
 }
 
+/* What a launch of any strategy is given. */
+struct nms_args {
+	gpu_image in, lab;
+	struct grad_thresh p;
+	const struct grad_thresh *dp;
+	int border, rows;
+	cudaTextureObject_t tex;
+	dim3 grid, block;
+	size_t smem;
+	cudaStream_t st;
+};
+
 template <typename T>
 static void
+run_global(const nms_args &a)
+{
+	px_global<T> src = {a.in, a.border};
+	edge_nms_pixel<<<a.grid, a.block, 0, a.st>>>(src, a.lab, a.p, a.dp);
+}
+
+template <typename T>
+static void
+run_texture(const nms_args &a)
+{
+	px_texture<T> src = {a.tex, a.in.width, a.in.height, a.border};
+	edge_nms_pixel<<<a.grid, a.block, 0, a.st>>>(src, a.lab, a.p, a.dp);
+}
+
+template <typename T>
+static void
+run_shared(const nms_args &a)
+{
+	edge_nms_shared<T><<<a.grid, a.block, a.smem, a.st>>>(a.in, a.lab, a.p,
+	    a.dp, a.border, a.rows);
+}
+
+template <typename T>
+static void
+run_sliding(const nms_args &a)
+{
+	edge_nms_sliding<T><<<a.grid, a.block, a.smem, a.st>>>(a.in, a.lab, a.p,
+	    a.dp, a.border, a.rows);
+}
+
+/*
+ * edge's column of the strategy table, for sample type T: each GPU
+ * strategy's launch of the suppression; the default shapes are
+ * edge_defaults.
+ */
+template <typename T>
+struct nms_kernels {
+	static void (*const run[GF_NSTRATEGIES])(const nms_args &a);
+};
+
+template <typename T>
+void (*const nms_kernels<T>::run[GF_NSTRATEGIES])(const nms_args &a) = {
+	NULL,                   /* auto: resolved before launch */
+	NULL,                   /* cpu */
+	run_global<T>, run_texture<T>, run_shared<T>, run_sliding<T>,
+};
+
+template <typename T>
+static cudaError_t
 launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
     const struct grad_thresh &p, const struct grad_thresh *dp, int border,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t st)
 {
-	int tw, th;
-	size_t smem;
 	struct gf_launch sh = *l;
-	edge_nms_shape(s, in.maxval, in.width, in.height, &sh, &tw, &th, &smem);
-	dim3 block(sh.block_w, sh.block_h);
-	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+	nms_args a;
+	int tw, th;
 
-	switch (s) {
-	case GF_GLOBAL: {
-		px_global<T> src = {in, border};
-		edge_nms_pixel<<<grid, block, 0, st>>>(src, lab, p, dp);
-		break;
-	}
-	case GF_TEXTURE: {
-		px_texture<T> src = {tex, in.width, in.height, border};
-		edge_nms_pixel<<<grid, block, 0, st>>>(src, lab, p, dp);
-		break;
-	}
-	case GF_SHARED:
-		edge_nms_shared<T><<<grid, block, smem, st>>>(in, lab, p, dp, border, sh.rows);
-		break;
-	default:
-		edge_nms_sliding<T><<<grid, block, smem, st>>>(in, lab, p, dp, border, sh.rows);
-		break;
-	}
+	if (s < 0 || s >= GF_NSTRATEGIES || nms_kernels<T>::run[s] == NULL)
+		return cudaErrorInvalidValue;
+	edge_nms_shape(s, in.maxval, in.width, in.height, &sh, &tw, &th, &a.smem);
+	a.in = in;
+	a.lab = lab;
+	a.p = p;
+	a.dp = dp;
+	a.border = border;
+	a.rows = sh.rows;
+	a.tex = tex;
+	a.block = dim3(sh.block_w, sh.block_h);
+	a.grid = dim3((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+	a.st = st;
+	nms_kernels<T>::run[s](a);
+	return cudaGetLastError();
 }
 
 extern "C" cudaError_t
@@ -675,8 +730,7 @@ edge_launch_nms(enum gf_strategy s, const struct gpu_image *in,
     cudaTextureObject_t tex, cudaStream_t stream)
 {
 	if (in->maxval > 255)
-		launch_nms<uint16_t>(s, *in, *lab, *p, dp, border, l, tex, stream);
-	else
-		launch_nms<uint8_t>(s, *in, *lab, *p, dp, border, l, tex, stream);
-	return cudaGetLastError();
+		return launch_nms<uint16_t>(s, *in, *lab, *p, dp, border, l, tex,
+		    stream);
+	return launch_nms<uint8_t>(s, *in, *lab, *p, dp, border, l, tex, stream);
 }

@@ -589,42 +589,102 @@ sobel_shape(enum gf_strategy s, unsigned maxval, int width, int height,
 		*smem = GF_RING8_BYTES(SLIDE_DEPTH, l->block_w * l->block_h);
 }
 
+/* What a launch of any strategy is given. */
+struct sobel_args {
+	gpu_image in, out;
+	struct sobel_params p;
+	int border, rows;
+	cudaTextureObject_t tex;
+	dim3 grid, block;
+	size_t smem;
+	cudaStream_t st;
+};
+
+template <typename T, int M>
+static void
+run_global(const sobel_args &a)
+{
+	sobel_global<T, M><<<a.grid, a.block, 0, a.st>>>(a.in, a.out, a.p, a.border);
+}
+
+template <typename T, int M>
+static void
+run_texture(const sobel_args &a)
+{
+	sobel_texture<T, M><<<a.grid, a.block, 0, a.st>>>(a.tex, a.out, a.p, a.border);
+}
+
+template <typename T, int M>
+static void
+run_shared(const sobel_args &a)
+{
+	sobel_shared<T, M><<<a.grid, a.block, a.smem, a.st>>>(a.in, a.out, a.p,
+	    a.border, a.rows);
+}
+
+template <typename T, int M>
+static void
+run_sliding(const sobel_args &a)
+{
+	sobel_sliding<T, M><<<a.grid, a.block, a.smem, a.st>>>(a.in, a.out, a.p,
+	    a.border, a.rows);
+}
+
+/*
+ * sobel's column of the strategy table, for sample type T and mode M:
+ * each GPU strategy's kernel (for its limits) and its launch; the
+ * default shapes are sobel_defaults.
+ */
+struct sobel_kernel {
+	const void *fn;
+	void (*run)(const sobel_args &a);
+};
+
+template <typename T, int M>
+struct sobel_kernels {
+	static const struct sobel_kernel row[GF_NSTRATEGIES];
+};
+
+template <typename T, int M>
+const struct sobel_kernel sobel_kernels<T, M>::row[GF_NSTRATEGIES] = {
+	{NULL, NULL},           /* auto: resolved before launch */
+	{NULL, NULL},           /* cpu */
+	{(const void *)sobel_global<T, M>, run_global<T, M>},
+	{(const void *)sobel_texture<T, M>, run_texture<T, M>},
+	{(const void *)sobel_shared<T, M>, run_shared<T, M>},
+	{(const void *)sobel_sliding<T, M>, run_sliding<T, M>},
+};
+
 template <typename T, int M>
 static cudaError_t
 launch_mode(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
     const struct sobel_params &p, int border, const struct gf_launch *l,
     cudaTextureObject_t tex, cudaStream_t st)
 {
-	int tw, th;
-	size_t smem;
 	struct gf_launch shape = *l;
-	sobel_shape(s, in.maxval, in.width, in.height, &shape, &tw, &th, &smem);
-	dim3 block(shape.block_w, shape.block_h);
-	dim3 grid((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+	struct cudaFuncAttributes attr;
+	sobel_args a;
+	int tw, th;
 
-	const void *kernels[GF_NSTRATEGIES] = {NULL, NULL,
-	    (const void *)sobel_global<T, M>, (const void *)sobel_texture<T, M>,
-	    (const void *)sobel_shared<T, M>, (const void *)sobel_sliding<T, M>};
-	struct cudaFuncAttributes a;
-	cudaError_t err = cudaFuncGetAttributes(&a, kernels[s]);
+	if (s < 0 || s >= GF_NSTRATEGIES || sobel_kernels<T, M>::row[s].run == NULL)
+		return cudaErrorInvalidValue;
+	const struct sobel_kernel *k = &sobel_kernels<T, M>::row[s];
+	sobel_shape(s, in.maxval, in.width, in.height, &shape, &tw, &th, &a.smem);
+	cudaError_t err = cudaFuncGetAttributes(&attr, k->fn);
 	if (err != cudaSuccess)
 		return err;
-	if (shape.block_w * shape.block_h > a.maxThreadsPerBlock)
+	if (shape.block_w * shape.block_h > attr.maxThreadsPerBlock)
 		return cudaErrorLaunchOutOfResources;
-	switch (s) {
-	case GF_GLOBAL:
-		sobel_global<T, M><<<grid, block, 0, st>>>(in, out, p, border);
-		break;
-	case GF_TEXTURE:
-		sobel_texture<T, M><<<grid, block, 0, st>>>(tex, out, p, border);
-		break;
-	case GF_SHARED:
-		sobel_shared<T, M><<<grid, block, smem, st>>>(in, out, p, border, shape.rows);
-		break;
-	default:
-		sobel_sliding<T, M><<<grid, block, smem, st>>>(in, out, p, border, shape.rows);
-		break;
-	}
+	a.in = in;
+	a.out = out;
+	a.p = p;
+	a.border = border;
+	a.rows = shape.rows;
+	a.tex = tex;
+	a.block = dim3(shape.block_w, shape.block_h);
+	a.grid = dim3((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+	a.st = st;
+	k->run(a);
 	return cudaGetLastError();
 }
 

@@ -188,9 +188,10 @@ batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
 	/* Every extension an input's output may get in fmt (img_format_ext). */
 	static const char *const png[] = {"png", NULL}, *const pnm[] = {"pgm",
 	    "ppm", "pam", NULL}, *const jpeg[] = {"jpg", NULL}, *const tiff[] = {
-	    "tif", NULL};
+	    "tif", NULL}, *const webp[] = {"webp", NULL};
 	const char *const *exts = fmt == IMG_FORMAT_PNG ? png :
-	    fmt == IMG_FORMAT_JPEG ? jpeg : fmt == IMG_FORMAT_TIFF ? tiff : pnm;
+	    fmt == IMG_FORMAT_JPEG ? jpeg : fmt == IMG_FORMAT_TIFF ? tiff :
+	    fmt == IMG_FORMAT_WEBP ? webp : pnm;
 	struct batch_out *outs = calloc((size_t)n + 1, sizeof(*outs));
 	struct batch_file *files = calloc((size_t)n + 1, sizeof(*files));
 	char path[PATH_MAX];

@@ -14,18 +14,20 @@
 
 /*
  * The divisor before sign folding: --divisor; else the tap sum when
- * normalizing (conv2d_normalizes); else 1.
+ * normalizing (conv2d_normalizes); else 1; the first and the last times
+ * the kernel's unit (gauss's fixed point), whose taps stand for the
+ * kernel times it.
  */
 static double
 plan_divisor(const struct conv2d_filter *p)
 {
 	const struct kspec *k = &p->k;
-	double sum = 0;
+	double sum = 0, unit = k->unit > 0 ? k->unit : 1;
 
 	if (p->divisor != 0)
-		return p->divisor;
+		return p->divisor * unit;
 	if (!conv2d_normalizes(p))
-		return 1;
+		return unit;
 	for (int i = 0; i < k->kw * k->kh; i++)
 		sum += k->taps[i];
 	return sum != 0 ? sum : 1;
@@ -100,6 +102,10 @@ plan_integer(const struct conv2d_filter *p, int sign, double d,
 	for (int i = 0; i < k->kh; i++)
 		pl->taps.fcol[i] = (float)pl->taps.icol[i];
 	c->div = (int64_t)d;
+	c->pow2 = 0;
+	for (int s = 0; s < 62 && c->pow2 == 0; s++)
+		if (c->div == (int64_t)1 << s)
+			c->pow2 = s + 1;
 	c->bias = (int64_t)p->bias;
 	bound = sumabs * (int64_t)c->maxval;
 	rowbound = rowabs * (int64_t)c->maxval;
@@ -224,7 +230,7 @@ gpu_2d(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
 		return gf_fail(e, "conv2d_gpu: '%s' is not a GPU strategy",
 		    gf_strategies[s].name);
 	conv2d_shape(c, s, &sh);
-	if (s == GF_SHARED)
+	if (gf_strategies[s].tile)
 		smem = conv2d_smem_tile(c, &sh);
 	if (gpu_check_shape(g, gf_strategies[s].name, &sh,
 	    conv2d_tile_w(c, s, &sh), sh.block_h * sh.rows, in->width,

@@ -23,8 +23,10 @@ extern "C" {
  * separable: taps[i][j] == col[i] * row[j] (exactly for integer taps,
  * within 1e-6 of the largest |tap| for real ones).
  * normalized: a named kernel meant to be divided by its tap sum (box:N),
- * as if --normalize had been given.  unit_sum: taps made to sum to 1
- * (gauss, up to float rounding), not divided by their sum unless asked.
+ * as if --normalize had been given.  unit_sum: taps that stand for a
+ * kernel summing to 1 (gauss), not divided by their sum unless asked.
+ * unit: the taps are unit times the kernel they stand for (gauss's fixed
+ * point: KSPEC_GAUSS_ONE^2), so every divisor is multiplied by it; 0 is 1.
  */
 struct kspec {
 	int kw, kh;
@@ -32,6 +34,7 @@ struct kspec {
 	int separable;
 	int normalized;
 	int unit_sum;
+	double unit;
 	double taps[CONV_MAX_K * CONV_MAX_K];
 	double col[CONV_MAX_K];
 	double row[CONV_MAX_K];
@@ -84,11 +87,14 @@ void kspec_names(char *w, size_t n);
 int kspec_parse_divisor(const char *text, double *d, struct gf_err *e);
 
 /*
- * The normalized Gaussian gauss:SIGMA[:SIZE] (size 0: 2*ceil(3*sigma)+1).
- * Its 1D taps are computed in double and rounded to float once; the 2D
- * taps are the float-rounded products of those, so every path uses the
- * same float values.
+ * The normalized Gaussian gauss:SIGMA[:SIZE] in fixed point: 1D taps
+ * exp(-(i-r)^2 / (2 SIGMA^2)) / sum over SIZE taps (0: 2*ceil(3*SIGMA)+1),
+ * made integers summing to KSPEC_GAUSS_ONE by gauss_round (lib/kspec.c),
+ * and with SIZE 0 the end pairs that round to 0 dropped.  The 2D taps
+ * are the products, the divisor their sum, KSPEC_GAUSS_ONE^2: an integer
+ * kernel, exact on every path.
  */
+#define KSPEC_GAUSS_ONE 256
 int kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e);
 
 /* Fills integer and separable (with col, row) from taps, kw and kh. */

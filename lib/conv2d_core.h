@@ -68,6 +68,11 @@ struct conv2d_coef {
 	int border;             /* enum gf_border */
 	unsigned maxval;
 	int64_t div;            /* integer modes: >= 1 */
+	/*
+	 * Integer modes: div is 2^(pow2 - 1) when pow2 > 0 (the finish is then
+	 * a shift); 0 when it is not a power of two, or not known to be one.
+	 */
+	int pow2;
 	int64_t bias;           /* integer modes */
 	float fdiv;             /* real mode: > 0 */
 	float fbias;            /* real mode */
@@ -134,8 +139,10 @@ conv2d_clamp64(int64_t q, unsigned maxval)
 
 /*
  * floor(v / div + 1/2) + bias, clamped: (2v + div) / (2 div) rounded
- * down is exactly v / div rounded half up.  The caller's mode choice
- * guarantees that nothing overflows.
+ * down is exactly v / div rounded half up, and for div = 2^s that is
+ * (v + div / 2) >> s (an arithmetic shift, which rounds down on every
+ * compiler this builds with).  The caller's mode choice guarantees that
+ * nothing overflows.
  */
 GF_HD unsigned
 conv2d_finish_i32(int32_t v, const struct conv2d_coef *c)
@@ -143,7 +150,8 @@ conv2d_finish_i32(int32_t v, const struct conv2d_coef *c)
 	if (c->abs && v < 0)
 		v = -v;         /* |v| is within the mode's bound too */
 	int32_t d = (int32_t)c->div;
-	int32_t q = d == 1 ? v : conv2d_floor_div32(2 * v + d, 2 * d);
+	int32_t q = c->pow2 > 0 ? (v + (d >> 1)) >> (c->pow2 - 1) :
+	    d == 1 ? v : conv2d_floor_div32(2 * v + d, 2 * d);
 	/* |q| <= |v| + 1 and the mode's bound keep q + bias inside int32. */
 	int32_t r = q + (int32_t)c->bias;
 	return r < 0 ? 0 : r > (int32_t)c->maxval ? c->maxval : (unsigned)r;
@@ -155,7 +163,8 @@ conv2d_finish_i64(int64_t v, const struct conv2d_coef *c)
 	if (c->abs && v < 0)
 		v = -v;
 	int64_t d = c->div;
-	int64_t q = d == 1 ? v : conv2d_floor_div64(2 * v + d, 2 * d);
+	int64_t q = c->pow2 > 0 ? (v + (d >> 1)) >> (c->pow2 - 1) :
+	    d == 1 ? v : conv2d_floor_div64(2 * v + d, 2 * d);
 	return conv2d_clamp64(q + c->bias, c->maxval);
 }
 

@@ -89,6 +89,61 @@ edge_classify(uint64_t m, uint64_t before, uint64_t after, int s,
 }
 
 /*
+ * The integer cores for 8-bit images in 32-bit lanes, where the CPU sums
+ * twice as many at once: there |gx|, |gy| <= 1020, so gx^2 + gy^2 <=
+ * 2080800, and in edge_sector32 |gy| * 2^15 and |gx| * (13573 + 2^16) are
+ * below 2^27: every value is edge_sector's and grad_mag's exactly
+ * (tests/edge_test.c checks every 8-bit gradient).  The thresholds are
+ * clamped at 2^32 - 1, which no such magnitude reaches, so each
+ * comparison keeps its answer.
+ */
+GF_HD uint32_t
+edge_mag32(int gx, int gy, int l1)
+{
+	int ax = gx < 0 ? -gx : gx, ay = gy < 0 ? -gy : gy;
+
+	return (uint32_t)(l1 ? ax + ay : ax * ax + ay * ay);
+}
+
+GF_HD int
+edge_sector32(int gx, int gy)
+{
+	int ax = gx < 0 ? -gx : gx, ay = (gy < 0 ? -gy : gy) * 32768;
+	int tg22 = ax * 13573;
+
+	if (ay < tg22)
+		return EDGE_SECTOR_0;
+	if (ay > tg22 + ax * 65536)
+		return EDGE_SECTOR_90;
+	return (gx < 0) == (gy < 0) ? EDGE_SECTOR_45 : EDGE_SECTOR_135;
+}
+
+struct edge_params32 {
+	uint32_t low, high;
+};
+
+GF_HD struct edge_params32
+edge_params_32(const struct grad_thresh *p)
+{
+	struct edge_params32 q;
+
+	q.low = p->low > UINT32_MAX ? UINT32_MAX : (uint32_t)p->low;
+	q.high = p->high > UINT32_MAX ? UINT32_MAX : (uint32_t)p->high;
+	return q;
+}
+
+/* edge_classify in 32 bits (the same comparisons, joined the same way). */
+GF_HD int
+edge_classify32(uint32_t m, uint32_t before, uint32_t after, int s,
+    const struct edge_params32 *p)
+{
+	int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135;
+	int keep = (m > p->low) & (m > before) & (diag ? m > after : m >= after);
+
+	return keep ? (m > p->high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE;
+}
+
+/*
  * Magnitude, sector and thresholds for 8-bit images in float, for the
  * GPU's strip kernels (which make edge_classify's comparisons themselves,
  * split over two rows), whose integer work is the GPU's slower pipe:

@@ -28,10 +28,14 @@ struct classify_job {
 	uint8_t *lab;           /* width x height classes */
 };
 
-/* Three rows of gradients and magnitudes, row y in slot y % 3. */
+/*
+ * Three rows of gradients and magnitudes, row y in slot y % 3; 8-bit
+ * images keep 32-bit magnitudes (edge_mag32) in the same memory.
+ */
 struct grad_ring {
 	int *gx[3], *gy[3];
 	uint64_t *mag[3];
+	uint32_t *mag32[3];
 };
 
 /* Bytes of a ring for rows w wide: a band's scratch. */
@@ -49,6 +53,7 @@ ring_carve(struct grad_ring *r, char *m, int w)
 
 	for (int k = 0; k < 3; k++, m += row) {
 		r->mag[k] = (uint64_t *)m;
+		r->mag32[k] = (uint32_t *)m;
 		r->gx[k] = (int *)(m + (size_t)w * sizeof(uint64_t));
 		r->gy[k] = r->gx[k] + w;
 	}
@@ -61,6 +66,17 @@ mag_row(const int *gx, const int *gy, uint64_t *mag, int n, int l1)
 		mag[x] = grad_mag(gx[x], gy[x], l1);
 }
 
+GF_CLONES static void
+mag_row32(const int *gx, const int *gy, uint32_t *mag, int n, int l1)
+{
+	if (l1)
+		for (int x = 0; x < n; x++)
+			mag[x] = edge_mag32(gx[x], gy[x], 1);
+	else
+		for (int x = 0; x < n; x++)
+			mag[x] = edge_mag32(gx[x], gy[x], 0);
+}
+
 static void
 ring_fill(struct grad_ring *r, const struct classify_job *j, int y)
 {
@@ -70,7 +86,10 @@ ring_fill(struct grad_ring *r, const struct classify_job *j, int y)
 	sobel_rows_at(j->im, y, j->border, j->zero, rows);
 	sobel_grad_row(rows, j->im->maxval > 255, w, j->border, r->gx[k],
 	    r->gy[k]);
-	mag_row(r->gx[k], r->gy[k], r->mag[k], w, j->p->l1);
+	if (j->im->maxval <= 255)
+		mag_row32(r->gx[k], r->gy[k], r->mag32[k], w, j->p->l1);
+	else
+		mag_row(r->gx[k], r->gy[k], r->mag[k], w, j->p->l1);
 }
 
 /*
@@ -101,6 +120,28 @@ classify_row(const int *gx, const int *gy, const uint64_t *u,
 	}
 }
 
+/* classify_row for 8-bit images, in 32 bits (edge_core.h's 32-bit cores). */
+GF_CLONES static void
+classify_row32(const int *gx, const int *gy, const uint32_t *u,
+    const uint32_t *m, const uint32_t *d, uint8_t *lab, int n,
+    const struct edge_params32 *p)
+{
+	struct edge_params32 q = *p;
+
+	for (int x = 1; x <= n; x++) {
+		uint32_t ml = m[x - 1], mr = m[x + 1];
+		uint32_t ul = u[x - 1], uc = u[x], ur = u[x + 1];
+		uint32_t dl = d[x - 1], dc = d[x], dr = d[x + 1];
+		int s = edge_sector32(gx[x], gy[x]), dx, dy;
+		edge_sector_offset(s, &dx, &dy);
+		uint32_t before = dy == 0 ? (dx < 0 ? ml : mr) :
+		    dx < 0 ? ul : dx == 0 ? uc : ur;
+		uint32_t after = dy == 0 ? (dx < 0 ? mr : ml) :
+		    dx < 0 ? dr : dx == 0 ? dc : dl;
+		lab[x] = (uint8_t)edge_classify32(m[x], before, after, s, &q);
+	}
+}
+
 static int
 classify_band(void *arg, int b, void *scratch)
 {
@@ -121,11 +162,18 @@ classify_band(void *arg, int b, void *scratch)
 	ring_carve(&r, scratch, w);
 	ring_fill(&r, j, y0 - 1);
 	ring_fill(&r, j, y0);
+	struct edge_params32 p32 = edge_params_32(j->p);
 	for (int y = y0; y < y1; y++) {
 		ring_fill(&r, j, y + 1);
-		classify_row(r.gx[y % 3], r.gy[y % 3], r.mag[(y + 2) % 3],
-		    r.mag[y % 3], r.mag[(y + 1) % 3], j->lab + (size_t)y * w,
-		    w - 2, j->p);
+		if (j->im->maxval <= 255)
+			classify_row32(r.gx[y % 3], r.gy[y % 3],
+			    r.mag32[(y + 2) % 3], r.mag32[y % 3],
+			    r.mag32[(y + 1) % 3], j->lab + (size_t)y * w, w - 2,
+			    &p32);
+		else
+			classify_row(r.gx[y % 3], r.gy[y % 3], r.mag[(y + 2) % 3],
+			    r.mag[y % 3], r.mag[(y + 1) % 3],
+			    j->lab + (size_t)y * w, w - 2, j->p);
 	}
 	return 0;
 }
@@ -178,9 +226,15 @@ stack_push(struct px_stack *s, size_t i)
 }
 
 /*
- * Makes the weak 8-neighbours of pixel i strong and pushes them.  Only
- * interior pixels are ever weak or strong (the frame is EDGE_NONE), so
- * every neighbour of one is inside the image: no bounds checks.
+ * Hysteresis marks the pixels it has grown from EDGE_GROWN, an edge like
+ * EDGE_STRONG that the scan for strong pixels passes over.
+ */
+#define EDGE_GROWN 3
+
+/*
+ * Makes the weak 8-neighbours of pixel i grown edges and pushes them.
+ * Only interior pixels are ever weak or strong (the frame is EDGE_NONE),
+ * so every neighbour of one is inside the image: no bounds checks.
  */
 static int
 grow_from(uint8_t *lab, const ptrdiff_t nb[8], size_t i, struct px_stack *s)
@@ -189,35 +243,58 @@ grow_from(uint8_t *lab, const ptrdiff_t nb[8], size_t i, struct px_stack *s)
 		size_t n = i + nb[k];
 		if (lab[n] != EDGE_WEAK)
 			continue;
-		lab[n] = EDGE_STRONG;
+		lab[n] = EDGE_GROWN;
 		if (stack_push(s, n) < 0)
 			return -1;
 	}
 	return 0;
 }
 
+/* Floods from strong pixel i: it and every weak pixel joined to it become grown edges. */
+static int
+flood_from(uint8_t *lab, const ptrdiff_t nb[8], size_t i, struct px_stack *s)
+{
+	int ret;
+
+	lab[i] = EDGE_GROWN;
+	ret = grow_from(lab, nb, i, s);
+	while (ret == 0 && s->n > 0)
+		ret = grow_from(lab, nb, s->v[--s->n], s);
+	return ret;
+}
+
 /*
  * Hysteresis: every weak pixel 8-connected to a strong one, directly or
- * through weak pixels, becomes strong.  A depth-first flood fill from
+ * through weak pixels, becomes an edge.  A depth-first flood fill from
  * each strong pixel; the result is the union of the connected components
- * holding a strong pixel, which no order of work changes.
+ * holding a strong pixel, which no order of work changes.  The scan
+ * looks at eight classes a word for a byte that is EDGE_STRONG (2: bit 1
+ * without bit 0); the floods only turn weak pixels into grown ones, so
+ * a word read before them still shows every strong pixel it holds.
  */
 static int
 hysteresis_cpu(uint8_t *lab, int w, int h, struct gf_err *e)
 {
 	const ptrdiff_t nb[8] = {-(ptrdiff_t)w - 1, -(ptrdiff_t)w,
 	    -(ptrdiff_t)w + 1, -1, 1, w - 1, w, w + 1};
+	const uint64_t ones = 0x0101010101010101ull;
 	struct px_stack s = {0};
-	size_t n = (size_t)w * h;
+	size_t n = (size_t)w * h, i = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < n && ret == 0; i++) {
-		if (lab[i] != EDGE_STRONG)
-			continue;
-		ret = grow_from(lab, nb, i, &s);
-		while (ret == 0 && s.n > 0)
-			ret = grow_from(lab, nb, s.v[--s.n], &s);
+	for (; i + 8 <= n && ret == 0; i += 8) {
+		uint64_t word;
+		memcpy(&word, lab + i, sizeof(word));
+		uint64_t strong = word & (ones << 1) & ~((word & ones) << 1);
+		while (strong != 0 && ret == 0) {
+			size_t k = (size_t)__builtin_ctzll(strong) / 8;
+			strong &= strong - 1;
+			ret = flood_from(lab, nb, i + k, &s);
+		}
 	}
+	for (; i < n && ret == 0; i++)
+		if (lab[i] == EDGE_STRONG)
+			ret = flood_from(lab, nb, i, &s);
 	free(s.v);
 	if (ret < 0)
 		return gf_fail(e, "out of memory for hysteresis on a %d x %d "
@@ -229,10 +306,10 @@ GF_CLONES static void
 labels_to_row8(const uint8_t *lab, uint8_t *out, size_t n, uint8_t maxval)
 {
 	for (size_t i = 0; i < n; i++)
-		out[i] = lab[i] == EDGE_STRONG ? maxval : 0;
+		out[i] = lab[i] >= EDGE_STRONG ? maxval : 0;
 }
 
-/* out (allocated, gray's size and maxval): maxval on edges, else 0. */
+/* out (allocated, gray's size and maxval): maxval on edges (strong or grown), else 0. */
 static int
 labels_to_image(const uint8_t *lab, const struct image *gray,
     struct image *out, struct gf_err *e)
@@ -246,7 +323,7 @@ labels_to_image(const uint8_t *lab, const struct image *gray,
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++)
-		img_set(out, i, lab[i] == EDGE_STRONG ? out->maxval : 0);
+		img_set(out, i, lab[i] >= EDGE_STRONG ? out->maxval : 0);
 	return 0;
 }
 

@@ -304,7 +304,7 @@ gpu_strategy_input(struct gpu *g, enum gf_strategy s,
     const struct gpu_image *d, cudaTextureObject_t *tex, struct gf_err *e)
 {
 	*tex = 0;
-	if (s == GF_TEXTURE)
+	if (gf_strategies[s].texture)
 		return gpu_texture(g, d, tex, e);
 	return 0;
 }

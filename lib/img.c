@@ -5,15 +5,16 @@
  * pixel-limit checks every decoder makes from the header, and the
  * writers' dispatch.  The decoders live one format per file:
  * img_pnm.c (libnetpbm), img_png.c (libdeflate, libpng), img_jpeg.c
- * (libjpeg-turbo), img_tiff.c (libtiff), img_stb.c (stb_image for BMP,
- * TGA and GIF).  img_reader_input holds a stream in memory for the
- * decoders that want it whole (PNG, TIFF).
+ * (libjpeg-turbo), img_tiff.c (libtiff), img_webp.c (libwebp), img_stb.c
+ * (stb_image for BMP, TGA and GIF).  img_reader_input holds a stream in
+ * memory for the decoders that want it whole (PNG, TIFF, WebP).
  *
  * A stream is any sequence of PNM, PNG and JPEG images: each decoder
  * leaves the stream where its image ended (img_reader_unread,
  * img_reader_seek), and what follows must be the next image or the end.
  */
 #define _GNU_SOURCE             /* fopencookie */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -33,7 +34,8 @@ static const struct {
 } img_exts[] = {
 	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PPM}, {"pnm", IMG_FORMAT_PNM},
 	{"pam", IMG_FORMAT_PAM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
-	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF}
+	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF},
+	{"webp", IMG_FORMAT_WEBP}
 };
 #define IMG_NEXTS (sizeof(img_exts) / sizeof(img_exts[0]))
 
@@ -48,9 +50,11 @@ img_format_parse(const char *s, enum img_format *f, struct gf_err *e)
 		*f = IMG_FORMAT_JPEG;
 	else if (strcmp(s, "tiff") == 0 || strcmp(s, "tif") == 0)
 		*f = IMG_FORMAT_TIFF;
+	else if (strcmp(s, "webp") == 0)
+		*f = IMG_FORMAT_WEBP;
 	else
 		return gf_fail(e, "'%s' is not an output format; choose pnm, png, "
-		    "jpeg or tiff", s);
+		    "jpeg, tiff or webp", s);
 	return 0;
 }
 
@@ -99,8 +103,8 @@ img_format_check(const char *path, enum img_format asked, struct gf_err *e)
 		return 0;
 	return gf_fail(e, "%s: cannot write .%s files; the output name must end "
 	    "in .pgm, .ppm, .pnm, .pam (PNM), .png, .jpg, .jpeg (JPEG) or .tif, "
-	    ".tiff (TIFF), or have no extension (PNM), or give -f "
-	    "pnm|png|jpeg|tiff", path,
+	    ".tiff (TIFF), .webp (WebP), or have no extension (PNM), or give -f "
+	    "pnm|png|jpeg|tiff|webp", path,
 	    path_ext(path));
 }
 
@@ -113,6 +117,8 @@ img_format_ext(enum img_format f, const struct image *img)
 		return "jpg";
 	if (f == IMG_FORMAT_TIFF)
 		return "tif";
+	if (f == IMG_FORMAT_WEBP)
+		return "webp";
 	if (f == IMG_FORMAT_PPM)
 		return "ppm";
 	if (f == IMG_FORMAT_PAM || img_has_alpha(img))
@@ -124,7 +130,7 @@ const char *
 img_format_name(enum img_format f)
 {
 	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF",
-	    "PPM", "PAM"};
+	    "PPM", "PAM", "WebP"};
 
 	return names[f];
 }
@@ -192,8 +198,9 @@ img_reader_close(struct img_reader *r)
 {
 	if (r != NULL) {
 		img_tiff_close(r->tiff);
-		if (r->pb != NULL)
-			fclose(r->f);   /* the pushback FILE; the caller's stays open */
+		if (r->stacked)
+			fclose(r->f);   /* ours, and those under it; not the caller's */
+		free(r->back);
 	}
 	free(r);
 }
@@ -201,25 +208,44 @@ img_reader_close(struct img_reader *r)
 size_t
 img_reader_bytes(struct img_reader *r, void *buf, size_t n)
 {
-	size_t k = r->nhead - r->hpos;
+	unsigned char *o = buf;
+	size_t k = r->nhead - r->hpos, m;
 
 	if (k > n)
 		k = n;
-	memcpy(buf, r->head + r->hpos, k);
+	memcpy(o, r->head + r->hpos, k);
 	r->hpos += k;
+	if ((m = r->nback - r->bpos) > n - k)
+		m = n - k;
+	if (m > 0) {
+		memcpy(o + k, r->back + r->bpos, m);
+		r->bpos += m;
+		k += m;
+	}
+	if (r->back != NULL && r->bpos == r->nback) {
+		free(r->back);
+		r->back = NULL;
+		r->nback = r->bpos = 0;
+	}
 	if (k < n)
-		k += fread((unsigned char *)buf + k, 1, n - k, r->f);
+		k += fread(o + k, 1, n - k, r->f);
 	return k;
 }
 
+/* ---- bytes given back */
+
 /*
- * The FILE of a pipe whose bytes were given back (img_reader_unread):
- * b[pos..n) first, then the pipe's.  Unbuffered, so that it never holds
- * bytes of its own ahead of those given back later.
+ * A pipe's bytes that a decoder read past its image (img_reader_unread)
+ * wait in r->back, ahead of f's: img_reader_bytes, reader_peek and
+ * reader_skip_space take them first, at no cost to a stream of JPEGs.
+ * libnetpbm reads a FILE, so before a PNM image they move into a FILE of
+ * the reader's (fopencookie) that returns them, then what the FILE under
+ * it has: each PNM that follows a JPEG in a pipe stacks one more.
  */
 struct img_pushback {
-	FILE *pipe;
-	unsigned char *b;
+	FILE *under;
+	int own_under;          /* under is one of these too: closed with it */
+	unsigned char *b;       /* b[pos..n) come before under's bytes */
 	size_t n, pos;
 };
 
@@ -230,8 +256,8 @@ pushback_read(void *cookie, char *buf, size_t size)
 	size_t k = pb->n - pb->pos;
 
 	if (k == 0) {
-		k = fread(buf, 1, size, pb->pipe);
-		return k == 0 && ferror(pb->pipe) ? -1 : (ssize_t)k;
+		k = fread(buf, 1, size, pb->under);
+		return k == 0 && ferror(pb->under) ? -1 : (ssize_t)k;
 	}
 	if (k > size)
 		k = size;
@@ -244,48 +270,38 @@ static int
 pushback_close(void *cookie)
 {
 	struct img_pushback *pb = cookie;
+	int ret = pb->own_under ? fclose(pb->under) : 0;
 
 	free(pb->b);
 	free(pb);
-	return 0;
+	return ret;
 }
 
-/* Puts a ++ b (na and nb bytes) ahead of what r's pipe has left to read. */
+/* Moves r->back's bytes into a FILE stacked on r->f (see above). */
 static int
-pushback(struct img_reader *r, const void *a, size_t na, const void *b,
-    size_t nb, struct gf_err *e)
+back_to_file(struct img_reader *r, struct gf_err *e)
 {
 	static const cookie_io_functions_t io = {pushback_read, NULL, NULL,
 	    pushback_close};
-	struct img_pushback *pb = r->pb;
-	size_t left = pb != NULL ? pb->n - pb->pos : 0;
-	unsigned char *nbuf = malloc(na + nb + left + 1);
-	FILE *f;
+	struct img_pushback *pb;
+	FILE *f = NULL;
 
-	if (nbuf == NULL)
+	if (r->bpos == r->nback)
+		return 0;
+	if ((pb = calloc(1, sizeof(*pb))) == NULL ||
+	    (f = fopencookie(pb, "rb", io)) == NULL) {
+		free(pb);
 		return gf_fail(e, "out of memory reading %s", r->name);
-	if (na > 0)
-		memcpy(nbuf, a, na);
-	memcpy(nbuf + na, b, nb);
-	if (pb == NULL) {
-		if ((pb = calloc(1, sizeof(*pb))) == NULL ||
-		    (f = fopencookie(pb, "rb", io)) == NULL) {
-			free(pb);
-			free(nbuf);
-			return gf_fail(e, "out of memory reading %s", r->name);
-		}
-		setvbuf(f, NULL, _IONBF, 0);
-		pb->pipe = r->f;
-		r->f = f;
-		r->pb = pb;
-	} else {
-		memcpy(nbuf + na + nb, pb->b + pb->pos, left);
-		free(pb->b);
 	}
-	pb->b = nbuf;
-	pb->n = na + nb + left;
-	pb->pos = 0;
-	clearerr(r->f);         /* an end of file seen is no longer the end */
+	pb->under = r->f;
+	pb->own_under = r->stacked;
+	pb->b = r->back;
+	pb->n = r->nback;
+	pb->pos = r->bpos;
+	r->back = NULL;
+	r->nback = r->bpos = 0;
+	r->f = f;
+	r->stacked = 1;
 	return 0;
 }
 
@@ -293,15 +309,56 @@ int
 img_reader_unread(struct img_reader *r, const void *p, size_t n,
     struct gf_err *e)
 {
-	size_t rest = r->nhead - r->hpos;
-	int ret = 0;
+	size_t rest = r->nhead - r->hpos, left = r->nback - r->bpos;
+	unsigned char *b;
 
 	if (n + rest == 0)
 		return 0;
-	if (r->pb != NULL || fseeko(r->f, -(off_t)(n + rest), SEEK_CUR) < 0)
-		ret = pushback(r, p, n, r->head + r->hpos, rest, e);
+	if (left == 0 && !r->stacked &&
+	    fseeko(r->f, -(off_t)(n + rest), SEEK_CUR) == 0) {
+		r->nhead = r->hpos = 0;
+		return 0;
+	}
+	/* A pipe: p's bytes, the sniffed ones not taken, then the rest of back. */
+	if ((b = malloc(n + rest + left)) == NULL)
+		return gf_fail(e, "out of memory reading %s", r->name);
+	if (n > 0)
+		memcpy(b, p, n);
+	memcpy(b + n, r->head + r->hpos, rest);
+	if (left > 0)
+		memcpy(b + n + rest, r->back + r->bpos, left);
+	free(r->back);
+	r->back = b;
+	r->nback = n + rest + left;
+	r->bpos = 0;
 	r->nhead = r->hpos = 0;
-	return ret;
+	return 0;
+}
+
+/* The next byte of the stream, left unread; EOF at its end or on an error. */
+static int
+reader_peek(struct img_reader *r)
+{
+	int c;
+
+	if (r->bpos < r->nback)
+		return r->back[r->bpos];
+	if ((c = getc(r->f)) != EOF)
+		ungetc(c, r->f);
+	return c;
+}
+
+/* Past the whitespace after an image: whether more follows (*more), or -1. */
+static int
+reader_skip_space(struct img_reader *r, int *more, struct gf_err *e)
+{
+	while (r->bpos < r->nback && isspace(r->back[r->bpos]))
+		r->bpos++;
+	if (r->bpos < r->nback) {
+		*more = 1;
+		return 0;
+	}
+	return img_pnm_more(r, more, e);
 }
 
 int
@@ -510,6 +567,8 @@ sniff(const unsigned char *b, size_t n)
 	if (n >= 4 && (memcmp(b, "II*\0", 4) == 0 || memcmp(b, "MM\0*", 4) == 0 ||
 	    memcmp(b, "II+\0", 4) == 0 || memcmp(b, "MM\0+", 4) == 0))
 		return IMG_KIND_TIFF;
+	if (n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
+		return IMG_KIND_WEBP;
 	if (n >= 2 && b[0] == 'B' && b[1] == 'M')
 		return IMG_KIND_BMP;
 	if (sniff_tga(b, n))
@@ -518,21 +577,19 @@ sniff(const unsigned char *b, size_t n)
 }
 
 /*
- * The image of a stream that does not start with 'P' (first, already
- * read): sniffs the first bytes (up to IMG_HEAD_MAX) and hands the
- * stream to the decoder they name.  After an image only a PNG or a JPEG
- * (or a PNM) may follow; TIFF, BMP, TGA and GIF are read to the end of
- * the stream.
+ * The image of a stream that does not start with 'P': sniffs the first
+ * bytes (up to IMG_HEAD_MAX) and hands the stream to the decoder they
+ * name.  After an image only a PNG or a JPEG
+ * (or a PNM) may follow; TIFF, WebP, BMP, TGA and GIF are read to the
+ * end of the stream.
  */
 static int
-read_other(struct img_reader *r, int first, struct image *img,
-    struct gf_err *e)
+read_other(struct img_reader *r, struct image *img, struct gf_err *e)
 {
 	enum img_kind kind;
 
-	r->head[0] = (unsigned char)first;
-	r->nhead = 1 + fread(r->head + 1, 1, sizeof(r->head) - 1, r->f);
-	r->hpos = 0;
+	r->nhead = r->hpos = 0;
+	r->nhead = img_reader_bytes(r, r->head, sizeof(r->head));
 	if (ferror(r->f))
 		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
 	kind = sniff(r->head, r->nhead);
@@ -548,6 +605,9 @@ read_other(struct img_reader *r, int first, struct image *img,
 	case IMG_KIND_TIFF:
 		r->done = 1;
 		return img_tiff_read(r, img, e);
+	case IMG_KIND_WEBP:
+		r->done = 1;
+		return img_webp_read(r, img, e);
 	case IMG_KIND_UNKNOWN:
 		break;
 	default:
@@ -555,7 +615,7 @@ read_other(struct img_reader *r, int first, struct image *img,
 		return img_stb_read(r, kind, img, e);
 	}
 	return gf_fail(e, "%s: not an image this tool reads (PNM, PNG, JPEG, "
-	    "TIFF, BMP, TGA, GIF): it starts with the bytes %02x %02x",
+	    "TIFF, WebP, BMP, TGA, GIF): it starts with the bytes %02x %02x",
 	    r->name, r->head[0], r->nhead > 1 ? r->head[1] : 0);
 }
 
@@ -573,25 +633,23 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	if (r->done)
 		return 0;
 	if (r->nread > 0) {             /* past whitespace, the end or an image */
-		if (img_pnm_more(r, &more, e) < 0)
+		if (reader_skip_space(r, &more, e) < 0)
 			return -1;
 		if (!more) {
 			r->done = 1;
 			return 0;
 		}
 	}
-	c = getc(r->f);
+	c = reader_peek(r);
 	if (c == EOF) {
 		if (ferror(r->f))
 			return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
 		return gf_fail(e, "%s is empty: there is no image in it", r->name);
 	}
-	if (c == 'P') {
-		ungetc(c, r->f);
-		ret = img_pnm_read(r, img, e);
-	} else {
-		ret = read_other(r, c, img, e);
-	}
+	if (c == 'P')
+		ret = back_to_file(r, e) < 0 ? -1 : img_pnm_read(r, img, e);
+	else
+		ret = read_other(r, img, e);
 	if (ret > 0)
 		r->nread++;
 	return ret;
@@ -608,6 +666,8 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 		    IMG_JPEG_QUALITY, name, e);
 	if (fmt == IMG_FORMAT_TIFF)
 		return img_tiff_write(f, img, name, e);
+	if (fmt == IMG_FORMAT_WEBP)
+		return img_webp_write(f, img, quality, name, e);
 	return img_pnm_write(f, img, fmt, name, e);
 }
 

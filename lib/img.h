@@ -1,12 +1,13 @@
 /*
  * img.h - reading and writing images: PNM (PBM, PGM, PPM, PAM) through
  * libnetpbm, PNG through libpng (libdeflate for the common kind), JPEG
- * through libjpeg-turbo, BMP, TGA and GIF through stb_image; PNM, PNG (8
- * or 16 bit, libpng) or JPEG (8 bit, libjpeg-turbo) out.  A reader walks
- * a stream of concatenated PNM, PNG and JPEG images, in any mix; a
- * writer puts one or more images into one output.  Every header is
- * checked (sides, memory, pixel limit, and for BMP and TGA the file
- * length it implies) before a pixel is decoded.  Readers on different threads share no mutable state.
+ * through libjpeg-turbo, WebP through libwebp, BMP, TGA and GIF through
+ * stb_image; PNM, PNG (8 or 16 bit, libpng), JPEG (8 bit, libjpeg-turbo)
+ * or WebP (8 bit, libwebp) out.  A reader walks a stream of concatenated
+ * PNM, PNG and JPEG images, in any mix; a writer puts one or more images
+ * into one output.  Every header is checked (sides, memory, pixel limit,
+ * and for BMP and TGA the file length it implies) before a pixel is
+ * decoded.  Readers on different threads share no mutable state.
  */
 #ifndef GF_IMG_H
 #define GF_IMG_H
@@ -22,7 +23,8 @@ enum img_format {
 	IMG_FORMAT_JPEG,
 	IMG_FORMAT_TIFF,
 	IMG_FORMAT_PPM,         /* PNM as P6 (.ppm): gray made RGB, alpha dropped */
-	IMG_FORMAT_PAM          /* PNM as P7 (.pam), of the image's channels */
+	IMG_FORMAT_PAM,         /* PNM as P7 (.pam), of the image's channels */
+	IMG_FORMAT_WEBP
 };
 
 /* Whether f is PNM of some kind (a stream of images, written in strips). */
@@ -39,15 +41,18 @@ enum img_format {
 #define IMG_JPEG_QUALITY 95
 
 /* The names -f takes, for shell completion. */
-#define IMG_FORMAT_WORDS "pnm png jpeg tiff"
+#define IMG_FORMAT_WORDS "pnm png jpeg tiff webp"
 
-/* Parses "pnm", "png", "jpeg", "jpg", "tiff" or "tif" (-f); -1 with a message otherwise. */
+/*
+ * Parses "pnm", "png", "jpeg", "jpg", "tiff", "tif" or "webp" (-f); -1
+ * with a message otherwise.
+ */
 int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
 
 /*
  * The format for output path (NULL or "-" is standard output): asked
  * unless AUTO, else by the name's extension
- * (.png, .jpg or .jpeg, .tif or .tiff; PPM for .ppm and PAM for .pam, as
+ * (.png, .jpg or .jpeg, .tif or .tiff, .webp; PPM for .ppm and PAM for .pam, as
  * ImageMagick writes them; PNM by the image for .pgm, .pnm, no extension
  * and standard output).  img_format_check refuses the other extensions.
  */
@@ -56,7 +61,7 @@ enum img_format img_format_for(const char *path, enum img_format asked);
 /*
  * Whether an output named path can be written with format asked: -1
  * with a message listing the extensions we write when asked is AUTO and
- * path has an extension we do not (out.tif, out.webp).
+ * path has an extension we do not (out.gif, out.bmp).
  */
 int img_format_check(const char *path, enum img_format asked,
     struct gf_err *e);
@@ -64,7 +69,7 @@ int img_format_check(const char *path, enum img_format asked,
 /* The file name extension for a format, without the dot (PNM: by img's channels). */
 const char *img_format_ext(enum img_format f, const struct image *img);
 
-/* The format's name for messages: "PNM", "PNG", "JPEG", "TIFF". */
+/* The format's name for messages: "PNM", "PNG", "JPEG", "TIFF", "WebP". */
 const char *img_format_name(enum img_format f);
 
 struct img_reader;
@@ -134,8 +139,9 @@ void img_reader_close(struct img_reader *r);
  * img's maxval; PPM: P6, gray made RGB, alpha dropped; PAM: P7; PNG:
  * 8 bit for maxval <= 255, 16 bit above, samples scaled to 255 or 65535;
  * JPEG: 8 bit at quality (1-100, 0: IMG_JPEG_QUALITY), samples scaled to
- * 255, maxval above 255 refused).  A PNG or JPEG file holds one image:
- * the caller writes no second one.
+ * 255, maxval above 255 refused; WebP: 8 bit, lossless at quality 0,
+ * lossy at 1-100, maxval above 255 refused).  A PNG, JPEG, TIFF or WebP
+ * file holds one image: the caller writes no second one.
  */
 int img_write(FILE *f, const struct image *img, enum img_format fmt,
     int quality, const char *name, struct gf_err *e);

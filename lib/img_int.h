@@ -24,11 +24,11 @@ enum img_kind {
 	IMG_KIND_BMP,
 	IMG_KIND_TGA,
 	IMG_KIND_GIF,
-	IMG_KIND_TIFF
+	IMG_KIND_TIFF,
+	IMG_KIND_WEBP
 };
 
 struct img_tiff;
-struct img_pushback;
 
 struct img_reader {
 	FILE *f;
@@ -43,7 +43,9 @@ struct img_reader {
 	int autorotate;         /* apply JPEG's and TIFF's orientation tags */
 	int gray;               /* a colour JPEG comes out as its luma (img_reader_set_gray) */
 	struct img_tiff *tiff;  /* a TIFF being read, page after page */
-	struct img_pushback *pb; /* f is ours, over a pipe (img_reader_unread) */
+	unsigned char *back;    /* a pipe's bytes given back (img_reader_unread): */
+	size_t nback, bpos;     /* back[bpos..nback) come before f's */
+	int stacked;            /* f is the reader's, over the caller's (img.c) */
 };
 
 /*
@@ -58,8 +60,8 @@ size_t img_reader_bytes(struct img_reader *r, void *buf, size_t n);
  * read past the end of an image (JPEG's decoder reads in blocks), so
  * that the stream stands where the image ended, with the sniffed bytes
  * not yet consumed, for whatever follows it.  A file is sought back; a
- * pipe is read on through a FILE of the reader's (fopencookie, put in
- * r->f) that returns those bytes first.  0, or -1 with e set.
+ * pipe's bytes wait in r->back, which the reader reads before f's.  0,
+ * or -1 with e set.
  */
 int img_reader_unread(struct img_reader *r, const void *p, size_t n,
     struct gf_err *e);
@@ -140,6 +142,14 @@ void img_reader_release(struct img_reader *r, struct image *img);
 int img_orient(struct image *img, int orientation, struct gf_err *e);
 
 /*
+ * The Orientation (1-8) in IFD0 of an EXIF block of n bytes at p,
+ * "Exif\0\0" then a TIFF header, or the TIFF header alone (WebP's EXIF
+ * chunk); 1 (as stored) when there is none or the block is unreadable.
+ * libexif bounds every offset by the block's length.  lib/img_orient.c.
+ */
+int img_exif_orientation(const unsigned char *p, size_t n);
+
+/*
  * Row y of img with its samples scaled from maxval to top (255 or
  * 65535, rounded half up): img's own memory when maxval is top, else
  * buf (room for a row of top's samples).
@@ -151,6 +161,7 @@ const void *img_out_row(const struct image *img, int y, unsigned top,
 int img_pnm_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_png_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e);
+int img_webp_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
     struct gf_err *e);
 
@@ -188,6 +199,9 @@ int img_jpeg_write(FILE *f, const struct image *img, int quality,
     const char *name, struct gf_err *e);
 int img_tiff_write(FILE *f, const struct image *img, const char *name,
     struct gf_err *e);
+/* quality 0: lossless; 1-100: lossy at that quality. */
+int img_webp_write(FILE *f, const struct image *img, int quality,
+    const char *name, struct gf_err *e);
 
 /* Little-endian fields of a header. */
 static inline unsigned

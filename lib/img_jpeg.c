@@ -14,8 +14,9 @@
  * refused.  Out: 8-bit gray or RGB (YCbCr in the file), maxval below 255
  * scaled to 255, alpha dropped, one image per file; 16-bit images are
  * refused.  A warning of corrupt or missing data fails the image
- * (jpeg_on_message).  An EXIF Orientation tag (APP1, parsed by libexif)
- * turns the decoded image unless the reader keeps pixels as stored.
+ * (jpeg_on_message).  An EXIF Orientation tag (APP1, parsed by libexif
+ * in img_orient.c) turns the decoded image unless the reader keeps
+ * pixels as stored.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,7 +27,6 @@
 
 #include <jpeglib.h>
 #include <jerror.h>
-#include <libexif/exif-data.h>
 
 #include "img_int.h"
 
@@ -257,31 +257,18 @@ jpeg_setup(struct jpeg_call *c)
 }
 
 /*
- * The EXIF Orientation (1-8) in IFD0 of the first EXIF APP1 marker that
- * libjpeg saved; 1 (as stored) when there is none or it is unreadable.
- * libexif bounds every offset of the block by its length.
+ * The EXIF Orientation (1-8) of the first EXIF APP1 marker that libjpeg
+ * saved; 1 (as stored) when there is none or it is unreadable.
  */
 static int
 jpeg_orientation(j_decompress_ptr ci)
 {
 	jpeg_saved_marker_ptr m = ci->marker_list;
-	ExifData *ed;
-	ExifEntry *en;
-	int o = 1;
 
 	while (m != NULL && (m->marker != JPEG_APP0 + 1 || m->data_length < 6 ||
 	    memcmp(m->data, "Exif\0\0", 6) != 0))
 		m = m->next;
-	if (m == NULL || (ed = exif_data_new()) == NULL)
-		return 1;
-	exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
-	exif_data_load_data(ed, m->data, m->data_length);
-	en = exif_content_get_entry(ed->ifd[EXIF_IFD_0], EXIF_TAG_ORIENTATION);
-	if (en != NULL && en->format == EXIF_FORMAT_SHORT && en->components == 1 &&
-	    en->size >= 2 && en->data != NULL)
-		o = exif_get_short(en->data, exif_data_get_byte_order(ed));
-	exif_data_unref(ed);
-	return o;
+	return m == NULL ? 1 : img_exif_orientation(m->data, m->data_length);
 }
 
 /*

@@ -1,7 +1,8 @@
 /*
  * img_orient.c - turning a decoded image the way its EXIF or TIFF
  * Orientation tag says it is displayed (img_orient, img_int.h), shared
- * by the JPEG and TIFF readers.  The tag's values, by where the stored
+ * by the JPEG, TIFF and WebP readers, and the tag read from an EXIF
+ * block through libexif (img_exif_orientation: JPEG, WebP).  The tag's values, by where the stored
  * first row goes: 1 top (as stored), 2 top mirrored, 3 bottom (180
  * degrees), 4 bottom mirrored, 5 left column (transposed), 6 right
  * column (90 degrees clockwise), 7 right column mirrored (transverse),
@@ -10,7 +11,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libexif/exif-data.h>
+
 #include "img_int.h"
+
+int
+img_exif_orientation(const unsigned char *p, size_t n)
+{
+	unsigned char *block = NULL;
+	ExifData *ed;
+	ExifEntry *en;
+	int o = 1;
+
+	if (n < 6 || memcmp(p, "Exif\0\0", 6) != 0) {    /* a bare TIFF header */
+		if (n > (size_t)1 << 30 || (block = malloc(n + 6)) == NULL)
+			return 1;
+		memcpy(block, "Exif\0\0", 6);
+		memcpy(block + 6, p, n);
+		p = block;
+		n += 6;
+	}
+	if ((ed = exif_data_new()) != NULL) {
+		exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+		exif_data_load_data(ed, p, (unsigned)n);
+		en = exif_content_get_entry(ed->ifd[EXIF_IFD_0],
+		    EXIF_TAG_ORIENTATION);
+		if (en != NULL && en->format == EXIF_FORMAT_SHORT &&
+		    en->components == 1 && en->size >= 2 && en->data != NULL)
+			o = exif_get_short(en->data, exif_data_get_byte_order(ed));
+		exif_data_unref(ed);
+	}
+	free(block);
+	return o;
+}
 
 /*
  * Where output pixel (x, y) comes from in the stored image, as a start

@@ -480,18 +480,28 @@ img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
  * The bytes of the PNG at offset start of the regular file fd (size
  * bytes from there on), by its chunks' lengths: from the signature to
  * the end of IEND's CRC, or size when the chunks run past the end or a
- * length is out of range (the decoders then say what is wrong).
+ * length is out of range (the decoders then say what is wrong).  The
+ * headers are read through a window of PNG_WINDOW bytes, so that many
+ * small chunks cost a read per window, not one each.
  */
+#define PNG_WINDOW 4096
 static off_t
 png_file_extent(int fd, off_t start, off_t size)
 {
-	off_t pos = PNG_SIG_BYTES;
-	unsigned char h[8];
+	unsigned char w[PNG_WINDOW];
+	off_t pos = PNG_SIG_BYTES, at = 0;
+	ssize_t got = 0;
 
 	while (pos + 12 <= size) {
+		const unsigned char *h;
 		uint32_t len;
-		if (img_pread(fd, h, 8, start + pos) != 8 ||
-		    (len = png_be32(h)) > PNG_LEN_MAX)
+		if (pos + 8 > at + got) {
+			at = pos;
+			if ((got = img_pread(fd, w, sizeof(w), start + at)) < 8)
+				return size;
+		}
+		h = w + (pos - at);
+		if ((len = png_be32(h)) > PNG_LEN_MAX)
 			return size;
 		pos += 12 + (off_t)len;
 		if (memcmp(h + 4, "IEND", 4) == 0)

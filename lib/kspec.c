@@ -209,11 +209,33 @@ kspec_box(struct kspec *k, int n)
 	k->normalized = 1;
 }
 
+/*
+ * Rounds the normalized 1D Gaussian g (n taps, n odd, sum 1) to integers
+ * q summing to KSPEC_GAUSS_ONE: from the outermost pair inwards, each
+ * tap is g * ONE plus the rounding error carried from the pair outside
+ * it, rounded half up (the pair keeps the kernel symmetric); the centre
+ * takes what is left, so it is within one of its own scaled value.
+ */
+static void
+gauss_round(const double *g, int n, int *q)
+{
+	double err = 0;
+	int side = 0, r = n / 2;
+
+	for (int i = 0; i < r; i++) {
+		double v = g[i] * KSPEC_GAUSS_ONE + err;
+		q[i] = q[n - 1 - i] = (int)floor(v + 0.5);
+		err = v - q[i];
+		side += q[i];
+	}
+	q[r] = KSPEC_GAUSS_ONE - 2 * side;
+}
+
 int
 kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e)
 {
 	double g[CONV_MAX_K], sum = 0;
-	int r;
+	int q[CONV_MAX_K], r, lo = 0, trim = size == 0;
 
 	if (!(sigma > 0) || sigma > CONV_MAX_K)
 		return gf_fail(e, "gauss sigma %g must be above 0 (and at most %d)",
@@ -222,23 +244,32 @@ kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e)
 		return gf_fail(e, "gauss sigma %g needs %g taps, more than %d; "
 		    "give a smaller sigma or gauss:SIGMA:SIZE", sigma,
 		    2 * ceil(3 * sigma) + 1, CONV_MAX_K);
-	if (size == 0)
-		size = 2 * (int)ceil(3 * sigma) + 1;
-	if (size < 1 || size > CONV_MAX_K || size % 2 == 0)
+	if (size < 0 || size > CONV_MAX_K || (size != 0 && size % 2 == 0))
 		return gf_fail(e, "gauss size %d must be odd, 1 to %d", size,
 		    CONV_MAX_K);
 	memset(k, 0, sizeof(*k));
+	if (size == 0)
+		size = 2 * (int)ceil(3 * sigma) + 1;
 	r = size / 2;
 	for (int i = 0; i < size; i++)
 		sum += g[i] = exp(-(double)(i - r) * (i - r) / (2 * sigma * sigma));
 	for (int i = 0; i < size; i++)
-		k->row[i] = k->col[i] = (float)(g[i] / sum);
+		g[i] /= sum;
+	gauss_round(g, size, q);
+	/* A size of our own drops the pairs of end taps that round to 0. */
+	while (trim && lo < r && q[lo] == 0)
+		lo++;
+	size -= 2 * lo;
+	for (int i = 0; i < size; i++)
+		k->row[i] = k->col[i] = q[lo + i];
 	for (int i = 0; i < size; i++)
 		for (int j = 0; j < size; j++)
-			k->taps[i * size + j] = (float)(k->col[i] * k->row[j]);
+			k->taps[i * size + j] = k->col[i] * k->row[j];
 	k->kw = k->kh = size;
+	k->integer = 1;
 	k->separable = 1;
 	k->unit_sum = 1;
+	k->unit = KSPEC_GAUSS_ONE * KSPEC_GAUSS_ONE;
 	return 0;
 }
 

@@ -34,7 +34,7 @@ struct gf_opts {
 	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
 	int no_autorotate;      /* --no-autorotate: keep pixels as stored (EXIF, TIFF) */
 	enum img_format format;
-	int quality;            /* --quality: JPEG 1-100; 0: IMG_JPEG_QUALITY */  /* with the JPEG quality (--quality) */
+	int quality;            /* --quality 1-100; 0: JPEG IMG_JPEG_QUALITY, WebP lossless */
 	const char *outdir;     /* -o DIR: batch mode */
 	int threads;            /* -j N: decoders and CPU threads; 0: online CPUs */
 	int verbose;            /* -v: a line per image */

@@ -7,12 +7,19 @@
 #include "strategy.h"
 
 const struct gf_strategy_info gf_strategies[GF_NSTRATEGIES] = {
-	[GF_AUTO] = {"auto", "the fastest strategy for the device; the CPU without a GPU"},
-	[GF_CPU] = {"cpu", "the CPU reference that every GPU path matches bit for bit"},
-	[GF_GLOBAL] = {"global", "one thread per pixel, every read from global memory"},
-	[GF_TEXTURE] = {"texture", "one thread per pixel, reads through the texture cache"},
-	[GF_SHARED] = {"shared", "a block loads its tile and apron into shared memory"},
-	[GF_SLIDING] = {"sliding", "each thread slides a register window down a column strip"},
+	/* name, --help's line; per pixel, texture, tile */
+	[GF_AUTO] = {"auto", "the fastest strategy for the device; the CPU without a GPU",
+	    0, 0, 0},
+	[GF_CPU] = {"cpu", "the CPU reference that every GPU path matches bit for bit",
+	    0, 0, 0},
+	[GF_GLOBAL] = {"global", "one thread per pixel, every read from global memory",
+	    1, 0, 0},
+	[GF_TEXTURE] = {"texture", "one thread per pixel, reads through the texture cache",
+	    1, 1, 0},
+	[GF_SHARED] = {"shared", "a block loads its tile and apron into shared memory",
+	    0, 0, 1},
+	[GF_SLIDING] = {"sliding", "each thread slides a register window down a column strip",
+	    0, 0, 0},
 };
 
 int
@@ -43,7 +50,7 @@ gf_launch_default(enum gf_strategy s, const struct gf_launch *d,
 		l->block_w = d->block_w;
 		l->block_h = d->block_h;
 	}
-	if (l->rows == 0 || s == GF_GLOBAL || s == GF_TEXTURE)
+	if (l->rows == 0 || gf_strategies[s].per_pixel)
 		l->rows = d->rows;
 }
 
@@ -56,13 +63,13 @@ gf_launch_shape(enum gf_strategy s, const struct gf_launch *defaults,
 
 	gf_launch_default(s, &defaults[s], l);
 	*smem = 0;
-	if (s == GF_GLOBAL || s == GF_TEXTURE) {
+	if (gf_strategies[s].per_pixel) {
 		*tile_w = l->block_w;
 		*tile_h = l->block_h;
 		return;
 	}
 	*tile_w = l->block_w * n;
 	*tile_h = l->block_h * l->rows;
-	if (s == GF_SHARED)
+	if (gf_strategies[s].tile)
 		*smem = (size_t)(*tile_h + 2 * apron) * (l->block_w + 2) * 16;
 }

@@ -1,12 +1,14 @@
 /*
  * strategy.h - the ways a stencil can reach its pixels.  One table names
- * them; dispatch, --help, the test matrix and the bench all read it.
- * Adding a strategy touches this enum and the table in strategy.c, then
- * each tool's kernel file (kernels/sobel.cu, conv2d.cu, edge_nms.cu): its
- * kernels, its launch switch and its row in the defaults table there.  A
- * strategy that reads its input through something other than a device
- * pointer (texture's object) also gets it made in gpu_strategy_input
- * (lib/gpu.c).
+ * them and says how each is launched (one thread a pixel or rows a
+ * thread, a texture object, a tile in shared memory); dispatch, --help,
+ * the test matrix and the bench all read it.  Each tool's kernel file
+ * (kernels/sobel.cu, conv2d.cu, edge_nms.cu) holds its column of it: a
+ * row per strategy of its launcher (sobel_kernels, conv2d_kernels,
+ * nms_kernels) and of its default shape (sobel_defaults,
+ * conv2d_defaults, edge_defaults).  Adding a strategy touches this enum
+ * and the table in strategy.c, then in each kernel file its kernel, a
+ * launcher and the two rows.
  */
 #ifndef GF_STRATEGY_H
 #define GF_STRATEGY_H
@@ -30,6 +32,9 @@ enum gf_strategy {
 struct gf_strategy_info {
 	const char *name;
 	const char *summary;    /* one line, shown by --help */
+	int per_pixel;          /* one thread an output pixel: no rows a thread */
+	int texture;            /* reads its input through a texture object */
+	int tile;               /* a block's tile and apron in shared memory */
 };
 
 extern const struct gf_strategy_info gf_strategies[GF_NSTRATEGIES];

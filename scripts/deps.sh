@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages that the build and the tests need, when they
 # are missing: libnetpbm-dev, libstb-dev, libjpeg62-turbo-dev, libpng-dev,
-# libdeflate-dev, libtiff-dev and libexif-dev (through pkg-config), mandoc (man page lint
+# libdeflate-dev, libtiff-dev, libexif-dev and libwebp-dev (through
+# pkg-config), mandoc (man page lint
 # and examples), netpbm (the pngtopam | ppmtopgm examples), parallel (GNU
 # parallel: the test that a batch spread over processes writes one
 # process's files).  make test-asan and make
@@ -20,6 +21,8 @@ pkg-config --exists libpng 2>/dev/null || need="$need libpng-dev"
 pkg-config --exists libdeflate 2>/dev/null || need="$need libdeflate-dev"
 pkg-config --exists libtiff-4 2>/dev/null || need="$need libtiff-dev"
 pkg-config --exists libexif 2>/dev/null || need="$need libexif-dev"
+pkg-config --exists libwebp libwebpdemux libwebpmux 2>/dev/null ||
+    need="$need libwebp-dev"
 command -v mandoc >/dev/null 2>&1 || need="$need mandoc"
 command -v pngtopam >/dev/null 2>&1 || need="$need netpbm"
 command -v parallel >/dev/null 2>&1 || need="$need parallel"
@@ -41,10 +44,11 @@ if [ "$sudo" != no ]; then
 	fi
 fi
 if ! pkg-config --exists netpbm stb libjpeg libpng libdeflate libtiff-4 \
-    libexif 2>/dev/null; then
+    libexif libwebp libwebpdemux libwebpmux 2>/dev/null; then
 	echo "deps: libnetpbm-dev, libstb-dev, libjpeg62-turbo-dev, libpng-dev," \
-	    "libdeflate-dev, libtiff-dev and libexif-dev are needed to build" \
-	    "(pkg-config netpbm stb libjpeg libpng libdeflate libtiff-4 libexif)" >&2
+	    "libdeflate-dev, libtiff-dev, libexif-dev and libwebp-dev are needed" \
+	    "to build (pkg-config netpbm stb libjpeg libpng libdeflate libtiff-4" \
+	    "libexif libwebp libwebpdemux libwebpmux)" >&2
 	exit 1
 fi
 exit 0

@@ -350,6 +350,102 @@ test_separable_cpu(void)
 	}
 }
 
+/*
+ * The CPU's 16-bit-lane separable path (8-bit samples, row factors >= 0)
+ * against the 2D path, exact: widths about the 16 samples of its lanes,
+ * odd and even kernels (an odd number of rows pairs the last with
+ * itself), a divisor that is a power of two (finished in the lanes) and
+ * one that is not, a bias, a maxval below 255, colour, every border.
+ */
+static void
+test_separable_lanes(void)
+{
+	static const char *kernels[] = {"gauss:1.4", "box:3", "1 2 3 2; 2 4 6 4",
+	    "gauss:2.5", "1 2 1", "3; 5; 1"};
+	static const int widths[] = {1, 2, 15, 16, 17, 33, 64, 67};
+	static const unsigned maxvals[] = {255, 100};
+	static struct conv2d_filter p;
+	size_t diffs = 0, runs = 0;
+	int md, bad = 0;
+
+	for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
+	for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); wi++)
+	for (int b = 0; b < 4; b++)
+	for (int m = 0; m < 2; m++) {
+		int ch = wi % 3 == 2 ? 3 : 1, h = 1 + (int)(wi + k) % 12;
+		struct image in = image_noise(widths[wi], h, ch, maxvals[m],
+		    maxvals[m], 11 + (uint32_t)(b + 4 * wi));
+		struct image o1, o2;
+		params(&p, kernels[k], b, 0, m ? 9 : 0, NULL);
+		bad |= conv2d_cpu(&in, &o1, &p, 2, NULL) < 0;
+		p.allow_separable = 0;
+		bad |= conv2d_cpu(&in, &o2, &p, 1, NULL) < 0;
+		diffs += differ(&o1, &o2, &md);
+		runs++;
+		img_free(&in);
+		img_free(&o1);
+		img_free(&o2);
+	}
+	result("separable_lanes_vs_2d", !bad && diffs == 0,
+	    "%zu samples differ over %zu images", diffs, runs);
+}
+
+/*
+ * The CPU's 8-bit lane paths against its generic path, which takes the
+ * same samples stored as 16 bit with maxval 256: the integers are the
+ * same, so each 8-bit sample must be the 256 one clamped to 255.  2D
+ * kernels of 2 to 9 taps a side, divisors that are and are not powers
+ * of two, bias, --abs, colour, widths about 16, every border; separable
+ * ones too.
+ */
+static void
+test_lanes_vs_generic(void)
+{
+	static const struct { const char *k; double div, bias; int abs, sep; } ks[] = {
+		{"0 -1 -2 -1 0; -1 2 4 2 -1; -2 4 12 4 -2; -1 2 4 2 -1; "
+		    "0 -1 -2 -1 0", 16, 0, 0, 0},
+		{"box:5", 0, 0, 0, 0},
+		{"1 -2 3 -4; 5 6 -7 8", 3, 7, 0, 0},
+		{"laplace", 3, 0, 1, 0},
+		{"@tests/kernels/nonsep9x9.txt", 4, 128, 0, 0},
+		{"box:7", 0, 0, 0, 0},
+		{"gauss:1.4", 0, 0, 0, 1},
+		{"1 2 3 2; 2 4 6 4", 5, 3, 0, 1},
+		{"box:3", 0, 0, 0, 1},
+	};
+	static const int widths[] = {1, 3, 16, 17, 31, 40};
+	static struct conv2d_filter p;
+	size_t diffs = 0, runs = 0;
+	int bad = 0;
+
+	for (size_t k = 0; k < sizeof(ks) / sizeof(ks[0]); k++)
+	for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); wi++)
+	for (int b = 0; b < 4; b++) {
+		int ch = wi == 4 ? 3 : 1, h = 2 + (int)(k + wi) % 9;
+		struct image a = image_noise(widths[wi], h, ch, 255, 255,
+		    3 + (uint32_t)(b + 7 * k + 31 * wi));
+		struct image a16 = image_of(widths[wi], h, ch, 256, NULL), o8, o16;
+		for (size_t i = 0; i < (size_t)widths[wi] * h * ch; i++)
+			img_set(&a16, i, img_get(&a, i));
+		bad |= params(&p, ks[k].k, b, ks[k].div, ks[k].bias, NULL) < 0;
+		p.abs = ks[k].abs;
+		p.allow_separable = ks[k].sep;
+		bad |= conv2d_cpu(&a, &o8, &p, 2, NULL) < 0 ||
+		    conv2d_cpu(&a16, &o16, &p, 1, NULL) < 0;
+		for (size_t i = 0; !bad && i < (size_t)widths[wi] * h * ch; i++) {
+			unsigned v = img_get(&o16, i);
+			diffs += img_get(&o8, i) != (v > 255 ? 255 : v);
+		}
+		runs++;
+		img_free(&a);
+		img_free(&a16);
+		img_free(&o8);
+		img_free(&o16);
+	}
+	result("lanes_vs_generic", !bad && diffs == 0,
+	    "%zu samples differ over %zu images", diffs, runs);
+}
+
 /* ---- kernel parsing */
 
 static void
@@ -373,6 +469,36 @@ expect_kernel(const char *name, const char *text, int kw, int kh,
 			    fabs(k.col[i] * k.row[j] - k.taps[i * kw + j]) < 1e-6;
 	result(name, ok, "got %dx%d integer %d separable %d", k.kw, k.kh,
 	    k.integer, k.separable);
+}
+
+/*
+ * Gaussian taps in fixed point, worked by hand from the man page's rule.
+ * sigma 1.4, 11 taps: exp(-d^2 / 3.92) / 3.5092 * 256 for d = 5..1 is
+ * 0.124, 1.231, 7.340, 26.29, 56.54; rounding from the outside with the
+ * error carried in: 0.124 -> 0 (0.124 left), 1.355 -> 1 (0.355), 7.695 ->
+ * 8 (-0.305), 25.98 -> 26 (-0.02), 56.52 -> 57; the centre takes 256 -
+ * 2 * 92 = 72; the zero end pair is dropped unless the size was given.
+ * sigma 2, 5 taps: 0.6065 and 0.8825 of 3.9781, times 256: 39.03 -> 39,
+ * 56.79 + 0.03 -> 57, centre 256 - 192 = 64.
+ */
+static void
+test_gauss_taps(void)
+{
+	static const struct { const char *k; int n; double row[11]; } cases[] = {
+		{"gauss:1.4", 9, {1, 8, 26, 57, 72, 57, 26, 8, 1}},
+		{"gauss:1.4:11", 11, {0, 1, 8, 26, 57, 72, 57, 26, 8, 1, 0}},
+		{"gauss:2:5", 5, {39, 57, 64, 57, 39}},
+	};
+	static struct kspec k;
+	struct gf_err e = {{0}};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		int ok = kspec_parse(cases[c].k, &k, &e) == 0 && k.kw == cases[c].n;
+		for (int i = 0; ok && i < cases[c].n; i++)
+			ok = k.row[i] == cases[c].row[i] && k.col[i] == cases[c].row[i];
+		result(cases[c].k, ok, "got %d taps, the middle one %g", k.kw,
+		    k.row[k.kw / 2]);
+	}
 }
 
 static void
@@ -407,9 +533,9 @@ test_kspec(void)
 	expect_kernel("kspec_laplace", "laplace", 3, 3, NULL, 1, 0);
 	expect_kernel("kspec_identity", "identity", 3, 3, NULL, 1, 1);
 	expect_kernel("kspec_box", "box:4", 4, 4, NULL, 1, 1);
-	expect_kernel("kspec_gauss_size", "gauss:1.4", 11, 11, NULL, 0, 1);
-	expect_kernel("kspec_gauss4_25", "gauss:4", 25, 25, NULL, 0, 1);
-	expect_kernel("kspec_gauss_given_size", "gauss:2:5", 5, 5, NULL, 0, 1);
+	expect_kernel("kspec_gauss_size", "gauss:1.4", 9, 9, NULL, 1, 1);
+	expect_kernel("kspec_gauss4_23", "gauss:4", 23, 23, NULL, 1, 1);
+	expect_kernel("kspec_gauss_given_size", "gauss:2:5", 5, 5, NULL, 1, 1);
 	expect_kernel("kspec_2x3", "1 2 3; 4 5 6", 3, 2, odd, 1, 0);
 	expect_kernel("kspec_rank1_int", "2 4; 3 6", 2, 2, NULL, 1, 1);
 	expect_kernel("kspec_rank1_neg", "0 0 0; -2 0 2; -1 0 1", 3, 3, NULL, 1, 1);
@@ -761,8 +887,12 @@ test_cpu_threads(void)
 		    "-1 2 4 2 -1; 0 -1 -2 -1 0", 1, 3, 0},
 		{"2d_big_even", "20000 -20000; -20000 20001", 1, 20000, 1},
 		{"row_1x7", "1 2 3 4 3 2 1", 1, 0, 0},
-		{"sep_f32", "gauss:1.4", 1, 0, 0},
-		{"2d_f32", "gauss:1.1", 0, 0, 0},
+		{"sep_gauss", "gauss:1.4", 1, 0, 0},
+		{"2d_gauss", "gauss:1.1", 0, 0, 0},
+		{"sep_f32", "0.01 0.02 0.04 0.02 0.01; 0.02 0.04 0.08 0.04 0.02; "
+		    "0.04 0.08 0.16 0.08 0.04; 0.02 0.04 0.08 0.04 0.02; "
+		    "0.01 0.02 0.04 0.02 0.01", 1, 0, 0},
+		{"2d_f32", "0.1 0.2 0.1; 0.2 -0.5 0.3; 0 0.25 0.1", 0, 0, 0},
 	};
 	static const int sizes[][3] = {{1, 1, 1}, {3, 40, 1}, {29, 3, 1},
 	    {23, 150, 1}, {61, 67, 1}, {17, 45, 3}};
@@ -838,6 +968,9 @@ int
 main(void)
 {
 	test_kspec();
+	test_gauss_taps();
+	test_separable_lanes();
+	test_lanes_vs_generic();
 	test_border_1x1();
 	test_border_2x3();
 	test_border_1x700();

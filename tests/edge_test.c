@@ -644,6 +644,49 @@ test_coresf(void)
 	result("coresf/thresholds", !bad, "%s", why);
 }
 
+/*
+ * The 32-bit cores of the CPU's 8-bit rows equal the 64-bit ones for
+ * every gradient an 8-bit image gives, and edge_classify32 with clamped
+ * thresholds equals edge_classify for every magnitude there, in every
+ * sector, at the edge of each comparison.
+ */
+static void
+test_cores32(void)
+{
+	static const uint64_t ts[] = {0, 1, 1599, 1600, 2080799, 2080800,
+	    0xffffffffull, 0x100000000ull, ~0ull};
+	static const uint32_t ms[] = {0, 1, 2, 1599, 1600, 1601, 2080799, 2080800};
+	char why[160] = "";
+	int bad = 0;
+
+	for (int gx = -1020; gx <= 1020 && !bad; gx++)
+		for (int gy = -1020; gy <= 1020 && !bad; gy++)
+			if (edge_mag32(gx, gy, 0) != grad_mag(gx, gy, 0) ||
+			    edge_mag32(gx, gy, 1) != grad_mag(gx, gy, 1) ||
+			    edge_sector32(gx, gy) != edge_sector(gx, gy)) {
+				snprintf(why, sizeof(why), "gx %d gy %d", gx, gy);
+				bad = 1;
+			}
+	result("cores32/mag-sector", !bad, "%s", why);
+	for (size_t l = 0; l < sizeof(ts) / sizeof(ts[0]); l++)
+	for (size_t h = l; h < sizeof(ts) / sizeof(ts[0]); h++) {
+		struct grad_thresh p = {0, ts[l], ts[h]};
+		struct edge_params32 q = edge_params_32(&p);
+		for (size_t a = 0; a < 8; a++)
+		for (size_t b = 0; b < 8; b++)
+		for (size_t c = 0; c < 8; c++)
+		for (int sec = 0; sec < 4 && !bad; sec++)
+			if (edge_classify32(ms[a], ms[b], ms[c], sec, &q) !=
+			    edge_classify(ms[a], ms[b], ms[c], sec, &p)) {
+				snprintf(why, sizeof(why), "low %llu high %llu m %u",
+				    (unsigned long long)ts[l],
+				    (unsigned long long)ts[h], ms[a]);
+				bad = 1;
+			}
+	}
+	result("cores32/classify", !bad, "%s", why);
+}
+
 /* otsu_hist8's float histogram value equals grad_hist_value for every 8-bit gradient. */
 static void
 test_hist_value8(void)
@@ -680,6 +723,7 @@ main(void)
 	test_hist_value8();
 	test_classify_rule();
 	test_coresf();
+	test_cores32();
 	test_cpu_threads();
 	test_gpu();
 	return nfail ? 1 : 0;

@@ -97,7 +97,7 @@ bad_cases() {
 *|j-zero|2|||-j 0 "$C" "$OUT"
 *|quality-101|2|||--quality 101 "$C" "$OUT"
 *|format-bogus|2|||-f gif "$C" "$OUT"
-*|extension-bogus|2|||"$C" "$BAD_DIR/out.webp"
+*|extension-bogus|2|||"$C" "$BAD_DIR/out.gif"
 *|unknown-option|2|||--frobnicate "$C" "$OUT"
 *|missing-value|2|||"$C" "$OUT" --border
 *|too-many-operands|2|||"$C" "$OUT" "$BAD_DIR/x"

@@ -40,7 +40,8 @@ check formats/outdir-refused-not-made eval '[ $st -eq 2 ] && [ ! -e "$F/refused"
 magic() { od -A n -t x1 -N 3 "$1" | tr -d ' \n'; }
 
 for pair in out.jpg:ffd8ff out.JPEG:ffd8ff out.png:89504e out.pgm:50350a \
-    out.pnm:50350a out.ppm:50360a out.pam:50370a out:50350a out.tif:49492a out.TIFF:49492a; do
+    out.pnm:50350a out.ppm:50360a out.pam:50370a out:50350a out.tif:49492a out.TIFF:49492a \
+    out.webp:524946; do
 	oname=${pair%%:*} want=${pair#*:}
 	rm -f "$F/$oname"
 	"$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$F/$oname" 2>"$F/err"
@@ -49,7 +50,7 @@ for pair in out.jpg:ffd8ff out.JPEG:ffd8ff out.png:89504e out.pgm:50350a \
 	check formats/"ext/$oname" eval '[ $st -eq 0 ] && [ "$(magic "$F/$oname")" = $want ]'
 done
 
-for oname in out.webp out.bmp; do
+for oname in out.gif out.bmp; do
 	rm -f "$F/$oname"
 	"$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$F/$oname" 2>"$F/err"
 	st=$?

@@ -1,9 +1,12 @@
-# The habits of the tools users know (issue 34): what a usage error, a
-# terminal, a missing GPU, an output name and a failed batch input give.
-# Each part names the row of the issue it checks.  Sourced by
-# tests/run.sh.
+# The habits of the tools users know (issue 34), a part for each row of
+# its table: usage errors, plain numbers, 16-bit formats, a failed batch
+# input, no GPU (-m auto, --device), terminals, .ppm and .pam, conv2d's
+# normalizing, shell completion (bash, zsh, fish), make install and
+# uninstall.  Sourced by tests/run.sh.
 H=$TMP/habits
 mkdir -p "$H"
+# The options of tool $1's typical run (cmd/tools).
+habit_opts() { tool_runs | awk -v t="$1" '$1 == t { $1 = ""; sub(/^ /, ""); print }'; }
 
 # Usage errors (GNU): one line that says what is wrong, then the way to
 # the options, and exit 2.
@@ -79,8 +82,8 @@ else
 	why="$(cat "$H/err")"
 	check habits/no-gpu/auto-v eval '[ "$(grep -c "^sobel: running on the CPU (" "$H/err")" = 1 ] &&
 	    grep -q "^sobel: .* image 1: .*, cpu " "$H/err"'
-	for tool in sobel conv2d edge; do
-		case $tool in conv2d) need="-k box:3" ;; *) need= ;; esac
+	for tool in $TOOLS; do
+		need=$(habit_opts "$tool")
 		# shellcheck disable=SC2086
 		"$BIN/$tool" --device 0 $need "$SAMPLES/coins.pgm" "$H/d.pgm" 2>"$H/err"
 		st=$?
@@ -107,8 +110,8 @@ fi
 if ! command -v script >/dev/null 2>&1; then
 	skip habits/terminal "script(1) is not installed"
 else
-	for tool in sobel conv2d edge; do
-		case $tool in conv2d) need="-k box:3" ;; *) need= ;; esac
+	for tool in $TOOLS; do
+		need=$(habit_opts "$tool")
 		(cd "$H" && limited script -qec "'$BIN/$tool' $need >out 2>err" \
 		    /dev/null </dev/null >/dev/null)
 		st=$?
@@ -187,7 +190,7 @@ bash_complete() {
 	    _gpufilt_$2; printf "%s\n" "${COMPREPLY[@]}"' sh \
 	    "$H/completion/$tool/bash" "$tool" "$1" "$2" | sort
 }
-for tool in sobel conv2d edge; do
+for tool in $TOOLS; do
 	d=$H/completion/$tool
 	mkdir -p "$d"
 	for sh in bash zsh fish; do
@@ -227,8 +230,14 @@ for tool in sobel conv2d edge; do
 	check "habits/completion/$tool/fish-options" eval 'cmp -s "$d/help.opts2" "$d/fish.opts"'
 	if command -v fish >/dev/null 2>&1; then
 		check "habits/completion/$tool/fish-source" fish -n "$d/fish"
+		# fish completes -f with the formats, as a tab would.
+		fish -c 'source $argv[1]; complete -C "$argv[2] -f "' "$d/fish" \
+		    "$tool" 2>&1 | cut -f1 | sort >"$d/fish.f"
+		why="fish -f gave $(tr '\n' ' ' <"$d/fish.f")"
+		check "habits/completion/$tool/fish-live" cmp -s "$d/fish.f" "$d/formats"
 	else
 		skip "habits/completion/$tool/fish-source" "fish is not installed"
+		skip "habits/completion/$tool/fish-live" "fish is not installed"
 	fi
 	check "habits/completion/$tool/in-help" eval '"$BIN/$tool" --help |
 	    grep -q -- "--completion SH .*bash, zsh" && "$BIN/$tool" --help | grep -q "fish"'
@@ -281,7 +290,7 @@ else
 	st=$?
 	why="status $st: $(tail -n 3 "$H/make.log")"
 	bad=
-	for tool in sobel conv2d edge; do
+	for tool in $TOOLS; do
 		for f in bin/$tool share/man/man1/$tool.1 \
 		    share/bash-completion/completions/$tool \
 		    share/zsh/site-functions/_$tool \
@@ -309,4 +318,62 @@ else
 	check habits/install/strip-empty-keeps eval '[ $st = 0 ] &&
 	    cmp -s "$P/bin/sobel" "$BIN/sobel"'
 	inst uninstall
+fi
+
+# zsh, where installed, completes the values as a user's tab does: in a
+# zsh on a pseudo-terminal (zsh/zpty) with the tools' scripts in fpath,
+# "conv2d -k <tab>" lists the named kernels (box: with its colon),
+# "sobel -f <tab>" the formats and "sobel --norm <tab>" the norms.
+if ! command -v zsh >/dev/null 2>&1 || ! zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
+	skip habits/completion/zsh-live "zsh (with zsh/zpty) is not installed"
+else
+	Z=$H/zsh
+	mkdir -p "$Z"
+	for tool in $TOOLS; do
+		"$BIN/$tool" --completion zsh >"$Z/_$tool"
+	done
+	cat >"$Z/tab.zsh" <<'ZSH'
+# In an interactive zsh whose fpath is $1 and PATH has $2 first, types
+# each line of the pairs that follow and a tab, and waits (5 s at most)
+# until the terminal shows every word its pair wants: "ok LINE", or
+# "missing LINE: what it showed".
+zmodload zsh/zpty
+zpty z 'COLUMNS=200 zsh -f -i'
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -U compinit; compinit -u -d $1/zcompdump; PATH=$2:\$PATH; print RE''ADY"
+# Reads what z shows until it holds every word of $@, or 5 s pass.
+show() {
+	local w missing
+	out=
+	for i in {1..50}; do
+		while zpty -r -t z chunk; do out+=$chunk; done
+		missing=
+		for w in "$@"; do [[ $out == *"$w"* ]] || missing=1; done
+		[[ -z $missing ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+show READY || { print "no zsh prompt: $out"; exit 1; }
+shift 2
+while (( $# >= 2 )); do
+	zpty -w -n z "$1"$'\t'
+	if show ${=2} && [[ $out != *(parse error|command not found)* ]]; then
+		print -r -- "ok $1"
+	else
+		print -r -- "missing $1: ${out//[^[:print:]]/ }"
+	fi
+	zpty -w -n z $'\C-u\C-l'
+	sleep 0.2
+	while zpty -r -t z chunk; do :; done
+	shift 2
+done
+zpty -d z
+ZSH
+	limited zsh -f "$Z/tab.zsh" "$Z" "$BIN" "conv2d -k " "box: emboss gauss: identity" \
+	    "sobel -f " "jpeg png pnm tiff" "sobel --norm l" "l1 l2" >"$Z/out" 2>&1
+	for line in "conv2d -k " "sobel -f " "sobel --norm l"; do
+		why=$(grep -F -- "$line" "$Z/out" | tail -c 400)
+		[ -n "$why" ] || why=$(tail -c 400 "$Z/out")
+		check "habits/completion/zsh-live/$line" grep -qxF -- "ok $line" "$Z/out"
+	done
 fi

@@ -10,7 +10,7 @@ mkdir -p "$H"
 python3 tests/fuzz/seeds.py "$H/seeds" 2>"$H/seeds.err" ||
 	fail hostile/seeds "seeds.py failed: $(cat "$H/seeds.err")"
 HS=$H/seeds/img
-HTOOLS="sobel conv2d edge"
+HTOOLS=$TOOLS
 
 # What a tool needs besides its operands to run at all.
 hostile_needs() {

@@ -59,6 +59,9 @@ regress-tiff-float.tif|TIFF page 1 has sample format 3 (floating point)
 regress-tiff-planar.tif|TIFF page 1 stores each channel in a plane of its own
 regress-tiff-truncated.tif|TIFF page 1: strip 1 of 1 is 1600 bytes at offset 146, past the end of the file
 regress-tiff-ifd-loop.tif|cannot read TIFF page 2: its directory
+regress-webp-20000.webp|20000 x 20000 = 400000000 pixels, more than the limit
+regress-webp-truncated.webp|WebP is cut short: its header says
+regress-webp-no-frame.webp|bad WebP
 regress-pam-line-253.pam|bad PNM header in image 1: line 3 is too long
 regress-pam-nul.pam|bad PNM header in image 1: line 3 has a control byte
 END

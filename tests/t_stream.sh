@@ -24,6 +24,7 @@ stream_cases() {
 jpeg|c.jpg s.jpg c60.jpg c.jpg
 png|c.png a16.png p1.png c.png
 mixed|k.pgm c.jpg c.png s.jpg k.pgm a16.png c60.jpg p1.png
+alternate|s.jpg k.pgm c60.jpg k.pgm s.jpg p1.png k.pgm c.jpg k.pgm
 END
 }
 

@@ -77,6 +77,62 @@ check(const char *name, const struct image *im, const struct conv2d_filter *f,
 	img_free(&ref);
 }
 
+/*
+ * The fused 8-bit separable kernel (kernels/conv2d_sep.cu) at its default
+ * shape on one image, against the CPU: integer kernels (box, the
+ * fixed-point gauss) run it in int-as-float, real ones in float.
+ */
+static void
+check_sep(const char *name, const struct image *im, const struct conv2d_filter *f)
+{
+	struct conv2d_plan pl;
+	struct gf_err e;
+	struct image ref = {0};
+	struct gf_launch l = {0, 0, 0};
+	char full[300];
+
+	if (conv2d_plan_make(f, im->maxval, &pl, &e) < 0 ||
+	    conv2d_cpu(im, &ref, f, 1, &e) < 0) {
+		printf("fail %s: %s\n", name, e.msg);
+		nfail++;
+		return;
+	}
+	conv2d_shape(&pl.coef, GF_AUTO, &l);
+	snprintf(full, sizeof(full), "%s/separable/%dx%dx%d/%s", name, l.block_w,
+	    l.block_h, l.rows, pl.coef.mode == CONV2D_F32 ? "float" : "int-as-float");
+	if (!pl.separable || conv2d_smem_sep(&pl.coef, &l) == 0) {
+		printf("fail %s: the fused separable kernel does not run\n", full);
+		nfail++;
+		img_free(&ref);
+		return;
+	}
+	struct gpu_image din = dev_image(im->width, im->height, im->maxval);
+	struct gpu_image dout = dev_image(im->width, im->height, im->maxval);
+	for (int y = 0; y < im->height; y++)
+		memcpy((char *)din.px + y * din.pitch, (char *)im->px + (size_t)y * im->width,
+		    im->width);
+	conv2d_set_taps(&pl.taps, 0);
+	conv2d_launch_sep(&din, &dout, &pl.coef, &l, 0);
+	long bad = -1;
+	for (int y = 0; y < im->height && bad < 0; y++)
+		for (int x = 0; x < im->width; x++)
+			if (((uint8_t *)dout.px)[y * dout.pitch + x] !=
+			    ((uint8_t *)ref.px)[(size_t)y * im->width + x]) {
+				bad = (long)y * im->width + x;
+				break;
+			}
+	if (bad < 0) {
+		printf("pass %s\n", full);
+	} else {
+		printf("fail %s: (%ld, %ld) differs from the CPU\n", full,
+		    bad % im->width, bad / im->width);
+		nfail++;
+	}
+	free(din.px);
+	free(dout.px);
+	img_free(&ref);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -88,6 +144,9 @@ main(int argc, char **argv)
 		{"9x9", "@tests/kernels/nonsep9x9.txt"},
 		{"big-taps", "1 0 200; 0 -1 0; 3 0 -300"},
 		{"laplace", "laplace"},
+		/* fixed-point Gaussian (divisor 2^16) and box (25), both as 2D */
+		{"gauss1.4", "gauss:1.4"},
+		{"box5", "box:5"},
 	};
 	static const enum gf_border borders[] = {GF_BORDER_REPLICATE, GF_BORDER_ZERO,
 	    GF_BORDER_REFLECT, GF_BORDER_WRAP};
@@ -127,6 +186,26 @@ main(int argc, char **argv)
 							check(name, &im, &f, s, shapes[i]);
 			}
 		}
+		/* The fused separable kernel: the fixed-point Gaussians, box, a real one. */
+		static const char *seps[] = {"gauss:1.4", "gauss:4", "box:5",
+		    "0.01 0.02 0.04 0.02 0.01; 0.02 0.04 0.08 0.04 0.02; 0.04 0.08 0.16 0.08 0.04; 0.02 0.04 0.08 0.04 0.02; 0.01 0.02 0.04 0.02 0.01"};
+		for (const char *k : seps)
+			for (int v = 0; v < 4; v++) {
+				struct conv2d_filter f;
+				struct gf_err e;
+				char name[200];
+				memset(&f, 0, sizeof(f));
+				if (kspec_parse(k, &f.k, &e) < 0) {
+					printf("fail %s: %s\n", k, e.msg);
+					nfail++;
+					continue;
+				}
+				f.allow_separable = 1;
+				f.border = borders[v];
+				f.bias = v == 1 ? 40 : 0;
+				snprintf(name, sizeof(name), "%s/%s/v%d", base, k, v);
+				check_sep(name, &im, &f);
+			}
 		img_free(&im);
 	}
 	printf("%s\n", nfail ? "FAILED" : "all passed");

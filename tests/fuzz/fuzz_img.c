@@ -6,14 +6,18 @@
  * odd-sized input has its pixels put in memory of the caller's
  * (img_reader_set_buffer), an even-sized one in img_alloc'd memory; one
  * whose size is 2 or 3 modulo 4 lets colour come out gray
- * (img_reader_set_gray).  Each small image read is written back as PNM,
+ * (img_reader_set_gray), and one whose size is 4 to 7 modulo 8 is read
+ * as a pipe (a FILE that cannot seek), so that the bytes a decoder reads
+ * past an image come back through the reader's pushback, not a seek.  Each small image read is written back as PNM,
  * PNG and TIFF to a memory stream.
  * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined); with
  * tests/fuzz/driver.c instead of libFuzzer it runs files (AFL++).
  */
+#define _GNU_SOURCE             /* fopencookie */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "img.h"
 
@@ -25,6 +29,25 @@ fuzz_get(void *arg, size_t bytes)
 
 	*slot = malloc(bytes > 0 ? bytes : 1);
 	return *slot;
+}
+
+/* The input as a pipe: its bytes in order, no seeking. */
+struct fuzz_pipe {
+	const uint8_t *p;
+	size_t n;
+};
+
+static ssize_t
+fuzz_pipe_read(void *cookie, char *buf, size_t size)
+{
+	struct fuzz_pipe *fp = cookie;
+
+	if (size > fp->n)
+		size = fp->n;
+	memcpy(buf, fp->p, size);
+	fp->p += size;
+	fp->n -= size;
+	return (ssize_t)size;
 }
 
 /* Writes img as PNM, PNG and TIFF into memory, to run the writers too. */
@@ -56,11 +79,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct image img;
 	struct gf_err e;
 	void *mine = NULL;
+	static const cookie_io_functions_t pipe_io = {fuzz_pipe_read, NULL, NULL,
+	    NULL};
+	struct fuzz_pipe fp = {data, size};
 	FILE *f;
 
 	if (size == 0)
 		return 0;
-	f = fmemopen((void *)data, size, "rb");
+	if (size % 8 >= 4)
+		f = fopencookie(&fp, "rb", pipe_io);
+	else
+		f = fmemopen((void *)data, size, "rb");
 	if (f == NULL)
 		return 0;
 	if (img_reader_open(&r, f, "fuzz", &e) == 0) {

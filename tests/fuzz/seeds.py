@@ -5,8 +5,9 @@ Usage: python3 tests/fuzz/seeds.py OUTDIR
 
 OUTDIR/img/     small valid images of every format the reader takes (PNM
                 of every kind and multi-image streams, PNG, JPEG with and
-                without EXIF orientation, TIFF of every depth, channel
-                count, byte order and layout, multi-page, BMP, TGA, GIF),
+                without EXIF orientation, a stream of JPEG, PNG and PNM,
+                TIFF of every depth, channel count, byte order and
+                layout, multi-page, BMP, TGA, GIF),
                 built here from bytes with the standard library only,
                 plus every reproducer of issues 10 and 31 as regress-*.
 OUTDIR/png/     PNGs of the fast reader's kind (8 and 16 bits, gray, RGB,
@@ -358,7 +359,55 @@ def image_seeds():
     s['gray8.tga'] = tga(4, 2, 3, 8)
     s['rle24.tga'] = tga(3, 3, 10)
     s['index0.gif'] = gif(3, 2)
+    # A stream of every kind that may follow another image (issue 32).
+    s['stream-jpeg-png-pnm.jpg'] = (s['color.jpg'] + s['gray8.png'] +
+                                    b'P5\n1 1\n255\n\x07' + s['gray.jpg'] +
+                                    s['rgb8.png'] + b'\n')
+    s.update(webp_seeds())
     return s
+
+
+def webp_seeds():
+    """WebPs made by libwebp 1.2.4 (lossless and lossy, with and without
+    alpha, a two-frame animation, an EXIF Orientation 6), kept as bytes:
+    Python has no encoder."""
+    s = {}
+    s['lossless-rgb.webp'] = bytes.fromhex(
+        '5249464648000000574542505650384c3c0000002f038000005f4010082290c61a03ec6f'
+        'b40441b66d6a00653ac00502694820a6019eff4cef02df0700008500d0b0598c14524821'
+        '85da89e87f7c2c02')
+    s['lossless-rgba.webp'] = bytes.fromhex(
+        '5249464636000000574542505650384c2a0000002f024000102f201048f6974866c8f914'
+        '0824fb4bc4b7c5c844f2abaa424ddb066ca8f32fa746f43fa617')
+    s['lossy-rgb.webp'] = bytes.fromhex(
+        '524946466600000057454250565038205a000000f001009d012a0800080002c04c259002'
+        '7401177bc23ce34000fbbde74dfe72eb6d990ac5bc3dedc9af1dfc5e40348c837794fb3c'
+        '17e3ce87eb5f040ffeccf684646f5809f20565800454e35b17d5a32d3e96cbad6e7d5d8c'
+        '2800')
+    s['lossy-rgba.webp'] = bytes.fromhex(
+        '524946468400000057454250565038580a00000010000000070000030000414c50481700'
+        '000001998ce87f4021db08d0311de941bf0811133001485e6e005650382046000000f001'
+        '009d012a0800040002c04c25a002747f0013aece980000ce1a79dafffd5871d3dc4b8307'
+        'fed3c1ac84d530b2db49fa7abb2717e3712af7ec6ce0bbed9bda79055a000000')
+    s['anim.webp'] = bytes.fromhex(
+        '524946468c00000057454250565038580a00000012000000020000010000414e494d0600'
+        '0000ffffffff0000414e4d462c000000000000000000020000010000640000025650384c'
+        '130000002f02400000173001fd9f80f90f6e284944ff0300414e4d462c00000000000000'
+        '0000020000010000640000025650384c130000002f0240001017300113d0ff010c6e2849'
+        '44ff0300')
+    s['exif-orientation-6.webp'] = bytes.fromhex(
+        '524946466400000057454250565038580a000000080000000200000100005650384c2400'
+        '00002f024000002f20104808e2d89f718939b9c6c9fc27b6a1a66d0336d4f9975323fa1f'
+        'd30b455849461a00000049492a0008000000010012010300010000000600000000000000')
+    return s
+
+
+def webp_vp8x(w, h, flags=0, rest=b''):
+    """A WebP whose VP8X header says a w x h canvas, then rest."""
+    vp8x = b'VP8X' + struct.pack('<IB3x', 10, flags) + \
+        struct.pack('<I', w - 1)[:3] + struct.pack('<I', h - 1)[:3]
+    body = b'WEBP' + vp8x + rest
+    return b'RIFF' + struct.pack('<I', len(body)) + body
 
 
 def regressions():
@@ -388,6 +437,9 @@ def regressions():
         'regress-tiff-planar.tif': tiff(4, 4, 8, 3, planar=2),
         'regress-tiff-truncated.tif': tiff(40, 40, cut=100),
         'regress-tiff-ifd-loop.tif': tiff(4, 4, nextifd=8),
+        'regress-webp-20000.webp': webp_vp8x(20000, 20000),
+        'regress-webp-truncated.webp': webp_seeds()['lossy-rgb.webp'][:60],
+        'regress-webp-no-frame.webp': webp_vp8x(4, 4),
         'regress-hdr.hdr': b'#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 2\n' +
                            bytes(16),
         # libnetpbm copied between overlapping strings on a PAM line of

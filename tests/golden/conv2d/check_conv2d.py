@@ -8,10 +8,12 @@ filter2D in float64 (anchor at the centre, as conv2d), divided, biased,
 rounded half up with floor(v + 0.5) and clamped in numpy; integer kernels
 with an integer divisor as exact int64 sums of shifted copies instead.  Kernel taps
 are parsed here from the same option text; gauss taps are computed as the
-man page says (double, rounded to float).  Integer kernels must match
+man page says (integers summing to 256 a side), and 8-bit gauss files with
+the replicate border are also compared with OpenCV's GaussianBlur of the
+same size, whose 8-bit fixed-point taps are the same integers.  Integer kernels must match
 exactly; real ones (float64 here, float32 in conv2d) within one level.
 Prints one line per file and a summary."""
-import math, os, sys
+import math, os, re, sys
 import cv2
 import numpy as np
 
@@ -19,11 +21,24 @@ ROOT = os.path.dirname(os.path.abspath(__file__)) + '/../../..'
 PAD = {'replicate': 'edge', 'zero': 'constant', 'reflect': 'reflect', 'wrap': 'wrap'}
 
 def gauss(sigma, size=0):
+    """The man page's fixed-point Gaussian: taps summing to 256, rounded
+    from the outermost pair inwards with the error carried, the centre
+    taking the rest; end pairs of zeros dropped when the size is ours."""
+    trim = size == 0
     size = size or 2 * math.ceil(3 * sigma) + 1
     r = size // 2
-    g = np.array([math.exp(-(i - r) ** 2 / (2 * sigma * sigma)) for i in range(size)])
-    row = (g / g.sum()).astype(np.float32).astype(np.float64)
-    return row, np.outer(row, row)
+    g = [math.exp(-(i - r) ** 2 / (2 * sigma * sigma)) for i in range(size)]
+    total = sum(g)
+    q, err = [0] * size, 0.0
+    for i in range(r):
+        v = g[i] / total * 256 + err
+        q[i] = q[size - 1 - i] = math.floor(v + 0.5)
+        err = v - q[i]
+    q[r] = 256 - 2 * sum(q[:r])
+    lo = 0
+    while trim and lo < r and q[lo] == 0:
+        lo += 1
+    return np.array(q[lo:size - lo], dtype=np.float64)
 
 def kernel(text, separable):
     named = {'sharpen': '0,-1,0;-1,5,-1;0,-1,0', 'sobelx': '-1,0,1;-2,0,2;-1,0,1',
@@ -36,10 +51,8 @@ def kernel(text, separable):
         return np.ones((n, n)), True, True
     if text.startswith('gauss:'):
         a = text[6:].split(':')
-        row, k2 = gauss(float(a[0]), int(a[1]) if len(a) > 1 else 0)
-        # the separable path multiplies by the float row twice, i.e. by the
-        # exact outer product; the 2D path uses the products rounded to float
-        return (np.outer(row, row) if separable else k2.astype(np.float32).astype(np.float64)), False, False
+        row = gauss(float(a[0]), int(a[1]) if len(a) > 1 else 0)
+        return np.outer(row, row), True, True
     text = named.get(text, text)
     rows = [[float(v) for v in r.replace(',', ' ').split()] for r in text.split(';') if r.strip()]
     k = np.array(rows)
@@ -102,6 +115,14 @@ def main():
             want = np.clip(want, 0, maxval).astype(np.int64)
             diff = np.abs(want - g.reshape(want.shape))
             ok = diff.max() == 0 if exact else diff.max() <= 1
+            m = re.match(r'-k gauss:([0-9.]+)$', opts.replace(' --no-separable', ''))
+            if m and maxval == 255:
+                sigma = float(m.group(1))
+                size = 2 * math.ceil(3 * sigma) + 1
+                cv = cv2.GaussianBlur(im, (size, size), sigma, borderType=cv2.BORDER_REPLICATE)
+                ncv = int((cv.astype(np.int64) != g.reshape(cv.shape)).sum())
+                ok = ok and ncv == 0
+                print('    GaussianBlur %dx%d sigma %g: %d samples differ' % (size, size, sigma, ncv))
             bad += not ok
             print('%s %s.%s: %s, %d of %d samples differ, by at most %d' % (
                 'ok ' if ok else 'BAD', n, cfg, 'integer' if exact else 'real',

@@ -1,0 +1,570 @@
+/*
+ * gpufilt_test - the public API (lib/gpufilt.h) through its header
+ * alone: golden cases of the three tools through the host calls on the
+ * CPU (the same bytes as the tools' goldens), strided and colour inputs,
+ * option values refused with the tools' messages and codes, contexts on
+ * a machine with and without a GPU, several threads on one context; on
+ * a GPU, every strategy through the host calls and the device calls (in
+ * a stream of the test's, on buffers from cudaMallocPitch) against the
+ * same goldens.  Without a GPU those cases print "skip".  Run from the
+ * project root.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gpufilt.h"
+
+static int nfail;
+
+static void __attribute__((format(printf, 3, 4)))
+result(const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s", ok ? "pass" : "fail", name);
+	if (!ok) {
+		nfail++;
+		printf(": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+}
+
+static void
+skip(const char *name, const char *why)
+{
+	printf("skip %s: %s\n", name, why);
+}
+
+enum op { SOBEL, CONV2D, EDGE };
+
+/* A golden case: the tool's options as gf_options, and its golden file. */
+struct gcase {
+	const char *name;
+	enum op op;
+	const char *sample;
+	void (*set)(gf_options *o);
+	const char *golden;
+};
+
+static void set_none(gf_options *o) { (void)o; }
+static void set_thr90(gf_options *o) { o->threshold = 90; }
+static void set_wrap(gf_options *o) { o->border = "wrap"; }
+static void
+set_l1auto(gf_options *o)
+{
+	o->l1 = 1;
+	o->auto_threshold = 1;
+	o->border = "reflect";
+}
+static void set_gauss14(gf_options *o) { o->kernel = "gauss:1.4"; }
+static void
+set_blur3(gf_options *o)
+{
+	o->kernel = "1,2,1;2,4,2;1,2,1";
+	o->normalize = 1;
+}
+static void
+set_k9wrap(gf_options *o)
+{
+	o->kernel = "@tests/kernels/nonsep9x9.txt";
+	o->divisor = 4;
+	o->bias = 128;
+	o->border = "wrap";
+}
+static void
+set_real_abs(gf_options *o)
+{
+	o->kernel = "0.5,-1,0;-1,0.25,1;0,1,-0.5";
+	o->abs = 1;
+	o->bias = 3;
+	o->border = "zero";
+}
+static void
+set_s0auto(gf_options *o)
+{
+	o->sigma = 0;
+	o->auto_threshold = 1;
+}
+static void
+set_edge_l1_16(gf_options *o)
+{
+	o->l1 = 1;
+	o->sigma = 1;
+	o->low = 12850;
+	o->high = 30840;
+}
+static void
+set_high(gf_options *o)
+{
+	o->sigma = 2.5;
+	o->high = 30;
+}
+
+static const struct gcase gcases[] = {
+	{"sobel_coins_mag", SOBEL, "coins.pgm", set_none, "sobel/coins.mag.pgm"},
+	{"sobel_chelsea_thr", SOBEL, "chelsea.png", set_thr90, "sobel/chelsea.thr.pgm"},
+	{"sobel_coins_wrap", SOBEL, "coins.pgm", set_wrap, "sobel/coins.wrap.pgm"},
+	{"sobel_astro16_l1auto", SOBEL, "astro16.pgm", set_l1auto,
+	    "sobel/astro16.l1auto.pgm"},
+	{"conv2d_chelsea_gauss14", CONV2D, "chelsea.png", set_gauss14,
+	    "conv2d/chelsea.gauss14.ppm"},
+	{"conv2d_coins_blur3", CONV2D, "coins.pgm", set_blur3,
+	    "conv2d/coins.blur3.pgm"},
+	{"conv2d_astro16_k9wrap", CONV2D, "astro16.pgm", set_k9wrap,
+	    "conv2d/astro16.k9wrap.pgm"},
+	{"conv2d_coins_real_abs", CONV2D, "coins.pgm", set_real_abs,
+	    "conv2d/coins.real-abs.pgm"},
+	{"edge_coins_default", EDGE, "coins.pgm", set_none, "edge/coins.default.pgm"},
+	{"edge_chelsea_s0auto", EDGE, "chelsea.png", set_s0auto,
+	    "edge/chelsea.s0auto.pgm"},
+	{"edge_astro16_l1", EDGE, "astro16.pgm", set_edge_l1_16,
+	    "edge/astro16.l1.pgm"},
+	{"edge_coins_high", EDGE, "coins.pgm", set_high, "edge/coins.high.pgm"},
+};
+#define NGCASES (sizeof(gcases) / sizeof(gcases[0]))
+
+static int
+run_host(enum op op, gf_context *ctx, const gf_image *in, gf_image *out,
+    const gf_options *o, gf_error *err)
+{
+	if (op == SOBEL)
+		return gf_sobel(ctx, in, out, o, err);
+	if (op == CONV2D)
+		return gf_conv2d(ctx, in, out, o, err);
+	return gf_edge(ctx, in, out, o, err);
+}
+
+static int
+run_device(enum op op, gf_context *ctx, const gf_image *in,
+    const gf_image *out, const gf_options *o, cudaStream_t s, gf_error *err)
+{
+	if (op == SOBEL)
+		return gf_sobel_device(ctx, in, out, o, s, err);
+	if (op == CONV2D)
+		return gf_conv2d_device(ctx, in, out, o, s, err);
+	return gf_edge_device(ctx, in, out, o, s, err);
+}
+
+/* Whether a and b hold the same pixels (strides may differ); why if not. */
+static int
+same_image(const gf_image *a, const gf_image *b, char *why, size_t n)
+{
+	size_t row = (size_t)a->width * a->channels * (a->maxval > 255 ? 2 : 1);
+	size_t sa = a->stride ? a->stride : row, sb = b->stride ? b->stride : row;
+
+	if (a->width != b->width || a->height != b->height ||
+	    a->channels != b->channels || a->maxval != b->maxval) {
+		snprintf(why, n, "%dx%d, %d channels, maxval %u against %dx%d, %d, %u",
+		    a->width, a->height, a->channels, a->maxval, b->width,
+		    b->height, b->channels, b->maxval);
+		return 0;
+	}
+	for (int y = 0; y < a->height; y++)
+		if (memcmp((const char *)a->data + y * sa,
+		    (const char *)b->data + y * sb, row) != 0) {
+			snprintf(why, n, "row %d differs", y);
+			return 0;
+		}
+	return 1;
+}
+
+/* Loads samples/name (or tests/golden/name); aborts the test if it cannot. */
+static gf_image
+load(const char *dir, const char *name)
+{
+	char path[256];
+	gf_image img;
+	gf_error err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (gf_load(path, &img, 0, &err) != GF_OK) {
+		printf("fail load_%s: %s\n", name, err.message);
+		exit(1);
+	}
+	return img;
+}
+
+/* The golden cases through the host calls on ctx with strategy s. */
+static void
+golden_host(gf_context *ctx, const char *strategy, const char *tag)
+{
+	char name[128], why[256];
+
+	for (size_t i = 0; i < NGCASES; i++) {
+		const struct gcase *c = &gcases[i];
+		gf_image in = load("samples", c->sample), want = load("tests/golden",
+		    c->golden), out;
+		gf_options o;
+		gf_error err;
+		int code;
+
+		gf_options_init(&o);
+		c->set(&o);
+		o.strategy = strategy;
+		snprintf(name, sizeof(name), "%s_%s", tag, c->name);
+		code = run_host(c->op, ctx, &in, &out, &o, &err);
+		if (code != GF_OK)
+			result(name, 0, "code %d: %s", code, err.message);
+		else {
+			result(name, same_image(&out, &want, why, sizeof(why)), "%s",
+			    why);
+			gf_image_free(&out);
+		}
+		gf_image_free(&in);
+		gf_image_free(&want);
+	}
+}
+
+/* Input with rows 64 bytes apart beyond their width gives the same result. */
+static void
+test_stride(gf_context *ctx)
+{
+	gf_image in = load("samples", "coins.pgm"), want, out, wide = in;
+	gf_options o;
+	gf_error err;
+	char why[256];
+
+	gf_options_init(&o);
+	wide.stride = (size_t)in.width + 64;
+	if ((wide.data = malloc(wide.stride * in.height)) == NULL)
+		abort();
+	for (int y = 0; y < in.height; y++)
+		memcpy((char *)wide.data + y * wide.stride,
+		    (char *)in.data + (size_t)y * in.width, (size_t)in.width);
+	if (gf_sobel(ctx, &in, &want, &o, &err) != GF_OK ||
+	    gf_sobel(ctx, &wide, &out, NULL, &err) != GF_OK) {
+		result("host_strided_input", 0, "%s", err.message);
+	} else {
+		result("host_strided_input", same_image(&out, &want, why,
+		    sizeof(why)), "%s", why);
+		gf_image_free(&out);
+		gf_image_free(&want);
+	}
+	gf_image_free(&in);
+	free(wide.data);
+}
+
+/* conv2d keeps alpha: an RGBA identity comes back as it was. */
+static void
+test_alpha(gf_context *ctx)
+{
+	unsigned char px[2 * 3 * 4];
+	gf_image in = {2, 3, 4, 255, 0, px}, out;
+	gf_options o;
+	gf_error err;
+	char why[256];
+
+	for (size_t i = 0; i < sizeof(px); i++)
+		px[i] = (unsigned char)(i * 37);
+	gf_options_init(&o);
+	o.kernel = "identity";
+	if (gf_conv2d(ctx, &in, &out, &o, &err) != GF_OK) {
+		result("host_conv2d_alpha_kept", 0, "%s", err.message);
+		return;
+	}
+	result("host_conv2d_alpha_kept", same_image(&out, &in, why, sizeof(why)),
+	    "%s", why);
+	gf_image_free(&out);
+}
+
+/* Options refused with the tools' messages; each call fills err with GF_EINVAL. */
+static void
+test_refused(gf_context *ctx)
+{
+	static const struct {
+		const char *name;
+		enum op op;
+		const char *field, *text;
+		double v;
+		const char *needle;
+	} cases[] = {
+		{"strategy_bogus", SOBEL, "strategy", "bogus", 0, "bogus"},
+		{"border_bogus", SOBEL, "border", "mirror", 0, "mirror"},
+		{"threshold_nan", SOBEL, "threshold", NULL, NAN, "not a number"},
+		{"threshold_huge", SOBEL, "threshold", NULL, 2e9, "-t is"},
+		{"no_kernel", CONV2D, "kernel", NULL, 0, "no kernel"},
+		{"kernel_bad", CONV2D, "kernel", "1 2; 3", 0, "row"},
+		{"normalize_divisor", CONV2D, "divisor", "1 2 1", 4, "exclude"},
+		{"sigma_tiny", EDGE, "sigma", NULL, 1e-9, "too small"},
+		{"low_above_high", EDGE, "low", NULL, 50, "greater than --high"},
+		{"block_zero", EDGE, "block", NULL, 0, "1 to 1024"},
+	};
+	unsigned char px[16] = {0};
+	gf_image in = {4, 4, 1, 255, 0, px}, out = {0};
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gf_options o;
+		gf_error err = {0, ""};
+		int code;
+
+		gf_options_init(&o);
+		if (strcmp(cases[i].field, "strategy") == 0)
+			o.strategy = cases[i].text;
+		else if (strcmp(cases[i].field, "border") == 0)
+			o.border = cases[i].text;
+		else if (strcmp(cases[i].field, "threshold") == 0)
+			o.threshold = cases[i].v;
+		else if (strcmp(cases[i].field, "kernel") == 0)
+			o.kernel = cases[i].text;
+		else if (strcmp(cases[i].field, "divisor") == 0) {
+			o.kernel = cases[i].text;
+			o.normalize = 1;
+			o.divisor = cases[i].v;
+		} else if (strcmp(cases[i].field, "sigma") == 0)
+			o.sigma = cases[i].v;
+		else if (strcmp(cases[i].field, "low") == 0) {
+			o.low = cases[i].v;
+			o.high = 40;
+		} else {
+			o.block_w = 0;
+			o.block_h = 8;
+		}
+		code = run_host(cases[i].op, ctx, &in, &out, &o, &err);
+		snprintf(name, sizeof(name), "refused_%s", cases[i].name);
+		printf("# %s: %s\n", name, err.message);
+		result(name, code == GF_EINVAL && err.code == GF_EINVAL &&
+		    strstr(err.message, cases[i].needle) != NULL && out.data == NULL,
+		    "code %d, message '%s' lacks '%s'", code, err.message,
+		    cases[i].needle);
+	}
+}
+
+/* NULLs and a missing file are codes, not crashes; err may be NULL. */
+static void
+test_arguments(gf_context *ctx)
+{
+	gf_image img = {0}, out;
+	gf_error err = {0, ""};
+
+	result("load_missing", gf_load("samples/nosuch.png", &img, 0, &err) ==
+	    GF_EIMAGE && strstr(err.message, "nosuch.png") && img.data == NULL,
+	    "code %d: %s", err.code, err.message);
+	result("load_null_path", gf_load(NULL, &img, 0, NULL) == GF_EINVAL,
+	    "unexpected result");
+	result("load_bad_flags", gf_load("samples/coins.pgm", &img, 8, &err) ==
+	    GF_EINVAL && strstr(err.message, "0x8"), "code %d: %s", err.code,
+	    err.message);
+	result("sobel_null_input", gf_sobel(ctx, NULL, &out, NULL, &err) ==
+	    GF_EINVAL && strstr(err.message, "NULL"), "%s", err.message);
+	result("save_bad_extension", gf_save("/tmp/gpufilt_test.gif", &img, &err)
+	    == GF_EINVAL, "code %d: %s", err.code, err.message);
+	result("strerror", strcmp(gf_strerror(GF_ENOGPU), "no usable GPU") == 0 &&
+	    strcmp(gf_strerror(99), "unknown error code") == 0, "unexpected result");
+	result("version", strcmp(gf_version(), GF_VERSION_STRING) == 0, "%s",
+	    gf_version());
+	result("open_bad_device", gf_open(-7, &err) == NULL &&
+	    err.code == GF_EINVAL, "code %d: %s", err.code, err.message);
+}
+
+/* Four threads run sobel on one context at once; each gets the golden bytes. */
+struct worker {
+	gf_context *ctx;
+	const gf_image *in, *want;
+	int ok;
+};
+
+static void *
+work(void *arg)
+{
+	struct worker *w = arg;
+	char why[256];
+
+	w->ok = 1;
+	for (int k = 0; k < 4 && w->ok; k++) {
+		gf_image out;
+		w->ok = gf_sobel(w->ctx, w->in, &out, NULL, NULL) == GF_OK &&
+		    same_image(&out, w->want, why, sizeof(why));
+		if (w->ok)
+			gf_image_free(&out);
+	}
+	return NULL;
+}
+
+static void
+test_threads(gf_context *ctx, const char *name)
+{
+	gf_image in = load("samples", "coins.pgm"), want = load("tests/golden",
+	    "sobel/coins.mag.pgm");
+	struct worker w[4];
+	pthread_t t[4];
+	int ok = 1;
+
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct worker){ctx, &in, &want, 0};
+		if (pthread_create(&t[i], NULL, work, &w[i]) != 0)
+			abort();
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		ok = ok && w[i].ok;
+	}
+	result(name, ok, "a thread's result differs or failed");
+	gf_image_free(&in);
+	gf_image_free(&want);
+}
+
+/* ---- on a GPU */
+
+/* Records a failed CUDA call of the test and says which. */
+#define CUDA_OK(expr, why, n) cuda_ok((expr), #expr, why, n)
+
+static int
+cuda_ok(cudaError_t err, const char *expr, char *why, size_t n)
+{
+	if (err != cudaSuccess)
+		snprintf(why, n, "%s: %s", expr, cudaGetErrorString(err));
+	return err == cudaSuccess;
+}
+
+/*
+ * One golden case (of a one-channel sample) through a device call with
+ * strategy s: the input uploaded into a pitched buffer, filtered in stream st, downloaded.
+ */
+static int
+device_case(gf_context *ctx, const struct gcase *c, const char *s,
+    cudaStream_t st, char *why, size_t n)
+{
+	gf_image in = load("samples", c->sample), want = load("tests/golden",
+	    c->golden), host;
+	gf_image din = {in.width, in.height, 1, in.maxval, 0, NULL}, dout;
+	size_t row = (size_t)in.width * (in.maxval > 255 ? 2 : 1);
+	gf_options o;
+	gf_error err;
+	int ok = 0;
+	void *res = malloc(row * in.height);
+
+	gf_options_init(&o);
+	c->set(&o);
+	o.strategy = s;
+	if (res == NULL ||
+	    !CUDA_OK(cudaMallocPitch(&din.data, &din.stride, row, in.height), why, n))
+		goto done;
+	dout = din;
+	if (!CUDA_OK(cudaMallocPitch(&dout.data, &dout.stride, row, in.height),
+	    why, n))
+		goto free_in;
+	if (!CUDA_OK(cudaMemcpy2DAsync(din.data, din.stride, in.data, row, row,
+	    in.height, cudaMemcpyHostToDevice, st), why, n))
+		goto free_out;
+	if (run_device(c->op, ctx, &din, &dout, &o, st, &err) != GF_OK) {
+		snprintf(why, n, "code %d: %.400s", err.code, err.message);
+		goto free_out;
+	}
+	if (!CUDA_OK(cudaMemcpy2DAsync(res, row, dout.data, dout.stride, row,
+	    in.height, cudaMemcpyDeviceToHost, st), why, n) ||
+	    !CUDA_OK(cudaStreamSynchronize(st), why, n))
+		goto free_out;
+	host = (gf_image){in.width, in.height, 1, in.maxval, row, res};
+	ok = same_image(&host, &want, why, n);
+free_out:
+	ok = CUDA_OK(cudaFree(dout.data), why, n) && ok;
+free_in:
+	ok = CUDA_OK(cudaFree(din.data), why, n) && ok;
+done:
+	free(res);
+	gf_image_free(&in);
+	gf_image_free(&want);
+	return ok;
+}
+
+static void
+test_gpu(void)
+{
+	static const char *const strategies[] = {"auto", "global", "texture",
+	    "shared", "sliding"};
+	gf_context *ctx;
+	gf_error err;
+	cudaStream_t st;
+	char name[128], why[512];
+	unsigned char host[256];
+	gf_image hin = {16, 16, 1, 255, 256, host};
+
+	if ((ctx = gf_open(0, &err)) == NULL) {
+		result("gpu_open", 0, "%s", err.message);
+		return;
+	}
+	for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++) {
+		snprintf(name, sizeof(name), "gpu_host_%s", strategies[s]);
+		golden_host(ctx, strategies[s], name);
+	}
+	if (!CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), why,
+	    sizeof(why))) {
+		result("gpu_stream", 0, "%s", why);
+		gf_close(ctx);
+		return;
+	}
+	for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++)
+		for (size_t i = 0; i < NGCASES; i++) {
+			if (strcmp(gcases[i].sample, "chelsea.png") == 0)
+				continue;       /* device images are one channel */
+			why[0] = '\0';
+			snprintf(name, sizeof(name), "gpu_device_%s_%s", strategies[s],
+			    gcases[i].name);
+			result(name, device_case(ctx, &gcases[i], strategies[s], st, why,
+			    sizeof(why)), "%s", why);
+		}
+	result("gpu_device_host_pointer_refused", gf_sobel_device(ctx, &hin, &hin,
+	    NULL, st, &err) == GF_EINVAL && strstr(err.message, "not device memory"),
+	    "code %d: %s", err.code, err.message);
+	test_threads(ctx, "gpu_threads_one_context");
+	(void)CUDA_OK(cudaStreamDestroy(st), why, sizeof(why));
+	gf_close(ctx);
+}
+
+int
+main(void)
+{
+	gf_context *cpu, *any;
+	gf_error err;
+	int ngpu = 0;
+
+	if ((cpu = gf_open(GF_DEVICE_CPU, &err)) == NULL) {
+		printf("fail open_cpu: %s\n", err.message);
+		return 1;
+	}
+	result("open_cpu", gf_device(cpu) == -1 && err.code == GF_OK, "unexpected result");
+	golden_host(cpu, NULL, "cpu");
+	golden_host(cpu, "cpu", "cpu_explicit");
+	test_stride(cpu);
+	test_alpha(cpu);
+	test_refused(cpu);
+	test_arguments(cpu);
+	test_threads(cpu, "cpu_threads_one_context");
+	if (cudaGetDeviceCount(&ngpu) != cudaSuccess)
+		ngpu = 0;
+	any = gf_open(GF_DEVICE_AUTO, &err);
+	result("open_auto", any != NULL && (ngpu > 0) == (gf_device(any) >= 0),
+	    "%d GPUs, context on %d: %s", ngpu, gf_device(any), err.message);
+	if (ngpu == 0) {
+		gf_image out;
+		gf_options o;
+		unsigned char px[16] = {0};
+		gf_image in = {4, 4, 1, 255, 0, px};
+
+		result("open_gpu_without_one", gf_open(0, &err) == NULL &&
+		    err.code == GF_ENOGPU && err.message[0] != '\0', "code %d: %s",
+		    err.code, err.message);
+		gf_options_init(&o);
+		o.strategy = "shared";
+		result("gpu_strategy_on_cpu", gf_sobel(cpu, &in, &out, &o, &err) ==
+		    GF_ENOGPU && strstr(err.message, "-m shared needs a GPU"),
+		    "code %d: %s", err.code, err.message);
+		result("device_call_on_cpu", gf_sobel_device(cpu, &in, &in, NULL,
+		    NULL, &err) == GF_ENOGPU, "code %d: %s", err.code, err.message);
+		skip("gpu", "no GPU");
+	} else
+		test_gpu();
+	gf_close(any);
+	gf_close(cpu);
+	return nfail > 0;
+}
