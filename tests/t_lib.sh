@@ -46,7 +46,7 @@ else
 	for pair in coins.pgm:384x303 chelsea.png:451x300 small.jpg:; do
 		in=${pair%%:*} size=${pair#*:}
 		"$BIN/sobel" -q -t 60 "$SAMPLES/$in" "$L/tool-$in.png" 2>"$L/err"
-		LD_LIBRARY_PATH="$P/lib" "$L/edges" "$SAMPLES/$in" "$L/edges-$in.png" >"$L/out" 2>>"$L/err"
+		LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$L/edges" "$SAMPLES/$in" "$L/edges-$in.png" >"$L/out" 2>>"$L/err"
 		st=$?
 		why="exit $st: $(cat "$L/out" "$L/err")"
 		check lib/readme-program-equals-tool/$in eval '[ $st -eq 0 ] &&
@@ -54,7 +54,7 @@ else
 		    grep -q "^$L/edges-$in.png: ${size%x*}[0-9]* x ${size#*x}[0-9]* on " "$L/out"'
 	done
 	cp "$L/tool-coins.pgm.png" "$L/tool.png"
-	LD_LIBRARY_PATH="$P/lib" "$L/edges" "$L/missing.png" "$L/x.png" >"$L/out" 2>"$L/err"
+	LD_LIBRARY_PATH="$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$L/edges" "$L/missing.png" "$L/x.png" >"$L/out" 2>"$L/err"
 	st=$?
 	why="exit $st: $(cat "$L/out" "$L/err")"
 	check lib/readme-program-error eval '[ $st -eq 1 ] && grep -q "^cannot open $L/missing.png: No such file" "$L/err"'
