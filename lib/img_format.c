@@ -46,6 +46,7 @@ const struct img_format_row img_formats[] = {
 };
 const size_t img_nformats = sizeof(img_formats) / sizeof(img_formats[0]);
 
+/* An id no row has (IMG_FORMAT_NONE) gets the first row's. */
 const struct img_format_row *
 img_format_row(enum img_format f)
 {
@@ -77,8 +78,10 @@ list_put(struct list *l, const char *fmt, ...)
 	va_start(ap, fmt);
 	k = vsnprintf(l->buf + l->len, l->n - l->len, fmt, ap);
 	va_end(ap);
-	l->len = k < 0 ? l->n : l->len + (size_t)k < l->n ? l->len + (size_t)k :
-	    l->n - 1;
+	if (k < 0 || l->len + (size_t)k >= l->n)
+		l->len = l->n - 1;      /* cut short; nothing more is added */
+	else
+		l->len += (size_t)k;
 }
 
 /*
@@ -159,8 +162,8 @@ img_formats_deep(char *buf, size_t n)
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < img_nformats; i++) {
 			const struct img_format_row *f = &img_formats[i];
-			if (f->bits < 16 || f->words[0] == NULL ||
-			    !(f->flags & IMG_ROW_DEFAULT) != !pass)
+			int last = (f->flags & IMG_ROW_DEFAULT) != 0;
+			if (f->bits < 16 || f->words[0] == NULL || last != pass)
 				continue;
 			list_item(&l);
 			list_put(&l, "%s (", f->name);
@@ -311,13 +314,14 @@ img_format_name(enum img_format f)
 /* ---- reading and writing */
 
 const struct img_format_row *
-img_format_sniff(const unsigned char *b, size_t n, unsigned file)
+img_format_sniff(const unsigned char *b, size_t n, int peeked)
 {
-	for (size_t i = 0; i < img_nformats; i++)
-		if (img_formats[i].sniff != NULL &&
-		    !(img_formats[i].flags & IMG_ROW_FILE) == !file &&
-		    img_formats[i].sniff(b, n))
-			return &img_formats[i];
+	for (size_t i = 0; i < img_nformats; i++) {
+		const struct img_format_row *f = &img_formats[i];
+		int by_file = (f->flags & IMG_ROW_FILE) != 0;
+		if (f->sniff != NULL && by_file == peeked && f->sniff(b, n))
+			return f;
+	}
 	return NULL;
 }
 

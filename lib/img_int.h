@@ -63,11 +63,12 @@ const struct img_format_row *img_format_row(enum img_format f);
 const char *img_formats_deep(char *buf, size_t n);
 
 /*
- * The format that the first n bytes of a stream begin (file: of those
- * read through the FILE, from the byte peeked); NULL for none.
+ * The format that the first n bytes of a stream begin; NULL for none.
+ * peeked: among those of IMG_ROW_FILE, from the one byte peeked; else
+ * among the others, from the bytes sniffed into r->head.
  */
 const struct img_format_row *img_format_sniff(const unsigned char *b,
-    size_t n, unsigned file);
+    size_t n, int peeked);
 
 /*
  * The names of the formats read that have every one of flags, joined by
