@@ -1,7 +1,8 @@
 # gpufilt: sobel, conv2d and edge.  Plain GNU make; safe under -j.
 #
 #   make            build bin/sobel, bin/conv2d, bin/edge
-#   make deps       install the Debian packages the build and tests need
+#   make deps       install the Debian packages the build and tests need,
+#                   and nvJPEG's header where the CUDA toolkit lacks it
 #   make demo       deps, build, run sobel on a bundled sample
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
@@ -75,7 +76,8 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
             *) j=-j$$(nproc 2>/dev/null || echo 1) ;; esac
 
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
-            build/tests/gpu_probe build/bench/framegen build/bench/cpuops
+            build/tests/gpu_probe build/bench/framegen build/bench/cpuops \
+            build/bench/jpeggen build/bench/jpegdec
 
 # libgpufilt as installed: the shared library (its soname the major
 # version) exporting the names of lib/gpufilt.sym alone, linked against
@@ -131,6 +133,17 @@ build/lib/%.o: lib/%.c
 # a result (no -ffast-math: IEEE steps as written, no contraction).
 CPU_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math
 build/lib/%_cpu.o build/lib/pool.o build/lib/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
+
+# nvJPEG's header: the CUDA toolkit's, else the one make deps fetched
+# (scripts/deps-nvjpeg.sh).  With it lib/jpeg_gpu.c holds the GPU's JPEG
+# decoder, which loads libnvjpeg at run time (never linked); without it,
+# a decoder that says it was not built.
+NVJPEG_H := $(firstword $(wildcard $(CUDA)/include/nvjpeg.h \
+            .deps-extra/nvjpeg/include/nvjpeg.h))
+ifneq ($(NVJPEG_H),)
+build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
+    -I$(dir $(NVJPEG_H)) -DGF_CUDA_LIB='"$(CUDA)/lib64"'
+endif
 
 build/kernels/%.o: kernels/%.cu
 	@mkdir -p $(@D)
@@ -217,7 +230,8 @@ build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 	    build/asan/libgpufilt.a $(LDLIBS)
 
 test-asan: deps
-	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen
+	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen \
+	    build/bench/jpeggen
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
 
@@ -279,6 +293,7 @@ fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
 
 deps:
 	@sh scripts/deps.sh
+	@sh scripts/deps-nvjpeg.sh $(CUDA)
 
 demo: deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all build/tests/gpu_probe
@@ -293,7 +308,8 @@ test: deps
 bench: all build/bench/bench
 	sh bench/figures.sh build/bench/bench
 
-bench-io: all build/bench/framegen build/tests/gpu_probe
+bench-io: all build/bench/framegen build/bench/jpeggen build/bench/jpegdec \
+    build/tests/gpu_probe
 	sh bench/io.sh
 bench-cpu: all build/bench/cpuops
 	sh bench/cpu.sh

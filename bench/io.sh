@@ -10,7 +10,11 @@
 #   large    one 12288x12288 PGM file to a file, against creating a CUDA
 #            context (build/tests/gpu_probe) plus cp of the same file
 #   batch    P photos of about 12 MP, JPEG and PNG, edge --auto -o DIR,
-#            against an OpenCV script on as many processes as cores
+#            against an OpenCV script on as many processes as cores; for
+#            the JPEGs also the GPU's JPEG engines decoding them alone
+#            (build/bench/jpegdec, the ceiling), and edge --auto and
+#            sobel -t 60 with the engines and with them off
+#            (GPUFILT_GPU_DECODE=0), each as a fraction of that ceiling
 #
 # Usage: sh bench/io.sh [stream|jstream|large|batch ...]   (after make and
 # build/bench/framegen; FRAMES and PHOTOS set the sizes; WORK the scratch
@@ -98,6 +102,22 @@ batch() {
 	cat "$d"/* >/dev/null
 	n=$(nproc)
 	echo "batch: $PHOTOS photos of 4000x3000, edge maps to PGM ($n cores)"
+	ceil=$(build/bench/jpegdec -b 32 "$d"/*.jpg 2>&1 | tail -n 1)
+	echo "  JPEG engines alone: $ceil"
+	ceil=$(echo "$ceil" | sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p')
+	for cmd in "edge --auto" "sobel -t 60"; do
+		for dec in 1 0; do
+			rm -rf "$WORK/out-dec"
+			mkdir -p "$WORK/out-dec"
+			s=$(secs "GPUFILT_GPU_DECODE=$dec bin/$cmd -q -o $WORK/out-dec $d/*.jpg")
+			echo "$PHOTOS $s ${ceil:-0}" | awk -v c="$cmd" -v d="$dec" '{ r = $1 / $2
+			    printf "  jpg  %-12s JPEG engines %-3s %6.1f images/s", c, d ? "on" : "off", r
+			    if ($3 > 0) printf "   %5.1f%% of the engines alone", 100 * r / $3
+			    printf "\n" }'
+			GPUFILT_GPU_DECODE=$dec bin/$cmd -v -o "$WORK/out-dec" "$d"/*.jpg 2>&1 |
+			    grep -e 'busy' -e 'decoders:' | sed 's/^/        /'
+		done
+	done
 	for ext in jpg png; do
 		rm -rf "$WORK/out-$ext" "$WORK/cv-$ext"
 		mkdir -p "$WORK/out-$ext" "$WORK/cv-$ext"

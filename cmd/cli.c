@@ -128,7 +128,11 @@ cli_report(void *arg, const char *input, int index, const struct image *out,
 		fprintf(stderr, "threshold %g%s, ", t->high, otsu);
 	else if (t->thresholds == 2)
 		fprintf(stderr, "low %g high %g%s, ", t->low, t->high, otsu);
-	fprintf(stderr, "read %.2f ms, ", t->read);
+	if (t->engines)
+		fprintf(stderr, "read %.2f ms (decoder: JPEG engines, %.2f ms), ",
+		    t->read, t->decode);
+	else
+		fprintf(stderr, "read %.2f ms (decoder: CPU), ", t->read);
 	if (device >= 0)
 		fprintf(stderr, "GPU %d: upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
 		    "download %.2f ms, ", device, t->upload, t->kernel, gbs,
@@ -154,7 +158,11 @@ cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
 	c->progress_shown = 1;
 }
 
-/* The rate and busy lines of the run summary (cli_summary). */
+/*
+ * The rate and busy lines of the run summary (cli_summary); where JPEGs
+ * could go to the GPUs' JPEG engines, the images each decoder took and
+ * how busy the engines' decoders were.
+ */
 static void
 cli_summary_rate(struct cli_ctx *c, const struct engine_stats *st)
 {
@@ -173,6 +181,21 @@ cli_summary_rate(struct cli_ctx *c, const struct engine_stats *st)
 		fprintf(stderr, "%s: GPU %d (%s): %d images, busy %.0f%%\n", c->prog,
 		    st->dev[i].device, st->dev[i].name, st->dev[i].images,
 		    100 * st->dev[i].busy_ms / st->wall_ms);
+	if (!st->jpeg_on) {
+		if (st->jpeg_why[0] != '\0')
+			fprintf(stderr, "%s: JPEGs decoded on the CPU: %s\n", c->prog,
+			    st->jpeg_why);
+		return;
+	}
+	fprintf(stderr, "%s: decoders: %d images on the GPUs' JPEG engines, %d on "
+	    "the CPU", c->prog, st->jpeg_engines, st->images - st->jpeg_engines);
+	if (st->jpeg_cpu > 0)
+		fprintf(stderr, " (%d of them refused or failed by the engines)",
+		    st->jpeg_cpu);
+	for (int i = 0; i < st->ndevices; i++)
+		fprintf(stderr, "; GPU %d's engines busy %.0f%%", st->dev[i].device,
+		    100 * st->dev[i].jpeg_busy_ms / st->wall_ms);
+	fprintf(stderr, "\n");
 }
 
 /*

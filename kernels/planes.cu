@@ -77,3 +77,38 @@ planes_launch_copy(void *packed, int channels, int c,
 		    (uint8_t *)packed, channels, c, *plane, to_packed);
 	return cudaGetLastError();
 }
+
+/*
+ * dst pixel (x, y) from the stored image src, as EXIF orientation o
+ * says (lib/img_orient.c's walks: src index = start + x * dx + y * dy,
+ * here as a column and a row of src).
+ */
+__global__ void
+orient_kernel(gpu_image src, int o, gpu_image dst)
+{
+	int x = blockIdx.x * blockDim.x + threadIdx.x;
+	int w = src.width - 1, h = src.height - 1;
+
+	for (int y = blockIdx.y; x < dst.width && y < dst.height; y += gridDim.y) {
+		int sx = x, sy = y;
+		switch (o) {
+		case 2: sx = w - x; break;
+		case 3: sx = w - x; sy = h - y; break;
+		case 4: sy = h - y; break;
+		case 5: sx = y; sy = x; break;
+		case 6: sx = y; sy = h - x; break;
+		case 7: sx = w - y; sy = h - x; break;
+		case 8: sx = w - y; sy = x; break;
+		}
+		((uint8_t *)dst.px + (size_t)y * dst.pitch)[x] =
+		    ((const uint8_t *)src.px + (size_t)sy * src.pitch)[sx];
+	}
+}
+
+extern "C" cudaError_t
+planes_launch_orient(const struct gpu_image *src, int orientation,
+    const struct gpu_image *dst, cudaStream_t stream)
+{
+	orient_kernel<<<grid_for(dst), 256, 0, stream>>>(*src, orientation, *dst);
+	return cudaGetLastError();
+}

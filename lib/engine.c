@@ -78,6 +78,7 @@ stage_settings(struct engine *en)
 	    en->njobs > 1 ? 2 : 0;
 	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL && t->gray)
 		en->read.reader_gray = atoi(env) != 0;
+	jdec_init(en);
 	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||
 	    sscanf(env, "%d:%d", &en->gpus.fail_gpu, &en->gpus.fail_at) != 2)
 		en->gpus.fail_at = 0;
@@ -129,6 +130,7 @@ engine_free(struct engine *en)
 	pthread_cond_destroy(&en->cv);
 	pthread_cond_destroy(&en->work_cv);
 	pthread_cond_destroy(&en->writer_cv);
+	pthread_cond_destroy(&en->jdec.cv);
 	free(en->filter.ln);
 	free(en->read.rd);
 	free(en->job_failed);
@@ -171,7 +173,7 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	f->nlanes = state == GPU_READY ? f->per_gpu * ndev : 1;
 	if ((f->ln = calloc((size_t)f->nlanes, sizeof(*f->ln))) == NULL)
 		return gf_fail(e, "out of memory");
-	slot_pool_add(en, more);
+	slot_pool_add(en, &en->read.rd[0], more, 0);
 	for (int i = 0; i < f->nlanes; i++) {
 		f->ln[i].en = en;
 		f->ln[i].dev = state == GPU_READY ? &en->gpus.dev[i / f->per_gpu] : NULL;
@@ -237,6 +239,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 		pthread_join(en.filter.ln[i].th, NULL);
 	st->wall_ms = gf_now_ms() - t0;
 	engine_stats_fill(&en, state, st);
+	jdec_join(&en, st);
 	if (state == GPU_FATAL) {
 		*e = en.gpus.err;
 		failures = -1;

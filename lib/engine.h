@@ -38,6 +38,8 @@ struct engine_device_stats {
 	char name[256];         /* as struct gpu's */
 	int images;             /* images it filtered */
 	double busy_ms;         /* time with at least one image on it */
+	int jpeg_images;        /* JPEGs its engines decoded */
+	double jpeg_busy_ms;    /* time its decoder spent on batches */
 };
 
 /* Busy time of each stage, and totals, for the run summary. */
@@ -50,6 +52,10 @@ struct engine_stats {
 	double wall_ms;
 	double bytes_in;        /* pixel bytes read */
 	double read_ms, filter_ms, write_ms;    /* summed over each stage's threads */
+	int jpeg_on;            /* JPEGs could go to the GPUs' JPEG engines */
+	int jpeg_engines;       /* images the engines decoded */
+	int jpeg_cpu;           /* JPEGs they refused or failed, decoded on the CPU */
+	char jpeg_why[512];     /* why they were asked for and did not open; empty: they were not asked */
 };
 
 /*

@@ -24,8 +24,10 @@ void
 devices_close(struct engine *en)
 {
 	for (int i = 0; i < en->gpus.ndev; i++)
-		if (en->gpus.dev[i].opened)
+		if (en->gpus.dev[i].opened) {
+			jdec_close_device(&en->gpus.dev[i]);
 			gpu_close(&en->gpus.dev[i].base);
+		}
 	free(en->gpus.dev);
 	en->gpus.dev = NULL;
 	en->gpus.ndev = 0;
@@ -141,10 +143,13 @@ opener_main(void *arg)
 	en->gpus.state = r > 0 ? GPU_READY : r == 0 ? GPU_UNUSED : GPU_FATAL;
 	en->gpus.fallback = fallback;
 	en->gpus.err = e;
+	jdec_decide(en, r > 0);
 	if (r < 0)
 		en->stop = 1;
 	engine_wake(en);
 	pthread_mutex_unlock(&en->mu);
+	if (r > 0)
+		jdec_start(en);
 	return NULL;
 }
 

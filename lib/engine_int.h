@@ -10,6 +10,9 @@
  *                    images into slots, queue them as work
  *   engine_gpu.c     the GPUs (en->gpus): opened while the first input
  *                    is read, then shared by their lanes
+ *   engine_jdec.c    the GPUs' JPEG engines (en->jdec): a decoder per
+ *                    GPU that decodes the JPEGs readers kept as their
+ *                    bytes, in batches, into device memory for its lanes
  *   engine_lane.c    filter lanes (en->filter): take work, run the tool
  *                    on the GPU (strips, staging) or the CPU
  *   engine_write.c   the ordered writer and its encoders (private state)
@@ -60,6 +63,7 @@
 
 #include "engine.h"
 #include "img.h"
+#include "jpeg_gpu.h"
 
 enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
 
@@ -92,6 +96,14 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  * fall short, eight do no better than four).
  */
 #define LANES_BATCH 4
+/*
+ * Slots and markers more per reader of a batch once the GPUs' JPEG
+ * engines take its first JPEG (a slot then holds a JPEG's bytes until
+ * its batch is decoded, and a one-image job its marker too): enough for
+ * a batch in decoding, the next one filling, and the lanes'.  Only then:
+ * every slot more is an output buffer more to touch first.
+ */
+#define SLOTS_JPEG 4
 #define LANES_MAX 8
 
 /* Host memory of one image, pinned when a GPU is in use; grows, then is reused. */
@@ -137,6 +149,15 @@ struct slot {
 	 */
 	int written, wfailed, encoded;
 	struct gf_err werr;
+	/*
+	 * A JPEG for the GPU's engines (engine_jdec.c): bits.len > 0, bits.p
+	 * in inbuf, and in holds only its size as displayed (px NULL) until
+	 * it is decoded: into ybuf on the decoder's GPU, or, where the
+	 * engines refuse or fail it, by the lane on the CPU into cpu_px.
+	 */
+	struct img_jpeg_bits bits;
+	struct jdec_buf *ybuf;
+	void *cpu_px;
 };
 
 /* Slots in arrival order, linked through next; used under en->mu. */
@@ -171,6 +192,10 @@ struct device {
 	int taken, images;      /* images its lanes took, and filtered */
 	int active;             /* lanes with an image on it now */
 	double busy_since, busy_ms;     /* time with at least one */
+	struct jpeg_gpu *jpeg;  /* its JPEG engines (opened by its decoder); NULL: none */
+	struct gf_err jpeg_err; /* why none */
+	struct jdec *jdec;      /* its decoder (engine_jdec.c), while the lanes run */
+	struct fifo decoded;    /* JPEGs its engines decoded, for its lanes (en->mu) */
 };
 
 /* A filter lane: on a GPU, two streams that strips alternate between. */
@@ -220,6 +245,27 @@ struct gpu_set {
 	int fail_gpu, fail_at;  /* GPUFILT_FAIL_GPU=D:K: GPU D breaks at its image K */
 };
 
+/*
+ * engine_jdec.c's state: whether JPEGs go to the GPUs' engines, the
+ * ones waiting for a decoder, and what was decoded where.
+ */
+struct jdec_stage {
+	int wanted;             /* a gray tool or gray JPEGs, and not GPUFILT_GPU_DECODE=0 */
+	int on;                 /* a GPU's engines are open and decoding (en->mu) */
+	int batch;              /* images per batch (GPUFILT_JPEG_BATCH) */
+	struct fifo queue;      /* kept as bytes, for a decoder (en->mu) */
+	int busy;               /* slots a decoder holds (en->mu) */
+	pthread_cond_t cv;      /* queue has slots, or the readers ended */
+	int engines, cpu;       /* images decoded by the engines, and by lanes on the CPU */
+	int fail_at, taken;     /* GPUFILT_JPEG_FAIL=K: the engines fail the K-th they take (en->mu) */
+	int wait;               /* GPUFILT_GPU_DECODE=2: readers wait for the engines to open */
+	int possible;           /* the GPUs are in use: their decoders look for engines */
+	int seen;               /* a reader saw a JPEG, enough inputs left: open the engines */
+	int always;             /* GPUFILT_GPU_DECODE=1 or 2: whatever the inputs left */
+	int pending;            /* decoders that have not yet tried (en->mu, en->cv) */
+	int grown;              /* the readers got SLOTS_JPEG more (en->mu) */
+};
+
 /* engine_lane.c's state: the lanes and how they cut and move images. */
 struct filter_stage {
 	struct lane *ln;
@@ -252,6 +298,7 @@ struct engine {
 	struct fifo work;       /* read, for the lanes */
 	struct slot *done;      /* finished, in no order */
 	struct slot_pool pool;
+	struct jdec_stage jdec;
 	struct read_stage read;
 	struct gpu_set gpus;
 	struct filter_stage filter;
@@ -267,7 +314,7 @@ void fifo_push(struct fifo *q, struct slot *s);
 struct slot *fifo_pop(struct fifo *q);
 
 int slot_pool_init(struct engine *en, int per);
-void slot_pool_add(struct engine *en, int more);
+void slot_pool_add(struct engine *en, struct reader *rd, int more, int marker);
 void slot_pool_free(struct engine *en);
 void *hbuf_get(struct engine *en, struct hbuf *b, size_t n);
 void slot_prepare_out(struct engine *en, struct slot *s);
@@ -276,7 +323,7 @@ struct slot *slot_take(struct reader *rd, int marker);
 void slot_give_back(struct engine *en, struct slot *s);
 void slot_post_work(struct engine *en, struct slot *s);
 void slot_post_done(struct engine *en, struct slot *s);
-struct slot *slot_take_work(struct engine *en);
+struct slot *slot_take_work(struct engine *en, struct device *d);
 int slot_rows_after(struct engine *en, struct slot *s, int y);
 
 /* ---- engine_read.c */
@@ -291,6 +338,20 @@ void devices_close(struct engine *en);
 int device_begin(struct engine *en, struct device *d);
 void device_end(struct engine *en, struct device *d, int filtered);
 void device_fail(struct engine *en, struct device *d, struct slot *s);
+
+/* ---- engine_jdec.c */
+
+struct jdec_buf;
+void jdec_init(struct engine *en);
+void jdec_decide(struct engine *en, int gpu_ready);
+int jdec_ready(struct engine *en);
+void jdec_post(struct engine *en, struct slot *s);
+void jdec_start(struct engine *en);
+void jdec_join(struct engine *en, struct engine_stats *st);
+void jdec_close_device(struct device *d);
+void jdec_buf_release(struct engine *en, struct device *d, struct slot *s);
+const struct gpu_image *jdec_luma(const struct slot *s, struct gpu_image *y);
+int jdec_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e);
 
 /* ---- engine_lane.c */
 

@@ -294,6 +294,59 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 	return 0;
 }
 
+/*
+ * One image whose luma the GPU's JPEG engines decoded on this lane's
+ * device (s->ybuf, as stored): turned by its EXIF orientation into the
+ * lane's input buffer where it must be, the tool's work, download.  The
+ * upload time is the turning's.  Waits for its stream, so that the
+ * buffer may go back to the decoder.
+ */
+static int
+lane_gpu_luma(struct lane *ln, struct slot *s, struct gf_err *e)
+{
+	struct engine *en = ln->en;
+	struct gpu *g = &ln->sub[0];
+	const struct image *in = &s->in;
+	struct gpu_image y, din, dout;
+	size_t orow = (size_t)in->width;
+	cudaEvent_t *ev;
+
+	if (s->out.px == NULL)
+		return gf_fail(e, "out of memory for a %d x %d image", in->width,
+		    in->height);
+	if (lane_events(ln, 1, e) < 0 ||
+	    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height, 255, &dout, e) < 0)
+		return -1;
+	ev = ln->ev;
+	din = *jdec_luma(s, &y);
+	GPU_TRY(e, cudaEventRecord(ev[0], g->stream));
+	if (s->bits.orientation >= 2) {
+		if (gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, 255, &din,
+		    e) < 0)
+			return -1;
+		GPU_TRY(e, planes_launch_orient(&y, s->bits.orientation, &din,
+		    g->stream));
+	}
+	GPU_TRY(e, cudaEventRecord(ev[1], g->stream));
+	if (en->tool->gpu(en->tool->ctx, g, &din, &dout, &s->t, e) < 0)
+		return -1;
+	GPU_TRY(e, cudaEventRecord(ev[2], g->stream));
+	if (ln->stage[0] != NULL && !s->outbuf.pinned && orow <= STAGE_BYTES) {
+		if (stage_down(ln, s->out.px, dout.px, dout.pitch, orow, in->height,
+		    g->stream, e) < 0)
+			return -1;
+	} else {
+		GPU_TRY(e, cudaMemcpy2DAsync(s->out.px, orow, dout.px, dout.pitch,
+		    orow, in->height, cudaMemcpyDeviceToHost, g->stream));
+	}
+	GPU_TRY(e, cudaEventRecord(ev[3], g->stream));
+	GPU_TRY(e, cudaStreamSynchronize(g->stream));
+	if (strip_times(ln, 1, &s->t, e) < 0)
+		return -1;
+	s->t.kernel_bytes = 2.0 * img_bytes(&s->out);
+	return 0;
+}
+
 static void
 lane_stage_close(struct lane *ln)
 {
@@ -371,8 +424,12 @@ lane_image(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 	} else if (device_begin(en, d)) {
 		gf_fail(&s->err, "GPUFILT_FAIL_GPU made it fail at its image %d",
 		    en->gpus.fail_at);
+	} else if (s->bits.len > 0 && s->ybuf == NULL &&
+	    jdec_cpu_decode(en, s, &s->err) < 0) {
+		broken = 0;     /* the image is bad, not the device */
 	} else {
-		rc = lane_gpu(ln, s, &s->err);
+		rc = s->ybuf != NULL ? lane_gpu_luma(ln, s, &s->err) :
+		    lane_gpu(ln, s, &s->err);
 		broken = rc < 0 && cudaDeviceSynchronize() != cudaSuccess;
 	}
 	s->failed = rc < 0;
@@ -416,7 +473,7 @@ lane_main(void *arg)
 	int opened = ln->dev == NULL || lane_open(ln, &open_err) == 0;
 	struct slot *s;
 
-	while ((s = slot_take_work(en)) != NULL) {
+	while ((s = slot_take_work(en, ln->dev)) != NULL) {
 		double t0 = gf_now_ms();
 		if (engine_job_failed(en, s->job)) {
 			s->failed = 1;
@@ -428,6 +485,9 @@ lane_main(void *arg)
 			s->t.cpu = gf_now_ms() - t0;
 		}
 		ln->busy_ms += gf_now_ms() - t0;
+		jdec_buf_release(en, ln->dev, s);
+		free(s->cpu_px);
+		s->cpu_px = NULL;
 		if (s->partial) {
 			pthread_mutex_lock(&en->mu);
 			s->lane_done = 1;

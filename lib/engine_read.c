@@ -118,6 +118,50 @@ read_image(struct reader *rd, struct img_reader *r, struct take *tk,
 	return 1;
 }
 
+/*
+ * A JPEG file that the GPU's engines decode exactly goes into a slot as
+ * its bytes, its header checked here (img_jpeg_bits_read), for the
+ * decode stage (engine_jdec.c): 1 with *sp, 0 when the file is not one
+ * (or the engines are not in use), -1 with e.
+ */
+static int
+read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
+    struct slot **sp, struct gf_err *e)
+{
+	struct engine *en = rd->en;
+	struct img_bits_opts o = {en->o->max_pixels, !en->o->no_autorotate,
+	    en->tool->gray, {slot_in_get, tk}};
+	struct img_jpeg_bits b;
+	double t0 = gf_now_ms();
+	struct slot *s;
+	int got, turned;
+
+	unsigned char head[3];
+
+	if (f == stdin || !en->jdec.wanted ||
+	    pread(fileno(f), head, 3, 0) != 3 || head[0] != 0xff ||
+	    head[1] != 0xd8 || head[2] != 0xff || !jdec_ready(en))
+		return 0;
+	tk->wait_ms = 0;
+	got = img_jpeg_bits_read(f, name, &o, &b, e);
+	if (got <= 0) {
+		rd->busy_ms += gf_now_ms() - t0 - tk->wait_ms;
+		return got;
+	}
+	s = tk->s;      /* the bytes are in its buffer */
+	tk->s = NULL;
+	s->bits = b;
+	turned = b.orientation >= 5;
+	s->in = (struct image){turned ? b.height : b.width, turned ? b.width :
+	    b.height, 1, 255, NULL};
+	s->in_bytes = rd->last_bytes = img_bytes(&s->in);
+	s->t.read = gf_now_ms() - t0 - tk->wait_ms;
+	rd->busy_ms += s->t.read;
+	slot_prepare_out(en, s);
+	*sp = s;
+	return 1;
+}
+
 /* Reads every image of job j, then queues its end marker. */
 static void
 read_job(struct reader *rd, int j)
@@ -130,9 +174,16 @@ read_job(struct reader *rd, int j)
 	struct slot *s, *m;
 	const char *name;
 	FILE *f = open_input(en->jobs[j].input, &name, &err);
-	int idx = 1, got = -1;
+	int idx = 1, got = -1, bits;
 
-	if (f != NULL && img_reader_open(&r, f, name, &err) == 0) {
+	if (f != NULL && (bits = read_bits(rd, f, name, &tk, &s, &err)) != 0) {
+		got = bits < 0 ? -1 : 0;
+		if (bits > 0) {
+			s->job = j;
+			s->index = idx++;
+			jdec_post(en, s);
+		}
+	} else if (f != NULL && img_reader_open(&r, f, name, &err) == 0) {
 		img_reader_set_max_pixels(r, en->o->max_pixels);
 		img_reader_set_autorotate(r, !en->o->no_autorotate);
 		img_reader_set_gray(r, en->read.decode_gray);

@@ -20,6 +20,7 @@ engine_wake(struct engine *en)
 	pthread_cond_broadcast(&en->cv);
 	pthread_cond_broadcast(&en->work_cv);
 	pthread_cond_broadcast(&en->writer_cv);
+	pthread_cond_broadcast(&en->jdec.cv);
 	for (int i = 0; i < en->read.nreaders; i++)
 		pthread_cond_broadcast(&en->read.rd[i].cv);
 }
@@ -229,6 +230,9 @@ slot_take(struct reader *rd, int marker)
 	memset(&s->t, 0, sizeof(s->t));
 	memset(&s->in, 0, sizeof(s->in));
 	memset(&s->out, 0, sizeof(s->out));
+	memset(&s->bits, 0, sizeof(s->bits));
+	s->ybuf = NULL;
+	s->cpu_px = NULL;
 	return s;
 }
 
@@ -273,16 +277,22 @@ slot_post_done(struct engine *en, struct slot *s)
 	pthread_mutex_unlock(&en->mu);
 }
 
-/* The next work for a lane; NULL when every reader has finished. */
+/*
+ * The next work for a lane of GPU d (NULL: the CPU lane): what d's JPEG
+ * engines decoded first, else the next read; NULL when every reader and
+ * decoder has finished.
+ */
 struct slot *
-slot_take_work(struct engine *en)
+slot_take_work(struct engine *en, struct device *d)
 {
 	struct slot *s;
 
 	pthread_mutex_lock(&en->mu);
-	while (en->work.head == NULL && en->readers_left > 0)
+	while (en->work.head == NULL && (d == NULL || d->decoded.head == NULL) &&
+	    (en->readers_left > 0 || en->jdec.queue.n > 0 || en->jdec.busy > 0))
 		pthread_cond_wait(&en->work_cv, &en->mu);
-	s = fifo_pop(&en->work);
+	s = d != NULL && d->decoded.head != NULL ? fifo_pop(&d->decoded) :
+	    fifo_pop(&en->work);
 	pthread_mutex_unlock(&en->mu);
 	return s;
 }
@@ -328,7 +338,8 @@ slot_pool_init(struct engine *en, int per)
 	int lanes = en->filter.per_gpu > 0 ? en->filter.per_gpu : LANES;
 
 	p->nslots = en->read.nreaders * (per + MARKERS);
-	p->slots_cap = p->nslots + (en->njobs == 1 ? lanes * GF_MAX_DEVICES : 0);
+	p->slots_cap = p->nslots + (en->njobs == 1 ? lanes * GF_MAX_DEVICES : 0) +
+	    (en->njobs > 1 && en->jdec.wanted ? en->read.nreaders * 2 * SLOTS_JPEG : 0);
 	if ((p->slots = calloc((size_t)p->slots_cap, sizeof(*p->slots))) == NULL)
 		return -1;
 	for (int i = 0; i < p->nslots; i++) {
@@ -342,20 +353,24 @@ slot_pool_init(struct engine *en, int per)
 	return 0;
 }
 
-/* more slots for the first reader's images (a stream on more lanes). */
+/*
+ * more slots for reader rd's images, or (marker) its end markers: a
+ * stream on more lanes, a batch whose JPEGs go to the GPUs' engines;
+ * within the room slot_pool_init made.
+ */
 void
-slot_pool_add(struct engine *en, int more)
+slot_pool_add(struct engine *en, struct reader *rd, int more, int marker)
 {
 	struct slot_pool *p = &en->pool;
-	struct reader *rd = &en->read.rd[0];
 
 	pthread_mutex_lock(&en->mu);
-	for (; more > 0; more--) {
+	for (; more > 0 && p->nslots < p->slots_cap; more--) {
 		struct slot *s = &p->slots[p->nslots++];
 		s->en = en;
 		s->owner = rd;
-		s->next = rd->free;
-		rd->free = s;
+		s->marker = marker;
+		s->next = *slot_list(rd, marker);
+		*slot_list(rd, marker) = s;
 	}
 	pthread_cond_broadcast(&rd->cv);
 	pthread_mutex_unlock(&en->mu);

@@ -185,4 +185,36 @@ void img_gray_in_place(struct image *img);
  */
 void *img_big_alloc(size_t n);
 
+/*
+ * A JPEG file kept as its compressed bytes, for the GPU's JPEG engines
+ * (lib/jpeg_gpu.h), instead of decoded: lib/img_jpeg_bits.c.
+ */
+struct img_bits_opts {
+	long long max_pixels;   /* as img_reader_set_max_pixels */
+	int autorotate;         /* as img_reader_set_autorotate */
+	int colour;             /* colour may be taken, for its luma (a gray tool) */
+	struct img_buffer buf;  /* where the bytes go; get NULL: malloc */
+};
+
+struct img_jpeg_bits {
+	unsigned char *p;       /* len bytes: the whole file, SOI to EOI */
+	size_t len;
+	int width, height;      /* as stored, before orientation */
+	int components;         /* 1 gray, 3 YCbCr */
+	int orientation;        /* EXIF 1-8 to apply (1 with autorotate off) */
+};
+
+/*
+ * Reads the regular file f (name in messages) whole into b when it is
+ * one JPEG image, nothing after it, that the engines decode as libjpeg's
+ * gray decode does (Huffman-coded, sequential, 8-bit, one scan; gray,
+ * or with o->colour YCbCr at 4:4:4, 4:2:2, 4:2:0 or 4:4:0) and whose
+ * header passes the reader's checks (sides, memory, o->max_pixels).
+ * Returns 1 with b; 0 for any other file, f untouched (pread only):
+ * read it with img_read_next, which gives its own verdict; -1 with e
+ * when the file cannot be read or held.  Nothing is decoded.
+ */
+int img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
+    struct img_jpeg_bits *b, struct gf_err *e);
+
 #endif

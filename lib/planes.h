@@ -27,6 +27,14 @@ cudaError_t planes_launch_gray(const void *packed, int channels,
 cudaError_t planes_launch_copy(void *packed, int channels, int c,
     const struct gpu_image *plane, int to_packed, cudaStream_t stream);
 
+/*
+ * dst = the 8-bit image src (as stored) turned the way EXIF orientation
+ * (2-8) says it is displayed, as img_orient does on the host: dst is
+ * src's size, with width and height swapped for 5-8.
+ */
+cudaError_t planes_launch_orient(const struct gpu_image *src, int orientation,
+    const struct gpu_image *dst, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@ tool_runs() { grep -v '^#' cmd/tools; }
 SAN_TOOLS=${SAN_TOOLS:-$(tool_runs | cut -d' ' -f1 | tr '\n' ' ')}
 nproc=$(nproc 2>/dev/null || echo 4)
 make -j"$nproc" all build/bench/bench build/tests/gpu_probe build/bench/framegen build/bench/pnmcopy \
+    build/bench/jpeggen build/bench/jpegdec \
     $(ls tests/*_test.c | sed 's#tests/\(.*\)\.c#build/tests/\1#') \
     >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
 status=0
@@ -81,6 +82,20 @@ END
 			for img in rgba ga16; do
 				echo "memcheck env GPUFILT_STRIP_ROWS=16 bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"
 				echo "racecheck bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"
+			done
+		done
+		# The decode stage on the GPU's JPEG engines, a batch in flight:
+		# EXIF-turned, gray with restarts, one the engines refuse (4:1:1),
+		# and one they fail on purpose (decoded on the CPU instead).
+		mkdir -p /tmp/san/jpg
+		for o in 1 6; do build/bench/jpeggen -o $o 333 257 >/tmp/san/jpg/a$o.jpg; done
+		build/bench/jpeggen -s gray -r 7 1001 999 >/tmp/san/jpg/g.jpg
+		build/bench/jpeggen -s 411 64 64 >/tmp/san/jpg/r.jpg
+		build/bench/jpeggen -s 444 -q 100 17 33 >/tmp/san/jpg/s.jpg
+		for tool in "sobel -t 60" "edge --auto" "conv2d -k gauss:1.4"; do
+			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
+			for t in memcheck racecheck; do
+				echo "$t env GPUFILT_JPEG_FAIL=2 GPUFILT_JPEG_BATCH=3 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg"
 			done
 		done
 		# (only those that use the GPU: the others have nothing to check)

@@ -1,0 +1,345 @@
+/*
+ * jpegdec - the GPU's JPEG engines alone, through lib/jpeg_gpu.c: the
+ * decode-only ceiling that make bench-io compares whole runs with, and a
+ * check of their luma against libjpeg-turbo's JCS_GRAYSCALE decode.
+ *
+ *   jpegdec [-b BATCH] [-r ROUNDS] FILE...   files in memory, decoded in
+ *           batches of BATCH (default 32) ROUNDS times (default 3) after a
+ *           warm-up round; prints the best round's images/s
+ *           (-t THREADS: that many threads, each with its own decode
+ *           state and stream, on a share of the files at once)
+ *   jpegdec -c FILE...   each file the engines take, decoded by them and by
+ *           libjpeg; prints "same", "DIFF" (with the differing pixels) or
+ *           "refused" per file, then the counts; exit 1 on any DIFF
+ *
+ * Exit 3 when there are no engines to use (the reason on stderr).
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+#include <jpeglib.h>
+
+#include "jpeg_gpu.h"
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+	fprintf(stderr, "jpegdec: %s:%d: %s: %s\n", __FILE__, __LINE__, #x, \
+	    cudaGetErrorString(e_)); exit(1); } } while (0)
+
+struct file {
+	const char *path;
+	unsigned char *p;
+	size_t len;
+	int w, h;               /* from libjpeg's header */
+	unsigned char *dev;     /* its luma on the device, pitch w */
+};
+
+static double
+now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int
+slurp(struct file *f)
+{
+	FILE *fp = fopen(f->path, "rb");
+	long n;
+
+	if (fp == NULL || fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 ||
+	    fseek(fp, 0, SEEK_SET) != 0 || (f->p = malloc((size_t)n + 1)) == NULL ||
+	    fread(f->p, 1, (size_t)n, fp) != (size_t)n) {
+		perror(f->path);
+		if (fp != NULL)
+			fclose(fp);
+		return -1;
+	}
+	fclose(fp);
+	f->len = (size_t)n;
+	return 0;
+}
+
+/* libjpeg's errors and warnings, counted instead of printed. */
+struct cpu_err {
+	struct jpeg_error_mgr mgr;
+	jmp_buf jb;
+	int warnings;
+};
+
+static void
+cpu_on_error(j_common_ptr ci)
+{
+	longjmp(((struct cpu_err *)ci->err)->jb, 1);
+}
+
+static void
+cpu_on_message(j_common_ptr ci, int level)
+{
+	if (level < 0)
+		((struct cpu_err *)ci->err)->warnings++;
+}
+
+/*
+ * libjpeg's gray decode of f (JCS_GRAYSCALE), w * h bytes; NULL when it
+ * fails.  *warned: it warned (corrupt data decoded around).
+ */
+static unsigned char *
+cpu_gray(struct file *f, int *warned)
+{
+	struct jpeg_decompress_struct ci;
+	struct cpu_err err;
+	unsigned char *volatile px = NULL;
+
+	ci.err = jpeg_std_error(&err.mgr);
+	err.mgr.error_exit = cpu_on_error;
+	err.mgr.emit_message = cpu_on_message;
+	err.warnings = 0;
+	if (setjmp(err.jb) != 0) {
+		jpeg_destroy_decompress(&ci);
+		free(px);
+		return NULL;
+	}
+	jpeg_create_decompress(&ci);
+	jpeg_mem_src(&ci, f->p, (unsigned long)f->len);
+	jpeg_read_header(&ci, TRUE);
+	ci.out_color_space = JCS_GRAYSCALE;
+	jpeg_start_decompress(&ci);
+	f->w = (int)ci.output_width;
+	f->h = (int)ci.output_height;
+	px = malloc((size_t)f->w * f->h);
+	while (px != NULL && ci.output_scanline < ci.output_height) {
+		JSAMPROW r = px + (size_t)ci.output_scanline * f->w;
+		jpeg_read_scanlines(&ci, &r, 1);
+	}
+	jpeg_finish_decompress(&ci);
+	jpeg_destroy_decompress(&ci);
+	*warned = err.warnings > 0;
+	return px;
+}
+
+/* f's size from its header alone, where libjpeg can read that much. */
+static void
+header_size(struct file *f)
+{
+	struct jpeg_decompress_struct ci;
+	struct cpu_err ce;
+
+	ci.err = jpeg_std_error(&ce.mgr);
+	ce.mgr.error_exit = cpu_on_error;
+	ce.mgr.emit_message = cpu_on_message;
+	if (setjmp(ce.jb) == 0) {
+		jpeg_create_decompress(&ci);
+		jpeg_mem_src(&ci, f->p, (unsigned long)f->len);
+		jpeg_read_header(&ci, TRUE);
+		f->w = (int)ci.image_width;
+		f->h = (int)ci.image_height;
+	}
+	jpeg_destroy_decompress(&ci);
+}
+
+/* Decodes files fs[0..n-1] in batches of bs on st into their dev buffers. */
+static int
+decode_all(struct jpeg_gpu_batch *b, struct file *fs, int n, int bs,
+    cudaStream_t st, int *failed)
+{
+	const unsigned char **p = malloc((size_t)bs * sizeof(*p));
+	size_t *len = malloc((size_t)bs * sizeof(*len)), *pitch = malloc((size_t)bs *
+	    sizeof(*pitch));
+	unsigned char **dst = malloc((size_t)bs * sizeof(*dst));
+	int *status = malloc((size_t)bs * sizeof(*status));
+	struct gf_err e = {{0}};
+
+	*failed = 0;
+	for (int i = 0; i < n; i += bs) {
+		int m = n - i < bs ? n - i : bs, r;
+		for (int k = 0; k < m; k++) {
+			p[k] = fs[i + k].p;
+			len[k] = fs[i + k].len;
+			dst[k] = fs[i + k].dev;
+			pitch[k] = (size_t)fs[i + k].w;
+		}
+		if ((r = jpeg_gpu_decode(b, m, p, len, dst, pitch, st, status, &e)) < 0) {
+			fprintf(stderr, "jpegdec: %s\n", e.msg);
+			return -1;
+		}
+		for (int k = 0; k < m; k++)
+			if (status[k] != 0)
+				fprintf(stderr, "jpegdec: %s: %s\n", fs[i + k].path,
+				    jpeg_gpu_status_text(status[k]));
+		*failed += r;
+	}
+	CK(cudaStreamSynchronize(st));
+	free(p);
+	free(len);
+	free(pitch);
+	free(dst);
+	free(status);
+	return 0;
+}
+
+/* One thread of a timed round: its own state and stream, files [i0, i1). */
+struct worker {
+	pthread_t th;
+	struct jpeg_gpu *j;
+	struct file *fs;
+	int n, bs, failed, rc;
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct jpeg_gpu_batch *b;
+	struct gf_err e = {{0}};
+	cudaStream_t st;
+
+	w->rc = -1;
+	if (cudaSetDevice(0) != cudaSuccess || jpeg_gpu_batch_open(w->j, &b, &e) < 0 ||
+	    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess)
+		return NULL;
+	w->rc = decode_all(b, w->fs, w->n, w->bs, st, &w->failed);
+	cudaStreamDestroy(st);
+	jpeg_gpu_batch_close(b);
+	return NULL;
+}
+
+/* One round on nt threads, each its share of the n files; the failures, or -1. */
+static int
+round_threads(struct jpeg_gpu *j, struct file *fs, int n, int bs, int nt)
+{
+	struct worker w[64];
+	int failed = 0, at = 0;
+
+	for (int t = 0; t < nt; t++) {
+		int share = n / nt + (t < n % nt);
+		w[t] = (struct worker){0, j, fs + at, share, bs, 0, 0};
+		at += share;
+		pthread_create(&w[t].th, NULL, worker_main, &w[t]);
+	}
+	for (int t = 0; t < nt; t++) {
+		pthread_join(w[t].th, NULL);
+		if (w[t].rc < 0)
+			failed = -1;
+		else if (failed >= 0)
+			failed += w[t].failed;
+	}
+	return failed;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct jpeg_gpu *j;
+	struct jpeg_gpu_batch *b;
+	struct gf_err e = {{0}};
+	struct file *fs;
+	cudaStream_t st;
+	int c, bs = 32, rounds = 3, threads = 1, check = 0, n = 0, refused = 0, diff = 0, failed;
+	double best = 1e30, px = 0;
+
+	while ((c = getopt(argc, argv, "b:r:t:c")) != -1)
+		switch (c) {
+		case 'b': bs = atoi(optarg); break;
+		case 'r': rounds = atoi(optarg); break;
+		case 't': threads = atoi(optarg); break;
+		case 'c': check = 1; break;
+		default:
+			fprintf(stderr, "usage: jpegdec [-b BATCH] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
+			return 2;
+		}
+	if (bs < 1 || rounds < 1 || threads < 1 || threads > 64 || optind >= argc) {
+		fprintf(stderr, "usage: jpegdec [-b BATCH] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
+		return 2;
+	}
+	CK(cudaFree(NULL));
+	best = now_s();
+	if (jpeg_gpu_open(&j, 0, &e) < 0 || jpeg_gpu_batch_open(j, &b, &e) < 0) {
+		fprintf(stderr, "jpegdec: %s\n", e.msg);
+		return 3;
+	}
+	printf("JPEG engines on GPU 0: %u, opened in %.0f ms (the CUDA context "
+	    "made before)\n", jpeg_gpu_engines(j), (now_s() - best) * 1e3);
+	best = 1e30;
+	CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+	fs = calloc((size_t)(argc - optind), sizeof(*fs));
+	for (int i = optind; i < argc; i++) {
+		struct file *f = &fs[n];
+		unsigned char *ref;
+		int warned = 0;
+		f->path = argv[i];
+		if (slurp(f) < 0)
+			return 1;
+		if (!jpeg_gpu_supported(b, f->p, f->len)) {
+			if (check)
+				printf("refused %s\n", f->path);
+			refused++;
+			free(f->p);
+			continue;
+		}
+		if ((ref = cpu_gray(f, &warned)) == NULL || warned) {
+			/* The engines' verdict on a file libjpeg refuses or warns about. */
+			if (ref == NULL)
+				header_size(f);
+			if (!check || f->w < 1 || f->h < 1) {
+				printf("libjpeg-fails %s\n", f->path);
+				free(ref);
+				free(f->p);
+				continue;
+			}
+		}
+		CK(cudaMalloc((void **)&f->dev, (size_t)f->w * f->h));
+		px += (double)f->w * f->h;
+		if (check) {
+			unsigned char *got = malloc((size_t)f->w * f->h);
+			long nd = 0;
+			if (decode_all(b, f, 1, 1, st, &failed) < 0)
+				return 1;
+			CK(cudaMemcpy(got, f->dev, (size_t)f->w * f->h,
+			    cudaMemcpyDeviceToHost));
+			for (size_t k = 0; ref != NULL && k < (size_t)f->w * f->h; k++)
+				nd += got[k] != ref[k];
+			if (ref == NULL || warned)
+				printf("%s %s: engines %s\n", ref == NULL ? "libjpeg-fails" :
+				    "libjpeg-warns", f->path, failed ? "fail" : nd ? "differ" :
+				    "same");
+			else if (failed)
+				printf("FAILED %s\n", f->path);
+			else if (nd)
+				printf("DIFF %s: %ld of %d x %d pixels\n", f->path, nd, f->w, f->h);
+			else
+				printf("same %s\n", f->path);
+			diff += ref != NULL && !warned && (nd != 0 || failed);
+			free(got);
+		}
+		free(ref);
+		n++;
+	}
+	if (check) {
+		printf("%d same, %d differ, %d refused\n", n - diff, diff, refused);
+		return diff != 0;
+	}
+	if (decode_all(b, fs, n, bs, st, &failed) < 0)
+		return 1;
+	for (int r = 0; r < rounds; r++) {
+		double t0 = now_s();
+		if (threads > 1 ? (failed = round_threads(j, fs, n, bs, threads)) < 0 :
+		    decode_all(b, fs, n, bs, st, &failed) < 0)
+			return 1;
+		if (now_s() - t0 < best)
+			best = now_s() - t0;
+	}
+	printf("decode only, batch %d, %d thread%s: %d images (%d refused, %d failed) in %.3f s: "
+	    "%.1f images/s, %.2f Gpixel/s\n", bs, threads, threads > 1 ? "s" : "", n, refused, failed, best, n / best,
+	    px / best / 1e9);
+	jpeg_gpu_batch_close(b);
+	jpeg_gpu_close(j);
+	return 0;
+}

@@ -1,0 +1,84 @@
+/*
+ * jpeg_gpu.h - baseline JPEGs decoded by a GPU's own JPEG engines
+ * (nvJPEG's hardware backend, nvjpegDecodeBatched), straight into device
+ * memory, as their luma plane (NVJPEG_OUTPUT_Y): the gray that libjpeg's
+ * JCS_GRAYSCALE decode gives, byte for byte, for the files the engines
+ * take.  Separate from the engine because it is optional twice over:
+ * libnvjpeg is loaded at run time (dlopen of libnvjpeg.so.13, then
+ * libnvjpeg.so), never linked, and a GPU without JPEG engines (V100, most
+ * consumer cards) has no hardware backend; either way jpeg_gpu_open says
+ * why and the caller decodes on the CPU as before.  Built without
+ * nvjpeg.h (GF_HAVE_NVJPEG unset), every open fails with that reason.
+ *
+ * One struct jpeg_gpu per GPU (the library handle, which nvJPEG lets
+ * threads share); one struct jpeg_gpu_batch per thread that decodes on
+ * it (a decode state and a parsed stream are a thread's own).  Nothing
+ * here prints: errors go to the caller, one status per image.
+ */
+#ifndef GF_JPEG_GPU_H
+#define GF_JPEG_GPU_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct jpeg_gpu;
+struct jpeg_gpu_batch;
+
+/*
+ * Opens the JPEG engines of GPU number device (made the thread's current
+ * device): 0 with *j, or -1 with e saying why there are none to use (no
+ * libnvjpeg, no hardware backend on this GPU, no engines).
+ */
+int jpeg_gpu_open(struct jpeg_gpu **j, int device, struct gf_err *e);
+
+/* The engines nvJPEG reports on j's GPU (nvjpegGetHardwareDecoderInfo). */
+unsigned jpeg_gpu_engines(const struct jpeg_gpu *j);
+
+/* Releases j (after every batch state made on it); NULL is allowed. */
+void jpeg_gpu_close(struct jpeg_gpu *j);
+
+/*
+ * A decode state on j for one thread, which must have j's GPU current
+ * when it calls the functions below.
+ */
+int jpeg_gpu_batch_open(struct jpeg_gpu *j, struct jpeg_gpu_batch **b,
+    struct gf_err *e);
+void jpeg_gpu_batch_close(struct jpeg_gpu_batch *b);
+
+/*
+ * Whether the engines take the JPEG of len bytes at p, as nvJPEG's parser
+ * and nvjpegDecodeBatchedSupported say: 1 yes, 0 no (any refusal,
+ * malformed headers included).
+ */
+int jpeg_gpu_supported(struct jpeg_gpu_batch *b, const unsigned char *p,
+    size_t len);
+
+/*
+ * Decodes n JPEGs (p[i], len[i] bytes, in host memory) as their luma
+ * into device memory: image i's row y at dst[i] + y * pitch[i] (pitch[i]
+ * at least its width), the work queued on st.  Returns the images that
+ * failed, status[i] being nvJPEG's status for each (0: decoded); when the
+ * batch fails as a whole, each image is decoded alone to tell which.
+ * -1 with e only when the state itself is unusable.  The host buffers
+ * stay in use until st has finished.
+ */
+int jpeg_gpu_decode(struct jpeg_gpu_batch *b, int n,
+    const unsigned char *const *p, const size_t *len,
+    unsigned char *const *dst, const size_t *pitch, cudaStream_t st,
+    int *status, struct gf_err *e);
+
+/* nvJPEG's status code as words, for messages. */
+const char *jpeg_gpu_status_text(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
