@@ -100,7 +100,7 @@ else
 	# A JPEG cut short with EOI appended fails alone, on either decoder: the
 	# others of the batch are written, as with the CPU's decoder.
 	mkdir -p "$J/a/in" "$J/a/gpu" "$J/a/off"
-	cp "$J"/c/420_1001x999_*_r0_o0.jpg "$J"/c/444_333x257_*.jpg "$J/a/in/"
+	cp "$J"/c/420_1001x999_*_o0.jpg "$J"/c/444_333x257_*.jpg "$J/a/in/"
 	f=$(ls "$J"/c/422_1001x999_*.jpg | head -n 1)
 	{ head -c $(($(wc -c <"$f") / 2)) "$f"; printf '\377\331'; } >"$J/a/in/cut.jpg"
 	GPUFILT_GPU_DECODE=2 "$BIN/edge" -q --auto -o "$J/a/gpu" "$J"/a/in/*.jpg \

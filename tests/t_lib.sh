@@ -33,6 +33,9 @@ else
 	awk '/^-+$/ { section = prev } { prev = $0 }
 	    section == "The library" && /^    #include <stdio.h>/ { on = 1 }
 	    on { sub(/^    /, ""); print } on && /^}$/ { exit }' "$ROOT/README.md" >"$L/edges.c"
+	# The prefix is a real path: a sysroot the environment gives pkg-config
+	# for the build's own dependencies (the GPU machine's .deps) is not its.
+	unset PKG_CONFIG_SYSROOT_DIR
 	export PKG_CONFIG_PATH="$P/lib/pkgconfig"
 	flags=$(pkg-config --cflags --libs gpufilt 2>"$L/pc.err")
 	why="pkg-config: $(cat "$L/pc.err"); $(cc -o "$L/edges" "$L/edges.c" $flags 2>&1 | head -5)"

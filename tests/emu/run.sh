@@ -11,12 +11,20 @@ for f in edge_nms edge_hyst otsu conv2d conv2d_fast8 conv2d_sep; do
 done
 CXX=${CXX:-g++}
 FLAGS="-std=c++20 -O2 -g -pthread -Ikernels -Ilib -Itests/emu -I/usr/local/cuda/include ${EMUFLAGS:-}"
-for f in edge_nms edge_hyst otsu conv2d conv2d_fast8 conv2d_sep; do $CXX $FLAGS -w -c -o $B/$f.o $B/$f.cc & done
-$CXX $FLAGS -c -o $B/emu.o tests/emu/emu.cc &
-$CXX $FLAGS -c -o $B/edge_emu.o tests/emu/edge_emu.cc &
-$CXX $FLAGS -c -o $B/conv2d_emu.o tests/emu/conv2d_emu.cc &
-wait
-LIBS="build/libgpufilt.a $(pkg-config --libs netpbm stb libpng libdeflate libjpeg libtiff-4 libexif 2>/dev/null) -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lm"
+# The compiles run together; each one's status is waited for (a bare
+# wait returns 0), so that a file that no longer compiles stops the run
+# instead of leaving its stale object from an earlier run to be linked.
+rm -f $B/*.o
+pids=
+for f in edge_nms edge_hyst otsu conv2d conv2d_fast8 conv2d_sep; do
+	$CXX $FLAGS -w -c -o $B/$f.o $B/$f.cc & pids="$pids $!"
+done
+$CXX $FLAGS -c -o $B/emu.o tests/emu/emu.cc & pids="$pids $!"
+$CXX $FLAGS -c -o $B/edge_emu.o tests/emu/edge_emu.cc & pids="$pids $!"
+$CXX $FLAGS -c -o $B/conv2d_emu.o tests/emu/conv2d_emu.cc & pids="$pids $!"
+for p in $pids; do wait $p; done
+# The libraries of the Makefile's PKGS (libgpufilt.a reads WebP too).
+LIBS="build/libgpufilt.a $(pkg-config --libs netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp libwebpdemux 2>/dev/null) -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lm"
 $CXX $FLAGS -o $B/conv2d_emu $B/conv2d_emu.o $B/conv2d.o $B/conv2d_fast8.o \
     $B/conv2d_sep.o $B/emu.o $LIBS
 $CXX $FLAGS -o $B/edge_emu $B/edge_emu.o $B/edge_nms.o $B/edge_hyst.o $B/otsu.o \
