@@ -368,7 +368,7 @@ static const char cli_common_help[] =
     "  --no-autorotate keep JPEG, TIFF and WebP pixels as stored, not as their\n"
     "                  orientation tag says they are displayed\n"
     "  -j N            decoders and CPU threads (default: one per CPU online)\n"
-    "  -f format       output format: pnm, png, jpeg, tiff or webp (default:\n"
+    "  -f format       output format: pnm, webp, png, jpeg or tiff (default:\n"
     "                  by output name; PNM on stdout)\n"
     "  --quality N     JPEG quality, 1 to 100 (default 95); WebP lossy at N\n"
     "                  (default lossless)\n"

@@ -74,8 +74,12 @@ complete_words(int c, int completion_code, char *w, size_t n)
 	size_t len = 0;
 
 	w[0] = '\0';
-	if (c == 'f' || c == completion_code) {
-		snprintf(w, n, "%s", c == 'f' ? IMG_FORMAT_WORDS : COMPLETE_SHELLS);
+	if (c == 'f') {
+		img_format_words(w, n);
+		return 1;
+	}
+	if (c == completion_code) {
+		snprintf(w, n, "%s", COMPLETE_SHELLS);
 		return 1;
 	}
 	if (c != 'm' && c != GF_OPT_BORDER)

@@ -186,12 +186,7 @@ batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
     struct gf_err *e)
 {
 	/* Every extension an input's output may get in fmt (img_format_ext). */
-	static const char *const png[] = {"png", NULL}, *const pnm[] = {"pgm",
-	    "ppm", "pam", NULL}, *const jpeg[] = {"jpg", NULL}, *const tiff[] = {
-	    "tif", NULL}, *const webp[] = {"webp", NULL};
-	const char *const *exts = fmt == IMG_FORMAT_PNG ? png :
-	    fmt == IMG_FORMAT_JPEG ? jpeg : fmt == IMG_FORMAT_TIFF ? tiff :
-	    fmt == IMG_FORMAT_WEBP ? webp : pnm;
+	const char *const *exts = img_format_writes(fmt);
 	struct batch_out *outs = calloc((size_t)n + 1, sizeof(*outs));
 	struct batch_file *files = calloc((size_t)n + 1, sizeof(*files));
 	char path[PATH_MAX];

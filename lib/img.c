@@ -1,9 +1,10 @@
 /*
  * img.c - image input and output behind lib/img.h: the reader's state,
- * the choice of decoder from the first bytes of a stream (never from the
- * file's name, never by reading an unknown stream whole), the size and
- * pixel-limit checks every decoder makes from the header, and the
- * writers' dispatch.  The decoders live one format per file:
+ * the stream's walk from image to image, the size and pixel-limit checks
+ * every decoder makes from the header.  Which decoder reads an image is
+ * the format table's choice from its first bytes (img_format.c: never
+ * from the file's name, never by reading an unknown stream whole), and
+ * so is which writer writes one.  The decoders live one format per file:
  * img_pnm.c (libnetpbm), img_png.c (libdeflate, libpng), img_jpeg.c
  * (libjpeg-turbo), img_tiff.c (libtiff), img_webp.c (libwebp), img_stb.c
  * (stb_image for BMP, TGA and GIF).  img_reader_input holds a stream in
@@ -26,114 +27,6 @@
 
 #include "img_int.h"
 #include "outfile.h"
-
-/* The formats of the output extensions we write. */
-static const struct {
-	const char *ext;
-	enum img_format f;
-} img_exts[] = {
-	{"pgm", IMG_FORMAT_PNM}, {"ppm", IMG_FORMAT_PPM}, {"pnm", IMG_FORMAT_PNM},
-	{"pam", IMG_FORMAT_PAM}, {"png", IMG_FORMAT_PNG}, {"jpg", IMG_FORMAT_JPEG},
-	{"jpeg", IMG_FORMAT_JPEG}, {"tif", IMG_FORMAT_TIFF}, {"tiff", IMG_FORMAT_TIFF},
-	{"webp", IMG_FORMAT_WEBP}
-};
-#define IMG_NEXTS (sizeof(img_exts) / sizeof(img_exts[0]))
-
-int
-img_format_parse(const char *s, enum img_format *f, struct gf_err *e)
-{
-	if (strcmp(s, "pnm") == 0)
-		*f = IMG_FORMAT_PNM;
-	else if (strcmp(s, "png") == 0)
-		*f = IMG_FORMAT_PNG;
-	else if (strcmp(s, "jpeg") == 0 || strcmp(s, "jpg") == 0)
-		*f = IMG_FORMAT_JPEG;
-	else if (strcmp(s, "tiff") == 0 || strcmp(s, "tif") == 0)
-		*f = IMG_FORMAT_TIFF;
-	else if (strcmp(s, "webp") == 0)
-		*f = IMG_FORMAT_WEBP;
-	else
-		return gf_fail(e, "'%s' is not an output format; choose pnm, png, "
-		    "jpeg, tiff or webp", s);
-	return 0;
-}
-
-/* The extension of path's last component, after its dot; NULL if none. */
-static const char *
-path_ext(const char *path)
-{
-	const char *base = strrchr(path, '/'), *dot;
-
-	base = base == NULL ? path : base + 1;
-	dot = strrchr(base, '.');
-	return dot == NULL || dot == base ? NULL : dot + 1;
-}
-
-/* The index in img_exts of path's extension; -1 if unknown, -2 if none. */
-static int
-path_ext_index(const char *path)
-{
-	const char *ext = path_ext(path);
-
-	if (ext == NULL)
-		return -2;
-	for (size_t i = 0; i < IMG_NEXTS; i++)
-		if (strcasecmp(ext, img_exts[i].ext) == 0)
-			return (int)i;
-	return -1;
-}
-
-enum img_format
-img_format_for(const char *path, enum img_format asked)
-{
-	int i;
-
-	if (asked != IMG_FORMAT_AUTO)
-		return asked;
-	if (path == NULL || strcmp(path, "-") == 0 || (i = path_ext_index(path)) < 0)
-		return IMG_FORMAT_PNM;
-	return img_exts[i].f;
-}
-
-int
-img_format_check(const char *path, enum img_format asked, struct gf_err *e)
-{
-	if (asked != IMG_FORMAT_AUTO || path == NULL ||
-	    strcmp(path, "-") == 0 || path_ext_index(path) != -1)
-		return 0;
-	return gf_fail(e, "%s: cannot write .%s files; the output name must end "
-	    "in .pgm, .ppm, .pnm, .pam (PNM), .png, .jpg, .jpeg (JPEG) or .tif, "
-	    ".tiff (TIFF), .webp (WebP), or have no extension (PNM), or give -f "
-	    "pnm|png|jpeg|tiff|webp", path,
-	    path_ext(path));
-}
-
-const char *
-img_format_ext(enum img_format f, const struct image *img)
-{
-	if (f == IMG_FORMAT_PNG)
-		return "png";
-	if (f == IMG_FORMAT_JPEG)
-		return "jpg";
-	if (f == IMG_FORMAT_TIFF)
-		return "tif";
-	if (f == IMG_FORMAT_WEBP)
-		return "webp";
-	if (f == IMG_FORMAT_PPM)
-		return "ppm";
-	if (f == IMG_FORMAT_PAM || img_has_alpha(img))
-		return "pam";
-	return img->channels == 1 ? "pgm" : "ppm";
-}
-
-const char *
-img_format_name(enum img_format f)
-{
-	static const char *names[] = {"PNM", "PNM", "PNG", "JPEG", "TIFF",
-	    "PPM", "PAM", "WebP"};
-
-	return names[f];
-}
 
 int
 img_reader_open(struct img_reader **r, FILE *f, const char *name,
@@ -537,91 +430,44 @@ img_check_size(const struct img_reader *r, long width, long height,
 	return 0;
 }
 
-/* Whether the 18 bytes at b are a plausible TGA header (TGA has no magic number). */
-static int
-sniff_tga(const unsigned char *b, size_t n)
-{
-	unsigned cmap = b[1], type = b[2], bpp = b[16];
-
-	if (n < 18 || cmap > 1 || img_le16(b + 12) == 0 || img_le16(b + 14) == 0)
-		return 0;
-	if (type != 1 && type != 2 && type != 3 && type != 9 && type != 10 &&
-	    type != 11)
-		return 0;
-	if (cmap == 1 && b[7] != 8 && b[7] != 15 && b[7] != 16 && b[7] != 24 &&
-	    b[7] != 32)
-		return 0;
-	return bpp == 8 || bpp == 15 || bpp == 16 || bpp == 24 || bpp == 32;
-}
-
-/* The format of a stream from its first n bytes. */
-static enum img_kind
-sniff(const unsigned char *b, size_t n)
-{
-	if (n >= 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0)
-		return IMG_KIND_PNG;
-	if (n >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff)
-		return IMG_KIND_JPEG;
-	if (n >= 6 && (memcmp(b, "GIF87a", 6) == 0 || memcmp(b, "GIF89a", 6) == 0))
-		return IMG_KIND_GIF;
-	if (n >= 4 && (memcmp(b, "II*\0", 4) == 0 || memcmp(b, "MM\0*", 4) == 0 ||
-	    memcmp(b, "II+\0", 4) == 0 || memcmp(b, "MM\0+", 4) == 0))
-		return IMG_KIND_TIFF;
-	if (n >= 12 && memcmp(b, "RIFF", 4) == 0 && memcmp(b + 8, "WEBP", 4) == 0)
-		return IMG_KIND_WEBP;
-	if (n >= 2 && b[0] == 'B' && b[1] == 'M')
-		return IMG_KIND_BMP;
-	if (sniff_tga(b, n))
-		return IMG_KIND_TGA;
-	return IMG_KIND_UNKNOWN;
-}
-
 /*
- * The image of a stream that does not start with 'P': sniffs the first
- * bytes (up to IMG_HEAD_MAX) and hands the stream to the decoder they
- * name.  After an image only a PNG or a JPEG
- * (or a PNM) may follow; TIFF, WebP, BMP, TGA and GIF are read to the
- * end of the stream.
+ * The image of a stream that its peeked byte does not give to a reader
+ * of the FILE (PNM): sniffs the first bytes (up to IMG_HEAD_MAX) and
+ * hands the stream to the format they begin.  After an image only a
+ * format of IMG_ROW_STREAM may follow; the others (TIFF, WebP, BMP, TGA,
+ * GIF) are read to the end of the stream.
  */
 static int
 read_other(struct img_reader *r, struct image *img, struct gf_err *e)
 {
-	enum img_kind kind;
+	const struct img_format_row *f;
+	char names[IMG_FORMAT_LIST_MAX];
 
 	r->nhead = r->hpos = 0;
 	r->nhead = img_reader_bytes(r, r->head, sizeof(r->head));
 	if (ferror(r->f))
 		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
-	kind = sniff(r->head, r->nhead);
-	if (r->nread > 0 && kind != IMG_KIND_PNG && kind != IMG_KIND_JPEG)
+	f = img_format_sniff(r->head, r->nhead, 0);
+	if (r->nread > 0 && (f == NULL || !(f->flags & IMG_ROW_STREAM)))
 		return gf_fail(e, "%s: garbage after image %d: byte %02x where the "
-		    "next PNM, PNG or JPEG image or the end of the stream should be",
-		    r->name, r->nread, r->head[0]);
-	switch (kind) {
-	case IMG_KIND_PNG:
-		return img_png_read(r, img, e);
-	case IMG_KIND_JPEG:
-		return img_jpeg_read(r, img, e);
-	case IMG_KIND_TIFF:
+		    "next %s image or the end of the stream should be", r->name,
+		    r->nread, r->head[0], img_format_names(IMG_ROW_STREAM, " or ",
+		    names, sizeof(names)));
+	if (f == NULL)
+		return gf_fail(e, "%s: not an image this tool reads (%s): it "
+		    "starts with the bytes %02x %02x", r->name,
+		    img_format_names(0, ", ", names, sizeof(names)), r->head[0],
+		    r->nhead > 1 ? r->head[1] : 0);
+	if (!(f->flags & IMG_ROW_STREAM))
 		r->done = 1;
-		return img_tiff_read(r, img, e);
-	case IMG_KIND_WEBP:
-		r->done = 1;
-		return img_webp_read(r, img, e);
-	case IMG_KIND_UNKNOWN:
-		break;
-	default:
-		r->done = 1;
-		return img_stb_read(r, kind, img, e);
-	}
-	return gf_fail(e, "%s: not an image this tool reads (PNM, PNG, JPEG, "
-	    "TIFF, WebP, BMP, TGA, GIF): it starts with the bytes %02x %02x",
-	    r->name, r->head[0], r->nhead > 1 ? r->head[1] : 0);
+	return f->read(r, img, e);
 }
 
 int
 img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 {
+	const struct img_format_row *f;
+	unsigned char b;
 	int c, more, ret;
 
 	img->px = NULL;
@@ -646,29 +492,14 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 			return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
 		return gf_fail(e, "%s is empty: there is no image in it", r->name);
 	}
-	if (c == 'P')
-		ret = back_to_file(r, e) < 0 ? -1 : img_pnm_read(r, img, e);
+	b = (unsigned char)c;
+	if ((f = img_format_sniff(&b, 1, 1)) != NULL)
+		ret = back_to_file(r, e) < 0 ? -1 : f->read(r, img, e);
 	else
 		ret = read_other(r, img, e);
 	if (ret > 0)
 		r->nread++;
 	return ret;
-}
-
-int
-img_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e)
-{
-	if (fmt == IMG_FORMAT_PNG)
-		return img_png_write(f, img, name, e);
-	if (fmt == IMG_FORMAT_JPEG)
-		return img_jpeg_write(f, img, quality > 0 ? quality :
-		    IMG_JPEG_QUALITY, name, e);
-	if (fmt == IMG_FORMAT_TIFF)
-		return img_tiff_write(f, img, name, e);
-	if (fmt == IMG_FORMAT_WEBP)
-		return img_webp_write(f, img, quality, name, e);
-	return img_pnm_write(f, img, fmt, name, e);
 }
 
 const void *

@@ -24,28 +24,27 @@ enum img_format {
 	IMG_FORMAT_TIFF,
 	IMG_FORMAT_PPM,         /* PNM as P6 (.ppm): gray made RGB, alpha dropped */
 	IMG_FORMAT_PAM,         /* PNM as P7 (.pam), of the image's channels */
-	IMG_FORMAT_WEBP
+	IMG_FORMAT_WEBP,
+	IMG_FORMAT_NONE         /* a format read, not written (BMP, TGA, GIF) */
 };
 
 /* Whether f is PNM of some kind (a stream of images, written in strips). */
 #define IMG_FORMAT_IS_PNM(f) ((f) == IMG_FORMAT_PNM || \
 	(f) == IMG_FORMAT_PPM || (f) == IMG_FORMAT_PAM)
 
-/*
- * The formats we write that hold 16-bit samples, for a message that
- * refuses a 16-bit image to one that cannot.
- */
-#define IMG_FORMATS_16BIT "PNG (.png), TIFF (.tif) or PNM (.pgm, .ppm, .pam)"
-
 /* The JPEG quality when none is given (--quality, img_write's 0). */
 #define IMG_JPEG_QUALITY 95
 
-/* The names -f takes, for shell completion. */
-#define IMG_FORMAT_WORDS "pnm png jpeg tiff webp"
+/*
+ * The formats: lib/img_format.c holds them in one table, and these read
+ * it.  The names -f takes, blank-separated, for shell completion, in buf
+ * (n bytes): buf.
+ */
+const char *img_format_words(char *buf, size_t n);
 
 /*
- * Parses "pnm", "png", "jpeg", "jpg", "tiff", "tif" or "webp" (-f); -1
- * with a message otherwise.
+ * Parses a name -f takes ("pnm", "png", "jpeg" or "jpg", "tiff" or
+ * "tif", "webp"); -1 with a message listing them otherwise.
  */
 int img_format_parse(const char *s, enum img_format *f, struct gf_err *e);
 
@@ -68,6 +67,12 @@ int img_format_check(const char *path, enum img_format asked,
 
 /* The file name extension for a format, without the dot (PNM: by img's channels). */
 const char *img_format_ext(enum img_format f, const struct image *img);
+
+/*
+ * Every extension img_format_ext may give f (AUTO: the default's), the
+ * first for a gray image; NULL-ended.
+ */
+const char *const *img_format_writes(enum img_format f);
 
 /* The format's name for messages: "PNM", "PNG", "JPEG", "TIFF", "WebP". */
 const char *img_format_name(enum img_format f);

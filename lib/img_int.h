@@ -16,17 +16,69 @@
 /* Bytes sniffed from the start of a non-PNM stream: the largest header we parse (BMP). */
 #define IMG_HEAD_MAX 64
 
-/* What the first bytes of a stream say it is. */
-enum img_kind {
-	IMG_KIND_UNKNOWN,
-	IMG_KIND_PNG,
-	IMG_KIND_JPEG,
-	IMG_KIND_BMP,
-	IMG_KIND_TGA,
-	IMG_KIND_GIF,
-	IMG_KIND_TIFF,
-	IMG_KIND_WEBP
+/*
+ * One image format, a row of the one table of them (lib/img_format.c):
+ * what -f takes, the output names that choose it, the extensions it
+ * writes, the most bits a sample it writes, how its first bytes are
+ * recognised, its reader and its writer.  The parser of -f, the choice
+ * by extension, the messages that list formats, shell completion and
+ * the man pages' lists (tests/t_man.sh) all read the table.  A format is
+ * a file of its own (lib/img_<name>.c: sniff, read, write) and a row.
+ */
+struct img_format_row {
+	enum img_format id;     /* IMG_FORMAT_NONE: read, not written */
+	const char *name;       /* in messages ("WebP"); PNM's kinds all "PNM" */
+	const char *words[3];   /* what -f takes, the first the one offered; NULL-ended */
+	const char *exts[3];    /* output names that choose it (.jpg .jpeg) */
+	const char *writes[4];  /* the extensions it writes, by the image (PNM: pgm ppm pam) */
+	unsigned bits;          /* the most bits a sample it writes: 8 or 16; 0: none */
+	unsigned flags;         /* IMG_ROW_* */
+	/* Whether the first n bytes of a stream (up to IMG_HEAD_MAX) are this format. */
+	int (*sniff)(const unsigned char *b, size_t n);
+	/* The next image: 1, or -1 with e set (TIFF: 0 after its last page). */
+	int (*read)(struct img_reader *r, struct image *img, struct gf_err *e);
+	/* img to f, whole; quality as img_write takes it; -1 with e set. */
+	int (*write)(FILE *f, const struct image *img, enum img_format fmt,
+	    int quality, const char *name, struct gf_err *e);
 };
+
+/* May follow another image in a stream (PNM, PNG, JPEG); others end it. */
+#define IMG_ROW_STREAM  1u
+/* Read by its library from the FILE: sniffed from the one byte peeked (PNM). */
+#define IMG_ROW_FILE    2u
+/* Written for no extension and standard output; named last in advice. */
+#define IMG_ROW_DEFAULT 4u
+
+/* The rows, in the order messages and man pages list them, and their count. */
+extern const struct img_format_row img_formats[];
+extern const size_t img_nformats;
+
+/* The row of a format we write (AUTO: the default's). */
+const struct img_format_row *img_format_row(enum img_format f);
+
+/*
+ * The formats whose samples reach 16 bits, as advice ("PNG (.png), TIFF
+ * (.tif) or PNM (.pgm, .ppm, .pam)"), in buf (n bytes): buf.
+ */
+const char *img_formats_deep(char *buf, size_t n);
+
+/*
+ * The format that the first n bytes of a stream begin; NULL for none.
+ * peeked: among those of IMG_ROW_FILE, from the one byte peeked; else
+ * among the others, from the bytes sniffed into r->head.
+ */
+const struct img_format_row *img_format_sniff(const unsigned char *b,
+    size_t n, int peeked);
+
+/*
+ * The names of the formats read that have every one of flags, joined by
+ * ", " and last ("PNM, PNG or JPEG"), in buf (n bytes): buf.
+ */
+const char *img_format_names(unsigned flags, const char *last, char *buf,
+    size_t n);
+
+/* Room for any list of formats that lib/img_format.c writes. */
+#define IMG_FORMAT_LIST_MAX 512
 
 struct img_tiff;
 
@@ -157,13 +209,22 @@ int img_exif_orientation(const unsigned char *p, size_t n);
 const void *img_out_row(const struct image *img, int y, unsigned top,
     void *buf);
 
-/* The decoders, one per file: 1 for an image, -1 with e set. */
+/* The sniffers, readers and writers of the table, one format per file. */
+int img_pnm_sniff(const unsigned char *b, size_t n);
+int img_png_sniff(const unsigned char *b, size_t n);
+int img_jpeg_sniff(const unsigned char *b, size_t n);
+int img_tiff_sniff(const unsigned char *b, size_t n);
+int img_webp_sniff(const unsigned char *b, size_t n);
+int img_bmp_sniff(const unsigned char *b, size_t n);
+int img_tga_sniff(const unsigned char *b, size_t n);
+int img_gif_sniff(const unsigned char *b, size_t n);
 int img_pnm_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_png_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e);
 int img_webp_read(struct img_reader *r, struct image *img, struct gf_err *e);
-int img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
-    struct gf_err *e);
+int img_bmp_read(struct img_reader *r, struct image *img, struct gf_err *e);
+int img_tga_read(struct img_reader *r, struct image *img, struct gf_err *e);
+int img_gif_read(struct img_reader *r, struct image *img, struct gf_err *e);
 
 /*
  * img_tiff_read reads page after page of the TIFF that the sniffed bytes
@@ -190,18 +251,21 @@ int img_png_read_fast(struct img_reader *r, const unsigned char *png,
 /* Whether another PNM image follows, past whitespace (*more), or -1. */
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);
 
-/* The writers: the whole image to f, or -1 with e set. */
+/*
+ * The writers: the whole image to f, or -1 with e set.  img_write has
+ * refused a 16-bit image to a format of 8 (row bits).  JPEG: quality 0 is
+ * IMG_JPEG_QUALITY; WebP: quality 0 lossless, 1-100 lossy.
+ */
 int img_pnm_write(FILE *f, const struct image *img, enum img_format fmt,
-    const char *name, struct gf_err *e);
-int img_png_write(FILE *f, const struct image *img, const char *name,
-    struct gf_err *e);
-int img_jpeg_write(FILE *f, const struct image *img, int quality,
-    const char *name, struct gf_err *e);
-int img_tiff_write(FILE *f, const struct image *img, const char *name,
-    struct gf_err *e);
-/* quality 0: lossless; 1-100: lossy at that quality. */
-int img_webp_write(FILE *f, const struct image *img, int quality,
-    const char *name, struct gf_err *e);
+    int quality, const char *name, struct gf_err *e);
+int img_png_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e);
+int img_jpeg_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e);
+int img_tiff_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e);
+int img_webp_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e);
 
 /* Little-endian fields of a header. */
 static inline unsigned

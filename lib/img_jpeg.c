@@ -463,16 +463,21 @@ jpeg_write_guarded(struct jpeg_out *c, FILE *f, const struct image *img,
 }
 
 int
-img_jpeg_write(FILE *f, const struct image *img, int quality,
-    const char *name, struct gf_err *e)
+img_jpeg_sniff(const unsigned char *b, size_t n)
+{
+	return n >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff;
+}
+
+int
+img_jpeg_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e)
 {
 	struct jpeg_out *c;
 	int ret;
 
-	if (img->maxval > 255)
-		return gf_fail(e, "cannot write %s as JPEG: the image is 16 bit "
-		    "(maxval %u) and JPEG holds 8; write " IMG_FORMATS_16BIT, name,
-		    img->maxval);
+	(void)fmt;
+	if (quality == 0)
+		quality = IMG_JPEG_QUALITY;
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->row = malloc((size_t)img->width * img->channels)) == NULL) {
 		free(c);

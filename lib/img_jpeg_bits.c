@@ -236,8 +236,7 @@ img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
 
 	memset(b, 0, sizeof(*b));
 	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4 ||
-	    img_pread(fileno(f), head, 3, 0) != 3 || head[0] != 0xff ||
-	    head[1] != 0xd8 || head[2] != 0xff)
+	    img_pread(fileno(f), head, 3, 0) != 3 || !img_jpeg_sniff(head, 3))
 		return 0;
 	r.name = name;
 	r.max_pixels = o->max_pixels;

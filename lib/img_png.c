@@ -683,14 +683,22 @@ png_write_guarded(png_structp png, png_infop info, const struct image *img,
 }
 
 int
-img_png_write(FILE *f, const struct image *img, const char *name,
-    struct gf_err *e)
+img_png_sniff(const unsigned char *b, size_t n)
+{
+	return n >= 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0;
+}
+
+int
+img_png_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e)
 {
 	struct png_call c = {.f = f};
 	png_structp png;
 	png_infop info = NULL;
 	int ret;
 
+	(void)fmt;
+	(void)quality;
 	c.row = malloc((size_t)img->width * img->channels * 2);
 	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, png_on_error,
 	    png_on_warning);

@@ -492,8 +492,15 @@ img_write_rows(FILE *f, const struct image *img, enum img_format fmt,
 }
 
 int
-img_pnm_write(FILE *f, const struct image *img, enum img_format fmt,
-    const char *name, struct gf_err *e)
+img_pnm_sniff(const unsigned char *b, size_t n)
 {
+	return n >= 1 && b[0] == 'P';
+}
+
+int
+img_pnm_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e)
+{
+	(void)quality;
 	return img_write_rows(f, img, fmt, 0, img->height, name, e);
 }

@@ -38,6 +38,9 @@
 /* The most stb can be given (its lengths are int). */
 #define STB_MAX_FILE ((unsigned long long)INT_MAX)
 
+/* The three formats stb reads here. */
+enum stb_kind { STB_BMP, STB_TGA, STB_GIF };
+
 /* What a header says: the size, and the bytes the file must and may have. */
 struct stb_head {
 	const char *format;
@@ -210,11 +213,11 @@ from_stb(struct image *img, const unsigned char *px, int n)
 
 /* The header of kind, checked: sides, pixel limit, and the file's length. */
 static int
-stb_check_head(struct img_reader *r, enum img_kind kind, struct stb_head *h,
+stb_check_head(struct img_reader *r, enum stb_kind kind, struct stb_head *h,
     struct gf_err *e)
 {
-	int bad = kind == IMG_KIND_BMP ? bmp_head(r->head, r->nhead, h) :
-	    kind == IMG_KIND_TGA ? tga_head(r->head, r->nhead, h) :
+	int bad = kind == STB_BMP ? bmp_head(r->head, r->nhead, h) :
+	    kind == STB_TGA ? tga_head(r->head, r->nhead, h) :
 	    gif_head(r->head, r->nhead, h);
 
 	if (bad)
@@ -255,8 +258,8 @@ stb_decode(struct img_reader *r, const unsigned char *buf, size_t len,
 	return 1;
 }
 
-int
-img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
+static int
+stb_read(struct img_reader *r, enum stb_kind kind, struct image *img,
     struct gf_err *e)
 {
 	struct stb_head h = {0};
@@ -275,11 +278,66 @@ img_stb_read(struct img_reader *r, enum img_kind kind, struct image *img,
 		    r->name, h.format, h.w, h.h, h.bpp, h.exact ? "" : "at least ",
 		    h.need, len);
 	}
-	if (kind == IMG_KIND_GIF && gif_weigh(r, buf, len, &h, e) < 0) {
+	if (kind == STB_GIF && gif_weigh(r, buf, len, &h, e) < 0) {
 		free(buf);
 		return -1;
 	}
 	ret = stb_decode(r, buf, len, img, e);
 	free(buf);
 	return ret;
+}
+
+int
+img_bmp_read(struct img_reader *r, struct image *img, struct gf_err *e)
+{
+	return stb_read(r, STB_BMP, img, e);
+}
+
+int
+img_tga_read(struct img_reader *r, struct image *img, struct gf_err *e)
+{
+	return stb_read(r, STB_TGA, img, e);
+}
+
+int
+img_gif_read(struct img_reader *r, struct image *img, struct gf_err *e)
+{
+	return stb_read(r, STB_GIF, img, e);
+}
+
+int
+img_bmp_sniff(const unsigned char *b, size_t n)
+{
+	return n >= 2 && b[0] == 'B' && b[1] == 'M';
+}
+
+int
+img_gif_sniff(const unsigned char *b, size_t n)
+{
+	return n >= 6 && (memcmp(b, "GIF87a", 6) == 0 ||
+	    memcmp(b, "GIF89a", 6) == 0);
+}
+
+/*
+ * Whether the 18 bytes at b are a plausible TGA header.  TGA has no
+ * magic number; a colour-map type of 0 or 1 in b[1] rules out the first
+ * bytes of every other format of the table.
+ */
+int
+img_tga_sniff(const unsigned char *b, size_t n)
+{
+	unsigned cmap, type, bpp;
+
+	if (n < 18)
+		return 0;
+	cmap = b[1], type = b[2], bpp = b[16];
+	if (cmap > 1 || img_le16(b + 12) == 0 || img_le16(b + 14) == 0)
+		return 0;
+	if (type != 1 && type != 2 && type != 3 && type != 9 && type != 10 &&
+	    type != 11)
+		return 0;
+	if (cmap == 1 && b[7] != 8 && b[7] != 15 && b[7] != 16 && b[7] != 24 &&
+	    b[7] != 32)
+		return 0;
+	return bpp == 8 || bpp == 15 || bpp == 16 || bpp == 24 || bpp == 32;
 }

@@ -706,13 +706,23 @@ tiff_encode(struct img_tiff *t, const struct image *img, void *row)
 }
 
 int
-img_tiff_write(FILE *f, const struct image *img, const char *name,
-    struct gf_err *e)
+img_tiff_sniff(const unsigned char *b, size_t n)
+{
+	return n >= 4 && (memcmp(b, "II*\0", 4) == 0 ||
+	    memcmp(b, "MM\0*", 4) == 0 || memcmp(b, "II+\0", 4) == 0 ||
+	    memcmp(b, "MM\0+", 4) == 0);
+}
+
+int
+img_tiff_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e)
 {
 	struct img_tiff t = {.mem = {.writable = 1}};
 	void *row = malloc((size_t)img->width * img->channels * 2);
 	int ret;
 
+	(void)fmt;
+	(void)quality;
 	if (row == NULL)
 		return gf_fail(e, "out of memory");
 	ret = tiff_open(&t, name, img_bytes(img) > TIFF_BIG_BYTES ? "w8" : "w", 0);

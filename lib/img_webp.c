@@ -329,20 +329,26 @@ webp_encode(FILE *f, const struct image *img, const uint8_t *px, int bpp,
 }
 
 int
-img_webp_write(FILE *f, const struct image *img, int quality,
-    const char *name, struct gf_err *e)
+img_webp_sniff(const unsigned char *b, size_t n)
 {
+	return n >= 12 && memcmp(b, "RIFF", 4) == 0 &&
+	    memcmp(b + 8, "WEBP", 4) == 0;
+}
+
+int
+img_webp_write(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const char *name, struct gf_err *e)
+{
+	char deep[IMG_FORMAT_LIST_MAX];
 	uint8_t *px;
 	int bpp, ret;
 
-	if (img->maxval > 255)
-		return gf_fail(e, "cannot write %s as WebP: the image is 16 bit "
-		    "(maxval %u) and WebP holds 8; write " IMG_FORMATS_16BIT, name,
-		    img->maxval);
+	(void)fmt;
 	if (img->width > WEBP_MAX_SIDE || img->height > WEBP_MAX_SIDE)
 		return gf_fail(e, "cannot write %s as WebP: the image is %d x %d "
-		    "and WebP holds at most %d x %d; write " IMG_FORMATS_16BIT, name,
-		    img->width, img->height, WEBP_MAX_SIDE, WEBP_MAX_SIDE);
+		    "and WebP holds at most %d x %d; write %s", name, img->width,
+		    img->height, WEBP_MAX_SIDE, WEBP_MAX_SIDE,
+		    img_formats_deep(deep, sizeof(deep)));
 	if (webp_pack(img, &px, &bpp, e) < 0)
 		return -1;
 	ret = webp_encode(f, img, px, bpp, quality, name, e);

@@ -41,3 +41,29 @@ ncode=$(cat "$ROOT"/lib/*.[ch] "$ROOT"/kernels/*.cu* "$ROOT"/cmd/*.[ch] | grep -
 nman=$(cat "$ROOT"/man/*.1 | grep -cE "$figures")
 why="$ncode lines of lib/, kernels/ and cmd/ and $nman of man/ quote figures"
 check man/no-figures eval '[ "$ncode" -le 3 ] && [ "$nman" -le 3 ]'
+
+# The formats' lists in the man pages and --help are the table's
+# (lib/img_format.c), which the tools' own messages print: -f's words,
+# the formats read, the output extensions.
+fmt_words=$("$BIN/sobel" -f nosuch 2>&1 | sed -n 's/.*; choose //p')
+fmt_reads=$(printf 'zz' | "$BIN/sobel" -q --cpu - "$TMP/fmt.pgm" 2>&1 |
+    sed -n 's/.*not an image this tool reads (\(.*\)): it starts.*/\1/p')
+fmt_exts=$("$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$TMP/fmt.gif" 2>&1 |
+    sed -n 's/.*must end in \(.*\), or have no extension.*/\1/p' |
+    grep -o '\.[a-z]*' | sort | tr '\n' ' ')
+for page in man/*.1; do
+	name=$(basename "$page" .1)
+	reads=$(sed -n 's/^reads images (\(.*\), as$/\1/p' "$page")
+	f=$(sed -n 's/^\.It Fl f Cm //p' "$page" | sed 's/ | /, /g; s/\(.*\), /\1 or /')
+	exts=$(sed -n '/^\.It Fl f Cm /,/for a name without an extension/p' "$page" |
+	    sed -n 's/^\.Pa \(\.[a-z]*\).*/\1/p' | sort | tr '\n' ' ')
+	help=$("$BIN/$name" --help | sed -n 's/.*-f format *output format: \(.*\) (default:$/\1/p')
+	why="table: reads $fmt_reads; -f $fmt_words; extensions $fmt_exts. $page: reads $reads; -f $f; extensions $exts; --help -f $help"
+	check "man/$name/formats" eval '[ -n "$fmt_reads" ] && [ -n "$fmt_words" ] &&
+	    [ -n "$fmt_exts" ] && [ "$reads" = "$fmt_reads" ] &&
+	    [ "$f" = "$fmt_words" ] && [ "$exts" = "$fmt_exts" ] &&
+	    [ "$help" = "$fmt_words" ]'
+done
+reads=$(tr '\n' ' ' <man/gpufilt.3 | sed -n 's/.*any format the tools read (\([^)]*\)).*/\1/p')
+why="table: $fmt_reads; gpufilt.3: $reads"
+check man/gpufilt.3/formats eval '[ -n "$reads" ] && [ "$reads" = "$fmt_reads" ]'
