@@ -8,6 +8,8 @@
  *           warm-up round; prints the best round's images/s
  *           (-t THREADS: that many threads, each with its own decode
  *           state and stream, on a share of the files at once)
+ *   -d DEVICE   the engines of GPU number DEVICE (default 0), for a host
+ *           of several GPUs: each has engines of its own
  *   jpegdec -c FILE...   each file the engines take, decoded by them and by
  *           libjpeg; prints "same", "DIFF" (with the differing pixels) or
  *           "refused" per file, then the counts; exit 1 on any DIFF
@@ -190,7 +192,7 @@ struct worker {
 	pthread_t th;
 	struct jpeg_gpu *j;
 	struct file *fs;
-	int n, bs, failed, rc;
+	int device, n, bs, failed, rc;
 };
 
 static void *
@@ -202,7 +204,7 @@ worker_main(void *arg)
 	cudaStream_t st;
 
 	w->rc = -1;
-	if (cudaSetDevice(0) != cudaSuccess || jpeg_gpu_batch_open(w->j, &b, &e) < 0 ||
+	if (cudaSetDevice(w->device) != cudaSuccess || jpeg_gpu_batch_open(w->j, &b, &e) < 0 ||
 	    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess)
 		return NULL;
 	w->rc = decode_all(b, w->fs, w->n, w->bs, st, &w->failed);
@@ -211,16 +213,20 @@ worker_main(void *arg)
 	return NULL;
 }
 
-/* One round on nt threads, each its share of the n files; the failures, or -1. */
+/*
+ * One round on nt threads on GPU device, each its share of the n files;
+ * the failures, or -1.
+ */
 static int
-round_threads(struct jpeg_gpu *j, struct file *fs, int n, int bs, int nt)
+round_threads(struct jpeg_gpu *j, int device, struct file *fs, int n, int bs,
+    int nt)
 {
 	struct worker w[64];
 	int failed = 0, at = 0;
 
 	for (int t = 0; t < nt; t++) {
 		int share = n / nt + (t < n % nt);
-		w[t] = (struct worker){0, j, fs + at, share, bs, 0, 0};
+		w[t] = (struct worker){0, j, fs + at, device, share, bs, 0, 0};
 		at += share;
 		pthread_create(&w[t].th, NULL, worker_main, &w[t]);
 	}
@@ -243,30 +249,34 @@ main(int argc, char **argv)
 	struct file *fs;
 	cudaStream_t st;
 	int c, bs = 32, rounds = 3, threads = 1, check = 0, n = 0, refused = 0, diff = 0, failed;
+	int device = 0;
 	double best = 1e30, px = 0;
 
-	while ((c = getopt(argc, argv, "b:r:t:c")) != -1)
+	while ((c = getopt(argc, argv, "b:d:r:t:c")) != -1)
 		switch (c) {
 		case 'b': bs = atoi(optarg); break;
+		case 'd': device = atoi(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
 		case 't': threads = atoi(optarg); break;
 		case 'c': check = 1; break;
 		default:
-			fprintf(stderr, "usage: jpegdec [-b BATCH] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
+			fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
 			return 2;
 		}
-	if (bs < 1 || rounds < 1 || threads < 1 || threads > 64 || optind >= argc) {
-		fprintf(stderr, "usage: jpegdec [-b BATCH] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
+	if (bs < 1 || device < 0 || rounds < 1 || threads < 1 || threads > 64 ||
+	    optind >= argc) {
+		fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
 		return 2;
 	}
+	CK(cudaSetDevice(device));
 	CK(cudaFree(NULL));
 	best = now_s();
-	if (jpeg_gpu_open(&j, 0, &e) < 0 || jpeg_gpu_batch_open(j, &b, &e) < 0) {
+	if (jpeg_gpu_open(&j, device, &e) < 0 || jpeg_gpu_batch_open(j, &b, &e) < 0) {
 		fprintf(stderr, "jpegdec: %s\n", e.msg);
 		return 3;
 	}
-	printf("JPEG engines on GPU 0: %u, opened in %.0f ms (the CUDA context "
-	    "made before)\n", jpeg_gpu_engines(j), (now_s() - best) * 1e3);
+	printf("JPEG engines on GPU %d: %u, opened in %.0f ms (the CUDA context "
+	    "made before)\n", device, jpeg_gpu_engines(j), (now_s() - best) * 1e3);
 	best = 1e30;
 	CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 	fs = calloc((size_t)(argc - optind), sizeof(*fs));
@@ -330,7 +340,7 @@ main(int argc, char **argv)
 		return 1;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_s();
-		if (threads > 1 ? (failed = round_threads(j, fs, n, bs, threads)) < 0 :
+		if (threads > 1 ? (failed = round_threads(j, device, fs, n, bs, threads)) < 0 :
 		    decode_all(b, fs, n, bs, st, &failed) < 0)
 			return 1;
 		if (now_s() - t0 < best)
