@@ -10,7 +10,9 @@
 #   . .deps/env.sh; sh scripts/gpu.sh [test|sanitize|bench|io|multi ...]
 # (.deps: ../shared/device/fetch-deps.sh, then scripts/device-deps.sh, on
 # your own machine; the device tool carries it.)
-# (multi, not in the default steps: bench/multi.sh, every GPU against one)
+# (multi, not in the default steps: bench/multi.sh, every GPU against one,
+# on a host of several GPUs; it takes most of a 10-minute call alone:
+#   . .deps/env.sh; sh scripts/gpu.sh multi)
 OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
 steps=${*:-test sanitize bench io}
@@ -131,8 +133,9 @@ bench)
 	cat "$OUT/bench.log"
 	;;
 multi)
-	# Several GPUs: the suite with --device all, then one GPU against all.
-	OUT="$OUT/multi" sh bench/multi.sh test bench || status=1
+	# Several GPUs: the suite with --device all, then one GPU against all
+	# (its build step too: the build above lacks bench/hostbw).
+	OUT="$OUT/multi" sh bench/multi.sh build test bench || status=1
 	;;
 esac
 done
