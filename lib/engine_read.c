@@ -136,11 +136,8 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 	struct slot *s;
 	int got, turned;
 
-	unsigned char head[3];
-
-	if (f == stdin || !en->jdec.wanted ||
-	    pread(fileno(f), head, 3, 0) != 3 || head[0] != 0xff ||
-	    head[1] != 0xd8 || head[2] != 0xff || !jdec_ready(en))
+	if (f == stdin || !en->jdec.wanted || !img_jpeg_bits_sniff(f) ||
+	    !jdec_ready(en))
 		return 0;
 	tk->wait_ms = 0;
 	got = img_jpeg_bits_read(f, name, &o, &b, e);

@@ -205,6 +205,13 @@ struct img_jpeg_bits {
 };
 
 /*
+ * Whether file f's first bytes (at offset 0, whatever f's position; read
+ * by pread, f untouched) are a JPEG's, as the format table sniffs them:
+ * the cheap test before img_jpeg_bits_read, which makes it again.
+ */
+int img_jpeg_bits_sniff(FILE *f);
+
+/*
  * Reads the regular file f (name in messages) whole into b when it is
  * one JPEG image, nothing after it, that the engines decode as libjpeg's
  * gray decode does (Huffman-coded, sequential, 8-bit, one scan; gray,

@@ -225,18 +225,25 @@ jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour,
 }
 
 int
+img_jpeg_bits_sniff(FILE *f)
+{
+	unsigned char head[3];
+
+	return img_pread(fileno(f), head, 3, 0) == 3 && img_jpeg_sniff(head, 3);
+}
+
+int
 img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
     struct img_jpeg_bits *b, struct gf_err *e)
 {
 	struct img_reader r = {0};
-	unsigned char head[3];
 	struct stat st;
 	struct jpeg_walk w;
 	size_t end;
 
 	memset(b, 0, sizeof(*b));
 	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 4 ||
-	    img_pread(fileno(f), head, 3, 0) != 3 || !img_jpeg_sniff(head, 3))
+	    !img_jpeg_bits_sniff(f))
 		return 0;
 	r.name = name;
 	r.max_pixels = o->max_pixels;

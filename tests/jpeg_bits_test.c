@@ -5,7 +5,8 @@
  * CPU reader, and every other (progressive, arithmetic, 4:1:1, 4:1:0) is
  * left to the CPU; so are two JPEGs in one file, trailing bytes, a
  * truncated file, an image above the pixel limit, and colour for a
- * caller that does not take it.
+ * caller that does not take it.  And img_jpeg_bits_sniff, the test
+ * before it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,46 @@ check_refusals(const char *dir, const char *one)
 	free(b.p);
 }
 
+/* img_jpeg_bits_sniff of a file holding the n bytes b, read from offset 1. */
+static int
+sniff_bytes(const char *dir, const char *b, size_t n)
+{
+	char path[4096];
+	FILE *f;
+	int r;
+	long pos;
+
+	snprintf(path, sizeof(path), "%s/sniff", dir);
+	if ((f = fopen(path, "w+")) == NULL || fwrite(b, 1, n, f) != n ||
+	    fflush(f) != 0 || fseek(f, n > 0 ? 1 : 0, SEEK_SET) != 0)
+		abort();
+	pos = ftell(f);
+	r = img_jpeg_bits_sniff(f);
+	if (ftell(f) != pos)
+		r = -1;
+	fclose(f);
+	return r;
+}
+
+/*
+ * img_jpeg_bits_sniff: a JPEG's SOI and the next marker's 0xff from the
+ * file's start whatever its position, which it leaves; nothing shorter.
+ */
+static void
+check_sniff(const char *dir)
+{
+	result("sniff: ff d8 ff", sniff_bytes(dir, "\xff\xd8\xff", 3) == 1,
+	    "not a JPEG");
+	result("sniff: ff d8 ff e0", sniff_bytes(dir, "\xff\xd8\xff\xe0", 4) == 1,
+	    "not a JPEG");
+	result("sniff: ff d8", sniff_bytes(dir, "\xff\xd8", 2) == 0, "a JPEG");
+	result("sniff: ff d8 fe", sniff_bytes(dir, "\xff\xd8\xfe", 3) == 0,
+	    "a JPEG");
+	result("sniff: PNG", sniff_bytes(dir, "\x89PNG\r\n\x1a\n", 8) == 0,
+	    "a JPEG");
+	result("sniff: empty", sniff_bytes(dir, "", 0) == 0, "a JPEG");
+}
+
 int
 main(void)
 {
@@ -158,6 +199,7 @@ main(void)
 	}
 	check_refusals(dir, one);
 	check_restarts(dir, rst);
+	check_sniff(dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;
