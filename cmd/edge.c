@@ -52,37 +52,18 @@ edge_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	}
 	if (gf_parse_double(arg, what, 0, hi, v, e) < 0)
 		return -1;
-	if (v == &o->sigma && o->sigma > 0 && o->sigma < GF_MIN_SIGMA)
-		return gf_fail(e, "--sigma %g is too small to smooth with; give 0 "
-		    "for no smoothing or at least %g", o->sigma, GF_MIN_SIGMA);
+	if (v == &o->sigma && edge_check_sigma(o->sigma, e) < 0)
+		return -1;
 	return 1;
 }
 
-/*
- * Settles the thresholds: --low and --high, --high alone (low = high / 2),
- * or --auto, which is also the default when none is given.
- */
+/* The thresholds, by edge(1)'s rules (edge_settle_thresholds). */
 static int
 edge_check(void *ctx, struct gf_err *e)
 {
 	struct edge_cmd *cmd = ctx;
-	struct edge_opts *o = &cmd->o;
 
-	if (o->auto_thresh && (cmd->have_low || cmd->have_high))
-		return gf_fail(e, "--auto chooses the thresholds; do not give "
-		    "--low or --high with it");
-	if (cmd->have_low && !cmd->have_high)
-		return gf_fail(e, "--low %g needs --high", o->low);
-	if (!cmd->have_high) {
-		o->auto_thresh = 1;
-		return 0;
-	}
-	if (!cmd->have_low)
-		o->low = o->high / 2;
-	if (o->low > o->high)
-		return gf_fail(e, "--low %g is greater than --high %g", o->low,
-		    o->high);
-	return 0;
+	return edge_settle_thresholds(&cmd->o, cmd->have_low, cmd->have_high, e);
 }
 
 static void

@@ -11,6 +11,38 @@
 #include "otsu.h"
 #include "tool.h"
 
+/* ---- edge(1)'s option rules (the tool and libgpufilt) ---- */
+
+int
+edge_check_sigma(double sigma, struct gf_err *e)
+{
+	if (sigma > 0 && sigma < GF_MIN_SIGMA)
+		return gf_fail(e, "--sigma %g is too small to smooth with; give 0 "
+		    "for no smoothing or at least %g", sigma, GF_MIN_SIGMA);
+	return 0;
+}
+
+int
+edge_settle_thresholds(struct edge_opts *o, int have_low, int have_high,
+    struct gf_err *e)
+{
+	if (o->auto_thresh && (have_low || have_high))
+		return gf_fail(e, "--auto chooses the thresholds; do not give "
+		    "--low or --high with it");
+	if (have_low && !have_high)
+		return gf_fail(e, "--low %g needs --high", o->low);
+	if (!have_high) {
+		o->auto_thresh = 1;
+		return 0;
+	}
+	if (!have_low)
+		o->low = o->high / 2;
+	if (o->low > o->high)
+		return gf_fail(e, "--low %g is greater than --high %g", o->low,
+		    o->high);
+	return 0;
+}
+
 /* ---- shared by the CPU (edge_cpu.c) and the GPU ---- */
 
 struct grad_thresh

@@ -57,6 +57,16 @@ int edge_run_device(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, const struct edge_opts *o,
     struct edge_info *info, struct gf_err *e);
 
+/*
+ * edge(1)'s rules for its options, for the tool and libgpufilt alike:
+ * a sigma is 0 (no smoothing) or at least GF_MIN_SIGMA; the thresholds
+ * are --low and --high, --high alone (low = high / 2), or --auto, also
+ * the default when neither is given (have_low, have_high: given).
+ */
+int edge_check_sigma(double sigma, struct gf_err *e);
+int edge_settle_thresholds(struct edge_opts *o, int have_low, int have_high,
+    struct gf_err *e);
+
 /* The thresholds of o for an image (not --auto). */
 struct grad_thresh edge_params_for(const struct edge_opts *o);
 

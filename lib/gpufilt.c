@@ -211,24 +211,12 @@ edge_thresholds(struct edge_opts *eo, const gf_options *o, struct gf_err *e)
 {
 	int have_low = !(o->low < 0), have_high = !(o->high < 0);
 
-	if (o->auto_threshold && (have_low || have_high))
-		return gf_fail(e, "--auto chooses the thresholds; do not give "
-		    "--low or --high with it");
-	if (have_low && !have_high)
-		return gf_fail(e, "--low %g needs --high", o->low);
-	if (!have_high) {
-		eo->auto_thresh = 1;
-		return 0;
-	}
-	if (parse_number(o->high, "--high", 0, 1e6, &eo->high, e) < 0 ||
-	    (have_low && parse_number(o->low, "--low", 0, 1e6, &eo->low, e) < 0))
+	eo->auto_thresh = o->auto_threshold != 0;
+	if ((have_high && parse_number(o->high, "--high", 0, 1e6, &eo->high,
+	    e) < 0) || (have_low && parse_number(o->low, "--low", 0, 1e6,
+	    &eo->low, e) < 0))
 		return -1;
-	if (!have_low)
-		eo->low = eo->high / 2;
-	if (eo->low > eo->high)
-		return gf_fail(e, "--low %g is greater than --high %g", eo->low,
-		    eo->high);
-	return 0;
+	return edge_settle_thresholds(eo, have_low, have_high, e);
 }
 
 static int
@@ -239,9 +227,8 @@ edge_from(struct op *op, const gf_options *o, struct gf_err *e)
 	if (common_from(&eo->common, o, e) < 0 ||
 	    parse_number(o->sigma, "--sigma", 0, 10, &eo->sigma, e) < 0)
 		return -1;
-	if (eo->sigma > 0 && eo->sigma < GF_MIN_SIGMA)
-		return gf_fail(e, "--sigma %g is too small to smooth with; give 0 "
-		    "for no smoothing or at least %g", eo->sigma, GF_MIN_SIGMA);
+	if (edge_check_sigma(eo->sigma, e) < 0)
+		return -1;
 	eo->l1 = o->l1 != 0;
 	if (edge_thresholds(eo, o, e) < 0)
 		return -1;
