@@ -116,6 +116,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	for (int i = 0; i < en->read.nreaders; i++)
 		pthread_cond_init(&en->read.rd[i].cv, NULL);
 	en->readers_left = en->read.nreaders;
+	trace_open(en);
 	return 0;
 }
 
@@ -224,6 +225,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	}
 	t0 = gf_now_ms();
 	state = devices_decision(&en);
+	trace_job(&en, -1, 'G', 'o', state);
 	if (lanes_start(&en, state, e) < 0 ||
 	    (w = writer_open(&en, hooks, st, t0, e)) == NULL)
 		return -1;
@@ -240,6 +242,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	st->wall_ms = gf_now_ms() - t0;
 	engine_stats_fill(&en, state, st);
 	jdec_join(&en, st);
+	trace_close(&en);
 	if (state == GPU_FATAL) {
 		*e = en.gpus.err;
 		failures = -1;

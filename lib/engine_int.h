@@ -16,6 +16,7 @@
  *   engine_lane.c    filter lanes (en->filter): take work, run the tool
  *                    on the GPU (strips, staging) or the CPU
  *   engine_write.c   the ordered writer and its encoders (private state)
+ *   engine_trace.c   GPUFILT_TRACE: each slot's steps, timed (bench/trace.py)
  *   engine.c         the run: sizes the stages, starts and joins them
  *
  * Threads and what they share (all under en->mu):
@@ -276,6 +277,8 @@ struct filter_stage {
 	                           GPUFILT_STAGING=0) */
 };
 
+struct trace;
+
 struct engine {
 	const struct tool *tool;
 	const struct gf_opts *o;
@@ -302,6 +305,7 @@ struct engine {
 	struct read_stage read;
 	struct gpu_set gpus;
 	struct filter_stage filter;
+	struct trace *trace;    /* GPUFILT_TRACE's; NULL: not asked */
 };
 
 /* ---- engine_slot.c: slots, host buffers, the queues between stages */
@@ -325,6 +329,23 @@ void slot_post_work(struct engine *en, struct slot *s);
 void slot_post_done(struct engine *en, struct slot *s);
 struct slot *slot_take_work(struct engine *en, struct device *d);
 int slot_rows_after(struct engine *en, struct slot *s, int y);
+
+/* ---- engine_trace.c: GPUFILT_TRACE=FILE, the steps of each slot */
+
+/*
+ * The steps (trace_mark's step): a reader began a job (r), asked for a
+ * slot (a), got it (A), has the image in it (R), queued it for the JPEG
+ * engines (q); a decoder began its batch (d), handed it on (D); a lane
+ * took it (l), was done (L); the writer had it in order (o); an encoder
+ * began (e) and ended (E) writing it; the writer told of it and gave it
+ * back (g); the GPUs were decided (G), a GPU's engines opened (J).
+ * who: 'r' reader, 'd' decoder, 'l' lane, 'e' encoder, 'w' the writer,
+ * 'o' the opener; n its number.
+ */
+void trace_open(struct engine *en);
+void trace_mark(struct engine *en, const struct slot *s, int step, int who, int n);
+void trace_job(struct engine *en, int job, int step, int who, int n);
+void trace_close(struct engine *en);
 
 /* ---- engine_read.c */
 

@@ -268,6 +268,7 @@ jdec_batch(struct jdec *jd, struct slot **slots, int n)
 
 	for (int i = 0; i < n; i++) {
 		struct slot *s = slots[i];
+		trace_mark(en, s, 'd', 'd', jd->d->base.device);
 		if (engine_job_failed(en, s->job) ||
 		    !jpeg_gpu_supported(jd->b, s->bits.p, s->bits.len) ||
 		    jdec_buf_get(jd, s) < 0)
@@ -315,6 +316,8 @@ jdec_hand_on(struct jdec *jd, struct slot **slots, int n)
 	struct device *d = jd->d;
 	struct engine *en = d->en;
 
+	for (int i = 0; i < n; i++)
+		trace_mark(en, slots[i], 'D', 'd', d->base.device);
 	pthread_mutex_lock(&en->mu);
 	for (int i = 0; i < n; i++) {
 		if (slots[i]->ybuf != NULL) {
@@ -363,6 +366,7 @@ jdec_engines_open(struct jdec *jd)
 	pthread_mutex_unlock(&en->mu);
 	ok = ok && jpeg_gpu_open(&jd->d->jpeg, jd->d->base.device,
 	    &jd->d->jpeg_err) == 0 && jdec_thread_open(jd) == 0;
+	trace_job(en, -1, ok ? 'J' : 'j', 'd', jd->d->base.device);
 	pthread_mutex_lock(&en->mu);
 	en->jdec.pending--;
 	en->jdec.on |= ok;
