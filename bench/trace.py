@@ -25,8 +25,7 @@ GAPS = [
     ("e", "E", "encode and write"),
     ("E", "g", "written, wait to be told"),
 ]
-BUSY = [("reader", "r", "A", "R"), ("decoder", "d", "d", "D"),
-        ("lane", "l", "l", "L"), ("encoder", "e", "e", "E")]
+BUSY = [("reader", "r", "A", "R"), ("lane", "l", "l", "L"), ("encoder", "e", "e", "E")]
 
 
 def pct(xs, q):
@@ -90,6 +89,37 @@ def report(path):
     lat = [v["g"][0] - v["A"][0] for v in images.values() if "A" in v]
     print("  %-34s %7.2fms %7.2fms %7.2fms" % ("in flight, read to told",
           pct(lat, 0.5), pct(lat, 0.9), sum(lat) / len(lat)))
+    # A decoder's batches: b (taken, job = size), p (ready, job = those
+    # for the engines), c (engines called), y (back).  The next batch is
+    # made ready while one is on the engines, so each step belongs to the
+    # oldest batch of that decoder still without it.
+    batches = defaultdict(list)
+    for ms, step, job, idx, who in events:
+        if step == "b":
+            batches[who].append({"b": ms, "n": job})
+        elif step in "pcy":
+            todo = [x for x in batches[who] if step not in x]
+            if todo:
+                todo[0][step] = ms
+                if step == "p":
+                    todo[0]["m"] = job
+    for who, bs in sorted(batches.items()):
+        rows = [x for x in bs if "y" in x and "c" in x and "p" in x]
+        if not rows:
+            continue
+        k, calls, syncs, prev = len(rows), [], [], None
+        for x in rows:
+            start = max(x["p"], prev["y"]) if prev else x["p"]
+            calls.append((x["c"] - start) / max(1, x["m"]))
+            syncs.append(x["y"] - x["c"])
+            prev = x
+        span = rows[-1]["y"] - rows[0]["c"]
+        print("  decoder %s: %d batches of %.1f images, %.0f ms apart; the "
+              "engines' call %.2f ms an image (median; p90 %.2f), then "
+              "%.1f ms to have them back" % (
+                  who, k, sum(x["m"] for x in rows) / k,
+                  span / max(1, k - 1), pct(calls, 0.5), pct(calls, 0.9),
+                  pct(syncs, 0.5)))
     if hi <= lo:
         return
     for name, who, a, b in BUSY:

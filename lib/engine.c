@@ -14,10 +14,7 @@
 
 /*
  * Pinned memory is the machine's: an eighth of it at most, 2 GiB tops,
- * and only for one input (a stream, or one image), whose few buffers
- * are reused image after image.  A batch keeps dozens of buffers in
- * flight, one per decoding thread, and pinning them cost more (the
- * driver pins one buffer at a time) than their pageable uploads.
+ * for the slots' buffers, pinned where they lie once used (hbuf_get).
  */
 static void
 pinned_budget(struct engine *en)
@@ -33,11 +30,8 @@ pinned_budget(struct engine *en)
 	p->ahead_max = p->pinned_max < AHEAD_BYTES ? p->pinned_max : AHEAD_BYTES;
 	if ((env = getenv("GPUFILT_READ_AHEAD")) != NULL && strcmp(env, "0") == 0)
 		p->ahead_max = 0;
-	/* GPUFILT_PINNED: 0, never; 1, a batch's buffers too (for the bench). */
-	pin = en->njobs == 1;
-	if ((env = getenv("GPUFILT_PINNED")) != NULL &&
-	    (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
-		pin = env[0] == '1';
+	/* GPUFILT_PINNED=0: never (the bench's staging figures). */
+	pin = (env = getenv("GPUFILT_PINNED")) == NULL || strcmp(env, "0") != 0;
 	if (!pin)
 		p->pinned_max = 0;
 }

@@ -195,6 +195,9 @@ struct device {
 	double busy_since, busy_ms;     /* time with at least one */
 	struct jpeg_gpu *jpeg;  /* its JPEG engines (opened by its decoder); NULL: none */
 	struct gf_err jpeg_err; /* why none */
+	pthread_t early_th;     /* opening its engines beside its context */
+	int early;              /* early_th runs (jdec_early) */
+	struct jpeg_gpu_batch *early_b; /* the decode state it made */
 	struct jdec *jdec;      /* its decoder (engine_jdec.c), while the lanes run */
 	struct fifo decoded;    /* JPEGs its engines decoded, for its lanes (en->mu) */
 };
@@ -263,6 +266,7 @@ struct jdec_stage {
 	int possible;           /* the GPUs are in use: their decoders look for engines */
 	int seen;               /* a reader saw a JPEG, enough inputs left: open the engines */
 	int always;             /* GPUFILT_GPU_DECODE=1 or 2: whatever the inputs left */
+	int share;              /* readers decode while the engines are behind */
 	int pending;            /* decoders that have not yet tried (en->mu, en->cv) */
 	int grown;              /* the readers got SLOTS_JPEG more (en->mu) */
 };
@@ -335,7 +339,9 @@ int slot_rows_after(struct engine *en, struct slot *s, int y);
 /*
  * The steps (trace_mark's step): a reader began a job (r), asked for a
  * slot (a), got it (A), has the image in it (R), queued it for the JPEG
- * engines (q); a decoder began its batch (d), handed it on (D); a lane
+ * engines (q); a decoder began a batch of job images (b), took each (d),
+ * had them ready (p), called the engines (c), had them back (y), handed
+ * each on (D); a lane
  * took it (l), was done (L); the writer had it in order (o); an encoder
  * began (e) and ended (E) writing it; the writer told of it and gave it
  * back (g); the GPUs were decided (G), a GPU's engines opened (J).
@@ -364,6 +370,7 @@ void device_fail(struct engine *en, struct device *d, struct slot *s);
 
 struct jdec_buf;
 void jdec_init(struct engine *en);
+void jdec_early(struct device *d);
 void jdec_decide(struct engine *en, int gpu_ready);
 int jdec_ready(struct engine *en);
 void jdec_post(struct engine *en, struct slot *s);
