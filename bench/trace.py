@@ -63,9 +63,13 @@ def report(path):
     t_end = max(e[0] for e in events)
     print("%s: %d images, %.1f ms" % (path, len(images), t_end))
     for ms, step, job, idx, who in events:
-        if step in "GJj":
+        if step in "GJjHMPZX":
             what = {"G": "GPUs decided", "J": "JPEG engines open",
-                    "j": "JPEG engines failed to open"}[step]
+                    "j": "JPEG engines failed to open",
+                    "H": "JPEG engines opened early, with a decode state",
+                    "M": "their decode state set up for the first image",
+                    "P": "the process began", "Z": "the run's teardown began",
+                    "X": "the run's teardown ended"}[step]
             print("  %8.1f ms  %s (%s)" % (ms, what, who))
     first = min(v["A"][0] for v in images.values() if "A" in v)
     print("  first image read at %.1f ms, first told at %.1f, last at %.1f"

@@ -295,7 +295,8 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	const struct gf_opts *o = ct->common;
 	struct gf_err e = {{0}};
 	struct cli_ctx c = {prog, o, isatty(STDERR_FILENO), 0, 0};
-	struct engine_hooks h = {cli_notice, cli_error, cli_report, cli_progress, &c};
+	struct engine_hooks h = {cli_notice, cli_error, cli_report, cli_progress,
+	    &c, 1};
 	struct engine_stats stats;
 	struct engine_job one, *jobs = &one;
 	int status = 0, njobs = 1, failed;

@@ -218,6 +218,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 		return -1;
 	}
 	t0 = gf_now_ms();
+	en.exiting = hooks->exiting;
 	state = devices_decision(&en);
 	trace_job(&en, -1, 'G', 'o', state);
 	if (lanes_start(&en, state, e) < 0 ||
@@ -236,7 +237,6 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	st->wall_ms = gf_now_ms() - t0;
 	engine_stats_fill(&en, state, st);
 	jdec_join(&en, st);
-	trace_close(&en);
 	if (state == GPU_FATAL) {
 		*e = en.gpus.err;
 		failures = -1;
@@ -245,6 +245,9 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 		    "written", en.gpus.broken_err.msg, njobs - committed, njobs);
 		failures = -1;
 	}
+	trace_job(&en, -1, 'Z', 'o', 0);
 	engine_free(&en);
+	trace_job(&en, -1, 'X', 'o', 0);
+	trace_close(&en);
 	return failures;
 }

@@ -73,6 +73,12 @@ struct engine_hooks {
 	void (*progress)(void *arg, int jobs_done, int njobs, int images,
 	    double elapsed_ms);
 	void *arg;
+	/*
+	 * The caller's process ends when the run returns: what only the
+	 * exit need release (the GPUs' JPEG engines, whose teardown takes
+	 * a third of a second) is left to it.
+	 */
+	int exiting;
 };
 
 /*

@@ -310,6 +310,7 @@ struct engine {
 	struct gpu_set gpus;
 	struct filter_stage filter;
 	struct trace *trace;    /* GPUFILT_TRACE's; NULL: not asked */
+	int exiting;            /* engine_hooks' */
 };
 
 /* ---- engine_slot.c: slots, host buffers, the queues between stages */
@@ -344,7 +345,10 @@ int slot_rows_after(struct engine *en, struct slot *s, int y);
  * each on (D); a lane
  * took it (l), was done (L); the writer had it in order (o); an encoder
  * began (e) and ended (E) writing it; the writer told of it and gave it
- * back (g); the GPUs were decided (G), a GPU's engines opened (J).
+ * back (g); the GPUs were decided (G), a GPU's engines opened (J); its
+ * early opening had a decode state (H) and set it up (M); the process
+ * began (P, before the run's 0), the run's teardown began (Z) and ended
+ * (X).
  * who: 'r' reader, 'd' decoder, 'l' lane, 'e' encoder, 'w' the writer,
  * 'o' the opener; n its number.
  */

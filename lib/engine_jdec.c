@@ -418,18 +418,39 @@ jdec_open_engines(struct device *d, int device, struct jpeg_gpu_batch **b)
 	return -1;
 }
 
+/*
+ * Opens d's engines (jdec_early), and sets their decode state up for
+ * batches of images like the run's first (the buffers that the first
+ * batches would otherwise allocate, slowing them), best effort.
+ */
 static void *
 jdec_early_main(void *arg)
 {
 	struct device *d = arg;
+	struct engine *en = d->en;
 	int device = d->number;
+	unsigned char *p = NULL;
+	long n = 0;
+	FILE *f;
 
 	if (device < 0 && cudaGetDevice(&device) != cudaSuccess) {
 		cudaGetLastError();
 		gf_fail(&d->jpeg_err, "no GPU JPEG decoding: no current GPU");
 		return NULL;
 	}
-	jdec_open_engines(d, device, &d->early_b);
+	if (jdec_open_engines(d, device, &d->early_b) < 0)
+		return NULL;
+	trace_job(en, -1, 'H', 'd', device);
+	if ((f = fopen(en->jobs[0].input, "rb")) != NULL) {
+		if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
+		    n <= (64L << 20) && fseek(f, 0, SEEK_SET) == 0 &&
+		    (p = malloc((size_t)n)) != NULL &&
+		    fread(p, 1, (size_t)n, f) == (size_t)n)
+			jpeg_gpu_preallocate(d->early_b, en->jdec.batch, p, (size_t)n);
+		fclose(f);
+	}
+	free(p);
+	trace_job(en, -1, 'M', 'd', device);
 	return NULL;
 }
 
@@ -547,6 +568,23 @@ jdec_main(void *arg)
 	return NULL;
 }
 
+/* Frees a decoder's host memory: its batches' arguments, and itself. */
+static void
+jdec_free(struct jdec *jd)
+{
+	for (int k = 0; k < 2; k++) {
+		struct jdec_set *bs = &jd->set[k];
+		free(bs->taken);
+		free(bs->slots);
+		free(bs->p);
+		free(bs->len);
+		free(bs->pitch);
+		free(bs->dst);
+		free(bs->status);
+	}
+	free(jd);
+}
+
 /* A decoder for d, with room for a batch's arguments; NULL without memory. */
 static struct jdec *
 jdec_new(struct device *d)
@@ -569,8 +607,7 @@ jdec_new(struct device *d)
 		if (bs->taken == NULL || bs->slots == NULL || bs->p == NULL ||
 		    bs->len == NULL || bs->pitch == NULL || bs->dst == NULL ||
 		    bs->status == NULL) {
-			d->jdec = jd;
-			jdec_close_device(d);
+			jdec_free(jd);
 			return NULL;
 		}
 	}
@@ -626,7 +663,9 @@ jdec_join(struct engine *en, struct engine_stats *st)
 
 /*
  * Frees d's decoder and engines (on the thread that closes d, opened or
- * not), once its early opening has ended.
+ * not), once its early opening has ended; when the process exits next
+ * (engine_hooks' exiting), the engines and what the decoder made on them
+ * are left to the exit.
  */
 void
 jdec_close_device(struct device *d)
@@ -634,6 +673,10 @@ jdec_close_device(struct device *d)
 	struct jdec *jd = d->jdec;
 
 	jdec_early_join(d);
+#ifndef __SANITIZE_ADDRESS__
+	if (d->en->exiting && d->jpeg != NULL)
+		return;         /* nvJPEG's teardown: left to the exit */
+#endif
 	jpeg_gpu_batch_close(d->early_b);
 	d->early_b = NULL;
 	if (jd != NULL) {
@@ -648,17 +691,7 @@ jdec_close_device(struct device *d)
 		jpeg_gpu_batch_close(jd->b);
 		if (jd->stream != NULL)
 			cudaStreamDestroy(jd->stream);
-		for (int k = 0; k < 2; k++) {
-			struct jdec_set *bs = &jd->set[k];
-			free(bs->taken);
-			free(bs->slots);
-			free(bs->p);
-			free(bs->len);
-			free(bs->pitch);
-			free(bs->dst);
-			free(bs->status);
-		}
-		free(jd);
+		jdec_free(jd);
 		d->jdec = NULL;
 	}
 	jpeg_gpu_close(d->jpeg);

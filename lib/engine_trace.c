@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "engine_int.h"
 
@@ -31,18 +33,35 @@ struct trace {
 	char path[1024];
 };
 
-void
-trace_open(struct engine *en)
+/*
+ * How long ago the process began (Linux: /proc/self/stat's start time,
+ * in clock ticks since boot), so that the trace shows what came before
+ * the run; 0 where it cannot tell.
+ */
+static double
+process_age_ms(void)
 {
-	const char *path = getenv("GPUFILT_TRACE");
-	struct trace *t;
+	char buf[1024], *p;
+	unsigned long long start = 0;
+	struct timespec now;
+	long hz = sysconf(_SC_CLK_TCK);
+	size_t n;
+	FILE *f = fopen("/proc/self/stat", "r");
 
-	if (path == NULL || *path == '\0' || (t = calloc(1, sizeof(*t))) == NULL)
-		return;
-	pthread_mutex_init(&t->mu, NULL);
-	t->t0 = gf_now_ms();
-	snprintf(t->path, sizeof(t->path), "%s", path);
-	en->trace = t;
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* Field 22; the command name (field 2) may hold spaces, so count from its ')'. */
+	if ((p = strrchr(buf, ')')) == NULL || hz <= 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+		return 0;
+	for (int field = 2; field < 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, "%llu", &start) != 1)
+		return 0;
+	return (now.tv_sec + now.tv_nsec / 1e9 - (double)start / hz) * 1000;
 }
 
 static void
@@ -82,6 +101,22 @@ trace_job(struct engine *en, int job, int step, int who, int n)
 {
 	if (en->trace != NULL)
 		trace_add(en, job, 0, step, who, n);
+}
+
+void
+trace_open(struct engine *en)
+{
+	const char *path = getenv("GPUFILT_TRACE");
+	struct trace *t;
+
+	if (path == NULL || *path == '\0' || (t = calloc(1, sizeof(*t))) == NULL)
+		return;
+	pthread_mutex_init(&t->mu, NULL);
+	t->t0 = gf_now_ms();
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	en->trace = t;
+	trace_add(en, -1, 0, 'P', 'o', 0);
+	t->s[0].ms = -process_age_ms();
 }
 
 /* Writes the steps (best effort: a trace is for the bench) and frees them. */

@@ -24,7 +24,8 @@
 	X(nvjpegJpegStateCreate) X(nvjpegJpegStateDestroy) \
 	X(nvjpegDecodeBatchedInitialize) X(nvjpegDecodeBatched) \
 	X(nvjpegJpegStreamCreate) X(nvjpegJpegStreamDestroy) \
-	X(nvjpegJpegStreamParseHeader) X(nvjpegDecodeBatchedSupported)
+	X(nvjpegJpegStreamParseHeader) X(nvjpegDecodeBatchedSupported) \
+	X(nvjpegGetImageInfo) X(nvjpegDecodeBatchedPreAllocate)
 
 struct jpeg_gpu {
 	void *lib;              /* dlopen's */
@@ -245,6 +246,22 @@ jpeg_gpu_init(struct jpeg_gpu_batch *b, int n)
 	return st;
 }
 
+int
+jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n, const unsigned char *p,
+    size_t len)
+{
+	const struct jpeg_gpu *j = b->j;
+	nvjpegChromaSubsampling_t css;
+	int comps, w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
+
+	if (j->fn.nvjpegGetImageInfo(j->h, p, len, &comps, &css, w, h) != 0 ||
+	    jpeg_gpu_init(b, n) != 0 ||
+	    j->fn.nvjpegDecodeBatchedPreAllocate(j->h, b->state, n, w[0], h[0], css,
+	    NVJPEG_OUTPUT_Y) != 0)
+		return -1;
+	return 0;
+}
+
 /* Each of the n images alone, after their batch failed: the failures. */
 static int
 jpeg_gpu_one_by_one(struct jpeg_gpu_batch *b, int n,
@@ -357,6 +374,17 @@ void
 jpeg_gpu_batch_close(struct jpeg_gpu_batch *b)
 {
 	(void)b;
+}
+
+int
+jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n, const unsigned char *p,
+    size_t len)
+{
+	(void)b;
+	(void)n;
+	(void)p;
+	(void)len;
+	return -1;
 }
 
 int

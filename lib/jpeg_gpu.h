@@ -81,6 +81,14 @@ int jpeg_gpu_decode(struct jpeg_gpu_batch *b, int n,
     unsigned char *const *dst, const size_t *pitch, cudaStream_t st,
     int *status, struct gf_err *e);
 
+/*
+ * Sets b up for batches of n images like the JPEG of len bytes at p (its
+ * size and chroma subsampling), its buffers allocated now rather than by
+ * the first batches: 0, or -1 (nothing lost: they allocate as before).
+ */
+int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
+    const unsigned char *p, size_t len);
+
 /* nvJPEG's status code as words, for messages. */
 const char *jpeg_gpu_status_text(int status);
 
