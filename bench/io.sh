@@ -9,12 +9,13 @@
 #            against cat | cat moving the same bytes
 #   large    one 12288x12288 PGM file to a file, against creating a CUDA
 #            context (build/tests/gpu_probe) plus cp of the same file
-#   batch    P photos of about 12 MP, JPEG and PNG, edge --auto -o DIR,
-#            against an OpenCV script on as many processes as cores; for
-#            the JPEGs also the GPU's JPEG engines decoding them alone
-#            (build/bench/jpegdec, the ceiling), and edge --auto and
-#            sobel -t 60 with the engines and with them off
-#            (GPUFILT_GPU_DECODE=0), each as a fraction of that ceiling
+#   batch    P photos of about 12 MP, JPEG, PNG and PGM, edge --auto -o
+#            DIR, against an OpenCV script on as many processes as cores
+#            (PGM: against cp); for the JPEGs also the GPU's JPEG engines
+#            decoding them alone (build/bench/jpegdec, the ceiling), and
+#            edge --auto and sobel -t 60 with the engines, with them off
+#            (GPUFILT_GPU_DECODE=0) and by default, each as a fraction of
+#            that ceiling, on the P photos and on BIG times as many
 #
 # Usage: sh bench/io.sh [stream|jstream|large|batch ...]   (after make and
 # build/bench/framegen; FRAMES and PHOTOS set the sizes; WORK the scratch
@@ -22,6 +23,7 @@
 cd "$(dirname "$0")/.." || exit 1
 FRAMES=${FRAMES:-1000}
 PHOTOS=${PHOTOS:-200}
+BIG=${BIG:-4}
 WORK=${WORK:-/dev/shm/gpufilt-bench-io}
 mkdir -p "$WORK"
 
@@ -95,27 +97,42 @@ large() {
 batch() {
 	d=$WORK/photos
 	if [ ! -s "$d/.done" ]; then
-		python3 bench/make_photos.py "$PHOTOS" "$d" samples/chelsea.png \
+		python3 bench/make_photos.py -f jpg,png,pgm "$PHOTOS" "$d" samples/chelsea.png \
 		    samples/small.jpg samples/coins.pgm samples/retina1023x517.pgm || return 1
 		touch "$d/.done"
 	fi
-	cat "$d"/* >/dev/null
+	# A larger batch of the same JPEGs under BIG times as many names
+	# (links): the engines' opening weighs less on it.
+	big=$((PHOTOS * BIG))
+	mkdir -p "$d/big"
+	for f in "$d"/*.jpg; do
+		for k in $(seq "$BIG"); do
+			[ -e "$d/big/$(basename "$f" .jpg)-$k.jpg" ] || ln "$f" "$d/big/$(basename "$f" .jpg)-$k.jpg"
+		done
+	done
+	cat "$d"/*.* >/dev/null
 	n=$(nproc)
 	echo "batch: $PHOTOS photos of 4000x3000, edge maps to PGM ($n cores)"
 	ceil=$(build/bench/jpegdec -b 32 "$d"/*.jpg 2>&1 | tail -n 1)
 	echo "  JPEG engines alone: $ceil"
 	ceil=$(echo "$ceil" | sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p')
-	for cmd in "edge --auto" "sobel -t 60"; do
-		for dec in 1 0; do
-			rm -rf "$WORK/out-dec"
-			mkdir -p "$WORK/out-dec"
-			s=$(secs "GPUFILT_GPU_DECODE=$dec bin/$cmd -q -o $WORK/out-dec $d/*.jpg")
-			echo "$PHOTOS $s ${ceil:-0}" | awk -v c="$cmd" -v d="$dec" '{ r = $1 / $2
-			    printf "  jpg  %-12s JPEG engines %-3s %6.1f images/s", c, d ? "on" : "off", r
-			    if ($3 > 0) printf "   %5.1f%% of the engines alone", 100 * r / $3
-			    printf "\n" }'
-			GPUFILT_GPU_DECODE=$dec bin/$cmd -v -o "$WORK/out-dec" "$d"/*.jpg 2>&1 |
-			    grep -e 'busy' -e 'decoders:' | sed 's/^/        /'
+	# Each JPEG run: engines on (GPUFILT_GPU_DECODE=1), off (0), and as
+	# a user runs it (the engines open for a batch of 640 inputs or more).
+	for set in "$PHOTOS $d" "$big $d/big"; do
+		cnt=${set%% *} dir=${set#* }
+		for cmd in "edge --auto" "sobel -t 60"; do
+			for dec in 1 0 default; do
+				rm -rf "$WORK/out-dec"
+				mkdir -p "$WORK/out-dec"
+				env=$([ $dec = default ] || echo "GPUFILT_GPU_DECODE=$dec")
+				s=$(secs "$env bin/$cmd -q -o $WORK/out-dec $dir/*.jpg")
+				echo "$cnt $s ${ceil:-0}" | awk -v c="$cmd" -v d="$dec" '{ r = $1 / $2
+				    printf "  %4d jpg %-12s engines %-7s %6.1f images/s", $1, c, d == 1 ? "on" : d == 0 ? "off" : "default", r
+				    if ($3 > 0) printf "   %5.1f%% of the engines alone", 100 * r / $3
+				    printf "\n" }'
+				env $env bin/$cmd -v -o "$WORK/out-dec" "$dir"/*.jpg 2>&1 |
+				    grep -e 'busy' -e 'decoders:' | sed 's/^/        /'
+			done
 		done
 	done
 	for ext in jpg png; do
@@ -131,6 +148,17 @@ batch() {
 		s=$(secs "GPUFILT_READER_GRAY=0 bin/edge -q --auto -o $WORK/out-$ext $d/*.$ext")
 		echo "$PHOTOS $s" | awk '{ printf "        gray on the GPU only: %6.1f images/s\n", $1 / $2 }'
 	done
+	# PGM, whose reading costs nothing: the host's copies and the GPU's
+	# pace, against cp of the same files.
+	rm -rf "$WORK/out-pgm" "$WORK/cp-pgm"
+	mkdir -p "$WORK/out-pgm" "$WORK/cp-pgm"
+	for cmd in "edge --auto" "sobel -t 60"; do
+		s=$(secs "bin/$cmd -q -o $WORK/out-pgm $d/*.pgm")
+		echo "$PHOTOS $s" | awk -v c="$cmd" '{ printf "  pgm  %-12s -o: %6.1f images/s\n", c, $1 / $2 }'
+	done
+	s=$(secs "cp $d/*.pgm $WORK/cp-pgm")
+	echo "$PHOTOS $s" | awk '{ printf "  pgm  cp of the inputs:     %6.1f images/s\n", $1 / $2 }'
+	bin/edge -v --auto -o "$WORK/out-pgm" "$d"/*.pgm 2>&1 | grep busy | sed 's/^/        /'
 }
 
 for step in ${*:-stream jstream large batch}; do
