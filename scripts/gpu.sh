@@ -86,9 +86,12 @@ END
 				echo "racecheck bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"
 			done
 		done
-		# The decode stage on the GPU's JPEG engines, a batch in flight:
+		# The decode stage on the GPU's JPEG engines (opened for these few
+		# inputs by GPUFILT_GPU_DECODE, beside the context: the first is a
+		# JPEG), a batch on the engines while the next is made ready:
 		# EXIF-turned, gray with restarts, one the engines refuse (4:1:1),
-		# and one they fail on purpose (decoded on the CPU instead).
+		# and one they fail on purpose (decoded on the CPU instead); with
+		# =1, the readers' share too.
 		mkdir -p /tmp/san/jpg
 		for o in 1 6; do build/bench/jpeggen -o $o 333 257 >/tmp/san/jpg/a$o.jpg; done
 		build/bench/jpeggen -s gray -r 7 1001 999 >/tmp/san/jpg/g.jpg
@@ -97,7 +100,8 @@ END
 		for tool in "sobel -t 60" "edge --auto" "conv2d -k gauss:1.4"; do
 			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
 			for t in memcheck racecheck; do
-				echo "$t env GPUFILT_JPEG_FAIL=2 GPUFILT_JPEG_BATCH=3 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg"
+				echo "$t env GPUFILT_GPU_DECODE=2 GPUFILT_JPEG_FAIL=2 GPUFILT_JPEG_BATCH=2 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg"
+				echo "$t env GPUFILT_GPU_DECODE=1 GPUFILT_JPEG_BATCH=1 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg /tmp/san/jpg/a1.jpg"
 			done
 		done
 		# (only those that use the GPU: the others have nothing to check)
