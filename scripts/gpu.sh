@@ -101,7 +101,7 @@ END
 			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
 			for t in memcheck racecheck; do
 				echo "$t env GPUFILT_GPU_DECODE=2 GPUFILT_JPEG_FAIL=2 GPUFILT_JPEG_BATCH=2 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg"
-				echo "$t env GPUFILT_GPU_DECODE=1 GPUFILT_JPEG_BATCH=1 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg /tmp/san/jpg/a1.jpg"
+				echo "$t env GPUFILT_GPU_DECODE=1 GPUFILT_JPEG_BATCH=1 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg"
 			done
 		done
 		# (only those that use the GPU: the others have nothing to check)
