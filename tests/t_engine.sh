@@ -252,7 +252,7 @@ fi
 # shellcheck disable=SC2086
 GPUFILT_TRACE=$E/trace.txt "$BIN/sobel" -q -j 2 -o "$E/trace" $MIXED
 why=$(awk '
-	NF != 5 || $1 !~ /^[0-9.]+$/ { print "bad line: " $0; bad = 1; exit }
+	NF != 5 || $1 !~ /^-?[0-9.]+$/ { print "bad line: " $0; bad = 1; exit }
 	$2 ~ /^[RlLeEg]$/ && $4 > 0 { t[$3 " " $4 " " $2] = $1; n[$2]++ }
 	END {
 		if (bad) exit
