@@ -53,13 +53,14 @@ frame_pixels(void *arg, size_t bytes)
 
 /*
  * Decodes slot s's frame into s->in, with the reader's settings and its
- * name for the input, so that an error reads as the reader's would: 0,
- * or -1 with e.
+ * name for the input, from the bytes that the reader's decoder would
+ * have seen (the frame's tail too), so that the image or the error is
+ * the reader's: 0, or -1 with e.
  */
 static int
 frame_decode(struct engine *en, struct slot *s, struct gf_err *e)
 {
-	FILE *f = fmemopen(s->frame.p, s->frame.len, "rb");
+	FILE *f = fmemopen(s->frame.p, s->frame.len + s->frame.tail, "rb");
 	struct img_buffer b = {frame_pixels, s};
 	struct img_reader *r = NULL;
 	struct image img;
@@ -72,6 +73,7 @@ frame_decode(struct engine *en, struct slot *s, struct gf_err *e)
 		img_reader_set_autorotate(r, !en->o->no_autorotate);
 		img_reader_set_gray(r, en->read.decode_gray);
 		img_reader_set_buffer(r, &b);
+		img_reader_set_frame(r, &s->frame);
 		got = img_read_next(r, &img, e);
 		img_reader_close(r);
 	}

@@ -66,6 +66,12 @@ img_reader_set_gray(struct img_reader *r, int on)
 	r->gray = on;
 }
 
+void
+img_reader_set_frame(struct img_reader *r, const struct img_frame *fr)
+{
+	r->file_size = fr->file ? (long long)(fr->len + fr->tail) : 0;
+}
+
 int
 img_reader_alloc(struct img_reader *r, struct image *img, struct gf_err *e)
 {

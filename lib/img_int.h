@@ -98,6 +98,7 @@ struct img_reader {
 	unsigned char *back;    /* a pipe's bytes given back (img_reader_unread): */
 	size_t nback, bpos;     /* back[bpos..nback) come before f's */
 	int stacked;            /* f is the reader's, over the caller's (img.c) */
+	long long file_size;    /* > 0: f is memory read as a file of this size */
 };
 
 /*

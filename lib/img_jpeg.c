@@ -365,7 +365,10 @@ img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e)
 		return gf_fail(e, "out of memory");
 	memset(c, 0, offsetof(struct jpeg_call, buf));
 	c->r = r;
-	c->avail = img_reader_file(r, &start, &size) ? (long long)size : -1;
+	if (r->file_size > 0)   /* a frame of a file, in memory (img_reader_set_frame) */
+		c->avail = r->file_size - (ftello(r->f) - (off_t)r->nhead);
+	else
+		c->avail = img_reader_file(r, &start, &size) ? (long long)size : -1;
 	jpeg_setup(c);
 	ret = jpeg_read_guarded(c, img, &allocated, e);
 	jpeg_destroy_decompress(&c->cinfo);

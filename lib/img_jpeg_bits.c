@@ -393,15 +393,16 @@ frame_room(struct img_frame *fr, size_t n)
 
 /*
  * Reads the JPEG that r's stream holds next into fr, a chunk at a time,
- * up to its EOI: 1; 0 when it is not one (not a JPEG, malformed, no EOI
- * before the stream's end or FRAME_MAX), with n bytes read into fr.
+ * up to its EOI and IMG_FRAME_TAIL bytes past it (fewer at the stream's
+ * end): 1; 0 when it is not one (not a JPEG, malformed, no EOI before
+ * the stream's end or FRAME_MAX), with n bytes read into fr.
  */
 static int
 frame_bytes(struct img_reader *r, struct img_frame *fr, size_t *n,
     struct jpeg_walk *w)
 {
 	size_t got;
-	int st;
+	int st = WALK_MORE;
 
 	*n = 0;
 	jpeg_walk_start(w);
@@ -412,10 +413,11 @@ frame_bytes(struct img_reader *r, struct img_frame *fr, size_t *n,
 		*n += got;
 		if (!img_jpeg_sniff(fr->p, *n))
 			return 0;
-		if ((st = jpeg_walk_on(fr->p, *n, w)) == WALK_END)
-			return 1;
-	} while (st == WALK_MORE && got == FRAME_CHUNK);
-	return 0;
+		if (st == WALK_MORE)
+			st = jpeg_walk_on(fr->p, *n, w);
+	} while ((st == WALK_MORE || (st == WALK_END &&
+	    *n - w->pos < IMG_FRAME_TAIL)) && got == FRAME_CHUNK);
+	return st == WALK_END;
 }
 
 int
@@ -423,10 +425,11 @@ img_jpeg_frame_read(struct img_reader *r, struct img_frame *fr,
     struct gf_err *e)
 {
 	struct jpeg_walk w;
+	off_t start, size;
 	size_t n;
 	int more;
 
-	fr->len = 0;
+	fr->len = fr->tail = 0;
 	if (r->tiff != NULL || r->done)
 		return 0;
 	if (r->nread > 0) {
@@ -438,11 +441,13 @@ img_jpeg_frame_read(struct img_reader *r, struct img_frame *fr,
 	/* Only a JPEG starts with 0xff: nothing else is read, or given back. */
 	if (img_reader_peek(r) != 0xff)
 		return 0;
+	fr->file = img_reader_file(r, &start, &size);
 	if (!frame_bytes(r, fr, &n, &w) || !jpeg_frame_parse(r, fr->p, w.pos, fr))
 		return img_reader_unread(r, fr->p, n, e) < 0 ? -1 : 0;
 	if (img_reader_unread(r, fr->p + w.pos, n - w.pos, e) < 0)
 		return -1;
 	fr->len = w.pos;
+	fr->tail = n - w.pos < IMG_FRAME_TAIL ? n - w.pos : IMG_FRAME_TAIL;
 	r->nread++;
 	return 1;
 }
