@@ -275,8 +275,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "jpegdec: %s\n", e.msg);
 		return 3;
 	}
-	printf("JPEG engines on GPU %d: %u, opened in %.0f ms (the CUDA context "
-	    "made before)\n", device, jpeg_gpu_engines(j), (now_s() - best) * 1e3);
+	{
+		double load, handle;
+		jpeg_gpu_open_times(j, &load, &handle);
+		printf("JPEG engines on GPU %d: %u, opened in %.0f ms (the CUDA context "
+		    "made before; loading libnvjpeg %.0f ms, the hardware handle %.0f ms)\n",
+		    device, jpeg_gpu_engines(j), (now_s() - best) * 1e3, load, handle);
+	}
 	best = 1e30;
 	CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 	fs = calloc((size_t)(argc - optind), sizeof(*fs));
@@ -336,8 +341,12 @@ main(int argc, char **argv)
 		printf("%d same, %d differ, %d refused\n", n - diff, diff, refused);
 		return diff != 0;
 	}
+	best = now_s();
 	if (decode_all(b, fs, n, bs, st, &failed) < 0)
 		return 1;
+	printf("warm-up round (the first batch sets the state up): %.3f s\n",
+	    now_s() - best);
+	best = 1e30;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_s();
 		if (threads > 1 ? (failed = round_threads(j, device, fs, n, bs, threads)) < 0 :

@@ -14,10 +14,7 @@
 
 /*
  * Pinned memory is the machine's: an eighth of it at most, 2 GiB tops,
- * and only for one input (a stream, or one image), whose few buffers
- * are reused image after image.  A batch keeps dozens of buffers in
- * flight, one per decoding thread, and pinning them cost more (the
- * driver pins one buffer at a time) than their pageable uploads.
+ * for the slots' buffers, pinned where they lie once used (hbuf_get).
  */
 static void
 pinned_budget(struct engine *en)
@@ -33,11 +30,8 @@ pinned_budget(struct engine *en)
 	p->ahead_max = p->pinned_max < AHEAD_BYTES ? p->pinned_max : AHEAD_BYTES;
 	if ((env = getenv("GPUFILT_READ_AHEAD")) != NULL && strcmp(env, "0") == 0)
 		p->ahead_max = 0;
-	/* GPUFILT_PINNED: 0, never; 1, a batch's buffers too (for the bench). */
-	pin = en->njobs == 1;
-	if ((env = getenv("GPUFILT_PINNED")) != NULL &&
-	    (strcmp(env, "0") == 0 || strcmp(env, "1") == 0))
-		pin = env[0] == '1';
+	/* GPUFILT_PINNED=0: never (the bench's staging figures). */
+	pin = (env = getenv("GPUFILT_PINNED")) == NULL || strcmp(env, "0") != 0;
 	if (!pin)
 		p->pinned_max = 0;
 }
@@ -117,6 +111,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	for (int i = 0; i < en->read.nreaders; i++)
 		pthread_cond_init(&en->read.rd[i].cv, NULL);
 	en->readers_left = en->read.nreaders;
+	trace_open(en);
 	return 0;
 }
 
@@ -230,6 +225,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	}
 	t0 = gf_now_ms();
 	state = devices_decision(&en);
+	trace_job(&en, -1, 'G', 'o', state);
 	if (lanes_start(&en, state, e) < 0 ||
 	    (w = writer_open(&en, hooks, st, t0, e)) == NULL)
 		return -1;
@@ -246,6 +242,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	st->wall_ms = gf_now_ms() - t0;
 	engine_stats_fill(&en, state, st);
 	jdec_join(&en, st);
+	trace_close(&en);
 	if (state == GPU_FATAL) {
 		*e = en.gpus.err;
 		failures = -1;

@@ -15,6 +15,7 @@ device_open_main(void *arg)
 {
 	struct device *d = arg;
 
+	jdec_early(d);
 	d->opened = gpu_open(&d->base, d->number, &d->err) == 0;
 	return NULL;
 }
@@ -23,11 +24,11 @@ device_open_main(void *arg)
 void
 devices_close(struct engine *en)
 {
-	for (int i = 0; i < en->gpus.ndev; i++)
-		if (en->gpus.dev[i].opened) {
-			jdec_close_device(&en->gpus.dev[i]);
+	for (int i = 0; i < en->gpus.ndev; i++) {
+		jdec_close_device(&en->gpus.dev[i]);
+		if (en->gpus.dev[i].opened)
 			gpu_close(&en->gpus.dev[i].base);
-		}
+	}
 	free(en->gpus.dev);
 	en->gpus.dev = NULL;
 	en->gpus.ndev = 0;

@@ -19,6 +19,7 @@
  *   engine_lane.c    filter lanes (en->filter): take work, run the tool
  *                    on the GPU (strips, staging) or the CPU
  *   engine_write.c   the ordered writer and its encoders (private state)
+ *   engine_trace.c   GPUFILT_TRACE: each slot's steps, timed (bench/trace.py)
  *   engine.c         the run: sizes the stages, starts and joins them
  *
  * Threads and what they share (all under en->mu):
@@ -212,6 +213,9 @@ struct device {
 	double busy_since, busy_ms;     /* time with at least one */
 	struct jpeg_gpu *jpeg;  /* its JPEG engines (opened by its decoder); NULL: none */
 	struct gf_err jpeg_err; /* why none */
+	pthread_t early_th;     /* opening its engines beside its context */
+	int early;              /* early_th runs (jdec_early) */
+	struct jpeg_gpu_batch *early_b; /* the decode state it made */
 	struct jdec *jdec;      /* its decoder (engine_jdec.c), while the lanes run */
 	struct fifo decoded;    /* JPEGs its engines decoded, for its lanes (en->mu) */
 };
@@ -295,6 +299,7 @@ struct jdec_stage {
 	int possible;           /* the GPUs are in use: their decoders look for engines */
 	int seen;               /* a reader saw a JPEG, enough inputs left: open the engines */
 	int always;             /* GPUFILT_GPU_DECODE=1 or 2: whatever the inputs left */
+	int share;              /* readers decode while the engines are behind */
 	int pending;            /* decoders that have not yet tried (en->mu, en->cv) */
 	int grown;              /* the readers got SLOTS_JPEG more (en->mu) */
 };
@@ -308,6 +313,8 @@ struct filter_stage {
 	int staging;            /* lanes stage plain memory (a batch, unless
 	                           GPUFILT_STAGING=0) */
 };
+
+struct trace;
 
 struct engine {
 	const struct tool *tool;
@@ -336,6 +343,7 @@ struct engine {
 	struct split_stage split;
 	struct gpu_set gpus;
 	struct filter_stage filter;
+	struct trace *trace;    /* GPUFILT_TRACE's; NULL: not asked */
 };
 
 /* ---- engine_slot.c: slots, host buffers, the queues between stages */
@@ -359,6 +367,25 @@ void slot_post_work(struct engine *en, struct slot *s);
 void slot_post_done(struct engine *en, struct slot *s);
 struct slot *slot_take_work(struct engine *en, struct device *d);
 int slot_rows_after(struct engine *en, struct slot *s, int y);
+
+/* ---- engine_trace.c: GPUFILT_TRACE=FILE, the steps of each slot */
+
+/*
+ * The steps (trace_mark's step): a reader began a job (r), asked for a
+ * slot (a), got it (A), has the image in it (R), queued it for the JPEG
+ * engines (q); a decoder began a batch of job images (b), took each (d),
+ * had them ready (p), called the engines (c), had them back (y), handed
+ * each on (D); a lane
+ * took it (l), was done (L); the writer had it in order (o); an encoder
+ * began (e) and ended (E) writing it; the writer told of it and gave it
+ * back (g); the GPUs were decided (G), a GPU's engines opened (J).
+ * who: 'r' reader, 'd' decoder, 'l' lane, 'e' encoder, 'w' the writer,
+ * 'o' the opener; n its number.
+ */
+void trace_open(struct engine *en);
+void trace_mark(struct engine *en, const struct slot *s, int step, int who, int n);
+void trace_job(struct engine *en, int job, int step, int who, int n);
+void trace_close(struct engine *en);
 
 /* ---- engine_read.c */
 
@@ -385,6 +412,7 @@ void device_fail(struct engine *en, struct device *d, struct slot *s);
 
 struct jdec_buf;
 void jdec_init(struct engine *en);
+void jdec_early(struct device *d);
 void jdec_decide(struct engine *en, int gpu_ready);
 int jdec_ready(struct engine *en);
 void jdec_post(struct engine *en, struct slot *s);

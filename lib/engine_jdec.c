@@ -12,12 +12,20 @@
  * JPEG while the GPUs are still opening, is decoded by the readers as
  * before, side by side with the engines.
  *
- * All nvJPEG calls on a GPU come from its decoder thread, which opens
- * the library and the engines once the first JPEG is seen, while the
- * readers go on decoding on the CPU.  The hardware writes a batch's buffers when the call is made,
- * not when the stream reaches it, so a buffer goes back to the pool only
- * once the lane that filtered it has waited for its stream on the host,
- * and a batch is waited for on the host before its images are handed on.
+ * A decoder makes its next batch ready (nvJPEG's parse of each header,
+ * a buffer each) while the engines decode the one before: one batch on
+ * the engines at a time, two states gaining nothing on the H100.  While
+ * the engines are two batches behind, readers decode JPEGs themselves
+ * (the readers' share, jdec_ready).
+ *
+ * nvJPEG's calls on a GPU come from its decoder thread, one at a time:
+ * it opens the library and the engines once the first JPEG is seen,
+ * while the readers go on decoding on the CPU, or takes the handle and
+ * decode state that jdec_early began making beside the GPU's context.
+ * The hardware writes a batch's buffers when the call is made, not when
+ * the stream reaches it, so a buffer goes back to the pool only once the
+ * lane that filtered it has waited for its stream on the host, and a
+ * batch is waited for on the host before its images are handed on.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,12 +39,14 @@
 #define JDEC_BATCH_MAX 256
 /*
  * A batch opens the engines only with this many inputs left when its
- * first JPEG is read (GPUFILT_GPU_DECODE=1 or 2: at any count): on the
- * H100 they took 0.9 s to open (bench/jpegdec), while 16 cores decode
- * 225-229 photos of 12 MP a second, so a batch of 256 ran slower with
- * them.  The crossover is not measured; this is above it.
+ * first JPEG is read (GPUFILT_GPU_DECODE=1 or 2: at any count): nvJPEG's
+ * hardware open takes most of a second, in which the cores decode a few
+ * hundred photos on their own, so a smaller batch runs slower with them.
+ * Set above the crossover that make bench-io's batch rows (engines on
+ * and off, and GPUFILT_GPU_DECODE=0) put between 384 and 1152 photos of
+ * 12 MP on the H100.
  */
-#define JDEC_MIN_JOBS 1024
+#define JDEC_MIN_JOBS 640
 /* How long a decoder waits for a batch to fill while readers still read. */
 #define JDEC_FILL_MS 2
 
@@ -48,7 +58,26 @@ struct jdec_buf {
 	size_t cap, pitch;
 };
 
-/* One GPU's decoder: its thread, decode state, stream and buffer pool. */
+/*
+ * One batch: the slots taken (n), and the arguments of those the engines
+ * take (m of them), JDEC_BATCH_MAX each.
+ */
+struct jdec_set {
+	struct slot **taken;
+	int n;
+	struct slot **slots;
+	const unsigned char **p;
+	size_t *len, *pitch;
+	unsigned char **dst;
+	int *status;
+	int m, r;               /* r: jpeg_gpu_decode's */
+	double t0;              /* when the engines were called */
+};
+
+/*
+ * One GPU's decoder: its thread, decode state, stream and buffer pool,
+ * and two batches: one on the engines while the next is made ready.
+ */
 struct jdec {
 	struct device *d;
 	pthread_t th;
@@ -57,12 +86,7 @@ struct jdec {
 	cudaStream_t stream;
 	struct jdec_buf *free;  /* en->mu */
 	struct jdec_buf *all;
-	/* One batch's arguments, JDEC_BATCH_MAX each. */
-	struct slot **slots;
-	const unsigned char **p;
-	size_t *len, *pitch;
-	unsigned char **dst;
-	int *status;
+	struct jdec_set set[2];
 	double busy_ms;
 	int images;
 };
@@ -80,6 +104,15 @@ jdec_init(struct engine *en)
 	if (j->batch < 1 || j->batch > JDEC_BATCH_MAX)
 		j->batch = JDEC_BATCH;
 	j->fail_at = (env = getenv("GPUFILT_JPEG_FAIL")) != NULL ? atoi(env) : 0;
+	/*
+	 * The readers' share: a reader decodes a JPEG itself while the
+	 * engines have two batches waiting (as DALI's hw_decoder_load lets
+	 * the CPU take part), so that the cores help rather than idle; not
+	 * when GPUFILT_GPU_DECODE=2 asks for the engines, nor with
+	 * GPUFILT_JPEG_SHARE=0.
+	 */
+	j->share = !j->wait && ((env = getenv("GPUFILT_JPEG_SHARE")) == NULL ||
+	    strcmp(env, "0") != 0);
 	pthread_cond_init(&j->cv, NULL);
 }
 
@@ -97,8 +130,10 @@ jdec_decide(struct engine *en, int gpu_ready)
 
 /*
  * Whether a reader may keep a JPEG as its bytes now: the engines are in
- * use.  While the GPUs open, readers decode on the CPU (work the engines
- * need not do later), unless GPUFILT_GPU_DECODE=2 has them wait.
+ * use, and not two batches behind (then the reader decodes it, the
+ * readers' share).  While the GPUs open, readers decode on the CPU (work
+ * the engines need not do later), unless GPUFILT_GPU_DECODE=2 has them
+ * wait.
  */
 int
 jdec_ready(struct engine *en)
@@ -115,7 +150,8 @@ jdec_ready(struct engine *en)
 	}
 	while (en->jdec.wait && !en->jdec.on && en->jdec.pending > 0)
 		pthread_cond_wait(&en->cv, &en->mu);
-	on = en->jdec.on;
+	on = en->jdec.on && !(en->jdec.share &&
+	    en->jdec.queue.n >= 2 * en->jdec.batch);
 	pthread_mutex_unlock(&en->mu);
 	return on;
 }
@@ -146,9 +182,10 @@ jdec_post(struct engine *en, struct slot *s)
  * The next batch for a decoder, into slots: waits for one slot, then
  * up to JDEC_FILL_MS for the batch to fill while readers still read.
  * The count, 0 once the readers have ended and the queue is empty.
+ * With now, waits for nothing: a whole batch if one is queued, else 0.
  */
 static int
-jdec_take(struct engine *en, struct slot **slots)
+jdec_take(struct engine *en, struct slot **slots, int now)
 {
 	struct jdec_stage *j = &en->jdec;
 	struct timespec until;
@@ -156,6 +193,10 @@ jdec_take(struct engine *en, struct slot **slots)
 	int n = 0;
 
 	pthread_mutex_lock(&en->mu);
+	if (now && j->queue.n < j->batch) {
+		pthread_mutex_unlock(&en->mu);
+		return 0;
+	}
 	while (j->queue.n == 0 && en->readers_left > 0)
 		pthread_cond_wait(&j->cv, &en->mu);
 	clock_gettime(CLOCK_REALTIME, &until);
@@ -254,53 +295,83 @@ jdec_luma(const struct slot *s, struct gpu_image *y)
 }
 
 /*
- * Decodes the n slots of a batch on jd's engines, those the engines take
- * (the others keep ybuf NULL and go to the CPU), waiting on the host for
- * the batch; the decode time is shared among them in t.decode.
+ * Makes batch bs ready for jd's engines: the slots they take, each with
+ * a buffer of the pool (the others keep ybuf NULL and go to the CPU).
  */
 static void
-jdec_batch(struct jdec *jd, struct slot **slots, int n)
+jdec_prepare(struct jdec *jd, struct jdec_set *bs)
 {
 	struct engine *en = jd->d->en;
-	struct gf_err e = {{0}};
-	double t0;
-	int m = 0, r;
+	int me = jd->d->base.device;
 
-	for (int i = 0; i < n; i++) {
-		struct slot *s = slots[i];
+	trace_job(en, bs->n, 'b', 'd', me);
+	bs->m = 0;
+	for (int i = 0; i < bs->n; i++) {
+		struct slot *s = bs->taken[i];
+		trace_mark(en, s, 'd', 'd', me);
 		if (engine_job_failed(en, s->job) ||
 		    !jpeg_gpu_supported(jd->b, s->bits.p, s->bits.len) ||
 		    jdec_buf_get(jd, s) < 0)
 			continue;
-		jd->slots[m] = s;
-		jd->p[m] = s->bits.p;
-		jd->len[m] = s->bits.len;
-		jd->dst[m] = s->ybuf->p;
-		jd->pitch[m] = s->ybuf->pitch;
-		m++;
+		bs->slots[bs->m] = s;
+		bs->p[bs->m] = s->bits.p;
+		bs->len[bs->m] = s->bits.len;
+		bs->dst[bs->m] = s->ybuf->p;
+		bs->pitch[bs->m] = s->ybuf->pitch;
+		bs->m++;
 	}
-	if (m == 0)
+	trace_job(en, bs->m, 'p', 'd', me);
+}
+
+/*
+ * Gives batch bs to jd's engines: the call returns once they have it,
+ * jdec_finish waits for them.
+ */
+static void
+jdec_call(struct jdec *jd, struct jdec_set *bs)
+{
+	struct gf_err e = {{0}};
+
+	if (bs->m == 0)
 		return;
-	t0 = gf_now_ms();
-	r = jpeg_gpu_decode(jd->b, m, jd->p, jd->len, jd->dst, jd->pitch,
-	    jd->stream, jd->status, &e);
+	bs->t0 = gf_now_ms();
+	bs->r = jpeg_gpu_decode(jd->b, bs->m, bs->p, bs->len, bs->dst, bs->pitch,
+	    jd->stream, bs->status, &e);
+	trace_job(jd->d->en, bs->m, 'c', 'd', jd->d->base.device);
+}
+
+/*
+ * Waits on the host for batch bs: an image the engines failed goes to
+ * the CPU, each decoded one's share of the batch's time is its
+ * t.decode.
+ */
+static void
+jdec_finish(struct jdec *jd, struct jdec_set *bs)
+{
+	struct engine *en = jd->d->en;
+	int r = bs->r;
+
+	if (bs->m == 0)
+		return;
 	if (cudaStreamSynchronize(jd->stream) != cudaSuccess) {
 		cudaGetLastError();
 		r = -1;
 	}
+	trace_job(en, bs->m, 'y', 'd', jd->d->base.device);
+	jd->busy_ms += gf_now_ms() - bs->t0;
 	pthread_mutex_lock(&en->mu);
-	for (int i = 0; i < m; i++)
+	for (int i = 0; i < bs->m; i++)
 		if (++en->jdec.taken == en->jdec.fail_at)
-			jd->status[i] = -1;     /* as if the engines had failed it */
+			bs->status[i] = -1;     /* as if the engines had failed it */
 	pthread_mutex_unlock(&en->mu);
-	for (int i = 0; i < m; i++) {
-		struct slot *s = jd->slots[i];
-		if (r < 0 || jd->status[i] != 0) {
+	for (int i = 0; i < bs->m; i++) {
+		struct slot *s = bs->slots[i];
+		if (r < 0 || bs->status[i] != 0) {
 			jdec_buf_put(jd, s->ybuf);
 			s->ybuf = NULL;
 			continue;
 		}
-		s->t.decode = (gf_now_ms() - t0) / m;
+		s->t.decode = (gf_now_ms() - bs->t0) / bs->m;
 		s->t.engines = 1;
 	}
 }
@@ -315,6 +386,8 @@ jdec_hand_on(struct jdec *jd, struct slot **slots, int n)
 	struct device *d = jd->d;
 	struct engine *en = d->en;
 
+	for (int i = 0; i < n; i++)
+		trace_mark(en, slots[i], 'D', 'd', d->base.device);
 	pthread_mutex_lock(&en->mu);
 	for (int i = 0; i < n; i++) {
 		if (slots[i]->ybuf != NULL) {
@@ -329,12 +402,78 @@ jdec_hand_on(struct jdec *jd, struct slot **slots, int n)
 	pthread_mutex_unlock(&en->mu);
 }
 
-/* A decoder's state on its own thread: 0, or -1 (its batches go to the CPU). */
+/*
+ * Opens d's engines and a decode state on them (into d->jpeg, *b): 0, or
+ * -1 with d->jpeg_err saying why not.
+ */
 static int
-jdec_thread_open(struct jdec *jd)
+jdec_open_engines(struct device *d, int device, struct jpeg_gpu_batch **b)
 {
-	struct gf_err e = {{0}};
+	if (jpeg_gpu_open(&d->jpeg, device, &d->jpeg_err) < 0)
+		return -1;
+	if (jpeg_gpu_batch_open(d->jpeg, b, &d->jpeg_err) == 0)
+		return 0;
+	jpeg_gpu_close(d->jpeg);
+	d->jpeg = NULL;
+	return -1;
+}
 
+static void *
+jdec_early_main(void *arg)
+{
+	struct device *d = arg;
+	int device = d->number;
+
+	if (device < 0 && cudaGetDevice(&device) != cudaSuccess) {
+		cudaGetLastError();
+		gf_fail(&d->jpeg_err, "no GPU JPEG decoding: no current GPU");
+		return NULL;
+	}
+	jdec_open_engines(d, device, &d->early_b);
+	return NULL;
+}
+
+/*
+ * Begins opening d's JPEG engines on a thread of their own, beside d's
+ * context (engine_gpu.c calls this before making it), when a batch is
+ * sure to want them: a gray tool, enough inputs (jdec_ready's rule) and
+ * a first input that is a JPEG file.  nvJPEG's hardware open, its handle
+ * and then a decode state, takes most of a second after the context;
+ * begun with the context, it ends sooner.  Its decoder takes what it
+ * made (jdec_engines_open).
+ */
+void
+jdec_early(struct device *d)
+{
+	struct engine *en = d->en;
+	const char *first = en->jobs[0].input;
+	FILE *f;
+	int jpeg;
+
+	if (!en->jdec.wanted || !en->tool->gray || first == NULL ||
+	    strcmp(first, "-") == 0 ||
+	    !(en->jdec.always || en->njobs >= JDEC_MIN_JOBS) ||
+	    (f = fopen(first, "rb")) == NULL)
+		return;
+	jpeg = img_jpeg_bits_sniff(f);
+	fclose(f);
+	d->early = jpeg && pthread_create(&d->early_th, NULL, jdec_early_main,
+	    d) == 0;
+}
+
+/* Waits for d's early opening, if any; what it made stays in d. */
+static void
+jdec_early_join(struct device *d)
+{
+	if (d->early)
+		pthread_join(d->early_th, NULL);
+	d->early = 0;
+}
+
+/* A decoder's stream on its own thread: 0, or -1 (its batches go to the CPU). */
+static int
+jdec_stream_open(struct jdec *jd)
+{
 	if (cudaSetDevice(jd->d->base.device) != cudaSuccess ||
 	    cudaStreamCreateWithFlags(&jd->stream, cudaStreamNonBlocking) !=
 	    cudaSuccess) {
@@ -342,18 +481,20 @@ jdec_thread_open(struct jdec *jd)
 		jd->stream = NULL;
 		return -1;
 	}
-	return jpeg_gpu_batch_open(jd->d->jpeg, &jd->b, &e);
+	return 0;
 }
 
 /*
  * Opens jd's engines once a reader has seen a JPEG (never for a batch
  * without one: loading nvJPEG and making its hardware decoder's handle
- * takes time, which no run waits for): 1 when they are in use.
+ * takes time, which no run waits for), or takes those jdec_early opened:
+ * 1 when they are in use.
  */
 static int
 jdec_engines_open(struct jdec *jd)
 {
 	struct engine *en = jd->d->en;
+	struct device *d = jd->d;
 	int ok;
 
 	pthread_mutex_lock(&en->mu);
@@ -361,8 +502,16 @@ jdec_engines_open(struct jdec *jd)
 		pthread_cond_wait(&en->jdec.cv, &en->mu);
 	ok = en->jdec.seen && !en->stop;
 	pthread_mutex_unlock(&en->mu);
-	ok = ok && jpeg_gpu_open(&jd->d->jpeg, jd->d->base.device,
-	    &jd->d->jpeg_err) == 0 && jdec_thread_open(jd) == 0;
+	if (d->early) {
+		jdec_early_join(d);
+		jd->b = d->early_b;
+		d->early_b = NULL;
+		ok = ok && jd->b != NULL;
+	} else {
+		ok = ok && jdec_open_engines(d, d->base.device, &jd->b) == 0;
+	}
+	ok = ok && jdec_stream_open(jd) == 0;
+	trace_job(en, -1, ok ? 'J' : 'j', 'd', jd->d->base.device);
 	pthread_mutex_lock(&en->mu);
 	en->jdec.pending--;
 	en->jdec.on |= ok;
@@ -376,19 +525,24 @@ jdec_main(void *arg)
 {
 	struct jdec *jd = arg;
 	struct engine *en = jd->d->en;
-	int ok = jdec_engines_open(jd), n;
+	struct jdec_set *cur = &jd->set[0], *next = &jd->set[1], *t;
 
-	if (!ok)
+	if (!jdec_engines_open(jd))
 		return NULL;
-
-	while ((n = jdec_take(en, jd->slots)) > 0) {
-		double t0 = gf_now_ms();
-		struct slot *batch[JDEC_BATCH_MAX];
-		memcpy(batch, jd->slots, (size_t)n * sizeof(*batch));
-		if (ok)
-			jdec_batch(jd, batch, n);
-		jd->busy_ms += gf_now_ms() - t0;
-		jdec_hand_on(jd, batch, n);
+	if ((cur->n = jdec_take(en, cur->taken, 0)) > 0)
+		jdec_prepare(jd, cur);
+	while (cur->n > 0) {
+		jdec_call(jd, cur);
+		/* The next batch made ready while the engines decode this one. */
+		if ((next->n = jdec_take(en, next->taken, 1)) > 0)
+			jdec_prepare(jd, next);
+		jdec_finish(jd, cur);
+		jdec_hand_on(jd, cur->taken, cur->n);
+		if (next->n == 0 && (next->n = jdec_take(en, next->taken, 0)) > 0)
+			jdec_prepare(jd, next);
+		t = cur;
+		cur = next;
+		next = t;
 	}
 	return NULL;
 }
@@ -403,17 +557,22 @@ jdec_new(struct device *d)
 	if (jd == NULL)
 		return NULL;
 	jd->d = d;
-	jd->slots = calloc(n, sizeof(*jd->slots));
-	jd->p = calloc(n, sizeof(*jd->p));
-	jd->len = calloc(n, sizeof(*jd->len));
-	jd->pitch = calloc(n, sizeof(*jd->pitch));
-	jd->dst = calloc(n, sizeof(*jd->dst));
-	jd->status = calloc(n, sizeof(*jd->status));
-	if (jd->slots == NULL || jd->p == NULL || jd->len == NULL ||
-	    jd->pitch == NULL || jd->dst == NULL || jd->status == NULL) {
-		d->jdec = jd;
-		jdec_close_device(d);
-		return NULL;
+	for (int k = 0; k < 2; k++) {
+		struct jdec_set *bs = &jd->set[k];
+		bs->taken = calloc(n, sizeof(*bs->taken));
+		bs->slots = calloc(n, sizeof(*bs->slots));
+		bs->p = calloc(n, sizeof(*bs->p));
+		bs->len = calloc(n, sizeof(*bs->len));
+		bs->pitch = calloc(n, sizeof(*bs->pitch));
+		bs->dst = calloc(n, sizeof(*bs->dst));
+		bs->status = calloc(n, sizeof(*bs->status));
+		if (bs->taken == NULL || bs->slots == NULL || bs->p == NULL ||
+		    bs->len == NULL || bs->pitch == NULL || bs->dst == NULL ||
+		    bs->status == NULL) {
+			d->jdec = jd;
+			jdec_close_device(d);
+			return NULL;
+		}
 	}
 	return jd;
 }
@@ -465,12 +624,18 @@ jdec_join(struct engine *en, struct engine_stats *st)
 	}
 }
 
-/* Frees d's decoder and engines (on the thread that closes d). */
+/*
+ * Frees d's decoder and engines (on the thread that closes d, opened or
+ * not), once its early opening has ended.
+ */
 void
 jdec_close_device(struct device *d)
 {
 	struct jdec *jd = d->jdec;
 
+	jdec_early_join(d);
+	jpeg_gpu_batch_close(d->early_b);
+	d->early_b = NULL;
 	if (jd != NULL) {
 		cudaSetDevice(d->base.device);
 		while (jd->all != NULL) {
@@ -483,12 +648,16 @@ jdec_close_device(struct device *d)
 		jpeg_gpu_batch_close(jd->b);
 		if (jd->stream != NULL)
 			cudaStreamDestroy(jd->stream);
-		free(jd->slots);
-		free(jd->p);
-		free(jd->len);
-		free(jd->pitch);
-		free(jd->dst);
-		free(jd->status);
+		for (int k = 0; k < 2; k++) {
+			struct jdec_set *bs = &jd->set[k];
+			free(bs->taken);
+			free(bs->slots);
+			free(bs->p);
+			free(bs->len);
+			free(bs->pitch);
+			free(bs->dst);
+			free(bs->status);
+		}
 		free(jd);
 		d->jdec = NULL;
 	}

@@ -473,8 +473,11 @@ lane_main(void *arg)
 	int opened = ln->dev == NULL || lane_open(ln, &open_err) == 0;
 	struct slot *s;
 
+	int me = (int)(ln - en->filter.ln);
+
 	while ((s = slot_take_work(en, ln->dev)) != NULL) {
 		double t0 = gf_now_ms();
+		trace_mark(en, s, 'l', 'l', me);
 		if (engine_job_failed(en, s->job)) {
 			s->failed = 1;
 		} else if (ln->dev != NULL) {
@@ -485,6 +488,7 @@ lane_main(void *arg)
 			s->t.cpu = gf_now_ms() - t0;
 		}
 		ln->busy_ms += gf_now_ms() - t0;
+		trace_mark(en, s, 'L', 'l', me);
 		jdec_buf_release(en, ln->dev, s);
 		free(s->cpu_px);
 		s->cpu_px = NULL;

@@ -23,6 +23,7 @@ struct take {
 	struct reader *rd;
 	struct slot *s;
 	double wait_ms;
+	int job;                /* for the trace */
 };
 
 static void *
@@ -31,8 +32,12 @@ slot_in_get(void *arg, size_t bytes)
 	struct take *t = arg;
 
 	if (t->s == NULL) {
+		struct engine *en = t->rd->en;
+		int n = (int)(t->rd - en->read.rd);
 		double t0 = gf_now_ms();
+		trace_job(en, t->job, 'a', 'r', n);
 		t->s = slot_take(t->rd, 0);
+		trace_job(en, t->job, 'A', 'r', n);
 		t->wait_ms += gf_now_ms() - t0;
 	}
 	return hbuf_get(t->rd->en, &t->s->inbuf, bytes);
@@ -177,7 +182,8 @@ read_job(struct reader *rd, int j)
 {
 	struct engine *en = rd->en;
 	struct img_reader *r = NULL;
-	struct take tk = {rd, NULL, 0};
+	struct take tk = {rd, NULL, 0, j};
+	int me = (int)(rd - en->read.rd);
 	struct img_buffer b = {slot_in_get, &tk};
 	struct gf_err err = {{0}};
 	struct img_frame frame = {0};
@@ -186,12 +192,15 @@ read_job(struct reader *rd, int j)
 	FILE *f = open_input(en->jobs[j].input, &name, &err);
 	int idx = 1, got = -1, bits;
 
+	trace_job(en, j, 'r', 'r', me);
 	if (f != NULL && (bits = read_bits(rd, f, name, &tk, &s, &err)) != 0) {
 		got = bits < 0 ? -1 : 0;
 		if (bits > 0) {
 			s->job = j;
 			s->index = idx++;
+			trace_mark(en, s, 'R', 'r', me);
 			jdec_post(en, s);
+			trace_mark(en, s, 'q', 'r', me);
 		}
 	} else if (f != NULL && img_reader_open(&r, f, name, &err) == 0) {
 		img_reader_set_max_pixels(r, en->o->max_pixels);
@@ -209,6 +218,7 @@ read_job(struct reader *rd, int j)
 				break;
 			s->job = j;
 			s->index = idx;
+			trace_mark(en, s, 'R', 'r', me);
 			slot_post_work(en, s);
 		}
 		split_end(en);

@@ -50,13 +50,13 @@ static void
 hbuf_free(struct engine *en, struct hbuf *b)
 {
 	if (b->pinned) {
-		cudaFreeHost(b->p);
+		cudaHostUnregister(b->p);
+		cudaGetLastError();
 		pthread_mutex_lock(&en->mu);
 		en->pool.pinned -= b->cap;
 		pthread_mutex_unlock(&en->mu);
-	} else {
-		free(b->p);
 	}
+	free(b->p);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -78,44 +78,57 @@ pinned_allow(struct engine *en, size_t n, int take)
 }
 
 /*
- * At least n bytes in b.  Pinned memory moves at full bus speed, but
- * pinning costs more than one transfer gains, so a buffer is pinned from
- * its second use on (a stream reuses its buffers, a single image never
- * does), while a GPU is in use and the budget allows; else it is plain
- * memory.  NULL when out of memory.
+ * Pins b's memory, which has been touched (its pages are there), while
+ * a GPU is in use and the budget allows: registered in place, which
+ * costs about a millisecond for 12 MB, less than one copy of it through
+ * a lane's staging buffers.  Portable: any GPU may take the slot.  Plain
+ * memory stays as it was when it cannot be.
+ */
+static void
+hbuf_pin(struct engine *en, struct hbuf *b)
+{
+	if (b->pinned || b->p == NULL || !pinned_allow(en, b->cap, 1))
+		return;
+	if (cudaSetDevice(en->gpus.dev[0].base.device) == cudaSuccess &&
+	    cudaHostRegister(b->p, b->cap, cudaHostRegisterPortable) == cudaSuccess) {
+		b->pinned = 1;
+		return;
+	}
+	cudaGetLastError();
+	pthread_mutex_lock(&en->mu);
+	en->pool.pinned -= b->cap;
+	pthread_mutex_unlock(&en->mu);
+}
+
+/*
+ * At least n bytes in b.  Pinned memory moves at full bus speed, with no
+ * copy through staging: a buffer is pinned from its second use on (a
+ * batch's and a stream's slots are reused, a single image's never), when
+ * the first has touched its pages; a buffer that must grow starts again
+ * as plain memory.  NULL when out of memory.
  */
 void *
 hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 {
 	size_t cap = (n + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
-	int uses = ++b->uses, pin = uses > 1 && pinned_allow(en, cap, 0);
 
-	if (n <= b->cap && (b->pinned || !pin))
+	if (n <= b->cap) {
+		if (b->uses++ > 0)
+			hbuf_pin(en, b);
 		return b->p;
-	hbuf_free(en, b);
-	b->uses = uses;
-	if (pin && pinned_allow(en, cap, 1)) {
-		/* Portable: pinned for every GPU, since any may take the slot. */
-		if (cudaSetDevice(en->gpus.dev[0].base.device) == cudaSuccess &&
-		    cudaHostAlloc(&b->p, cap, cudaHostAllocPortable) == cudaSuccess) {
-			b->cap = cap;
-			b->pinned = 1;
-			return b->p;
-		}
-		cudaGetLastError();
-		pthread_mutex_lock(&en->mu);
-		en->pool.pinned -= cap;
-		pthread_mutex_unlock(&en->mu);
 	}
+	hbuf_free(en, b);
 	b->p = img_big_alloc(cap);
 	b->cap = b->p != NULL ? cap : 0;
+	b->uses = 1;
 	return b->p;
 }
 
 /*
  * Gives slot s, just read, its output buffer ahead of the filter stage,
  * when a GPU may filter it: memory that is new is touched here, on the
- * reader's thread, so that the download does not fault page by page.
+ * reader's thread, so that the download does not fault page by page, and
+ * pinned at once (hbuf_pin), so that the download lands in it directly.
  */
 void
 slot_prepare_out(struct engine *en, struct slot *s)
@@ -133,8 +146,10 @@ slot_prepare_out(struct engine *en, struct slot *s)
 	o.channels = en->tool->gray ? 1 : s->in.channels;
 	n = img_bytes(&o);
 	o.px = hbuf_get(en, &s->outbuf, n);
-	if (o.px != NULL && o.px != old && !s->outbuf.pinned)
+	if (o.px != NULL && o.px != old && !s->outbuf.pinned) {
 		memset(o.px, 0, n);
+		hbuf_pin(en, &s->outbuf);
+	}
 	s->out = o;
 }
 /* ---- queues */

@@ -100,6 +100,7 @@ struct encoder {
 	struct fifo queue;      /* under en->mu */
 	pthread_cond_t cv;      /* queue has a slot, or stop */
 	int stop;
+	int id;                 /* its number, for the trace */
 	double busy_ms;
 };
 
@@ -190,6 +191,7 @@ encode_slot(struct encoder *c, struct slot *s)
 	struct gf_err e;
 	double t0 = gf_now_ms();
 
+	trace_mark(en, s, 'e', 'e', c->id);
 	if (!s->end) {
 		if (!engine_job_failed(en, s->job))
 			write_image(c, s->job, s);
@@ -204,6 +206,7 @@ encode_slot(struct encoder *c, struct slot *s)
 	} else {
 		s->committed = 1;
 	}
+	trace_mark(en, s, 'E', 'e', c->id);
 	c->busy_ms += gf_now_ms() - t0;
 }
 
@@ -265,6 +268,7 @@ report_slot(struct writer *w, struct slot *s, int *jobs_done)
 	}
 	if (s->end)
 		(*jobs_done)++;
+	trace_mark(en, s, 'g', 'w', 0);
 	w->committed += s->committed;
 	slot_give_back(en, s);
 	if (w->h->progress != NULL)
@@ -345,6 +349,7 @@ writer_run(struct writer *w)
 			report_slot(w, s, &done);
 			continue;
 		}
+		trace_mark(en, s, 'o', 'w', 0);
 		if (s->end) {
 			j++;
 			idx = 1;
@@ -391,6 +396,7 @@ writer_open(struct engine *en, const struct engine_hooks *h,
 	}
 	for (int i = 0; i < w->nenc; i++) {
 		w->enc[i].en = en;
+		w->enc[i].id = i;
 		pthread_cond_init(&w->enc[i].cv, NULL);
 	}
 	for (int i = 0; w->nenc > 1 && i < w->nenc; i++)

@@ -31,6 +31,7 @@ struct jpeg_gpu {
 	nvjpegHandle_t h;
 	int device;
 	unsigned engines, cores;
+	double load_ms, handle_ms;      /* jpeg_gpu_open's */
 #define JPEG_GPU_PTR(f) __typeof__(f) *f;
 	struct {
 		JPEG_GPU_CALLS(JPEG_GPU_PTR)
@@ -137,10 +138,18 @@ jpeg_gpu_open(struct jpeg_gpu **jp, int device, struct gf_err *e)
 		return gf_fail(e, "CUDA error at %s:%d: cudaSetDevice: %s",
 		    __FILE__, __LINE__, cudaGetErrorString(err));
 	}
-	if (jpeg_gpu_load(j, e) < 0 || jpeg_gpu_handle(j, e) < 0) {
+	j->load_ms = gf_now_ms();
+	if (jpeg_gpu_load(j, e) < 0) {
 		jpeg_gpu_close(j);
 		return -1;
 	}
+	j->handle_ms = gf_now_ms();
+	j->load_ms = j->handle_ms - j->load_ms;
+	if (jpeg_gpu_handle(j, e) < 0) {
+		jpeg_gpu_close(j);
+		return -1;
+	}
+	j->handle_ms = gf_now_ms() - j->handle_ms;
 	*jp = j;
 	return 0;
 }
@@ -149,6 +158,14 @@ unsigned
 jpeg_gpu_engines(const struct jpeg_gpu *j)
 {
 	return j->engines;
+}
+
+void
+jpeg_gpu_open_times(const struct jpeg_gpu *j, double *load_ms,
+    double *handle_ms)
+{
+	*load_ms = j->load_ms;
+	*handle_ms = j->handle_ms;
 }
 
 void
@@ -311,6 +328,14 @@ jpeg_gpu_engines(const struct jpeg_gpu *j)
 {
 	(void)j;
 	return 0;
+}
+
+void
+jpeg_gpu_open_times(const struct jpeg_gpu *j, double *load_ms,
+    double *handle_ms)
+{
+	(void)j;
+	*load_ms = *handle_ms = 0;
 }
 
 void

@@ -41,6 +41,13 @@ int jpeg_gpu_open(struct jpeg_gpu **j, int device, struct gf_err *e);
 /* The engines nvJPEG reports on j's GPU (nvjpegGetHardwareDecoderInfo). */
 unsigned jpeg_gpu_engines(const struct jpeg_gpu *j);
 
+/*
+ * How long jpeg_gpu_open took to load libnvjpeg (load_ms) and to make
+ * the hardware backend's handle (handle_ms), for -v and the bench.
+ */
+void jpeg_gpu_open_times(const struct jpeg_gpu *j, double *load_ms,
+    double *handle_ms);
+
 /* Releases j (after every batch state made on it); NULL is allowed. */
 void jpeg_gpu_close(struct jpeg_gpu *j);
 

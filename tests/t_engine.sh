@@ -230,6 +230,13 @@ else
 	# shellcheck disable=SC2086
 	GPUFILT_STAGING=0 "$BIN/edge" -q --auto -j 3 -o "$E/lbs" $MIXED &&
 	    diff -r "$E/lbref" "$E/lbs" >/dev/null || bad="$bad batch:no-staging"
+	# Buffers never pinned (each slot's are pinned where they lie from
+	# their second use by default): the same bytes.
+	# shellcheck disable=SC2086
+	GPUFILT_PINNED=0 "$BIN/edge" -q --auto -j 3 -o "$E/lbp" $MIXED &&
+	    diff -r "$E/lbref" "$E/lbp" >/dev/null || bad="$bad batch:not-pinned"
+	GPUFILT_PINNED=0 "$BIN/edge" -q --auto "$E/stream.pnm" "$E/lp.pnm" &&
+	    cmp -s "$E/lref.pnm" "$E/lp.pnm" || bad="$bad stream:not-pinned"
 	# By default a batch on one GPU has four lanes, a stream two.
 	# shellcheck disable=SC2086
 	"$BIN/edge" -v --auto --device 0 -o "$E/lbv" $MIXED 2>"$E/lbv.err"
@@ -238,3 +245,30 @@ else
 	grep -q '(2 lanes)' "$E/lsv.err" || bad="$bad stream-lanes:$(grep -o '([0-9]* lanes)' "$E/lsv.err")"
 	if [ -z "$bad" ]; then pass "engine/lanes"; else fail "engine/lanes" "$bad"; fi
 fi
+
+# GPUFILT_TRACE: each image's steps, timed, in the file named; every image
+# read is taken by a lane, written and told, in that order, and nothing
+# else is in the file.
+# shellcheck disable=SC2086
+GPUFILT_TRACE=$E/trace.txt "$BIN/sobel" -q -j 2 -o "$E/trace" $MIXED
+why=$(awk '
+	NF != 5 || $1 !~ /^[0-9.]+$/ { print "bad line: " $0; bad = 1; exit }
+	$2 ~ /^[RlLeEg]$/ && $4 > 0 { t[$3 " " $4 " " $2] = $1; n[$2]++ }
+	END {
+		if (bad) exit
+		if (n["R"] != 7) { print n["R"] + 0 " images read, not 7"; exit }
+		for (k in t) {
+			split(k, f, " ")
+			if (f[3] != "R") continue
+			id = f[1] " " f[2]; prev = t[k]
+			for (i = 1; i <= 5; i++) {
+				s = substr("lLeEg", i, 1)
+				if (!((id " " s) in t) || t[id " " s] < prev) {
+					print "image " id ": step " s " missing or out of order"; exit
+				}
+				prev = t[id " " s]
+			}
+		}
+	}' "$E/trace.txt" 2>&1)
+[ -s "$E/trace.txt" ] || why="no trace written"
+check engine/trace [ -z "$why" ]

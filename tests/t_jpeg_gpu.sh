@@ -86,6 +86,14 @@ else
 	    ok=1
 	check jpeg-gpu/verbose [ "$ok" = 1 ]
 
+	# The readers' share: with batches of 4, readers decode the JPEGs read
+	# while the engines have two batches waiting; the bytes are the same.
+	mkdir -p "$J/s"
+	GPUFILT_GPU_DECODE=1 GPUFILT_JPEG_BATCH=4 "$BIN/sobel" -v -t 60 -o "$J/s" \
+	    "$J"/c/*.jpg 2>"$J/s.err"
+	why="$(grep -m 1 decoders: "$J/s.err"); $(diff -r "$J/sobel-_t_60_-ref" "$J/s" 2>&1 | head -c 200)"
+	check jpeg-gpu/share diff -r "$J/sobel-_t_60_-ref" "$J/s"
+
 	# An image the engines fail (GPUFILT_JPEG_FAIL makes the third one
 	# fail) is decoded on the CPU instead, to the same bytes.
 	mkdir -p "$J/f"

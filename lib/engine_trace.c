@@ -1,0 +1,112 @@
+/*
+ * engine_trace.c - GPUFILT_TRACE=FILE: every step of every slot, timed,
+ * written to FILE when the run ends, one line a step:
+ *
+ *   ms step job index thread
+ *
+ * ms since the run began; step a letter (engine_int.h, TRACE_*); the
+ * thread that took it, as "r3" (reader 3), "l0" (lane 0), "d0" (GPU 0's
+ * JPEG decoder), "e5" (encoder 5) or "w" (the writer).  bench/trace.py
+ * reads it and says where images waited and how busy each stage was:
+ * what a run's -v summary can only average.  Off (and free) unless asked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+struct trace_step {
+	double ms;
+	int job, index;
+	char step, who;
+	short n;
+};
+
+struct trace {
+	pthread_mutex_t mu;
+	double t0;
+	struct trace_step *s;
+	size_t n, cap;
+	char path[1024];
+};
+
+void
+trace_open(struct engine *en)
+{
+	const char *path = getenv("GPUFILT_TRACE");
+	struct trace *t;
+
+	if (path == NULL || *path == '\0' || (t = calloc(1, sizeof(*t))) == NULL)
+		return;
+	pthread_mutex_init(&t->mu, NULL);
+	t->t0 = gf_now_ms();
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	en->trace = t;
+}
+
+static void
+trace_add(struct engine *en, int job, int index, int step, int who, int n)
+{
+	struct trace *t = en->trace;
+	double ms;
+
+	if (t == NULL)
+		return;
+	ms = gf_now_ms() - t->t0;
+	pthread_mutex_lock(&t->mu);
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		struct trace_step *p = realloc(t->s, cap * sizeof(*p));
+		if (p == NULL) {
+			pthread_mutex_unlock(&t->mu);
+			return;
+		}
+		t->s = p;
+		t->cap = cap;
+	}
+	t->s[t->n++] = (struct trace_step){ms, job, index, (char)step, (char)who,
+	    (short)n};
+	pthread_mutex_unlock(&t->mu);
+}
+
+void
+trace_mark(struct engine *en, const struct slot *s, int step, int who, int n)
+{
+	if (en->trace != NULL)
+		trace_add(en, s->job, s->index, step, who, n);
+}
+
+void
+trace_job(struct engine *en, int job, int step, int who, int n)
+{
+	if (en->trace != NULL)
+		trace_add(en, job, 0, step, who, n);
+}
+
+/* Writes the steps (best effort: a trace is for the bench) and frees them. */
+void
+trace_close(struct engine *en)
+{
+	struct trace *t = en->trace;
+	FILE *f;
+
+	if (t == NULL)
+		return;
+	if ((f = fopen(t->path, "w")) != NULL) {
+		for (size_t i = 0; i < t->n; i++) {
+			const struct trace_step *p = &t->s[i];
+			if (p->who == 'w')
+				fprintf(f, "%.3f %c %d %d w\n", p->ms, p->step, p->job,
+				    p->index);
+			else
+				fprintf(f, "%.3f %c %d %d %c%d\n", p->ms, p->step, p->job,
+				    p->index, p->who, p->n);
+		}
+		fclose(f);
+	}
+	pthread_mutex_destroy(&t->mu);
+	free(t->s);
+	free(t);
+	en->trace = NULL;
+}
