@@ -104,6 +104,7 @@ split_decode(struct engine *en, struct slot *s)
 	}
 	read_image_done(en, s);
 	s->t.read += gf_now_ms() - t0;
+	trace_mark(en, s, 'R', 'r', 0);
 	slot_post_work(en, s);
 }
 
@@ -176,7 +177,9 @@ split_frame(struct reader *rd, struct img_reader *r, int job, int index,
 	if (!sp->grown)
 		split_start(en, rd);
 	w0 = gf_now_ms();
+	trace_job(en, job, 'a', 'r', (int)(rd - en->read.rd));
 	s = slot_take(rd, 0);
+	trace_job(en, job, 'A', 'r', (int)(rd - en->read.rd));
 	t0 += gf_now_ms() - w0;         /* waiting is not reading */
 	t = s->frame;
 	s->frame = *scratch;
