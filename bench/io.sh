@@ -6,7 +6,9 @@
 #   stream   N frames of 1920x1080 through a pipe, against cat | cat
 #   jstream  N colour JPEG frames of 1920x1080 concatenated (MJPEG, as
 #            ffmpeg -f image2pipe -vcodec mjpeg writes) through a pipe,
-#            against cat | cat moving the same bytes
+#            against cat | cat moving the same bytes; each tool also with
+#            the frames decoded one after another by the stream's reader
+#            (GPUFILT_SPLIT=0), not side by side
 #   large    one 12288x12288 PGM file to a file, against creating a CUDA
 #            context (build/tests/gpu_probe) plus cp of the same file
 #   batch    P photos of about 12 MP, JPEG, PNG and PGM, edge --auto -o
@@ -78,6 +80,9 @@ jstream() {
 		echo "$FRAMES $s $base" | awk -v c="$cmd" '{ printf "  %-34s %7.3f s %8.1f frames/s  %5.1f%% of cat\n", c, $2, $1 / $2, 100 * $3 / $2 }'
 		cat "$f" | bin/$(echo "$cmd" | sed 's/ -q//') -v 2>&1 >/dev/null | grep 'busy' |
 		    sed 's/^/    -v: /'
+		# The same with the frames decoded one after another by the reader.
+		s=$(med3 "cat $f | GPUFILT_SPLIT=0 bin/$cmd > /dev/null")
+		echo "$FRAMES $s $base" | awk '{ printf "    frames decoded one by one        %7.3f s %8.1f frames/s  %5.1f%% of cat\n", $2, $1 / $2, 100 * $3 / $2 }'
 	done
 }
 

@@ -73,6 +73,7 @@ stage_settings(struct engine *en)
 	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL && t->gray)
 		en->read.reader_gray = atoi(env) != 0;
 	jdec_init(en);
+	split_init(en);
 	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||
 	    sscanf(env, "%d:%d", &en->gpus.fail_gpu, &en->gpus.fail_at) != 2)
 		en->gpus.fail_at = 0;
@@ -126,6 +127,7 @@ engine_free(struct engine *en)
 	pthread_cond_destroy(&en->work_cv);
 	pthread_cond_destroy(&en->writer_cv);
 	pthread_cond_destroy(&en->jdec.cv);
+	pthread_cond_destroy(&en->split.cv);
 	free(en->filter.ln);
 	free(en->read.rd);
 	free(en->job_failed);
@@ -187,6 +189,10 @@ engine_stats_fill(const struct engine *en, int state, struct engine_stats *st)
 	st->lanes = en->filter.nlanes;
 	for (int i = 0; i < en->read.nreaders; i++)
 		st->read_ms += en->read.rd[i].busy_ms;
+	if (en->split.grown) {          /* a stream's decode pool reads too */
+		st->readers += en->split.threads;
+		st->read_ms += en->split.busy_ms;
+	}
 	for (int i = 0; i < en->filter.nlanes; i++)
 		st->filter_ms += en->filter.ln[i].busy_ms;
 	st->ndevices = st->on_gpu ? en->gpus.ndev : 0;

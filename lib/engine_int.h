@@ -8,6 +8,9 @@
  *                    the queues between the stages
  *   engine_read.c    readers (en->read): open an input, decode its
  *                    images into slots, queue them as work
+ *   engine_split.c   a stream's decode pool (en->split): its reader
+ *                    keeps each JPEG frame as its bytes, and threads of
+ *                    the pool decode them side by side into slots
  *   engine_gpu.c     the GPUs (en->gpus): opened while the first input
  *                    is read, then shared by their lanes
  *   engine_jdec.c    the GPUs' JPEG engines (en->jdec): a decoder per
@@ -24,7 +27,10 @@
  *   readers  take the next job once they hold a free slot and marker,
  *            then for each of its images a slot from their own small
  *            set, read the image into the slot's host buffer and queue
- *            it as work; a job ends with a marker slot.
+ *            it as work; a job ends with a marker slot.  A stream's
+ *            reader hands its JPEG frames, as their bytes, to:
+ *   decoders (engine_split.c) decode them, several at once, and queue
+ *            each as work (or, failed, for the writer).
  *   lanes    take work in arrival order, filter it (GPU or CPU) into the
  *            slot's output buffer, and hand it to the writer.  On the
  *            GPU each device has LANES of them, and a lane sets its
@@ -106,6 +112,13 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  */
 #define SLOTS_JPEG 4
 #define LANES_MAX 8
+/*
+ * Slots more of a stream's reader for each thread of its decode pool,
+ * once its first JPEG frame is split off: one being decoded, one
+ * waiting for it.
+ */
+#define SLOTS_SPLIT 2
+#define SPLIT_MAX 64            /* decode threads at most */
 
 /* Host memory of one image, pinned when a GPU is in use; grows, then is reused. */
 struct hbuf {
@@ -159,6 +172,11 @@ struct slot {
 	struct img_jpeg_bits bits;
 	struct jdec_buf *ybuf;
 	void *cpu_px;
+	/*
+	 * A stream's JPEG frame as its bytes, for the decode pool
+	 * (engine_split.c); frame.p is the slot's, kept from image to image.
+	 */
+	struct img_frame frame;
 };
 
 /* Slots in arrival order, linked through next; used under en->mu. */
@@ -238,6 +256,21 @@ struct read_stage {
 	int decode_gray, reader_gray;
 };
 
+/*
+ * engine_split.c's state: a stream's decode pool, started with its first
+ * JPEG frame and ended with the stream.
+ */
+struct split_stage {
+	int threads;            /* decode threads; 0: the reader decodes all */
+	pthread_t *th;
+	int started;            /* threads running */
+	int grown;              /* the reader got its SLOTS_SPLIT per thread */
+	struct fifo queue;      /* frames to decode, in input order (en->mu) */
+	int closing;            /* the stream ended: leave once queue is empty */
+	pthread_cond_t cv;      /* queue has a frame, or closing */
+	double busy_ms;         /* summed over the threads (en->mu) */
+};
+
 /* engine_gpu.c's state: the GPUs of the run, once decided. */
 struct gpu_set {
 	int state, fallback;    /* GPU_*; fallback: the CPU, as err says */
@@ -307,6 +340,7 @@ struct engine {
 	struct slot_pool pool;
 	struct jdec_stage jdec;
 	struct read_stage read;
+	struct split_stage split;
 	struct gpu_set gpus;
 	struct filter_stage filter;
 	struct trace *trace;    /* GPUFILT_TRACE's; NULL: not asked */
@@ -360,6 +394,14 @@ void trace_close(struct engine *en);
 /* ---- engine_read.c */
 
 void *reader_main(void *arg);
+void read_image_done(struct engine *en, struct slot *s);
+
+/* ---- engine_split.c */
+
+void split_init(struct engine *en);
+int split_frame(struct reader *rd, struct img_reader *r, int job, int index,
+    struct img_frame *scratch, struct gf_err *e);
+void split_end(struct engine *en);
 
 /* ---- engine_gpu.c */
 

@@ -2,6 +2,8 @@
  * engine_read.c - the read stage: each reader takes the next job, opens
  * its input and decodes every image of it into a slot of its own, then
  * queues the slot as work for the lanes; a job ends with a marker slot.
+ * A stream's JPEG frames are split off as their bytes for its decode
+ * pool (engine_split.c), which decodes them side by side.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -113,14 +115,24 @@ read_image(struct reader *rd, struct img_reader *r, struct take *tk,
 	tk->s = NULL;
 	s->in = in;
 	s->in_bytes = rd->last_bytes = img_bytes(&in);
-	if (reader_makes_gray(en, s))
-		img_gray_in_place(&s->in);
+	read_image_done(en, s);
 	s->t.read = gf_now_ms() - t0 - tk->wait_ms;
 	rd->busy_ms += s->t.read;
-	if (en->o->strategy != GF_CPU)
-		slot_prepare_out(en, s);
 	*sp = s;
 	return 1;
+}
+
+/*
+ * Slot s, its image just decoded (by a reader or a stream's decode
+ * pool): made gray where the reader should, its output buffer ready.
+ */
+void
+read_image_done(struct engine *en, struct slot *s)
+{
+	if (reader_makes_gray(en, s))
+		img_gray_in_place(&s->in);
+	if (en->o->strategy != GF_CPU)
+		slot_prepare_out(en, s);
 }
 
 /*
@@ -174,6 +186,7 @@ read_job(struct reader *rd, int j)
 	int me = (int)(rd - en->read.rd);
 	struct img_buffer b = {slot_in_get, &tk};
 	struct gf_err err = {{0}};
+	struct img_frame frame = {0};
 	struct slot *s, *m;
 	const char *name;
 	FILE *f = open_input(en->jobs[j].input, &name, &err);
@@ -199,15 +212,19 @@ read_job(struct reader *rd, int j)
 				got = 0;
 				break;
 			}
-			if ((got = read_image(rd, r, &tk, &s, &err)) <= 0)
+			if ((got = split_frame(rd, r, j, idx, &frame, &err)) > 0)
+				continue;
+			if (got < 0 || (got = read_image(rd, r, &tk, &s, &err)) <= 0)
 				break;
 			s->job = j;
 			s->index = idx;
 			trace_mark(en, s, 'R', 'r', me);
 			slot_post_work(en, s);
 		}
+		split_end(en);
 		img_reader_close(r);
 	}
+	free(frame.p);
 	if (f != NULL && f != stdin)
 		fclose(f);
 	if (tk.s != NULL)       /* taken for an image that then failed */

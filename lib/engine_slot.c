@@ -261,6 +261,8 @@ slot_give_back(struct engine *en, struct slot *s)
 		/* Its memory goes; the slot itself stays on en->pool.ahead until the end. */
 		hbuf_free(en, &s->inbuf);
 		hbuf_free(en, &s->outbuf);
+		free(s->frame.p);
+		memset(&s->frame, 0, sizeof(s->frame));
 		pthread_mutex_lock(&en->mu);
 		en->pool.ahead_bytes -= s->ahead_bytes;
 		pthread_mutex_unlock(&en->mu);
@@ -353,7 +355,8 @@ slot_pool_init(struct engine *en, int per)
 	int lanes = en->filter.per_gpu > 0 ? en->filter.per_gpu : LANES;
 
 	p->nslots = en->read.nreaders * (per + MARKERS);
-	p->slots_cap = p->nslots + (en->njobs == 1 ? lanes * GF_MAX_DEVICES : 0) +
+	p->slots_cap = p->nslots + (en->njobs == 1 ? lanes * GF_MAX_DEVICES +
+	    SLOTS_SPLIT * en->split.threads : 0) +
 	    (en->njobs > 1 && en->jdec.wanted ? en->read.nreaders * 2 * SLOTS_JPEG : 0);
 	if ((p->slots = calloc((size_t)p->slots_cap, sizeof(*p->slots))) == NULL)
 		return -1;
@@ -400,12 +403,14 @@ slot_pool_free(struct engine *en)
 	for (int i = 0; p->slots != NULL && i < p->nslots; i++) {
 		hbuf_free(en, &p->slots[i].inbuf);
 		hbuf_free(en, &p->slots[i].outbuf);
+		free(p->slots[i].frame.p);
 	}
 	while (p->ahead != NULL) {
 		struct slot *s = p->ahead;
 		p->ahead = s->ahead;
 		hbuf_free(en, &s->inbuf);
 		hbuf_free(en, &s->outbuf);
+		free(s->frame.p);
 		free(s);
 	}
 	free(p->slots);

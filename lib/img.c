@@ -66,6 +66,12 @@ img_reader_set_gray(struct img_reader *r, int on)
 	r->gray = on;
 }
 
+void
+img_reader_set_frame(struct img_reader *r, const struct img_frame *fr)
+{
+	r->file_size = fr->file ? (long long)(fr->len + fr->tail) : 0;
+}
+
 int
 img_reader_alloc(struct img_reader *r, struct image *img, struct gf_err *e)
 {
@@ -129,8 +135,8 @@ img_reader_bytes(struct img_reader *r, void *buf, size_t n)
 
 /*
  * A pipe's bytes that a decoder read past its image (img_reader_unread)
- * wait in r->back, ahead of f's: img_reader_bytes, reader_peek and
- * reader_skip_space take them first, at no cost to a stream of JPEGs.
+ * wait in r->back, ahead of f's: img_reader_bytes, img_reader_peek and
+ * img_reader_skip_space take them first, at no cost to a stream of JPEGs.
  * libnetpbm reads a FILE, so before a PNM image they move into a FILE of
  * the reader's (fopencookie) that returns them, then what the FILE under
  * it has: each PNM that follows a JPEG in a pipe stacks one more.
@@ -228,9 +234,8 @@ img_reader_unread(struct img_reader *r, const void *p, size_t n,
 	return 0;
 }
 
-/* The next byte of the stream, left unread; EOF at its end or on an error. */
-static int
-reader_peek(struct img_reader *r)
+int
+img_reader_peek(struct img_reader *r)
 {
 	int c;
 
@@ -241,9 +246,8 @@ reader_peek(struct img_reader *r)
 	return c;
 }
 
-/* Past the whitespace after an image: whether more follows (*more), or -1. */
-static int
-reader_skip_space(struct img_reader *r, int *more, struct gf_err *e)
+int
+img_reader_skip_space(struct img_reader *r, int *more, struct gf_err *e)
 {
 	while (r->bpos < r->nback && isspace(r->back[r->bpos]))
 		r->bpos++;
@@ -479,14 +483,14 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	if (r->done)
 		return 0;
 	if (r->nread > 0) {             /* past whitespace, the end or an image */
-		if (reader_skip_space(r, &more, e) < 0)
+		if (img_reader_skip_space(r, &more, e) < 0)
 			return -1;
 		if (!more) {
 			r->done = 1;
 			return 0;
 		}
 	}
-	c = reader_peek(r);
+	c = img_reader_peek(r);
 	if (c == EOF) {
 		if (ferror(r->f))
 			return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));

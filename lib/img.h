@@ -224,4 +224,50 @@ int img_jpeg_bits_sniff(FILE *f);
 int img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
     struct img_jpeg_bits *b, struct gf_err *e);
 
+/*
+ * One JPEG of a stream kept as its bytes, SOI to EOI, to be decoded on
+ * another thread (the engine's decode pool, lib/engine_split.c): p holds
+ * len bytes, then tail bytes of what followed it in the stream (up to
+ * IMG_FRAME_TAIL: libjpeg-turbo's Huffman decoder takes a faster path
+ * when more bytes wait in its buffer, and on damaged data the two paths
+ * differ, so a lone decode must see the buffers the stream's reader
+ * would); file: the stream was a regular file.  p is malloc'd, grown by
+ * the reader as frames need (cap); the caller frees it.  width, height
+ * and channels are the header's, as the reader decodes it (before
+ * orientation).
+ */
+struct img_frame {
+	unsigned char *p;
+	size_t len, tail, cap;
+	int file;
+	int width, height, channels;
+};
+
+/* The most bytes a JPEG decoder reads at once: a frame's tail. */
+#define IMG_FRAME_TAIL ((size_t)65536)
+
+/*
+ * When the next image of r's stream is a JPEG that decodes alone as it
+ * does in the stream (its EOI found by a marker walk; its header parses,
+ * passes the reader's checks and its size limits, and the frame holds
+ * the coded data its first scan needs), reads its bytes into fr and
+ * leaves the stream just past it, as img_read_next would, counting it
+ * read: 1.  Decoded by img_read_next from a reader of its bytes (with
+ * img_reader_set_frame and the same settings), it gives the image, or the error, that the
+ * stream's reader would.  0 when it is not such a JPEG or the stream
+ * ends: the stream as it was (what was read is given back); read it
+ * with img_read_next, which gives its verdict.  -1 with e when out of
+ * memory, or when what follows the last image is not one (libnetpbm's
+ * verdict, as img_read_next gives it).
+ */
+int img_jpeg_frame_read(struct img_reader *r, struct img_frame *fr,
+    struct gf_err *e);
+
+/*
+ * Makes r, opened on a memory stream of fr's len + tail bytes (fmemopen),
+ * read them as the stream's reader read them (a regular file's size, or
+ * a pipe's reading ahead), so that img_read_next gives what it gave.
+ */
+void img_reader_set_frame(struct img_reader *r, const struct img_frame *fr);
+
 #endif

@@ -98,6 +98,7 @@ struct img_reader {
 	unsigned char *back;    /* a pipe's bytes given back (img_reader_unread): */
 	size_t nback, bpos;     /* back[bpos..nback) come before f's */
 	int stacked;            /* f is the reader's, over the caller's (img.c) */
+	long long file_size;    /* > 0: f is memory read as a file of this size */
 };
 
 /*
@@ -117,6 +118,15 @@ size_t img_reader_bytes(struct img_reader *r, void *buf, size_t n);
  */
 int img_reader_unread(struct img_reader *r, const void *p, size_t n,
     struct gf_err *e);
+
+/* The next byte of the stream, left unread; EOF at its end or on an error. */
+int img_reader_peek(struct img_reader *r);
+
+/*
+ * Past the whitespace after an image: whether another image follows
+ * (*more), or -1 with e (libnetpbm's verdict on what follows).
+ */
+int img_reader_skip_space(struct img_reader *r, int *more, struct gf_err *e);
 
 /*
  * Puts r's stream, a regular file, at offset off of it, the sniffed
@@ -247,6 +257,16 @@ int img_png_read_libpng(struct img_reader *r, const unsigned char *png,
     size_t len, struct image *img, struct gf_err *e);
 int img_png_read_fast(struct img_reader *r, const unsigned char *png,
     size_t len, struct image *img, struct gf_err *e);
+
+/*
+ * The fewest bytes of coded data that the first scan of the JPEG whose
+ * header ci has read can have (lib/img_jpeg.c): the CPU reader refuses
+ * an image whose stream holds fewer past the scan's header, and a
+ * stream's frame taken apart from the stream (img_jpeg_frame_read) must
+ * hold them itself.
+ */
+struct jpeg_decompress_struct;
+unsigned long long img_jpeg_scan_min_bytes(struct jpeg_decompress_struct *ci);
 
 /* Whether another PNM image follows, past whitespace (*more), or -1. */
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);

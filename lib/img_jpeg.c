@@ -177,8 +177,8 @@ jpeg_blocks(j_decompress_ptr ci, int scan)
  * blocks in 15 bits.  Arithmetic coding goes below a bit a decision:
  * a byte for 64 blocks is asked of it, which no photograph comes near.
  */
-static unsigned long long
-jpeg_scan_min_bytes(j_decompress_ptr ci)
+unsigned long long
+img_jpeg_scan_min_bytes(j_decompress_ptr ci)
 {
 	unsigned long long blocks = jpeg_blocks(ci, 1);
 
@@ -317,11 +317,11 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	if (img_check_size(c->r, (long)ci->image_width, (long)ci->image_height,
 	    img->channels, 255, e) < 0)
 		return -1;
-	if (!jpeg_has_bytes(c, jpeg_scan_min_bytes(ci)))
+	if (!jpeg_has_bytes(c, img_jpeg_scan_min_bytes(ci)))
 		return gf_fail(e, "%s: the JPEG image is %u x %u, and its first scan "
 		    "needs at least %llu bytes of coded data, more than the file "
 		    "holds", c->r->name, ci->image_width, ci->image_height,
-		    jpeg_scan_min_bytes(ci));
+		    img_jpeg_scan_min_bytes(ci));
 	ci->out_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
 	jpeg_start_decompress(ci);
 	img->width = (int)ci->output_width;
@@ -365,7 +365,10 @@ img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e)
 		return gf_fail(e, "out of memory");
 	memset(c, 0, offsetof(struct jpeg_call, buf));
 	c->r = r;
-	c->avail = img_reader_file(r, &start, &size) ? (long long)size : -1;
+	if (r->file_size > 0)   /* a frame of a file, in memory (img_reader_set_frame) */
+		c->avail = r->file_size - (ftello(r->f) - (off_t)r->nhead);
+	else
+		c->avail = img_reader_file(r, &start, &size) ? (long long)size : -1;
 	jpeg_setup(c);
 	ret = jpeg_read_guarded(c, img, &allocated, e);
 	jpeg_destroy_decompress(&c->cinfo);

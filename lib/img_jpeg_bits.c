@@ -28,64 +28,116 @@ be16(const unsigned char *p)
 }
 
 /*
- * What the marker walk found: SOS markers, and restart markers in the
- * coded data (-1 once one came out of turn, RST0 to RST7 and round).
+ * A marker walk over a JPEG's bytes, which may go on as more of them
+ * arrive (a frame of a pipe): where it stands (a marker's 0xff, or in a
+ * scan's coded data), the SOS markers so far, and the restart markers in
+ * the coded data (-1 once one came out of turn, RST0 to RST7 and round).
  */
 struct jpeg_walk {
+	size_t pos;
+	int in_scan;
 	int scans;
 	long restarts;
 };
 
+enum { WALK_BAD, WALK_END, WALK_MORE };
+
+/* A walk from just past the SOI. */
+static void
+jpeg_walk_start(struct jpeg_walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->pos = 2;
+}
+
 /*
- * Walks the markers of the JPEG of n bytes at p (SOI first): the offset
- * just past its EOI, or 0 when it has none or is malformed; w counts
- * its scans and restart markers.  Entropy-coded data ends at the first
- * 0xff that is followed by neither a stuffed 0x00, nor a restart marker,
- * nor a fill byte.
+ * Past the coded data from w->pos, to the 0xff of the marker that ends
+ * it: WALK_END when found, WALK_MORE when the n bytes end first (w->pos
+ * where the walk goes on).  Entropy-coded data ends at the first 0xff
+ * that is followed by neither a stuffed 0x00, nor a restart marker, nor
+ * a fill byte.
+ */
+static int
+jpeg_walk_scan(const unsigned char *p, size_t n, struct jpeg_walk *w)
+{
+	size_t i = w->pos;
+
+	for (;; i++) {
+		const unsigned char *ff;
+		if (i + 1 >= n || (ff = memchr(p + i, 0xff, n - 1 - i)) == NULL) {
+			w->pos = i + 1 >= n ? i : n - 1;
+			return WALK_MORE;
+		}
+		i = (size_t)(ff - p);
+		if (p[i + 1] >= 0xd0 && p[i + 1] <= 0xd7) {
+			if (w->restarts >= 0)
+				w->restarts = p[i + 1] - 0xd0 == w->restarts % 8 ?
+				    w->restarts + 1 : -1;
+		} else if (p[i + 1] != 0x00 && p[i + 1] != 0xff) {
+			w->pos = i;
+			return WALK_END;
+		}
+	}
+}
+
+/*
+ * Walks on over the markers of the JPEG of n bytes at p (SOI first; the
+ * same bytes as at the walk's last step, and maybe more): WALK_END with
+ * w->pos just past its EOI, WALK_MORE when the bytes end first, WALK_BAD
+ * when it is malformed.
+ */
+static int
+jpeg_walk_on(const unsigned char *p, size_t n, struct jpeg_walk *w)
+{
+	for (;;) {
+		size_t i = w->pos;
+		unsigned m;
+		if (w->in_scan) {
+			if (jpeg_walk_scan(p, n, w) == WALK_MORE)
+				return WALK_MORE;
+			w->in_scan = 0;
+			i = w->pos;
+		}
+		if (i + 1 >= n)
+			return WALK_MORE;
+		if (p[i] != 0xff)
+			return WALK_BAD;
+		while (i + 1 < n && p[i + 1] == 0xff)
+			i++;
+		if (i + 1 >= n)
+			return WALK_MORE;
+		m = p[i + 1];
+		i += 2;
+		if (m == 0xd9) {
+			w->pos = i;
+			return WALK_END;
+		}
+		if (m == 0x01 || (m >= 0xd0 && m <= 0xd7))
+			return WALK_BAD;        /* outside coded data */
+		if (m == 0xd8 || m == 0x00)
+			return WALK_BAD;
+		if (i + 2 > n)
+			return WALK_MORE;
+		if (be16(p + i) < 2)
+			return WALK_BAD;
+		w->pos = i + be16(p + i);
+		if (m == 0xda) {
+			w->scans++;
+			w->in_scan = 1;
+		}
+	}
+}
+
+/*
+ * The offset just past the EOI of the JPEG of n bytes at p (SOI first),
+ * or 0 when it has none or is malformed; w counts its scans and restart
+ * markers.
  */
 static size_t
 jpeg_bits_end(const unsigned char *p, size_t n, struct jpeg_walk *w)
 {
-	size_t i = 2;
-
-	w->scans = 0;
-	w->restarts = 0;
-	while (i + 1 < n) {
-		unsigned m;
-		if (p[i] != 0xff)
-			return 0;
-		while (i + 1 < n && p[i + 1] == 0xff)
-			i++;
-		if (i + 1 >= n)
-			return 0;
-		m = p[i + 1];
-		i += 2;
-		if (m == 0xd9)
-			return i;
-		if (m == 0x01 || (m >= 0xd0 && m <= 0xd7))
-			return 0;       /* outside coded data */
-		if (m == 0xd8 || m == 0x00 || i + 2 > n || be16(p + i) < 2)
-			return 0;
-		i += be16(p + i);
-		if (m != 0xda)
-			continue;
-		w->scans++;
-		for (; i + 1 < n; i++) {
-			const unsigned char *ff = memchr(p + i, 0xff, n - 1 - i);
-			if (ff == NULL) {
-				i = n;
-				break;
-			}
-			i = (size_t)(ff - p);
-			if (p[i + 1] >= 0xd0 && p[i + 1] <= 0xd7 && w->restarts >= 0)
-				w->restarts = p[i + 1] - 0xd0 == w->restarts % 8 ?
-				    w->restarts + 1 : -1;
-			else if (p[i + 1] != 0x00 && p[i + 1] != 0xff &&
-			    (p[i + 1] < 0xd0 || p[i + 1] > 0xd7))
-				break;
-		}
-	}
-	return 0;
+	jpeg_walk_start(w);
+	return jpeg_walk_on(p, n, w) == WALK_END ? w->pos : 0;
 }
 
 /*
@@ -264,5 +316,138 @@ img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
 		memset(b, 0, sizeof(*b));
 		return 0;
 	}
+	return 1;
+}
+
+/* ---- a JPEG frame of a stream */
+
+/* A frame's bytes are read this many at a time, the rest given back. */
+#define FRAME_CHUNK ((size_t)64 << 10)
+/*
+ * A frame larger than this is left to the stream's reader: a frame's
+ * bytes are held whole before it is decoded, and a JPEG without its EOI
+ * (a truncated stream) would be held to the stream's end.
+ */
+#define FRAME_MAX ((size_t)64 << 20)
+
+/*
+ * Whether the frame of len bytes at p decodes alone as in its stream,
+ * from its header: it parses, it is one the reader decodes (not CMYK),
+ * it passes the reader's size checks, and it holds the coded data that
+ * its first scan needs (the one test the CPU reader makes beyond the
+ * image's end: the stream after it could give those bytes).  Its sizes
+ * into fr.
+ */
+static int
+jpeg_frame_parse(struct img_reader *r, const unsigned char *p, size_t len,
+    struct img_frame *fr)
+{
+	struct jpeg_bits_call *c = calloc(1, sizeof(*c));
+	struct jpeg_decompress_struct *ci;
+	struct gf_err e;
+	volatile int ok = 0;
+
+	if (c == NULL)
+		return 0;
+	ci = &c->ci;
+	ci->err = jpeg_std_error(&c->err);
+	c->err.error_exit = jpeg_bits_on_error;
+	c->err.emit_message = jpeg_bits_quiet;
+	if (setjmp(c->jb) == 0) {
+		jpeg_create_decompress(ci);
+		jpeg_mem_src(ci, p, (unsigned long)len);
+		if (jpeg_read_header(ci, TRUE) == JPEG_HEADER_OK &&
+		    ci->jpeg_color_space != JCS_CMYK && ci->jpeg_color_space != JCS_YCCK) {
+			int ch = ci->jpeg_color_space == JCS_GRAYSCALE || r->gray ? 1 : 3;
+			if (img_check_size(r, (long)ci->image_width,
+			    (long)ci->image_height, ch, 255, &e) == 0 &&
+			    ci->src->bytes_in_buffer >= img_jpeg_scan_min_bytes(ci)) {
+				fr->width = (int)ci->image_width;
+				fr->height = (int)ci->image_height;
+				fr->channels = ch;
+				ok = 1;
+			}
+		}
+	}
+	jpeg_destroy_decompress(ci);
+	free(c);
+	return ok;
+}
+
+/* At least n bytes in fr, its first ones kept; -1 when out of memory. */
+static int
+frame_room(struct img_frame *fr, size_t n)
+{
+	unsigned char *p;
+
+	if (n <= fr->cap)
+		return 0;
+	if (n < 2 * fr->cap)
+		n = 2 * fr->cap;
+	if ((p = realloc(fr->p, n)) == NULL)
+		return -1;
+	fr->p = p;
+	fr->cap = n;
+	return 0;
+}
+
+/*
+ * Reads the JPEG that r's stream holds next into fr, a chunk at a time,
+ * up to its EOI and IMG_FRAME_TAIL bytes past it (fewer at the stream's
+ * end): 1; 0 when it is not one (not a JPEG, malformed, no EOI before
+ * the stream's end or FRAME_MAX), with n bytes read into fr.
+ */
+static int
+frame_bytes(struct img_reader *r, struct img_frame *fr, size_t *n,
+    struct jpeg_walk *w)
+{
+	size_t got;
+	int st = WALK_MORE;
+
+	*n = 0;
+	jpeg_walk_start(w);
+	do {
+		if (*n >= FRAME_MAX || frame_room(fr, *n + FRAME_CHUNK) < 0)
+			return 0;
+		got = img_reader_bytes(r, fr->p + *n, FRAME_CHUNK);
+		*n += got;
+		if (!img_jpeg_sniff(fr->p, *n))
+			return 0;
+		if (st == WALK_MORE)
+			st = jpeg_walk_on(fr->p, *n, w);
+	} while ((st == WALK_MORE || (st == WALK_END &&
+	    *n - w->pos < IMG_FRAME_TAIL)) && got == FRAME_CHUNK);
+	return st == WALK_END;
+}
+
+int
+img_jpeg_frame_read(struct img_reader *r, struct img_frame *fr,
+    struct gf_err *e)
+{
+	struct jpeg_walk w;
+	off_t start, size;
+	size_t n;
+	int more;
+
+	fr->len = fr->tail = 0;
+	if (r->tiff != NULL || r->done)
+		return 0;
+	if (r->nread > 0) {
+		if (img_reader_skip_space(r, &more, e) < 0)
+			return -1;
+		if (!more)
+			return 0;
+	}
+	/* Only a JPEG starts with 0xff: nothing else is read, or given back. */
+	if (img_reader_peek(r) != 0xff)
+		return 0;
+	fr->file = img_reader_file(r, &start, &size);
+	if (!frame_bytes(r, fr, &n, &w) || !jpeg_frame_parse(r, fr->p, w.pos, fr))
+		return img_reader_unread(r, fr->p, n, e) < 0 ? -1 : 0;
+	if (img_reader_unread(r, fr->p + w.pos, n - w.pos, e) < 0)
+		return -1;
+	fr->len = w.pos;
+	fr->tail = n - w.pos < IMG_FRAME_TAIL ? n - w.pos : IMG_FRAME_TAIL;
+	r->nread++;
 	return 1;
 }

@@ -9,7 +9,15 @@
  * (img_reader_set_gray), and one whose size is 4 to 7 modulo 8 is read
  * as a pipe (a FILE that cannot seek), so that the bytes a decoder reads
  * past an image come back through the reader's pushback, not a seek.  Each small image read is written back as PNM,
- * PNG and TIFF to a memory stream.
+ * PNG and TIFF to a memory stream.  One whose size is 8 to 15 modulo 16
+ * and that starts as a stream's images do (JPEG, PNG, PNM) is read a
+ * second time as the engine's decode pool reads a stream
+ * (img_jpeg_frame_read, each JPEG frame then decoded from its bytes
+ * alone, any other image by img_read_next), and must give the same
+ * images, the same end and the same message: abort() if not.  (Not the
+ * other formats: they end a stream, and the BMP reader leaves some
+ * hostile files' pixels unset, which differ from one reading to the
+ * next.)
  * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined); with
  * tests/fuzz/driver.c instead of libFuzzer it runs files (AFL++).
  */
@@ -71,26 +79,114 @@ fuzz_write(const struct image *img)
 	free(buf);
 }
 
+/* What one reading of the stream gave: its images (a hash) and its end. */
+struct fuzz_pass {
+	uint64_t hash;
+	int images, ret;
+	struct gf_err e;
+};
+
+/* Adds img, its shape and pixels, to p. */
+static void
+fuzz_pass_add(struct fuzz_pass *p, const struct image *img)
+{
+	const unsigned char *b = img->px;
+	size_t n = img_bytes(img);
+	uint64_t h = p->hash ^ (uint64_t)img->width << 40 ^
+	    (uint64_t)img->height << 16 ^ (uint64_t)img->channels << 8 ^ img->maxval;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	p->hash = h * 1099511628211ULL;
+	p->images++;
+}
+
+/* The input as a FILE: a pipe (no seeking) or memory. */
+static FILE *
+fuzz_open(struct fuzz_pipe *fp, const uint8_t *data, size_t size, int pipe)
+{
+	static const cookie_io_functions_t pipe_io = {fuzz_pipe_read, NULL, NULL,
+	    NULL};
+
+	fp->p = data;
+	fp->n = size;
+	return pipe ? fopencookie(fp, "rb", pipe_io) : fmemopen((void *)data,
+	    size, "rb");
+}
+
+/* A JPEG frame's bytes decoded alone, as the decode pool does. */
+static int
+fuzz_frame_decode(const struct img_frame *fr, int gray, struct image *img,
+    struct gf_err *e)
+{
+	FILE *f = fmemopen(fr->p, fr->len + fr->tail, "rb");
+	struct img_reader *r;
+	int got = -1;
+
+	if (f == NULL)
+		return gf_fail(e, "out of memory");
+	if (img_reader_open(&r, f, "fuzz", e) == 0) {
+		img_reader_set_max_pixels(r, 1 << 20);
+		img_reader_set_gray(r, gray);
+		img_reader_set_frame(r, fr);
+		got = img_read_next(r, img, e);
+		/* A frame is one image, whose decoder stops at the walk's EOI. */
+		if (got == 0 || (got > 0 && ftello(f) != (off_t)fr->len))
+			abort();
+		img_reader_close(r);
+	}
+	fclose(f);
+	return got;
+}
+
+/* The stream read as the engine's decode pool reads it, into p. */
+static void
+fuzz_split_pass(const uint8_t *data, size_t size, int gray, int pipe,
+    struct fuzz_pass *p)
+{
+	struct img_frame fr = {0};
+	struct fuzz_pipe fp;
+	struct img_reader *r;
+	struct image img;
+	FILE *f = fuzz_open(&fp, data, size, pipe);
+	int got = -1;
+
+	if (f == NULL || img_reader_open(&r, f, "fuzz", &p->e) < 0)
+		abort();
+	img_reader_set_max_pixels(r, 1 << 20);
+	img_reader_set_gray(r, gray);
+	for (;;) {
+		if ((got = img_jpeg_frame_read(r, &fr, &p->e)) > 0)
+			got = fuzz_frame_decode(&fr, gray, &img, &p->e);
+		else if (got == 0)
+			got = img_read_next(r, &img, &p->e);
+		if (got <= 0)
+			break;
+		fuzz_pass_add(p, &img);
+		img_free(&img);
+	}
+	p->ret = got;
+	free(fr.p);
+	img_reader_close(r);
+	fclose(f);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct fuzz_pass a = {0}, b2 = {0};
+	int got;
 	struct img_reader *r;
 	struct img_buffer b;
 	struct image img;
 	struct gf_err e;
 	void *mine = NULL;
-	static const cookie_io_functions_t pipe_io = {fuzz_pipe_read, NULL, NULL,
-	    NULL};
-	struct fuzz_pipe fp = {data, size};
+	struct fuzz_pipe fp;
 	FILE *f;
 
 	if (size == 0)
 		return 0;
-	if (size % 8 >= 4)
-		f = fopencookie(&fp, "rb", pipe_io);
-	else
-		f = fmemopen((void *)data, size, "rb");
-	if (f == NULL)
+	if ((f = fuzz_open(&fp, data, size, size % 8 >= 4)) == NULL)
 		return 0;
 	if (img_reader_open(&r, f, "fuzz", &e) == 0) {
 		img_reader_set_max_pixels(r, 1 << 20);
@@ -99,16 +195,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (size % 2)
 			img_reader_set_buffer(r, &b);
 		img_reader_set_gray(r, size % 4 >= 2);
-		while (img_read_next(r, &img, &e) > 0) {
+		while ((got = img_read_next(r, &img, &e)) > 0) {
+			fuzz_pass_add(&a, &img);
 			fuzz_write(&img);
 			if (size % 2)
 				free(mine), mine = NULL;
 			else
 				img_free(&img);
 		}
+		a.ret = got;
+		a.e = e;
 		free(mine);
 		img_reader_close(r);
 	}
 	fclose(f);
+	if (size % 16 < 8 || (data[0] != 0xff && data[0] != 'P' && data[0] != 0x89))
+		return 0;
+	fuzz_split_pass(data, size, size % 4 >= 2, size % 8 >= 4, &b2);
+	if (a.images != b2.images || a.hash != b2.hash || a.ret != b2.ret ||
+	    (a.ret < 0 && strcmp(a.e.msg, b2.e.msg) != 0)) {
+		fprintf(stderr, "fuzz_img: the stream read whole gave %d images "
+		    "and %d (%s); split into frames, %d and %d (%s)\n", a.images,
+		    a.ret, a.e.msg, b2.images, b2.ret, b2.e.msg);
+		abort();
+	}
 	return 0;
 }
