@@ -26,6 +26,15 @@
 #define STBI_NO_LINEAR
 #define STBI_NO_HDR
 #define STBI_MAX_DIMENSIONS GF_MAX_DIM
+/*
+ * stb's buffers start zeroed: a hostile BMP can leave pixels of its
+ * image unwritten, and memory malloc hands back may still hold the
+ * pixels of the image decoded before it in the same run (one input's
+ * pixels in another's output).  Unwritten pixels are 0 instead.
+ */
+#define STBI_MALLOC(n) calloc(1, (n))
+#define STBI_REALLOC(p, n) realloc((p), (n))
+#define STBI_FREE(p) free(p)
 /* stb declares static functions it does not define without its other formats. */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic push
@@ -232,6 +241,54 @@ stb_check_head(struct img_reader *r, enum stb_kind kind, struct stb_head *h,
 	return 0;
 }
 
+/*
+ * A paletted BMP (under 16 bits a pixel) whose pixels name colours its
+ * palette does not hold, or whose palette has a negative size: stb keeps
+ * the palette in an array on its stack, fills only the file's entries,
+ * and would take the others from whatever the stack held before, such
+ * as pixels of the image decoded before (one input's pixels in another's
+ * output).  The palette's size is counted as stb counts it.  -1 with e.
+ */
+static int
+bmp_palette_check(struct img_reader *r, const unsigned char *b, size_t len,
+    struct gf_err *e)
+{
+	unsigned long hsz = img_le32(b + 14), offset = img_le32(b + 10);
+	unsigned bpp = hsz == 12 ? img_le16(b + 24) : img_le16(b + 28);
+	long w = hsz == 12 ? (long)img_le16(b + 18) : (long)(int32_t)img_le32(b + 18);
+	long h = hsz == 12 ? (long)img_le16(b + 20) : (long)(int32_t)img_le32(b + 22);
+	long psize, most = 0;
+	size_t row, at;
+
+	if (bpp >= 16 || (bpp != 1 && bpp != 4 && bpp != 8) || w <= 0)
+		return 0;       /* no palette, or stb refuses it */
+	/* stb: (offset - 38) / 3 for the core header, else a shift by 2, which rounds down. */
+	psize = hsz == 12 ? ((long)offset - 38) / 3 :
+	    (long)offset - 14 - (long)hsz < 0 ? -1 : ((long)offset - 14 - (long)hsz) / 4;
+	if (psize < 0 || (unsigned long)offset > len)
+		return gf_fail(e, "%s: the BMP's pixels begin at byte %lu, inside "
+		    "its headers or past its end (%zu bytes)", r->name, offset, len);
+	if (psize == 0 || psize > 256)
+		return 0;       /* stb refuses it */
+	h = h < 0 ? -h : h;
+	row = ((size_t)w * bpp + 31) / 32 * 4;
+	for (long y = 0; y < h; y++)
+		for (long x = 0; x < w; x++) {
+			size_t bit = (size_t)x * bpp;
+			unsigned v;
+			at = offset + (size_t)y * row + bit / 8;
+			if (at >= len)
+				continue;       /* stb reads zeros there */
+			v = (b[at] >> (8 - bpp - bit % 8)) & ((1u << bpp) - 1);
+			if ((long)v > most)
+				most = v;
+		}
+	if (most >= psize)
+		return gf_fail(e, "%s: the BMP's pixels use colour %ld of a palette "
+		    "of %ld", r->name, most, psize);
+	return 0;
+}
+
 /* Decodes buf (len bytes) with stb into img's final buffer. */
 static int
 stb_decode(struct img_reader *r, const unsigned char *buf, size_t len,
@@ -278,7 +335,8 @@ stb_read(struct img_reader *r, enum stb_kind kind, struct image *img,
 		    r->name, h.format, h.w, h.h, h.bpp, h.exact ? "" : "at least ",
 		    h.need, len);
 	}
-	if (kind == STB_GIF && gif_weigh(r, buf, len, &h, e) < 0) {
+	if ((kind == STB_GIF && gif_weigh(r, buf, len, &h, e) < 0) ||
+	    (kind == STB_BMP && len >= 30 && bmp_palette_check(r, buf, len, e) < 0)) {
 		free(buf);
 		return -1;
 	}

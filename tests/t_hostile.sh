@@ -91,6 +91,30 @@ for f in regress-tiff-jpeg-small-strip.tif regress-tiff-jpeg-page2-small.tif; do
 	fi
 done
 
+# One input's pixels must never reach another's output: a batch of one
+# thread (-j 1) decodes a bright 5x3 BMP, then a BMP of the same size
+# whose palette stb would fill from its stack, where the first one's
+# colours lay.  The second is refused, and no output of it holds them.
+python3 -c "
+import struct, sys
+w, h = 5, 3
+row = bytes([0xab, 0xcd, 0xef]) * w + bytes(1)
+data = row * h
+sys.stdout.buffer.write(b'BM' + struct.pack('<IHHI', 54 + len(data), 0, 0, 54) +
+    struct.pack('<IiiHHIIiiII', 40, w, h, 1, 24, 0, len(data), 0, 0, 0, 0) + data)
+" >"$H/bright.bmp"
+for f in regress-bmp-palette-negative regress-bmp-palette-short; do
+	rm -rf "$H/leak"
+	"$BIN/conv2d" -q --cpu -j 1 -k identity -f pnm -o "$H/leak" "$H/bright.bmp" \
+	    "$HS/$f.bmp" 2>"$H/err"
+	st=$?
+	if [ "$st" -ne 1 ] || [ -e "$H/leak/$f.ppm" ] || [ ! -s "$H/leak/bright.ppm" ]; then
+		fail "hostile/no-leak/$f" "exit $st, outputs: $(ls "$H/leak" | tr '\n' ' ')$(head -c 200 "$H/err")"
+	else
+		pass "hostile/no-leak/$f"
+	fi
+done
+
 # From a pipe, the JPEG of no coded data is refused as well (its bytes
 # are read ahead, not taken from the file's size).
 for f in regress-jpeg-sos-eoi-16384.jpg regress-jpeg-scans-500.jpg; do

@@ -64,6 +64,8 @@ regress-webp-truncated.webp|WebP is cut short: its header says
 regress-webp-no-frame.webp|bad WebP
 regress-pam-line-253.pam|bad PNM header in image 1: line 3 is too long
 regress-pam-nul.pam|bad PNM header in image 1: line 3 has a control byte
+regress-bmp-palette-negative.bmp|the BMP's pixels begin at byte 52, inside its headers
+regress-bmp-palette-short.bmp|the BMP's pixels use colour 200 of a palette of 4
 END
 
 # Without the pixel limit the truncated headers are still refused, by length.

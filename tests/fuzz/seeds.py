@@ -448,6 +448,21 @@ def regressions():
                                     b'\nDEPTH 1\nMAXVAL 255\nENDHDR\n\0\0',
         'regress-pam-nul.pam': b'P7\nWIDTH 2\nHEIGHT 1\0\nDEPTH 1\n'
                                b'MAXVAL 255\nENDHDR\n\0\0',
+        # stb fills its palette only as far as the file's and takes the
+        # other colours from its stack: pixels of the image before could
+        # reach the output.  A 4-bit BMP whose pixels begin inside its
+        # headers (a palette of -1 to stb; found by fuzz_img), and an
+        # 8-bit one whose palette of 4 its pixels overrun.
+        'regress-bmp-palette-negative.bmp': bytes.fromhex(
+            '424d6600000000000000340000002800000005000000030000000100'
+            '04000000cccccccc4d415856414c000001b500000107ccccccccccf9'
+            '00cccccc36ccccd2d9e0e7eef5fccccccccccc3bcccccccccccccccc'
+            'cccc0000020000000000000000009065f5cc030a11181f270a26262d'
+            '353b424990651800'),
+        'regress-bmp-palette-short.bmp': b'BM' + struct.pack(
+            '<IHHI', 78, 0, 0, 70) + struct.pack(
+            '<IiiHHIIiiII', 40, 4, 2, 1, 8, 0, 8, 0, 0, 4, 0) +
+            bytes(16) + bytes([0, 1, 2, 200, 3, 2, 1, 0]),
     }
 
 
