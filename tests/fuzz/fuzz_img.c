@@ -14,10 +14,10 @@
  * second time as the engine's decode pool reads a stream
  * (img_jpeg_frame_read, each JPEG frame then decoded from its bytes
  * alone, any other image by img_read_next), and must give the same
- * images, the same end and the same message: abort() if not.  (Not the
- * other formats: they end a stream, and the BMP reader leaves some
- * hostile files' pixels unset, which differ from one reading to the
- * next.)
+ * images, the same end and the same message: abort() if not.  Any other
+ * format is read a second time too, by img_read_next: a reader that
+ * leaves pixels unwritten gives different bytes from one reading to the
+ * next (stb's BMP palette did, with colours from its stack).
  * Built by `make fuzz` (clang -fsanitize=fuzzer,address,undefined); with
  * tests/fuzz/driver.c instead of libFuzzer it runs files (AFL++).
  */
@@ -209,7 +209,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		img_reader_close(r);
 	}
 	fclose(f);
-	if (size % 16 < 8 || (data[0] != 0xff && data[0] != 'P' && data[0] != 0x89))
+	if (size % 16 < 8)
 		return 0;
 	fuzz_split_pass(data, size, size % 4 >= 2, size % 8 >= 4, &b2);
 	if (a.images != b2.images || a.hash != b2.hash || a.ret != b2.ret ||
