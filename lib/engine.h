@@ -76,7 +76,8 @@ struct engine_hooks {
 	/*
 	 * The caller's process ends when the run returns: what only the
 	 * exit need release (the GPUs' JPEG engines, whose teardown takes
-	 * a third of a second) is left to it.
+	 * a third of a second) is left to it.  0 (as in hooks initialised
+	 * to zero) releases everything.
 	 */
 	int exiting;
 };

@@ -299,6 +299,7 @@ struct jdec_stage {
 	int possible;           /* the GPUs are in use: their decoders look for engines */
 	int seen;               /* a reader saw a JPEG, enough inputs left: open the engines */
 	int always;             /* GPUFILT_GPU_DECODE=1 or 2: whatever the inputs left */
+	int early;              /* a GPU's engines began opening early (en->mu) */
 	int share;              /* readers decode while the engines are behind */
 	int pending;            /* decoders that have not yet tried (en->mu, en->cv) */
 	int grown;              /* the readers got SLOTS_JPEG more (en->mu) */

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "engine_int.h"
@@ -143,7 +144,7 @@ jdec_ready(struct engine *en)
 	if (en->jdec.wait && en->jdec.wanted)
 		devices_decision(en);
 	pthread_mutex_lock(&en->mu);
-	if (!en->jdec.seen && (en->jdec.always ||
+	if (!en->jdec.seen && (en->jdec.always || en->jdec.early ||
 	    en->njobs - en->next_job >= JDEC_MIN_JOBS)) {
 		en->jdec.seen = 1;      /* the decoders open their engines now */
 		pthread_cond_broadcast(&en->jdec.cv);
@@ -468,18 +469,27 @@ jdec_early(struct device *d)
 {
 	struct engine *en = d->en;
 	const char *first = en->jobs[0].input;
+	struct stat st;
 	FILE *f;
 	int jpeg;
 
+	/* A regular file only: opening a FIFO would wait for its writer. */
 	if (!en->jdec.wanted || !en->tool->gray || first == NULL ||
 	    strcmp(first, "-") == 0 ||
 	    !(en->jdec.always || en->njobs >= JDEC_MIN_JOBS) ||
+	    stat(first, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (f = fopen(first, "rb")) == NULL)
 		return;
 	jpeg = img_jpeg_bits_sniff(f);
 	fclose(f);
 	d->early = jpeg && pthread_create(&d->early_th, NULL, jdec_early_main,
 	    d) == 0;
+	if (d->early) {
+		/* Engines opened for the run are used, whatever the inputs left. */
+		pthread_mutex_lock(&en->mu);
+		en->jdec.early = 1;
+		pthread_mutex_unlock(&en->mu);
+	}
 }
 
 /* Waits for d's early opening, if any; what it made stays in d. */
@@ -521,7 +531,9 @@ jdec_engines_open(struct jdec *jd)
 	pthread_mutex_lock(&en->mu);
 	while (!en->jdec.seen && en->readers_left > 0 && !en->stop)
 		pthread_cond_wait(&en->jdec.cv, &en->mu);
-	ok = en->jdec.seen && !en->stop;
+	/* Nothing to open for once the readers have ended with none queued. */
+	ok = en->jdec.seen && !en->stop &&
+	    (en->readers_left > 0 || en->jdec.queue.n > 0);
 	pthread_mutex_unlock(&en->mu);
 	if (d->early) {
 		jdec_early_join(d);
@@ -640,13 +652,6 @@ jdec_start(struct engine *en)
 void
 jdec_join(struct engine *en, struct engine_stats *st)
 {
-	st->jpeg_on = en->jdec.on;
-	st->jpeg_cpu = en->jdec.cpu;
-	st->jpeg_why[0] = '\0';
-	for (int i = 0; !en->jdec.on && en->jdec.seen && i < en->gpus.ndev; i++)
-		if (en->gpus.dev[i].jpeg_err.msg[0] != '\0')
-			snprintf(st->jpeg_why, sizeof(st->jpeg_why), "%s",
-			    en->gpus.dev[i].jpeg_err.msg);
 	for (int i = 0; i < en->gpus.ndev; i++) {
 		struct jdec *jd = en->gpus.dev[i].jdec;
 		if (jd == NULL || !jd->started)
@@ -659,6 +664,14 @@ jdec_join(struct engine *en, struct engine_stats *st)
 			st->dev[i].jpeg_busy_ms = jd->busy_ms;
 		}
 	}
+	/* Read once the decoders have ended: one may have been opening still. */
+	st->jpeg_on = en->jdec.on;
+	st->jpeg_cpu = en->jdec.cpu;
+	st->jpeg_why[0] = '\0';
+	for (int i = 0; !en->jdec.on && en->jdec.seen && i < en->gpus.ndev; i++)
+		if (en->gpus.dev[i].jpeg_err.msg[0] != '\0')
+			snprintf(st->jpeg_why, sizeof(st->jpeg_why), "%s",
+			    en->gpus.dev[i].jpeg_err.msg);
 }
 
 /*

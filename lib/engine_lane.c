@@ -153,7 +153,10 @@ strip_upload(struct lane *ln, const struct slot *s, void *dst, size_t dpitch,
     int packed, const char *src, size_t prow, int rows, cudaStream_t st,
     struct gf_err *e)
 {
-	if (ln->stage[0] != NULL && !s->inbuf.pinned && prow <= STAGE_BYTES)
+	/* Pinned only if in the slot's buffer: not a CPU-decoded JPEG's. */
+	int pinned = s->inbuf.pinned && s->in.px == s->inbuf.p;
+
+	if (ln->stage[0] != NULL && !pinned && prow <= STAGE_BYTES)
 		return stage_up(ln, dst, dpitch, src, prow, rows, st, e);
 	if (!packed)
 		GPU_TRY(e, cudaMemcpy2DAsync(dst, dpitch, src, prow, prow, rows,

@@ -50,6 +50,9 @@ static void
 hbuf_free(struct engine *en, struct hbuf *b)
 {
 	if (b->pinned) {
+		/* The thread's current device, else the default one would open. */
+		if (en->gpus.ndev > 0)
+			cudaSetDevice(en->gpus.dev[0].base.device);
 		cudaHostUnregister(b->p);
 		cudaGetLastError();
 		pthread_mutex_lock(&en->mu);

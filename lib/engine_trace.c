@@ -116,7 +116,8 @@ trace_open(struct engine *en)
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	en->trace = t;
 	trace_add(en, -1, 0, 'P', 'o', 0);
-	t->s[0].ms = -process_age_ms();
+	if (t->n > 0)
+		t->s[0].ms = -process_age_ms();
 }
 
 /* Writes the steps (best effort: a trace is for the bench) and frees them. */

@@ -253,40 +253,53 @@ static int
 bmp_palette_check(struct img_reader *r, const unsigned char *b, size_t len,
     struct gf_err *e)
 {
-	unsigned long hsz = img_le32(b + 14), offset = img_le32(b + 10);
-	unsigned bpp = hsz == 12 ? img_le16(b + 24) : img_le16(b + 28);
-	long w = hsz == 12 ? (long)img_le16(b + 18) : (long)(int32_t)img_le32(b + 18);
-	long h = hsz == 12 ? (long)img_le16(b + 20) : (long)(int32_t)img_le32(b + 22);
-	long psize, most = 0;
-	size_t row, at;
+	unsigned long hsz = len >= 18 ? img_le32(b + 14) : 0;
+	unsigned long offset = img_le32(b + 10);
+	int core = hsz == 12;
+	unsigned bpp;
+	long w, h, psize, most = 0;
+	size_t row;
 
-	if (bpp >= 16 || (bpp != 1 && bpp != 4 && bpp != 8) || w <= 0)
-		return 0;       /* no palette, or stb refuses it */
-	/* stb: (offset - 38) / 3 for the core header, else a shift by 2, which rounds down. */
-	psize = hsz == 12 ? ((long)offset - 38) / 3 :
+	if (len < (core ? 26u : 34u))
+		return 0;       /* bmp_head refused it */
+	bpp = core ? img_le16(b + 24) : img_le16(b + 28);
+	w = core ? (long)img_le16(b + 18) : (long)(int32_t)img_le32(b + 18);
+	h = core ? (long)img_le16(b + 20) : (long)(int32_t)img_le32(b + 22);
+	if ((bpp != 1 && bpp != 4 && bpp != 8) || w <= 0 ||
+	    (!core && (img_le32(b + 30) == 1 || img_le32(b + 30) == 2)))
+		return 0;       /* no palette, or stb refuses it (RLE) */
+	/*
+	 * stb's count: (offset - 38) / 3 for the core header (four entries
+	 * short of the file's), else (offset - 14 - hsz) shifted by 2, which
+	 * rounds down.  A count of 0 or over 256 stb refuses.
+	 */
+	psize = core ? ((long)offset - 38) / 3 :
 	    (long)offset - 14 - (long)hsz < 0 ? -1 : ((long)offset - 14 - (long)hsz) / 4;
-	if (psize < 0 || (unsigned long)offset > len)
+	if (!core && psize < 0)
 		return gf_fail(e, "%s: the BMP's pixels begin at byte %lu, inside "
-		    "its headers or past its end (%zu bytes)", r->name, offset, len);
-	if (psize == 0 || psize > 256)
-		return 0;       /* stb refuses it */
+		    "its headers", r->name, offset);
+	if (psize == 0 || psize > 256 || psize >= (1L << bpp))
+		return 0;
 	h = h < 0 ? -h : h;
 	row = ((size_t)w * bpp + 31) / 32 * 4;
-	for (long y = 0; y < h; y++)
+	for (long y = 0; y < h && offset + (size_t)y * row < len; y++)
 		for (long x = 0; x < w; x++) {
-			size_t bit = (size_t)x * bpp;
-			unsigned v;
-			at = offset + (size_t)y * row + bit / 8;
+			size_t bit = (size_t)x * bpp, at = offset + (size_t)y * row + bit / 8;
+			long v;
 			if (at >= len)
-				continue;       /* stb reads zeros there */
+				break;  /* stb reads zeros there */
 			v = (b[at] >> (8 - bpp - bit % 8)) & ((1u << bpp) - 1);
-			if ((long)v > most)
+			if (v > most)
 				most = v;
 		}
-	if (most >= psize)
-		return gf_fail(e, "%s: the BMP's pixels use colour %ld of a palette "
-		    "of %ld", r->name, most, psize);
-	return 0;
+	if (most < psize)
+		return 0;
+	if (core)
+		return gf_fail(e, "%s: a BMP of the OS/2 core header whose pixels "
+		    "use colour %ld: the reader (stb) takes only the first %ld "
+		    "colours of such a palette", r->name, most, psize > 0 ? psize : 0);
+	return gf_fail(e, "%s: the BMP's pixels use colour %ld of a palette of %ld",
+	    r->name, most, psize);
 }
 
 /* Decodes buf (len bytes) with stb into img's final buffer. */
@@ -336,7 +349,7 @@ stb_read(struct img_reader *r, enum stb_kind kind, struct image *img,
 		    h.need, len);
 	}
 	if ((kind == STB_GIF && gif_weigh(r, buf, len, &h, e) < 0) ||
-	    (kind == STB_BMP && len >= 30 && bmp_palette_check(r, buf, len, e) < 0)) {
+	    (kind == STB_BMP && bmp_palette_check(r, buf, len, e) < 0)) {
 		free(buf);
 		return -1;
 	}

@@ -459,6 +459,11 @@ def regressions():
             '00cccccc36ccccd2d9e0e7eef5fccccccccccc3bcccccccccccccccc'
             'cccc0000020000000000000000009065f5cc030a11181f270a26262d'
             '353b424990651800'),
+        # The OS/2 core header: stb counts its palette four entries short,
+        # here none at all (found in review).
+        'regress-bmp-core-palette.bmp': b'BM' + struct.pack(
+            '<IHHI', 28, 0, 0, 24) + struct.pack('<IHHHH', 12, 1, 1, 1, 1) +
+            bytes(2),
         'regress-bmp-palette-short.bmp': b'BM' + struct.pack(
             '<IHHI', 78, 0, 0, 70) + struct.pack(
             '<IiiHHIIiiII', 40, 4, 2, 1, 8, 0, 8, 0, 0, 4, 0) +
