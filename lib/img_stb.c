@@ -249,24 +249,39 @@ stb_check_head(struct img_reader *r, enum stb_kind kind, struct stb_head *h,
  * as pixels of the image decoded before (one input's pixels in another's
  * output).  The palette's size is counted as stb counts it.  -1 with e.
  */
+/* The bytes of a BMP as stb reads them: zeros past the end of what it has. */
+static unsigned long
+bmp_byte(const unsigned char *b, size_t len, size_t at)
+{
+	return at < len ? b[at] : 0;
+}
+
+static unsigned long
+bmp_u16(const unsigned char *b, size_t len, size_t at)
+{
+	return bmp_byte(b, len, at) | bmp_byte(b, len, at + 1) << 8;
+}
+
+static unsigned long
+bmp_u32(const unsigned char *b, size_t len, size_t at)
+{
+	return bmp_u16(b, len, at) | bmp_u16(b, len, at + 2) << 16;
+}
+
 static int
 bmp_palette_check(struct img_reader *r, const unsigned char *b, size_t len,
     struct gf_err *e)
 {
-	unsigned long hsz = len >= 18 ? img_le32(b + 14) : 0;
-	unsigned long offset = img_le32(b + 10);
+	unsigned long hsz = bmp_u32(b, len, 14), offset = bmp_u32(b, len, 10);
 	int core = hsz == 12;
-	unsigned bpp;
-	long w, h, psize, most = 0;
+	unsigned bpp = core ? bmp_u16(b, len, 24) : bmp_u16(b, len, 28);
+	long w = core ? (long)bmp_u16(b, len, 18) : (long)(int32_t)bmp_u32(b, len, 18);
+	long h = core ? (long)bmp_u16(b, len, 20) : (long)(int32_t)bmp_u32(b, len, 22);
+	long psize, most = 0;
 	size_t row;
 
-	if (len < (core ? 26u : 34u))
-		return 0;       /* bmp_head refused it */
-	bpp = core ? img_le16(b + 24) : img_le16(b + 28);
-	w = core ? (long)img_le16(b + 18) : (long)(int32_t)img_le32(b + 18);
-	h = core ? (long)img_le16(b + 20) : (long)(int32_t)img_le32(b + 22);
 	if ((bpp != 1 && bpp != 4 && bpp != 8) || w <= 0 ||
-	    (!core && (img_le32(b + 30) == 1 || img_le32(b + 30) == 2)))
+	    (!core && (bmp_u32(b, len, 30) == 1 || bmp_u32(b, len, 30) == 2)))
 		return 0;       /* no palette, or stb refuses it (RLE) */
 	/*
 	 * stb's count: (offset - 38) / 3 for the core header (four entries

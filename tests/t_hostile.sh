@@ -103,7 +103,8 @@ data = row * h
 sys.stdout.buffer.write(b'BM' + struct.pack('<IHHI', 54 + len(data), 0, 0, 54) +
     struct.pack('<IiiHHIIiiII', 40, w, h, 1, 24, 0, len(data), 0, 0, 0, 0) + data)
 " >"$H/bright.bmp"
-for f in regress-bmp-palette-negative regress-bmp-palette-short regress-bmp-core-palette; do
+for f in regress-bmp-palette-negative regress-bmp-palette-short regress-bmp-core-palette \
+    regress-bmp-short-header; do
 	rm -rf "$H/leak"
 	"$BIN/conv2d" -q --cpu -j 1 -k identity -f pnm -o "$H/leak" "$H/bright.bmp" \
 	    "$HS/$f.bmp" 2>"$H/err"

@@ -464,6 +464,16 @@ def regressions():
         'regress-bmp-core-palette.bmp': b'BM' + struct.pack(
             '<IHHI', 28, 0, 0, 24) + struct.pack('<IHHHH', 12, 1, 1, 1, 1) +
             bytes(2),
+        # Pixels at byte 13958 of 53: what is read of it stops short of
+        # its header (CI's fuzz_img found the check reading past it).
+        'regress-bmp-short-read.bmp': bytes.fromhex(
+            '424d65000000000080360000000028000000050000000300000000180100'
+            '000000003000000013eef5fc030a11181f262d343b4249'),
+        # A file shorter than its own header: stb reads zeros past its end
+        # and went on (fuzz_img's second reading differed).
+        'regress-bmp-short-header.bmp': bytes.fromhex(
+            '424d4e0000000008000009000000280000000400000006000000010001000000'
+            '000000230000000000004600000000ff00000400'),
         'regress-bmp-palette-short.bmp': b'BM' + struct.pack(
             '<IHHI', 78, 0, 0, 70) + struct.pack(
             '<IiiHHIIiiII', 40, 4, 2, 1, 8, 0, 8, 0, 0, 4, 0) +
