@@ -395,6 +395,8 @@ void trace_close(struct engine *en);
 /* ---- engine_read.c */
 
 void *reader_main(void *arg);
+int reader_open(struct engine *en, struct img_reader **r, FILE *f, int j,
+    struct gf_err *e);
 void read_image_done(struct engine *en, struct slot *s);
 
 /* ---- engine_split.c */

@@ -726,10 +726,7 @@ jdec_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e)
 
 	if (f == NULL)
 		return gf_fail(e, "out of memory");
-	if (img_reader_open(&r, f, engine_job_name(en, s->job), e) == 0) {
-		img_reader_set_max_pixels(r, en->o->max_pixels);
-		img_reader_set_autorotate(r, !en->o->no_autorotate);
-		img_reader_set_gray(r, en->read.decode_gray);
+	if (reader_open(en, &r, f, s->job, e) == 0) {
 		got = img_read_next(r, &img, e);
 		img_reader_close(r);
 	}

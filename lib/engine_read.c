@@ -64,6 +64,24 @@ reader_makes_gray(struct engine *en, const struct slot *s)
 	return yes;
 }
 
+/*
+ * A decoder of job j's images from f with the run's settings (pixel
+ * limit, EXIF orientation, a gray tool's luma), named as the job: the
+ * readers', and the decoders of a JPEG kept as its bytes (engine_jdec.c,
+ * engine_split.c), which must give what a reader would.  -1 with e.
+ */
+int
+reader_open(struct engine *en, struct img_reader **r, FILE *f, int j,
+    struct gf_err *e)
+{
+	if (img_reader_open(r, f, engine_job_name(en, j), e) < 0)
+		return -1;
+	img_reader_set_max_pixels(*r, en->o->max_pixels);
+	img_reader_set_autorotate(*r, !en->o->no_autorotate);
+	img_reader_set_gray(*r, en->read.decode_gray);
+	return 0;
+}
+
 /* Opens the input: a path, or standard input for NULL or "-". */
 static FILE *
 open_input(const char *input, const char **name, struct gf_err *e)
@@ -202,10 +220,7 @@ read_job(struct reader *rd, int j)
 			jdec_post(en, s);
 			trace_mark(en, s, 'q', 'r', me);
 		}
-	} else if (f != NULL && img_reader_open(&r, f, name, &err) == 0) {
-		img_reader_set_max_pixels(r, en->o->max_pixels);
-		img_reader_set_autorotate(r, !en->o->no_autorotate);
-		img_reader_set_gray(r, en->read.decode_gray);
+	} else if (f != NULL && reader_open(en, &r, f, j, &err) == 0) {
 		img_reader_set_buffer(r, &b);
 		for (;; idx++) {
 			if (engine_job_failed(en, j)) {
