@@ -538,7 +538,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit('usage: seeds.py OUTDIR')
     out = sys.argv[1]
-    for d in ('img', 'png', 'tiff', 'kspec'):
+    for d in ('img', 'png', 'tiff', 'kspec', 'jpeg'):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     files = image_seeds()
     files.update(regressions())
@@ -557,6 +557,10 @@ def main():
     for name, data in files.items():
         if name.endswith('.tif'):
             with open(os.path.join(out, 'tiff', name), 'wb') as f:
+                f.write(data)
+    for name, data in files.items():
+        if name.endswith('.jpg'):       # fuzz_jpegcheck's
+            with open(os.path.join(out, 'jpeg', name), 'wb') as f:
                 f.write(data)
     files.update(png_seeds())
     for name, data in files.items():
