@@ -744,7 +744,7 @@ jdec_check(struct engine *en, const struct img_jpeg_bits *b, int job)
 
 	if (jdec_bytes_open(en, b, job, &f, &r, &e) < 0)
 		return 0;
-	img_reader_set_check(r, 1);
+	img_reader_set_check(r, b->p, b->len);
 	if (img_read_next(r, &img, &e) == 1 && img_reader_check_outside(r) == 0 &&
 	    img.width == b->width && img.height == b->height)
 		clean = 1;

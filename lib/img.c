@@ -67,9 +67,10 @@ img_reader_set_gray(struct img_reader *r, int on)
 }
 
 void
-img_reader_set_check(struct img_reader *r, int on)
+img_reader_set_check(struct img_reader *r, const void *p, size_t n)
 {
-	r->check = on;
+	r->check_p = p;
+	r->check_len = n;
 }
 
 long

@@ -138,19 +138,22 @@ void img_reader_set_autorotate(struct img_reader *r, int on);
 void img_reader_set_gray(struct img_reader *r, int on);
 
 /*
- * With on, the next JPEG that r reads is checked, not decoded: libjpeg-
- * turbo decodes its entropy-coded data, with the reader's settings and
- * in the same buffers as a full decode (lib/img_jpeg_check.c), so that
- * img_read_next gives exactly the verdict, and the message, that reading
- * it would; it returns 1 with img's sizes and no pixels (img->px NULL).
- * Only a JPEG is checked: any other image is read as usual.
+ * With the reader's whole input in memory (the n bytes at p, which r
+ * reads through a memory stream), the next JPEG that r reads is checked,
+ * not decoded: its header as for a decode, then a walk over its coded
+ * data (lib/img_jpeg_check.c).  img_read_next then gives the header's
+ * verdict, or 1 with img's sizes and no pixels (img->px NULL), and
+ * img_reader_check_outside the walk's.  p NULL: decode as usual.  Only
+ * a JPEG is checked: any other image is read as usual.
  */
-void img_reader_set_check(struct img_reader *r, int on);
+void img_reader_set_check(struct img_reader *r, const void *p, size_t n);
 
 /*
- * After a JPEG checked with img_reader_set_check: the number of its luma
- * blocks that a GPU's JPEG engines may not decode as libjpeg does (0: they
- * give libjpeg's bytes), or -1 when the check could not tell.
+ * After a JPEG checked with img_reader_set_check: 0 when the GPU's JPEG
+ * engines give libjpeg-turbo's bytes for it (it decodes without an error
+ * or a warning, and every luma block is one the engines decode as
+ * libjpeg does); the number of luma blocks they may not, or -1 when the
+ * walk is unsure (libjpeg may refuse it, or read it otherwise).
  */
 long img_reader_check_outside(const struct img_reader *r);
 

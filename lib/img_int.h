@@ -99,7 +99,8 @@ struct img_reader {
 	size_t nback, bpos;     /* back[bpos..nback) come before f's */
 	int stacked;            /* f is the reader's, over the caller's (img.c) */
 	long long file_size;    /* > 0: f is memory read as a file of this size */
-	int check;              /* a JPEG is checked, not decoded (img_reader_set_check) */
+	const unsigned char *check_p; /* a JPEG is checked, not decoded: the */
+	size_t check_len;       /* reader's bytes (img_reader_set_check) */
 	long outside;           /* the last check's luma blocks outside the engines' range */
 };
 
@@ -271,11 +272,14 @@ struct jpeg_decompress_struct;
 unsigned long long img_jpeg_scan_min_bytes(struct jpeg_decompress_struct *ci);
 
 /*
- * The entropy-coded data of ci's one scan decoded with no pixels made,
- * after jpeg_start_decompress, as img_jpeg_check.c says: the luma blocks
- * the GPU's engines may not decode as libjpeg does, or -1 when unsure.
+ * The walk over the coded data of ci's one scan, the n bytes at p from
+ * its first (after jpeg_start_decompress), as img_jpeg_check.c says: the
+ * luma blocks the GPU's engines may not decode as libjpeg does, or -1
+ * when unsure (libjpeg may refuse the file, or the engines read it
+ * otherwise).
  */
-long img_jpeg_check_scan(struct jpeg_decompress_struct *ci);
+long img_jpeg_check_scan(struct jpeg_decompress_struct *ci,
+    const unsigned char *p, size_t n);
 
 /* Whether another PNM image follows, past whitespace (*more), or -1. */
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);

@@ -292,23 +292,21 @@ jpeg_finish(struct jpeg_call *c, struct image *img, struct gf_err *e)
 
 /*
  * The check that stands for the pixels' decode (img_reader_set_check):
- * the entropy-coded data decoded, then the stream read to its EOI as
- * jpeg_finish does, with no pixels to turn; 1, or -1.  Under the
- * caller's setjmp.
+ * the walk over the scan's coded data, which lies in the reader's bytes
+ * from where libjpeg's header parse stopped (lib/img_jpeg_check.c).
+ * Always 1: an image the walk is unsure of has r->outside -1.
  */
 static int
-jpeg_check(struct jpeg_call *c, struct gf_err *e)
+jpeg_check(struct jpeg_call *c)
 {
-	if (jpeg_has_multiple_scans(&c->cinfo))
-		c->r->outside = -1;     /* not what the check decodes: unsure */
+	struct img_reader *r = c->r;
+	unsigned long long at = jpeg_bytes_read(c);
+
+	if (jpeg_has_multiple_scans(&c->cinfo) || at > r->check_len)
+		r->outside = -1;        /* not what the walk reads: unsure */
 	else
-		c->r->outside = img_jpeg_check_scan(&c->cinfo);
-	if (c->r->outside < 0)
-		return 1;
-	jpeg_finish_decompress(&c->cinfo);
-	if (img_reader_unread(c->r, c->src.next_input_byte,
-	    c->src.bytes_in_buffer, e) < 0)
-		return -1;
+		r->outside = img_jpeg_check_scan(&c->cinfo, r->check_p + at,
+		    r->check_len - at);
 	return 1;
 }
 
@@ -351,8 +349,8 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	if (ci->output_components != img->channels)
 		return gf_fail(e, "%s: the JPEG decoder gave %d channels, not %d",
 		    c->r->name, ci->output_components, img->channels);
-	if (c->r->check)
-		return jpeg_check(c, e);
+	if (c->r->check_p != NULL)
+		return jpeg_check(c);
 	if (img_reader_alloc(c->r, img, e) < 0)
 		return -1;
 	*allocated = 1;

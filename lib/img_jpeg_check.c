@@ -1,25 +1,33 @@
 /*
- * img_jpeg_check.c - libjpeg-turbo's verdict on a JPEG without its
- * pixels: the entropy-coded data decoded MCU by MCU through the
- * library's own Huffman decoder (cinfo->entropy->decode_mcu, as its
- * one-pass coefficient controller calls it), with no inverse DCT, no
- * upsampling and no colour conversion.  The calls, their order and the
- * source manager's buffers are those of a full decode, so every warning
- * and error a full decode gives (premature end of data, a lost restart
- * marker, a bad Huffman code) comes at the same point, in the same
- * words; the caller then reads to the EOI (jpeg_finish_decompress),
- * which gives the extraneous-bytes warnings.
+ * img_jpeg_check.c - whether the GPU's JPEG engines give libjpeg-turbo's
+ * bytes for a JPEG, decided on the CPU without decoding its pixels: a
+ * walk over the entropy-coded data of its one scan that decodes every
+ * Huffman code, as libjpeg's decoder would, and says "clean" only when
+ * libjpeg-turbo would decode the scan without an error or a warning and
+ * the stream holds nothing that decoders may read otherwise:
  *
- * Each luma block is also weighed for the GPU's JPEG engines: they equal
- * libjpeg-turbo's integer IDCT for every block a photograph can hold,
- * but a damaged stream can code coefficients whose IDCT leaves the range
- * where libjpeg's range limit clamps (it wraps beyond, the engines
- * saturate).  A block passes when a bound on its IDCT, or the IDCT
- * itself computed here for the few blocks the bound does not settle,
- * stays well inside that range.
+ *   - every code valid, every needed bit before the marker that ends its
+ *     segment (libjpeg: "premature end of data segment"), no whole byte
+ *     left over before it ("extraneous bytes before marker");
+ *   - each restart marker the next in turn, where the header says; EOI
+ *     right after the last segment;
+ *   - DC differences of at most 11 bits and AC values of at most 10 (the
+ *     baseline's), no AC run past the 63rd coefficient (libjpeg puts the
+ *     value in the last one, the engines do not), no zero run other than
+ *     end-of-block and the 16-zero run, DC predictors within 16 bits;
+ *   - each luma block's dequantised coefficients within 12 bits, and its
+ *     samples within the range where libjpeg's range limit clamps (it
+ *     wraps beyond, the engines saturate): by a bound on the IDCT, or the
+ *     IDCT itself for the few blocks the bound does not settle.
  *
- * Apart from img_jpeg.c because it needs libjpeg's internal interfaces
- * (jpegint.h), which nothing else here should see.
+ * Anything else is "unsure", and the file is decoded on the CPU, whose
+ * verdict and bytes the user then gets.  The walk is stricter than
+ * libjpeg-turbo, never laxer: libjpeg's fast Huffman path decodes a bad
+ * code as a zero without a word, and the engines decode it otherwise.
+ * tests/fuzz/fuzz_jpegcheck.c holds it to libjpeg's full decode.
+ *
+ * Apart from img_jpeg.c because it reads libjpeg's internal interfaces
+ * (jpegint.h: the scan's MCU layout), which nothing else here should see.
  */
 #include <math.h>
 #include <stdio.h>
@@ -133,40 +141,315 @@ check_block(const JCOEF *b, const struct check_quant *cq)
 }
 
 /*
- * Decodes the entropy-coded data of ci's one scan, after
- * jpeg_start_decompress, and finishes the input pass, so that
- * jpeg_finish_decompress then reads on to the EOI.  libjpeg's warnings
- * and errors go to ci's error manager as in a full decode.  Returns the
- * number of luma blocks that the engines may not decode as libjpeg does,
- * or -1 when the decoder stopped short (a suspending source, which the
- * readers' never is).
+ * The bits of one segment of coded data, read as libjpeg reads them: a
+ * 0xff byte followed by 0x00 is a 0xff of data, fill bytes of 0xff come
+ * before a marker, and any other byte after 0xff is the marker that ends
+ * the segment.  Past the marker the buffer holds zeros (pad of them), as
+ * libjpeg supplies; a segment whose decode used any of them is cut short.
  */
-long
-img_jpeg_check_scan(j_decompress_ptr ci)
-{
-	JBLOCK blocks[D_MAX_BLOCKS_IN_MCU];
-	JBLOCKROW mcu[D_MAX_BLOCKS_IN_MCU];
-	unsigned long long n = (unsigned long long)ci->MCUs_per_row * ci->MCU_rows_in_scan;
-	long outside = 0;
-	int luma[D_MAX_BLOCKS_IN_MCU];
-	struct check_quant cq = {.usable = 0};
+struct walk_bits {
+	const unsigned char *p;
+	size_t n, pos;          /* the stream, and the next byte to read */
+	unsigned long long buf; /* nbits bits not yet used, the oldest highest */
+	int nbits;
+	int marker;             /* the segment's end was reached: its marker */
+	size_t marker_at;       /* the marker's 0xff (the first fill byte) */
+	long long pad;          /* zero bits put in past the marker */
+};
 
-	for (int k = 0; k < ci->blocks_in_MCU; k++) {
-		const jpeg_component_info *c = ci->cur_comp_info[ci->MCU_membership[k]];
-		mcu[k] = &blocks[k];
-		luma[k] = c->component_index == 0;
-		if (luma[k])
+/* A Huffman table: codes of up to 9 bits by lookup, longer ones by length. */
+struct walk_huff {
+	unsigned short look[512];       /* (length << 8 | symbol), 0: longer */
+	int maxcode[18];                /* largest code of each length, -1: none */
+	int valoff[18];                 /* symbol index of a code of each length */
+	unsigned char val[256];
+};
+
+enum { WALK_CLEAN, WALK_UNSURE };
+
+/* Whether any byte of w is 0xff. */
+static inline int
+walk_has_ff(unsigned long long w)
+{
+	unsigned long long v = ~w;
+
+	return ((v - 0x0101010101010101ULL) & ~v & 0x8080808080808080ULL) != 0;
+}
+
+/* The next byte of the segment into the buffer, or its marker found. */
+static void
+walk_fill_byte(struct walk_bits *b)
+{
+	size_t at = b->pos;
+	unsigned c;
+
+	if (b->pos >= b->n) {   /* the stream ends with no marker: as if one */
+		b->marker = 0x100;
+		b->marker_at = b->pos;
+		return;
+	}
+	c = b->p[b->pos++];
+	if (c == 0xff) {
+		while (b->pos < b->n && b->p[b->pos] == 0xff)
+			b->pos++;
+		if (b->pos >= b->n || b->p[b->pos] != 0x00) {
+			b->marker = b->pos < b->n ? b->p[b->pos] : 0x100;
+			b->marker_at = at;
+			b->pos = at;
+			return;
+		}
+		b->pos++;
+	}
+	b->buf |= (unsigned long long)c << (56 - b->nbits);
+	b->nbits += 8;
+}
+
+/* Tops the buffer up past 56 bits: eight bytes at a time where no 0xff is. */
+static inline void
+walk_fill(struct walk_bits *b)
+{
+	while (b->nbits <= 56) {
+		unsigned long long w;
+		if (b->marker) {
+			b->pad += 64 - b->nbits;
+			b->nbits = 64;
+			return;
+		}
+		if (b->pos + 8 <= b->n) {
+			memcpy(&w, b->p + b->pos, 8);
+			w = __builtin_bswap64(w);
+			if (!walk_has_ff(w)) {
+				int k = (64 - b->nbits) >> 3;
+				b->buf |= (w & (~0ULL << (64 - 8 * k))) >> b->nbits;
+				b->nbits += 8 * k;
+				b->pos += (size_t)k;
+				continue;
+			}
+		}
+		walk_fill_byte(b);
+	}
+}
+
+/* n bits (1-16), from a buffer filled to at least that many. */
+static inline int
+walk_bits_take(struct walk_bits *b, int n)
+{
+	int v = (int)(b->buf >> (64 - n));
+
+	b->buf <<= n;
+	b->nbits -= n;
+	return v;
+}
+
+/* Builds h from libjpeg's table t (already checked by libjpeg); -1 if none. */
+static int
+walk_huff_init(struct walk_huff *h, const JHUFF_TBL *t)
+{
+	int code = 0, k = 0;
+
+	if (t == NULL)
+		return -1;
+	memset(h->look, 0, sizeof(h->look));
+	memcpy(h->val, t->huffval, sizeof(h->val));
+	for (int len = 1; len <= 16; len++) {
+		h->valoff[len] = k - code;
+		for (int i = 0; i < t->bits[len]; i++, k++, code++)
+			if (len <= 9)
+				for (int f = 0; f < 1 << (9 - len); f++)
+					h->look[(code << (9 - len)) | f] =
+					    (unsigned short)(len << 8 | t->huffval[k]);
+		h->maxcode[len] = t->bits[len] > 0 ? code - 1 : -1;
+		if (k > 256)
+			return -1;
+		code <<= 1;
+	}
+	return 0;
+}
+
+/* A code longer than 9 bits (16 bits in the buffer); -1: a bad code. */
+static int
+walk_decode_long(struct walk_bits *b, const struct walk_huff *h)
+{
+	int code = walk_bits_take(b, 9), len = 9;
+
+	while (code > h->maxcode[len]) {
+		if (len == 16)
+			return -1;
+		code = code << 1 | walk_bits_take(b, 1);
+		len++;
+	}
+	return h->val[(code + h->valoff[len]) & 0xff];
+}
+
+/* The next symbol (the buffer filled to 32 bits or more), or -1: a bad code. */
+static inline int
+walk_decode(struct walk_bits *b, const struct walk_huff *h)
+{
+	unsigned e = h->look[b->buf >> 55];
+
+	if (e == 0)
+		return walk_decode_long(b, h);
+	b->buf <<= e >> 8;
+	b->nbits -= (int)(e >> 8);
+	return (int)(e & 0xff);
+}
+
+/* A value of s bits (1-15) in JPEG's coding (libjpeg's HUFF_EXTEND, branch-free). */
+static inline int
+walk_value(struct walk_bits *b, int s)
+{
+	int r = walk_bits_take(b, s);
+
+	return r + (((r - (1 << (s - 1))) >> 31) & ((int)(~0U << s) + 1));
+}
+
+/*
+ * One block: its DC difference added to *pred.  With cq (a luma block),
+ * its coefficients into blk (natural order, zeroed by the caller) and
+ * whether the engines decode it as libjpeg does into *inside, weighed as
+ * check_block does, the bound summed as the values come.  WALK_CLEAN or
+ * WALK_UNSURE.  A code and its value take at most 16 + 11 bits: the
+ * buffer is kept above 32.
+ */
+static int
+walk_block(struct walk_bits *b, const struct walk_huff *dc,
+    const struct walk_huff *ac, int *pred, const struct check_quant *cq,
+    JCOEF *blk, int *inside)
+{
+	long long sum = 0;
+	int s, over = 0;
+
+	walk_fill(b);
+	s = walk_decode(b, dc);
+	if (s < 0 || s > 11)
+		return WALK_UNSURE;
+	if (s > 0)
+		*pred += walk_value(b, s);
+	if (*pred > 32767 || *pred < -32767)
+		return WALK_UNSURE;
+	for (int k = 1; k < DCTSIZE2; k++) {
+		int rs, r;
+		if (b->nbits < 32)
+			walk_fill(b);
+		rs = walk_decode(b, ac);
+		r = rs >> 4;
+		s = rs & 15;
+		if (rs < 0)
+			return WALK_UNSURE;
+		if (s == 0) {
+			if (r == 0)
+				break;                  /* end of block */
+			if (r != 15 || k + 15 > DCTSIZE2 - 1)
+				return WALK_UNSURE;     /* a run libjpeg reads otherwise */
+			k += 15;
+			continue;
+		}
+		k += r;
+		if (s > 10 || k > DCTSIZE2 - 1)
+			return WALK_UNSURE;
+		if (cq != NULL) {
+			int v = walk_value(b, s), at = jpeg_natural_order[k];
+			int a = v < 0 ? -v : v;
+			blk[at] = (JCOEF)v;
+			over |= a > cq->most[at];
+			sum += (long long)a * cq->q[at];
+		} else {
+			b->buf <<= s;
+			b->nbits -= s;
+		}
+	}
+	/* Bits used past the segment's marker: libjpeg warns, cut short. */
+	if (b->nbits < b->pad)
+		return WALK_UNSURE;
+	if (cq != NULL) {
+		int a = *pred < 0 ? -*pred : *pred;
+		blk[0] = (JCOEF)*pred;
+		over |= a > cq->most[0];
+		*inside = cq->usable && !over && (2 * sum + (long long)a * cq->q[0] <=
+		    8 * CHECK_SAMPLE_MAX || check_block(blk, cq));
+	}
+	return WALK_CLEAN;
+}
+
+/*
+ * The end of a segment, after its MCUs: fewer than 8 of its bits unused
+ * (else libjpeg warns of extraneous bytes), then its marker, which must
+ * be m (0xd0-0xd7; EOI, 0xd9, at the stream's end).  Skips the marker
+ * and starts the next segment.
+ */
+static int
+walk_segment_end(struct walk_bits *b, int m)
+{
+	if (b->nbits - b->pad >= 8)
+		return WALK_UNSURE;
+	if (!b->marker) {
+		walk_fill(b);
+		if (!b->marker || b->nbits - b->pad >= 8)
+			return WALK_UNSURE;
+	}
+	if (b->marker != m)
+		return WALK_UNSURE;
+	b->pos = b->marker_at;
+	while (b->pos < b->n && b->p[b->pos] == 0xff)
+		b->pos++;
+	b->pos++;                       /* past the marker's code */
+	if (m == 0xd9 && b->pos != b->n)
+		return WALK_UNSURE;
+	b->buf = 0;
+	b->nbits = b->marker = 0;
+	b->pad = 0;
+	return WALK_CLEAN;
+}
+
+long
+img_jpeg_check_scan(j_decompress_ptr ci, const unsigned char *p, size_t n)
+{
+	struct walk_huff *h = malloc(2 * MAX_COMPS_IN_SCAN * sizeof(*h));
+	struct walk_bits b = {.p = p, .n = n};
+	const struct walk_huff *dc[D_MAX_BLOCKS_IN_MCU], *ac[D_MAX_BLOCKS_IN_MCU];
+	int comp[D_MAX_BLOCKS_IN_MCU], pred[MAX_COMPS_IN_SCAN] = {0};
+	unsigned long long mcus = (unsigned long long)ci->MCUs_per_row *
+	    ci->MCU_rows_in_scan, left = ci->restart_interval;
+	struct check_quant cq = {.usable = 0};
+	JCOEF blk[DCTSIZE2];
+	long outside = 0;
+	int rst = 0, st = WALK_CLEAN;
+
+	if (h == NULL)
+		return -1;
+	for (int i = 0; i < ci->comps_in_scan && st == WALK_CLEAN; i++) {
+		const jpeg_component_info *c = ci->cur_comp_info[i];
+		if (walk_huff_init(&h[2 * i], ci->dc_huff_tbl_ptrs[c->dc_tbl_no]) < 0 ||
+		    walk_huff_init(&h[2 * i + 1], ci->ac_huff_tbl_ptrs[c->ac_tbl_no]) < 0)
+			st = WALK_UNSURE;
+		if (c->component_index == 0)
 			check_quant_init(&cq, c->quant_table->quantval);
 	}
-	for (unsigned long long i = 0; i < n; i++) {
-		memset(blocks, 0, (size_t)ci->blocks_in_MCU * sizeof(JBLOCK));
-		if (!ci->entropy->decode_mcu(ci, mcu))
-			return -1;
-		for (int k = 0; k < ci->blocks_in_MCU; k++)
-			if (luma[k] && (!cq.usable || !check_block(blocks[k], &cq)))
-				outside++;
+	for (int k = 0; k < ci->blocks_in_MCU; k++) {
+		comp[k] = ci->MCU_membership[k];
+		dc[k] = &h[2 * comp[k]];
+		ac[k] = &h[2 * comp[k] + 1];
 	}
-	ci->inputctl->finish_input_pass(ci);
-	ci->output_scanline = ci->output_height;
-	return outside;
+	for (unsigned long long i = 0; i < mcus && st == WALK_CLEAN; i++) {
+		if (ci->restart_interval > 0 && left == 0) {
+			st = walk_segment_end(&b, 0xd0 + rst);
+			rst = (rst + 1) & 7;
+			left = ci->restart_interval;
+			memset(pred, 0, sizeof(pred));
+		}
+		for (int k = 0; k < ci->blocks_in_MCU && st == WALK_CLEAN; k++) {
+			int luma = ci->cur_comp_info[comp[k]]->component_index == 0;
+			int inside = 1;
+			if (luma)
+				memset(blk, 0, sizeof(blk));
+			st = walk_block(&b, dc[k], ac[k], &pred[comp[k]], luma ? &cq : NULL,
+			    blk, &inside);
+			outside += !inside;
+		}
+		left--;
+	}
+	if (st == WALK_CLEAN)
+		st = walk_segment_end(&b, 0xd9);
+	free(h);
+	return st == WALK_CLEAN ? outside : -1;
 }

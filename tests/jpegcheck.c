@@ -2,8 +2,13 @@
  * jpegcheck - holds the check that stands before the GPU's JPEG engines
  * (img_reader_set_check, lib/img_jpeg_check.c) against libjpeg-turbo's
  * full decode, file by file, each read as the engine reads a batch's file
- * (its bytes in memory, read as the file would be): the check must give
- * the full decode's verdict, and its message word for word.  Prints "ok
+ * (its bytes in memory, read as the file would be): a file the check
+ * finds clean must decode cleanly, to the same sizes.  The check may be
+ * stricter: it decodes every MCU on libjpeg-turbo's careful path, which
+ * warns of a bad Huffman code (the decode's fast path takes one as a
+ * zero) and reads ahead differently (its count of extraneous bytes may
+ * differ); a file it refuses is decoded on the CPU, whose verdict and
+ * message the user then gets.  Prints "ok
  * FILE", or "bad FILE why", a line each (tests/t_jpeg_check.sh tallies
  * them), and on stderr how many the check found clean, damaged and
  * outside the engines' range (each file's with JPEGCHECK_VERBOSE set).  With -t, the time per file of the check
@@ -53,7 +58,7 @@ judge(const char *name, unsigned char *p, size_t n, int check, struct verdict *v
 	}
 	img_reader_set_gray(r, 1);
 	img_reader_set_frame(r, &fr);
-	img_reader_set_check(r, check);
+	img_reader_set_check(r, check ? p : NULL, n);
 	v->got = img_read_next(r, &img, &e);
 	v->outside = check ? img_reader_check_outside(r) : 0;
 	snprintf(v->msg, sizeof(v->msg), "%s", v->got < 0 ? e.msg : "");
@@ -88,7 +93,7 @@ main(int argc, char **argv)
 {
 	int timing = argc > 1 && strcmp(argv[1], "-t") == 0;
 	int verbose = getenv("JPEGCHECK_VERBOSE") != NULL;
-	int clean = 0, damaged = 0, outside = 0, unsure = 0, bad = 0;
+	int clean = 0, damaged = 0, outside = 0, unsure = 0, bad = 0, stricter = 0;
 	double check_ms = 0, full_ms = 0;
 
 	for (int i = 1 + timing; i < argc; i++) {
@@ -106,12 +111,19 @@ main(int argc, char **argv)
 		free(p);
 		check_ms += c.ms;
 		full_ms += d.ms;
-		if (c.got != d.got || strcmp(c.msg, d.msg) != 0) {
+		/*
+		 * Clean by the check means clean by the decode; the check may be
+		 * stricter (a bad Huffman code, which the decode's fast path
+		 * takes as a zero without a word): such a file goes to the CPU.
+		 */
+		if (c.got > 0 && c.outside >= 0 && d.got <= 0) {
 			printf("bad %s check %d \"%s\", decode %d \"%s\"\n", argv[i],
 			    c.got, c.msg, d.got, d.msg);
 			bad++;
 			continue;
 		}
+		if (c.got <= 0 && d.got > 0)
+			stricter++;
 		printf("ok %s\n", argv[i]);
 		if (verbose)
 			fprintf(stderr, "%s: %s, %ld blocks outside, check %.2f ms, "
@@ -126,9 +138,10 @@ main(int argc, char **argv)
 		else
 			clean++;
 	}
-	fprintf(stderr, "jpegcheck: %d files: %d clean, %d refused, %d with blocks "
-	    "outside the engines' range, %d unsure; %d differ from the decode\n",
-	    argc - 1 - timing, clean, damaged, outside, unsure, bad);
+	fprintf(stderr, "jpegcheck: %d files: %d clean, %d refused (%d of them read "
+	    "by the decode), %d with blocks outside the engines' range, %d unsure; "
+	    "%d where the check is wrong\n", argc - 1 - timing, clean, damaged,
+	    stricter, outside, unsure, bad);
 	if (timing && argc - 1 - timing > 0)
 		fprintf(stderr, "jpegcheck: check %.2f ms a file, full decode %.2f ms\n",
 		    check_ms / (argc - 1 - timing), full_ms / (argc - 1 - timing));

@@ -68,7 +68,7 @@ else
 	# engines decode into, with small batches so that buffers come back
 	# to the engines while lanes still run; every round's bytes are the
 	# CPU decoder's.
-	mkdir -p "$D/s/in" "$D/s/ref"
+	mkdir -p "$D/s/in" "$D/s/ref" "$D/s/all"
 	"$JPEGGEN" -c "$D/s/all" >/dev/null
 	for f in "$D"/s/all/420_*.jpg "$D"/s/all/444_*.jpg "$D"/s/all/gray_*.jpg; do
 		case $f in *_prog*|*_arith*) continue ;; esac
