@@ -287,7 +287,7 @@ struct gpu_set {
  * ones waiting for a decoder, and what was decoded where.
  */
 struct jdec_stage {
-	int wanted;             /* a gray tool or gray JPEGs, and not GPUFILT_GPU_DECODE=0 */
+	int wanted;             /* GPUFILT_GPU_DECODE=1 or 2, and a GPU strategy */
 	int on;                 /* a GPU's engines are open and decoding (en->mu) */
 	int batch;              /* images per batch (GPUFILT_JPEG_BATCH) */
 	struct fifo queue;      /* kept as bytes, for a decoder (en->mu) */
@@ -299,7 +299,6 @@ struct jdec_stage {
 	int wait;               /* GPUFILT_GPU_DECODE=2: readers wait for the engines to open */
 	int possible;           /* the GPUs are in use: their decoders look for engines */
 	int seen;               /* a reader saw a JPEG, enough inputs left: open the engines */
-	int always;             /* GPUFILT_GPU_DECODE=1 or 2: whatever the inputs left */
 	int early;              /* a GPU's engines began opening early (en->mu) */
 	int share;              /* readers decode while the engines are behind */
 	int pending;            /* decoders that have not yet tried (en->mu, en->cv) */

@@ -38,16 +38,6 @@
 /* Images per batch: fewer leave the engines idle between calls. */
 #define JDEC_BATCH 32
 #define JDEC_BATCH_MAX 256
-/*
- * A batch opens the engines only with this many inputs left when its
- * first JPEG is read (GPUFILT_GPU_DECODE=1 or 2: at any count): nvJPEG's
- * hardware open takes most of a second, in which the cores decode a few
- * hundred photos on their own, so a smaller batch runs slower with them.
- * Set above the crossover that make bench-io's batch rows (engines on
- * and off, and GPUFILT_GPU_DECODE=0) put between 384 and 1152 photos of
- * 12 MP on the H100.
- */
-#define JDEC_MIN_JOBS 640
 /* How long a decoder waits for a batch to fill while readers still read. */
 #define JDEC_FILL_MS 2
 
@@ -98,9 +88,15 @@ jdec_init(struct engine *en)
 	struct jdec_stage *j = &en->jdec;
 	const char *env = getenv("GPUFILT_GPU_DECODE");
 
-	j->wanted = en->o->strategy != GF_CPU && (env == NULL || strcmp(env, "0") != 0);
+	/*
+	 * Only when asked for (GPUFILT_GPU_DECODE=1 or 2): the check that
+	 * gives libjpeg-turbo's verdict before the engines (jdec_check) costs
+	 * about what decoding the file on the CPU does, so that a batch with
+	 * the engines runs slower than one without (make bench-io's batch).
+	 */
 	j->wait = env != NULL && strcmp(env, "2") == 0;
-	j->always = env != NULL && (strcmp(env, "1") == 0 || j->wait);
+	j->wanted = en->o->strategy != GF_CPU && env != NULL &&
+	    (strcmp(env, "1") == 0 || j->wait);
 	j->batch = (env = getenv("GPUFILT_JPEG_BATCH")) != NULL ? atoi(env) : JDEC_BATCH;
 	if (j->batch < 1 || j->batch > JDEC_BATCH_MAX)
 		j->batch = JDEC_BATCH;
@@ -144,8 +140,7 @@ jdec_ready(struct engine *en)
 	if (en->jdec.wait && en->jdec.wanted)
 		devices_decision(en);
 	pthread_mutex_lock(&en->mu);
-	if (!en->jdec.seen && (en->jdec.always || en->jdec.early ||
-	    en->njobs - en->next_job >= JDEC_MIN_JOBS)) {
+	if (!en->jdec.seen) {
 		en->jdec.seen = 1;      /* the decoders open their engines now */
 		pthread_cond_broadcast(&en->jdec.cv);
 	}
@@ -476,7 +471,6 @@ jdec_early(struct device *d)
 	/* A regular file only: opening a FIFO would wait for its writer. */
 	if (!en->jdec.wanted || !en->tool->gray || first == NULL ||
 	    strcmp(first, "-") == 0 ||
-	    !(en->jdec.always || en->njobs >= JDEC_MIN_JOBS) ||
 	    stat(first, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (f = fopen(first, "rb")) == NULL)
 		return;
