@@ -116,7 +116,8 @@ main(int argc, char **argv)
 		    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
 		    "              [--no-autorotate] [--no-separable] [--quality N] [--rows N]\n"
 		    "              [input [output]]\n"
-		    "       conv2d [options] [--shard K/N] -o dir input ...\n",
+		    "       conv2d [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+		    "              -o dir [input ...]\n",
 		.help =
 		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\" (one row of 9, 25, 49\n"
 		    "                  values: square), \"3x3: 1,2,1,...\" (ImageMagick's),\n"

@@ -110,7 +110,8 @@ main(int argc, char **argv)
 		    "            [--high H] [--l1] [--low L] [--max-pixels n] [--no-autorotate]\n"
 		    "            [--quality n] [--quantiles] [--rows n] [--sigma S]\n"
 		    "            [input [output]]\n"
-		    "       edge [options] [--shard K/N] -o dir input ...\n",
+		    "       edge [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+		    "            -o dir [input ...]\n",
 		.help =
 		    "  --sigma S       Gaussian smoothing, 0 to 10 (default 1.4; 0: none)\n"
 		    "  --low L         low threshold; needs --high, at most H\n"

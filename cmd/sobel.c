@@ -73,7 +73,8 @@ main(int argc, char **argv)
 		    "             [--block WxH] [--border mode] [--device list] [--fallback]\n"
 		    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1] [--quality N]\n"
 		    "             [--rows N] [input [output]]\n"
-		    "       sobel [options] [--shard K/N] -o dir input ...\n",
+		    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+		    "             -o dir [input ...]\n",
 		.help =
 		    "  -t T            edge map: maxval where the gradient exceeds T, else 0;\n"
 		    "                  -t auto takes Otsu's threshold of each image\n"

@@ -236,6 +236,18 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 	case GF_OPT_NO_AUTOROTATE:
 		o->no_autorotate = 1;
 		return 1;
+	case GF_OPT_FILES_FROM:
+		if (arg[0] == '\0')
+			return gf_fail(e, "--files-from '' names no file; give the list's "
+			    "file, or - for standard input");
+		o->files_from = arg;
+		return 1;
+	case '0':
+		o->null_sep = 1;
+		return 1;
+	case GF_OPT_PROGRESS:
+		o->progress = 1;
+		return 1;
 	case 'v':               /* independent of -q, in either order */
 		o->verbose = 1;
 		return 1;
