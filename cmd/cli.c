@@ -581,6 +581,30 @@ cli_completion(const struct cli_tool *ct, const char *shell)
 }
 
 /*
+ * Adds to e the hint of ct for the option getopt_long refused as unknown
+ * (c '?'), where ct has one for its word ("-t", or "--threshold" with
+ * or without "=value").
+ */
+static void
+cli_hint(const struct cli_tool *ct, int c, char *const *argv,
+    struct gf_err *e)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	char shortw[3] = {'-', (char)optopt, '\0'};
+	size_t n, len;
+
+	if (c != '?' || ct->hints == NULL)
+		return;
+	if (strncmp(word, "--", 2) != 0)
+		word = shortw;
+	n = strcspn(word, "=");
+	for (const struct cli_hint *h = ct->hints; h->word != NULL; h++)
+		if (strlen(h->word) == n && strncmp(h->word, word, n) == 0 &&
+		    (len = strlen(e->msg)) < sizeof(e->msg))
+			snprintf(e->msg + len, sizeof(e->msg) - len, ": %s", h->text);
+}
+
+/*
  * The option loop: every option of argv into ct->ctx and *ct->common,
  * and the shell of --completion into *shell.  Returns optind, or -1 with
  * e set on a usage error.
@@ -597,8 +621,11 @@ cli_parse(const struct cli_tool *ct, int argc, char **argv,
 	snprintf(shortopts, sizeof(shortopts), ":%s%s", GF_SHORTOPTS,
 	    ct->shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return gf_opts_refused(c, argv, longopts, e);
+		if (c == '?' || c == ':') {
+			gf_opts_refused(c, argv, longopts, e);
+			cli_hint(ct, c, argv, e);
+			return -1;
+		}
 		if (c == CLI_OPT_COMPLETION) {
 			*shell = optarg;
 			continue;

@@ -101,6 +101,13 @@ main(int argc, char **argv)
 		{"quantiles", no_argument, NULL, OPT_QUANTILES},
 		{NULL, 0, NULL, 0}
 	};
+	static const struct cli_hint hints[] = {
+		{"-t", "edge's thresholds are --high H and --low L (or --auto); -t "
+		    "is sobel's"},
+		{"--threshold", "edge's thresholds are --high H and --low L (or "
+		    "--auto)"},
+		{NULL, NULL}
+	};
 	static struct edge_cmd cmd;
 	const struct cli_tool ct = {
 		.name = "edge",
@@ -126,6 +133,7 @@ main(int argc, char **argv)
 		.option = edge_option,
 		.check = edge_check,
 		.make = edge_make,
+		.hints = hints,
 		.ctx = &cmd,
 		.common = &cmd.o.common,
 	};
