@@ -106,3 +106,19 @@ if [ $st = 2 ] && [ "$(grep -c 'unknown: edge.s thresholds are --high H and --lo
 else
 	fail users/edge-t-hint "exit $st: $(cat "$U/err")"
 fi
+
+# make demo writes PNGs and an overview PNG, here in a copy of the tree.
+mkdir -p "$U/demo/build/tests" "$U/demo/scripts"
+cp -r "$BIN" "$U/demo/bin" && cp -r "$SAMPLES" "$U/demo/samples" &&
+    cp "$ROOT/scripts/demo.sh" "$ROOT/scripts/montage.py" "$U/demo/scripts/" &&
+    cp "$ROOT/$BUILD/tests/gpu_probe" "$U/demo/build/tests/" 2>/dev/null
+if ! command -v python3 >/dev/null 2>&1; then
+	skip users/demo "python3 is not installed"
+elif sh "$U/demo/scripts/demo.sh" >"$U/demo.out" 2>&1 &&
+    (for f in chelsea-edges coins-gradient retina-canny-auto retina-canny-q0.9 overview; do
+	    [ "$(od -A n -t x1 -N 4 "$U/demo/build/demo/$f.png" | tr -d ' ')" = 89504e47 ] || exit 1
+    done) && [ -z "$(ls "$U/demo/build/demo" | grep -v '\.png$')" ]; then
+	pass users/demo
+else
+	fail users/demo "$(tail -n 3 "$U/demo.out"; ls "$U/demo/build/demo")"
+fi
