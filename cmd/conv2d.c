@@ -125,7 +125,7 @@ main(int argc, char **argv)
 		    "                  dog:S1,S2, unsharp:SIGMA,AMOUNT, sharpen, laplace,\n"
 		    "                  laplacian (8 neighbours), laplacian:4, prewittx,\n"
 		    "                  prewitty, scharrx, scharry, emboss, sobelx, sobely,\n"
-		    "                  identity; signed ones need --bias or --abs\n"
+		    "                  identity (negative responses clip to 0: conv2d(1))\n"
 		    "  --normalize     divide by the sum of the taps (when it is not 0);\n"
 		    "                  the default when no tap is negative\n"
 		    "  --divisor D     divide by D (1: keep the sum);  --bias B  add B\n"

@@ -121,10 +121,10 @@ main(int argc, char **argv)
 		    "            -o dir [input ...]\n",
 		.help =
 		    "  --sigma S       Gaussian smoothing, 0 to 10 (default 1.4; 0: none)\n"
-		    "  --low L         low threshold; needs --high, at most H\n"
-		    "  --high H        high threshold (alone: low = H / 2); each a\n"
-		    "                  magnitude (40), a percentage of the image's range of\n"
+		    "  --high H        high threshold (alone: low = H / 2): a magnitude\n"
+		    "                  (40), a percentage of the image's range of\n"
 		    "                  magnitudes (30%), or a quantile of them (q0.9)\n"
+		    "  --low L         low threshold, as H; needs --high, at most H\n"
 		    "  --quantiles     plain --high and --low are quantiles (0.9 = q0.9)\n"
 		    "  --auto          Otsu's thresholds of each image (the default)\n"
 		    "  --l1            magnitude |gx|+|gy| instead of sqrt(gx^2+gy^2)\n",

@@ -263,31 +263,31 @@ kspec_im_geometry(const char *text, int *w, int *h, int *x, int *y,
 
 /*
  * Moves the taps of k (kw x kh, anchor at (x, y)) into a kernel padded
- * with zeros so that its centre (kw/2, kh/2) is that anchor.
+ * with zeros so that its centre (kw/2, kh/2) is that anchor: e = the
+ * anchor's larger reach to either side, the new side 2e + 1.  The taps
+ * move to higher places, so copying from the last one down reads each
+ * before it is overwritten.
  */
 static int
 kspec_anchor(struct kspec *k, int x, int y, const char *text,
     struct gf_err *e)
 {
-	static double old[CONV_MAX_K * CONV_MAX_K];
-	int w = k->kw, h = k->kh, left, top, nw, nh;
+	int w = k->kw, h = k->kh;
+	int ex = x > w - 1 - x ? x : w - 1 - x, ey = y > h - 1 - y ? y : h - 1 - y;
+	int nw = 2 * ex + 1, nh = 2 * ey + 1, left = ex - x, top = ey - y;
 
-	left = w - 1 - x > x ? w - 1 - 2 * x : 0;
-	top = h - 1 - y > y ? h - 1 - 2 * y : 0;
-	nw = 2 * (x + left > w - 1 - x ? x + left : w - 1 - x) + 1;
-	nh = 2 * (y + top > h - 1 - y ? y + top : h - 1 - y) + 1;
-	if (nw == w && nh == h && left == 0 && top == 0 && w % 2 == 1 &&
-	    h % 2 == 1)
+	if (nw == w && nh == h)
 		return 0;
 	if (nw > CONV_MAX_K || nh > CONV_MAX_K)
 		return gf_fail(e, "'%.40s': a %dx%d kernel anchored at %d,%d needs "
 		    "%dx%d taps centred there, more than %d", text, w, h, x, y, nw,
 		    nh, CONV_MAX_K);
-	memcpy(old, k->taps, sizeof(double) * (size_t)(w * h));
-	memset(k->taps, 0, sizeof(k->taps));
-	for (int i = 0; i < h; i++)
-		for (int j = 0; j < w; j++)
-			k->taps[(i + top) * nw + j + left] = old[i * w + j];
+	for (int i = h - 1; i >= 0; i--)
+		for (int j = w - 1; j >= 0; j--) {
+			double v = k->taps[i * w + j];
+			k->taps[i * w + j] = 0;
+			k->taps[(i + top) * nw + j + left] = v;
+		}
 	k->kw = nw;
 	k->kh = nh;
 	return 0;
@@ -476,12 +476,13 @@ kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e)
 
 /*
  * Drops the outer rings of k (square, odd) whose taps are all 0, so
- * that the stencil reads no pixels it does not weigh.
+ * that the stencil reads no pixels it does not weigh.  The taps move to
+ * lower places, so copying from the first one up reads each before it
+ * is overwritten.
  */
 static void
 kspec_trim(struct kspec *k)
 {
-	static double old[CONV_MAX_K * CONV_MAX_K];
 	int n = k->kw, lo = 0, m;
 
 	for (; lo < n / 2; lo++) {
@@ -496,10 +497,11 @@ kspec_trim(struct kspec *k)
 	if (lo == 0)
 		return;
 	m = n - 2 * lo;
-	memcpy(old, k->taps, sizeof(double) * (size_t)(n * n));
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < m; j++)
-			k->taps[i * m + j] = old[(i + lo) * n + j + lo];
+			k->taps[i * m + j] = k->taps[(i + lo) * n + j + lo];
+	for (int i = m * m; i < n * n; i++)
+		k->taps[i] = 0;
 	k->kw = k->kh = m;
 }
 
