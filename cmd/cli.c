@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ struct cli_ctx {
 	int tty;                /* stderr is a terminal: progress and summary */
 	int progress_shown;     /* a progress line is on the terminal */
 	double progress_at;     /* when it was last drawn (ms into the run) */
+	int progress_tenth;     /* off a terminal: the tenths of inputs reported */
 };
 
 /*
@@ -142,20 +144,75 @@ cli_report(void *arg, const char *input, int index, const struct image *out,
 	fprintf(stderr, "write %.2f ms\n", t->write);
 }
 
-/* On a terminal, once a run has lasted a second: done/total and the rate. */
+/* "12 s", "3 min 05 s", "2 h 10 min": a time left of secs seconds. */
+static void
+cli_time_left(char *buf, size_t n, double secs)
+{
+	long s = (long)(secs + 0.5);
+
+	if (s < 60)
+		snprintf(buf, n, "%ld s", s);
+	else if (s < 3600)
+		snprintf(buf, n, "%ld min %02ld s", s / 60, s % 60);
+	else
+		snprintf(buf, n, "%ld h %02ld min", s / 3600, s / 60 % 60);
+}
+
+/*
+ * The progress line's text: inputs done of all, their percentage and the
+ * time left at the rate so far (a batch), images and the rate.
+ */
+static void
+cli_progress_text(char *buf, size_t n, int jobs_done, int njobs,
+    int images, double ms)
+{
+	size_t len = 0;
+	char left[32];
+
+	if (njobs > 1 && jobs_done > 0) {
+		cli_time_left(left, sizeof(left), ms / 1000 / jobs_done *
+		    (njobs - jobs_done));
+		len = (size_t)snprintf(buf, n, "%d/%d inputs (%.0f%%), %s left, ",
+		    jobs_done, njobs, 100.0 * jobs_done / njobs, left);
+	} else if (njobs > 1) {
+		len = (size_t)snprintf(buf, n, "0/%d inputs, ", njobs);
+	}
+	if (len < n)
+		snprintf(buf + len, n - len, "%d images, %.1f images/s", images,
+		    ms > 0 ? images / (ms / 1000) : 0);
+}
+
+/*
+ * Progress.  On a terminal, once a run has lasted a second: one line
+ * redrawn in place.  Elsewhere with --progress (a log, nohup, CI): a
+ * line each time another tenth of the inputs is done, and at least
+ * every 10 seconds.
+ */
 static void
 cli_progress(void *arg, int jobs_done, int njobs, int images, double ms)
 {
 	struct cli_ctx *c = arg;
+	char text[160];
+	int tenth = njobs > 1 ? (int)(10LL * jobs_done / njobs) : 0;
 
-	if (!c->tty || c->o->quiet || ms < 1000 || ms - c->progress_at < 100)
+	if (c->o->quiet)
 		return;
+	if (c->tty) {
+		if (ms < 1000 || ms - c->progress_at < 100)
+			return;
+		cli_progress_text(text, sizeof(text), jobs_done, njobs, images, ms);
+		fprintf(stderr, "\r\033[K%s: %s", c->prog, text);
+		c->progress_at = ms;
+		c->progress_shown = 1;
+		return;
+	}
+	if (!c->o->progress || (tenth <= c->progress_tenth &&
+	    ms - c->progress_at < 10000))
+		return;
+	cli_progress_text(text, sizeof(text), jobs_done, njobs, images, ms);
+	fprintf(stderr, "%s: %s\n", c->prog, text);
+	c->progress_tenth = tenth;
 	c->progress_at = ms;
-	fprintf(stderr, "\r\033[K%s: ", c->prog);
-	if (njobs > 1)
-		fprintf(stderr, "%d/%d inputs, ", jobs_done, njobs);
-	fprintf(stderr, "%d images, %.1f images/s", images, images / (ms / 1000));
-	c->progress_shown = 1;
 }
 
 /*
@@ -292,13 +349,13 @@ cli_shard(const char *prog, const struct gf_opts *o, int argc, char **argv)
  * without -o).
  */
 static int
-cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
+cli_run_operands(const struct cli_tool *ct, const struct tool *t, int argc,
     char **argv)
 {
 	const char *prog = ct->name;
 	const struct gf_opts *o = ct->common;
 	struct gf_err e = {{0}};
-	struct cli_ctx c = {prog, o, isatty(STDERR_FILENO), 0, 0};
+	struct cli_ctx c = {prog, o, isatty(STDERR_FILENO), 0, 0, 0};
 	struct engine_hooks h = {cli_notice, cli_error, cli_report, cli_progress,
 	    &c, 1};
 	struct engine_stats stats;
@@ -349,6 +406,79 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 	return status;
 }
 
+/*
+ * The names of --files-from (the file, or standard input for "-"), after
+ * the n operands of argv, into a new *all (*nall names; *list, *nlist:
+ * what to free).  The exit status of a refusal, after a message; 0.
+ */
+static int
+cli_files_from(const char *prog, const struct gf_opts *o, int n, char **argv,
+    char ***all, int *nall, char ***list, int *nlist)
+{
+	struct gf_err e = {{0}};
+	int from_stdin = strcmp(o->files_from, "-") == 0;
+	FILE *f = from_stdin ? stdin : fopen(o->files_from, "r");
+
+	if (f == NULL) {
+		cli_say(prog, "--files-from %s: cannot open it: %s", o->files_from,
+		    strerror(errno));
+		return 1;
+	}
+	if (batch_read_list(f, from_stdin ? "- (standard input)" : o->files_from,
+	    o->null_sep ? '\0' : '\n', list, nlist, &e) < 0) {
+		if (!from_stdin)
+			fclose(f);
+		cli_say(prog, "%s", e.msg);
+		return 1;
+	}
+	if (!from_stdin)
+		fclose(f);
+	for (int i = 0; from_stdin && i < *nlist; i++)
+		if (strcmp((*list)[i], "-") == 0)
+			return cli_usage(prog, "--files-from - reads its list from "
+			    "standard input, so no input in it can be - (standard input)");
+	if (n + *nlist == 0)
+		return cli_usage(prog, "--files-from %s names no input", o->files_from);
+	if (*nlist > INT_MAX - n || (*all = calloc((size_t)(n + *nlist),
+	    sizeof(**all))) == NULL) {
+		cli_say(prog, "out of memory for %d inputs", *nlist);
+		return 1;
+	}
+	memcpy(*all, argv, (size_t)n * sizeof(*argv));
+	memcpy(*all + n, *list, (size_t)*nlist * sizeof(**list));
+	*nall = n + *nlist;
+	return 0;
+}
+
+/*
+ * cli_run_operands over the operands and, with --files-from, the names
+ * of its list after them (a batch only).  The exit status.
+ */
+static int
+cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
+    char **argv)
+{
+	const struct gf_opts *o = ct->common;
+	char **all = NULL, **list = NULL;
+	int nall = 0, nlist = 0, status;
+
+	if (o->null_sep && o->files_from == NULL)
+		return cli_usage(ct->name, "-0 reads the names of --files-from as "
+		    "ending in NUL; give --files-from FILE");
+	if (o->files_from == NULL)
+		return cli_run_operands(ct, t, argc, argv);
+	if (o->outdir == NULL)
+		return cli_usage(ct->name, "--files-from needs a batch (-o DIR): "
+		    "the names it lists are inputs, each written to DIR");
+	status = cli_files_from(ct->name, o, argc, argv, &all, &nall, &list,
+	    &nlist);
+	if (status == 0)
+		status = cli_run_operands(ct, t, nall, all);
+	free(all);
+	batch_list_free(list, nlist);
+	return status;
+}
+
 /* Prints the strategy table for --help. */
 static void
 cli_strategies(FILE *f)
@@ -378,6 +508,11 @@ static const char cli_common_help[] =
     "  --quality N     JPEG quality, 1 to 100 (default 95); WebP lossy at N\n"
     "                  (default lossless)\n"
     "  -o dir          batch: write dir/<input base name>.<ext> per input\n"
+    "  --files-from F  batch: the inputs named in file F, one a line (- for\n"
+    "                  standard input), after any operands\n"
+    "  -0, --null      --files-from's names end in NUL, as xargs -0 reads\n"
+    "  --progress      progress lines (inputs, %, time left) on stderr even\n"
+    "                  when it is not a terminal\n"
     "  -v              timings per image on stderr\n"
     "  -q              no notices, progress or summary, even with -v\n"
     "  --completion SH print the completion script of shell SH: bash, zsh\n"
@@ -450,6 +585,30 @@ cli_completion(const struct cli_tool *ct, const char *shell)
 }
 
 /*
+ * Adds to e the hint of ct for the option getopt_long refused as unknown
+ * (c '?'), where ct has one for its word ("-t", or "--threshold" with
+ * or without "=value").
+ */
+static void
+cli_hint(const struct cli_tool *ct, int c, char *const *argv,
+    struct gf_err *e)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	char shortw[3] = {'-', (char)optopt, '\0'};
+	size_t n, len;
+
+	if (c != '?' || ct->hints == NULL)
+		return;
+	if (strncmp(word, "--", 2) != 0)
+		word = shortw;
+	n = strcspn(word, "=");
+	for (const struct cli_hint *h = ct->hints; h->word != NULL; h++)
+		if (strlen(h->word) == n && strncmp(h->word, word, n) == 0 &&
+		    (len = strlen(e->msg)) < sizeof(e->msg))
+			snprintf(e->msg + len, sizeof(e->msg) - len, ": %s", h->text);
+}
+
+/*
  * The option loop: every option of argv into ct->ctx and *ct->common,
  * and the shell of --completion into *shell.  Returns optind, or -1 with
  * e set on a usage error.
@@ -466,8 +625,11 @@ cli_parse(const struct cli_tool *ct, int argc, char **argv,
 	snprintf(shortopts, sizeof(shortopts), ":%s%s", GF_SHORTOPTS,
 	    ct->shortopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == '?' || c == ':')
-			return gf_opts_refused(c, argv, longopts, e);
+		if (c == '?' || c == ':') {
+			gf_opts_refused(c, argv, longopts, e);
+			cli_hint(ct, c, argv, e);
+			return -1;
+		}
 		if (c == CLI_OPT_COMPLETION) {
 			*shell = optarg;
 			continue;

@@ -39,6 +39,17 @@ struct cli_tool {
 	void (*make)(void *ctx, struct tool *t);
 	void *ctx;
 	struct gf_opts *common; /* the shared options, inside ctx */
+	/*
+	 * Words that users of the other tools or of other programs type
+	 * ("-t", "--threshold"), each with what this tool takes instead,
+	 * added to the message that refuses them; {NULL} ends.  NULL: none.
+	 */
+	const struct cli_hint *hints;
+};
+
+struct cli_hint {
+	const char *word;
+	const char *text;
 };
 
 /*

@@ -83,6 +83,8 @@ conv2d_make(void *ctx, struct tool *t)
 	const struct conv2d_filter *f = &cmd->o.filter;
 	const struct kspec *k = &f->k;
 
+	if (cmd->o.common.verbose && k->note[0] != '\0')
+		fprintf(stderr, "conv2d: %s\n", k->note);
 	if (cmd->o.common.verbose)
 		fprintf(stderr, "conv2d: kernel %dx%d, %s taps%s, %s\n", k->kw,
 		    k->kh, k->integer ? "integer" : "real", conv2d_normalizes(f) ?
@@ -114,11 +116,16 @@ main(int argc, char **argv)
 		    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
 		    "              [--no-autorotate] [--no-separable] [--quality N] [--rows N]\n"
 		    "              [input [output]]\n"
-		    "       conv2d [options] [--shard K/N] -o dir input ...\n",
+		    "       conv2d [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+		    "              -o dir [input ...]\n",
 		.help =
-		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\", @file, or box:N,\n"
-		    "                  gauss:SIGMA[:SIZE], sharpen, laplace, emboss, sobelx,\n"
-		    "                  sobely, identity\n"
+		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\" (one row of 9, 25, 49\n"
+		    "                  values: square), \"3x3: 1,2,1,...\" (ImageMagick's),\n"
+		    "                  @file, or box:N, gauss:SIGMA[:SIZE], log:SIGMA,\n"
+		    "                  dog:S1,S2, unsharp:SIGMA,AMOUNT, sharpen, laplace,\n"
+		    "                  laplacian (8 neighbours), laplacian:4, prewittx,\n"
+		    "                  prewitty, scharrx, scharry, emboss, sobelx, sobely,\n"
+		    "                  identity (negative responses clip to 0: conv2d(1))\n"
 		    "  --normalize     divide by the sum of the taps (when it is not 0);\n"
 		    "                  the default when no tap is negative\n"
 		    "  --divisor D     divide by D (1: keep the sum);  --bias B  add B\n"

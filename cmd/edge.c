@@ -12,13 +12,15 @@ enum {
 	OPT_LOW,
 	OPT_HIGH,
 	OPT_AUTO,
-	OPT_L1
+	OPT_L1,
+	OPT_QUANTILES
 };
 
-/* edge's options and which thresholds were given. */
+/* edge's options and the thresholds as given (read once all options are in). */
 struct edge_cmd {
 	struct edge_opts o;
-	int have_low, have_high;
+	const char *low, *high;
+	int quantiles;
 };
 
 /* Handles one of edge's own options: 1, 0 if not ours, -1 on a bad value. */
@@ -36,11 +38,14 @@ edge_option(void *ctx, int c, const char *arg, struct gf_err *e)
 		v = &o->sigma, what = "--sigma", hi = 10;
 		break;
 	case OPT_LOW:
-		v = &o->low, what = "--low", cmd->have_low = 1;
-		break;
+		cmd->low = arg;
+		return 1;
 	case OPT_HIGH:
-		v = &o->high, what = "--high", cmd->have_high = 1;
-		break;
+		cmd->high = arg;
+		return 1;
+	case OPT_QUANTILES:
+		cmd->quantiles = 1;
+		return 1;
 	case OPT_AUTO:
 		o->auto_thresh = 1;
 		return 1;
@@ -62,8 +67,18 @@ static int
 edge_check(void *ctx, struct gf_err *e)
 {
 	struct edge_cmd *cmd = ctx;
+	struct edge_opts *o = &cmd->o;
 
-	return edge_settle_thresholds(&cmd->o, cmd->have_low, cmd->have_high, e);
+	if (cmd->quantiles && cmd->high == NULL)
+		return gf_fail(e, "--quantiles reads --high and --low as quantiles; "
+		    "give --high");
+	if (cmd->high != NULL && edge_parse_thresh(cmd->high, "--high",
+	    cmd->quantiles, &o->high, &o->high_kind, e) < 0)
+		return -1;
+	if (cmd->low != NULL && edge_parse_thresh(cmd->low, "--low",
+	    cmd->quantiles, &o->low, &o->low_kind, e) < 0)
+		return -1;
+	return edge_settle_thresholds(o, cmd->low != NULL, cmd->high != NULL, e);
 }
 
 static void
@@ -83,7 +98,15 @@ main(int argc, char **argv)
 		{"high", required_argument, NULL, OPT_HIGH},
 		{"auto", no_argument, NULL, OPT_AUTO},
 		{"l1", no_argument, NULL, OPT_L1},
+		{"quantiles", no_argument, NULL, OPT_QUANTILES},
 		{NULL, 0, NULL, 0}
+	};
+	static const struct cli_hint hints[] = {
+		{"-t", "edge's thresholds are --high H and --low L (or --auto); -t "
+		    "is sobel's"},
+		{"--threshold", "edge's thresholds are --high H and --low L (or "
+		    "--auto)"},
+		{NULL, NULL}
 	};
 	static struct edge_cmd cmd;
 	const struct cli_tool ct = {
@@ -92,12 +115,17 @@ main(int argc, char **argv)
 		    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
 		    "            [--block WxH] [--border mode] [--device list] [--fallback]\n"
 		    "            [--high H] [--l1] [--low L] [--max-pixels n] [--no-autorotate]\n"
-		    "            [--quality n] [--rows n] [--sigma S] [input [output]]\n"
-		    "       edge [options] [--shard K/N] -o dir input ...\n",
+		    "            [--quality n] [--quantiles] [--rows n] [--sigma S]\n"
+		    "            [input [output]]\n"
+		    "       edge [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+		    "            -o dir [input ...]\n",
 		.help =
 		    "  --sigma S       Gaussian smoothing, 0 to 10 (default 1.4; 0: none)\n"
-		    "  --low L         low threshold; needs --high, at most H\n"
-		    "  --high H        high threshold (alone: low = H / 2)\n"
+		    "  --high H        high threshold (alone: low = H / 2): a magnitude\n"
+		    "                  (40), a percentage of the image's range of\n"
+		    "                  magnitudes (30%), or a quantile of them (q0.9)\n"
+		    "  --low L         low threshold, as H; needs --high, at most H\n"
+		    "  --quantiles     plain --high and --low are quantiles (0.9 = q0.9)\n"
 		    "  --auto          Otsu's thresholds of each image (the default)\n"
 		    "  --l1            magnitude |gx|+|gy| instead of sqrt(gx^2+gy^2)\n",
 		.shortopts = "",
@@ -105,6 +133,7 @@ main(int argc, char **argv)
 		.option = edge_option,
 		.check = edge_check,
 		.make = edge_make,
+		.hints = hints,
 		.ctx = &cmd,
 		.common = &cmd.o.common,
 	};

@@ -63,6 +63,7 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"norm", required_argument, NULL, OPT_NORM},
+		{"threshold", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0}
 	};
 	static struct sobel_opts so;
@@ -73,9 +74,10 @@ main(int argc, char **argv)
 		    "             [--block WxH] [--border mode] [--device list] [--fallback]\n"
 		    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1] [--quality N]\n"
 		    "             [--rows N] [input [output]]\n"
-		    "       sobel [options] [--shard K/N] -o dir input ...\n",
+		    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+		    "             -o dir [input ...]\n",
 		.help =
-		    "  -t T            edge map: maxval where the gradient exceeds T, else 0;\n"
+		    "  -t, --threshold T  edge map: maxval where the gradient exceeds T, else 0;\n"
 		    "                  -t auto takes Otsu's threshold of each image\n"
 		    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n",
 		.shortopts = "t:",

@@ -245,3 +245,79 @@ batch_shard(char *const *inputs, int n, int k, int of, char **out,
 	free(keep);
 	return m;
 }
+
+/* Appends name (len bytes) to *names, growing it; -1 when out of memory. */
+static int
+list_add(char ***names, int *n, int *cap, const char *name, size_t len)
+{
+	char *copy;
+
+	if (*n == *cap) {
+		int ncap = *cap == 0 ? 256 : *cap * 2;
+		char **grown = ncap > *cap ? realloc(*names, (size_t)ncap *
+		    sizeof(**names)) : NULL;
+		if (grown == NULL)
+			return -1;
+		*names = grown;
+		*cap = ncap;
+	}
+	if ((copy = malloc(len + 1)) == NULL)
+		return -1;
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	(*names)[(*n)++] = copy;
+	return 0;
+}
+
+int
+batch_read_list(FILE *f, const char *what, int sep, char ***names,
+    int *n, struct gf_err *e)
+{
+	char buf[PATH_MAX + 1];
+	size_t len = 0;
+	int c, cap = 0, line = 1;
+
+	*names = NULL;
+	*n = 0;
+	while ((c = getc(f)) != EOF || len > 0) {
+		if (c == EOF || c == sep) {
+			if (len > 0 && list_add(names, n, &cap, buf, len) < 0)
+				goto nomem;
+			len = 0;
+			line++;
+			if (c == EOF)
+				break;
+			continue;
+		}
+		if (c == '\0')
+			goto fail_nul;
+		if (len == PATH_MAX) {
+			batch_list_free(*names, *n);
+			return gf_fail(e, "--files-from %s: name %d is longer than %d "
+			    "bytes", what, line, PATH_MAX);
+		}
+		buf[len++] = (char)c;
+	}
+	if (ferror(f)) {
+		batch_list_free(*names, *n);
+		return gf_fail(e, "--files-from %s: cannot read it: %s", what,
+		    strerror(errno));
+	}
+	return 0;
+fail_nul:
+	batch_list_free(*names, *n);
+	return gf_fail(e, "--files-from %s: name %d holds a NUL byte; a list "
+	    "of names ending in NUL (find -print0) needs -0", what, line);
+nomem:
+	batch_list_free(*names, *n);
+	return gf_fail(e, "--files-from %s: out of memory after %d names", what,
+	    *n);
+}
+
+void
+batch_list_free(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

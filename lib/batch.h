@@ -10,6 +10,7 @@
 #define GF_BATCH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "gf.h"
 #include "img.h"
@@ -51,5 +52,17 @@ int batch_mkdir(const char *dir, struct gf_err *e);
  */
 int batch_shard(char *const *inputs, int n, int k, int of, char **out,
     struct gf_err *e);
+
+/*
+ * The names of a batch's list (--files-from): each ends at sep ('\n',
+ * or '\0' for -0) or at the end of f; empty names are skipped, the
+ * bytes of the others kept as they are (a '\r' or a blank included).
+ * *names gets a malloc'd array of *n malloc'd strings (batch_list_free
+ * frees it).  -1 with e naming what, when f cannot be read or holds a
+ * name of more than PATH_MAX bytes or, with '\n', a NUL.
+ */
+int batch_read_list(FILE *f, const char *what, int sep, char ***names,
+    int *n, struct gf_err *e);
+void batch_list_free(char **names, int n);
 
 #endif

@@ -30,7 +30,7 @@ plan_divisor(const struct conv2d_filter *p)
 		return unit;
 	for (int i = 0; i < k->kw * k->kh; i++)
 		sum += k->taps[i];
-	return sum != 0 ? sum : 1;
+	return sum != 0 ? sum : unit;
 }
 
 int

@@ -38,7 +38,21 @@ struct kspec {
 	double taps[CONV_MAX_K * CONV_MAX_K];
 	double col[CONV_MAX_K];
 	double row[CONV_MAX_K];
+	char note[160];         /* how the text was read, for -v; "" if as written */
 };
+
+/*
+ * The most values one row may hold when it is the kernel's only row:
+ * it is then read as a square (kspec_parse).
+ */
+#define KSPEC_MAX_ROW1 (CONV_MAX_K * CONV_MAX_K)
+
+/* log:SIGMA's fixed point (its taps are this times the kernel) and smallest sigma. */
+#define KSPEC_LOG_ONE 65536
+#define KSPEC_LOG_MIN_SIGMA 0.5
+
+/* unsharp:SIGMA,AMOUNT's largest AMOUNT. */
+#define KSPEC_UNSHARP_MAX 16
 
 /* Largest |tap| accepted, so that integer sums always fit in int64. */
 #define KSPEC_MAX_TAP 1e9
@@ -58,15 +72,19 @@ struct conv2d_filter {
  * to be; and, as ImageMagick's -convolve does, for a kernel none of
  * whose taps is negative (a blur: undivided, 1 2 1 makes nearly every
  * pixel white), but not gauss (unit_sum).  Never with --divisor
- * (--divisor 1 keeps the sum).  A sum of 0 divides by 1.
+ * (--divisor 1 keeps the sum).  A sum of 0 divides by 1 (the unit).
  */
 int conv2d_normalizes(const struct conv2d_filter *p);
 
 /*
  * Parses -k text: inline rows ("1 2 1; 2 4 2; 1 2 1", values split by
  * spaces or commas, rows by ';' or newlines, '#' starts a comment),
- * @file with the same text, or a named kernel (box:N, gauss:SIGMA[:SIZE],
- * sharpen, laplace, emboss, sobelx, sobely, identity).  -1 with a
+ * where one row of an odd square count of values and no ';' (9, 25 ...)
+ * is read as a square, as ImageMagick reads it (k->note says so);
+ * ImageMagick's "WxH[+X+Y]: values"; @file with the same text; or a
+ * named kernel (box:N, gauss:SIGMA[:SIZE], log:SIGMA, dog:S1,S2,
+ * unsharp:SIGMA,AMOUNT, sharpen, laplace, laplacian[:4|:8], prewitt[x|y],
+ * scharrx, scharry, emboss, sobelx, sobely, identity).  -1 with a
  * message naming the bad row or value.
  */
 int kspec_parse(const char *text, struct kspec *k, struct gf_err *e);

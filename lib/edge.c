@@ -23,37 +23,137 @@ edge_check_sigma(double sigma, struct gf_err *e)
 }
 
 int
+edge_parse_thresh(const char *s, const char *what, int quantiles,
+    double *v, enum edge_tkind *kind, struct gf_err *e)
+{
+	size_t n = strlen(s);
+	char buf[64];
+
+	if (n > 0 && s[n - 1] == '%' && n < sizeof(buf)) {
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = '\0';
+		*kind = EDGE_T_PERCENT;
+		if (gf_parse_double(buf, what, 0, 100, v, e) < 0)
+			return gf_fail(e, "%s %s: give a percentage of 0%% to 100%% of "
+			    "the range of the image's gradient magnitudes", what, s);
+		return 0;
+	}
+	if (s[0] == 'q' || quantiles) {
+		*kind = EDGE_T_QUANTILE;
+		if (gf_parse_double(s + (s[0] == 'q'), what, 0, 1, v, e) < 0)
+			return gf_fail(e, "%s %s: give a quantile of 0 to 1%s, such as "
+			    "%s0.9 (90%% of the gradient magnitudes below it)", what, s,
+			    quantiles ? " (--quantiles)" : " after q", quantiles ? "" :
+			    "q");
+		return 0;
+	}
+	*kind = EDGE_T_VALUE;
+	return gf_parse_double(s, what, 0, 1e6, v, e);
+}
+
+/* "40", "30%" or "q0.9": a threshold as it was given, for messages. */
+static const char *
+thresh_text(double v, enum edge_tkind kind, char *buf, size_t n)
+{
+	snprintf(buf, n, kind == EDGE_T_PERCENT ? "%g%%" : kind ==
+	    EDGE_T_QUANTILE ? "q%g" : "%g", v);
+	return buf;
+}
+
+int
 edge_settle_thresholds(struct edge_opts *o, int have_low, int have_high,
     struct gf_err *e)
 {
+	char a[32], b[32];
+
 	if (o->auto_thresh && (have_low || have_high))
 		return gf_fail(e, "--auto chooses the thresholds; do not give "
 		    "--low or --high with it");
 	if (have_low && !have_high)
-		return gf_fail(e, "--low %g needs --high", o->low);
+		return gf_fail(e, "--low %s needs --high", thresh_text(o->low,
+		    o->low_kind, a, sizeof(a)));
 	if (!have_high) {
 		o->auto_thresh = 1;
 		return 0;
 	}
-	if (!have_low)
+	if (!have_low) {
+		o->low_kind = o->high_kind == EDGE_T_VALUE ? EDGE_T_VALUE :
+		    EDGE_T_HALF;
 		o->low = o->high / 2;
-	if (o->low > o->high)
-		return gf_fail(e, "--low %g is greater than --high %g", o->low,
-		    o->high);
+	}
+	if (o->low_kind == o->high_kind && o->low > o->high)
+		return gf_fail(e, "--low %s is greater than --high %s",
+		    thresh_text(o->low, o->low_kind, a, sizeof(a)),
+		    thresh_text(o->high, o->high_kind, b, sizeof(b)));
 	return 0;
+}
+
+int
+edge_needs_hist(const struct edge_opts *o)
+{
+	return !o->auto_thresh && (o->high_kind == EDGE_T_PERCENT ||
+	    o->high_kind == EDGE_T_QUANTILE || o->low_kind == EDGE_T_PERCENT ||
+	    o->low_kind == EDGE_T_QUANTILE);
+}
+
+/* One threshold of kind k and number v in magnitude units, of hist. */
+static double
+resolve_one(double v, enum edge_tkind k, const uint32_t *hist, int nbins)
+{
+	uint64_t n = 0, cum = 0;
+	int lo = -1, hi = 0;
+
+	if (k == EDGE_T_VALUE || hist == NULL)
+		return v;
+	for (int i = 0; i < nbins; i++) {
+		n += hist[i];
+		if (hist[i] != 0) {
+			lo = lo < 0 ? i : lo;
+			hi = i;
+		}
+	}
+	if (lo < 0)
+		return 0;
+	if (k == EDGE_T_PERCENT)
+		return lo + v / 100 * (hi - lo);
+	for (int i = 0; i < nbins; i++) {
+		cum += hist[i];
+		if ((double)cum >= v * (double)n)
+			return i;
+	}
+	return hi;
+}
+
+void
+edge_resolve_thresholds(const struct edge_opts *o, const uint32_t *hist,
+    int nbins, struct edge_info *info)
+{
+	info->high = resolve_one(o->high, o->high_kind, hist, nbins);
+	if (o->low_kind == EDGE_T_HALF)
+		info->low = info->high / 2;
+	else
+		info->low = resolve_one(o->low, o->low_kind, hist, nbins);
+	if (info->low > info->high)
+		info->low = info->high;
 }
 
 /* ---- shared by the CPU (edge_cpu.c) and the GPU ---- */
 
 struct grad_thresh
-edge_params_for(const struct edge_opts *o)
+edge_params_of(double low, double high, int l1)
 {
 	struct grad_thresh p;
 
-	p.l1 = o->l1;
-	p.low = edge_thresh_store(o->low, o->l1);
-	p.high = edge_thresh_store(o->high, o->l1);
+	p.l1 = l1;
+	p.low = edge_thresh_store(low, l1);
+	p.high = edge_thresh_store(high, l1);
 	return p;
+}
+
+struct grad_thresh
+edge_params_for(const struct edge_opts *o)
+{
+	return edge_params_of(o->low, o->high, o->l1);
 }
 
 /* The conv2d parameters of the smoothing stage. */
@@ -139,6 +239,38 @@ smooth_device(struct gpu *g, const struct gpu_image *in,
 	return 0;
 }
 
+/*
+ * Thresholds of the image's gradient histogram (percentages, quantiles):
+ * the histogram Otsu's search counts (otsu_queue), copied to the host
+ * and read there by edge_resolve_thresholds, as the CPU reads its own,
+ * bin for bin the same.  Waits for the stream.
+ */
+static int
+hist_thresholds_device(struct gpu *g, const struct gpu_image *src,
+    const struct edge_opts *o, struct edge_info *info, struct gf_err *e)
+{
+	int nbins = (int)src->maxval + 1;
+	struct otsu_device *od;
+	uint32_t *hist = malloc((size_t)nbins * sizeof(*hist));
+	cudaError_t ce;
+
+	if (hist == NULL)
+		return gf_fail(e, "out of memory for the gradient histogram");
+	if (otsu_queue(g, src, o->common.border, o->l1, &od, e) < 0) {
+		free(hist);
+		return -1;
+	}
+	ce = cudaMemcpyAsync(hist, od->bins, (size_t)nbins * sizeof(*hist),
+	    cudaMemcpyDeviceToHost, g->stream);
+	if (ce == cudaSuccess)
+		ce = cudaStreamSynchronize(g->stream);
+	if (ce == cudaSuccess)
+		edge_resolve_thresholds(o, hist, nbins, info);
+	free(hist);
+	GPU_TRY(e, ce);
+	return 0;
+}
+
 int
 edge_run_device(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, const struct edge_opts *o,
@@ -148,10 +280,16 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 	const struct gpu_image *src;
 	struct grad_thresh p = edge_params_for(o);
 	struct otsu_device *od = NULL;
+	struct edge_info hi = {o->low, o->high};
 	uint32_t t = 0;
 
 	if (smooth_device(g, in, o, &sm, &src, e) < 0)
 		return -1;
+	if (edge_needs_hist(o)) {
+		if (hist_thresholds_device(g, src, o, &hi, e) < 0)
+			return -1;
+		p = edge_params_of(hi.low, hi.high, o->l1);
+	}
 	if (o->auto_thresh &&
 	    otsu_queue(g, src, o->common.border, o->l1, &od, e) < 0)
 		return -1;
@@ -166,8 +304,8 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 		    cudaMemcpyDeviceToHost, g->stream));
 		GPU_TRY(e, cudaStreamSynchronize(g->stream));
 	}
-	info->low = o->auto_thresh ? t / 2.0 : o->low;
-	info->high = o->auto_thresh ? t : o->high;
+	info->low = o->auto_thresh ? t / 2.0 : hi.low;
+	info->high = o->auto_thresh ? t : hi.high;
 	return 0;
 }
 

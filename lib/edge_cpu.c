@@ -335,8 +335,22 @@ thresholds_cpu(const struct image *gray, const struct edge_opts *o,
     struct grad_thresh *p, struct edge_info *info, int nthreads,
     struct gf_err *e)
 {
-	uint32_t t = 0;
+	uint32_t t = 0, *hist;
 
+	if (edge_needs_hist(o)) {
+		hist = malloc(((size_t)gray->maxval + 1) * sizeof(*hist));
+		if (hist == NULL)
+			return gf_fail(e, "out of memory for the gradient histogram");
+		if (otsu_histogram_cpu(gray, o->common.border, o->l1, hist,
+		    nthreads, e) < 0) {
+			free(hist);
+			return -1;
+		}
+		edge_resolve_thresholds(o, hist, (int)gray->maxval + 1, info);
+		free(hist);
+		*p = edge_params_of(info->low, info->high, o->l1);
+		return 0;
+	}
 	if (!o->auto_thresh) {
 		*p = edge_params_for(o);
 		info->low = o->low;

@@ -11,6 +11,19 @@
 #include "tool.h"
 
 /*
+ * What a threshold's number is: magnitude units (--high 40), a
+ * percentage of the image's range of magnitudes (--high 30%), a
+ * quantile of its magnitudes (--high q0.9), or, for low only, half of
+ * high as resolved (--high alone).
+ */
+enum edge_tkind {
+	EDGE_T_VALUE,
+	EDGE_T_PERCENT,
+	EDGE_T_QUANTILE,
+	EDGE_T_HALF
+};
+
+/*
  * What the command line asked for: the shared options (the border of
  * smoothing and gradients, strategy, launch shape, -j) and edge's own;
  * the per-image thresholds (struct grad_thresh) derive from it.
@@ -20,7 +33,8 @@ struct edge_opts {
 	double sigma;           /* --sigma: Gaussian smoothing, 0 for none */
 	int l1;                 /* --l1: |gx| + |gy| instead of the L2 magnitude */
 	int auto_thresh;        /* --auto: high = Otsu's threshold, low = high / 2 */
-	double low, high;       /* --low, --high, magnitude units, low <= high */
+	double low, high;       /* --low, --high, in the units of their kind */
+	enum edge_tkind low_kind, high_kind;
 };
 
 /* The thresholds an image used, for -v. */
@@ -67,7 +81,33 @@ int edge_check_sigma(double sigma, struct gf_err *e);
 int edge_settle_thresholds(struct edge_opts *o, int have_low, int have_high,
     struct gf_err *e);
 
-/* The thresholds of o for an image (not --auto). */
+/*
+ * Parses a --low or --high value: N, N% (0 to 100) or qF (F 0 to 1);
+ * quantiles, with a plain number taken as a quantile (--quantiles).
+ */
+int edge_parse_thresh(const char *s, const char *what, int quantiles,
+    double *v, enum edge_tkind *kind, struct gf_err *e);
+
+/* Whether o's thresholds depend on the image's gradient histogram. */
+int edge_needs_hist(const struct edge_opts *o);
+
+/*
+ * The thresholds in magnitude units (info->low, info->high) of o for an
+ * image whose gradient histogram (otsu_histogram_cpu's, nbins bins) is
+ * hist: a percentage p of the range is min + p/100 (max - min) of the
+ * occupied bins; a quantile q is the smallest magnitude v with at least
+ * q of the pixels at or below it; low of kind EDGE_T_HALF is high / 2;
+ * a low above high is high.  hist may be NULL when !edge_needs_hist(o).
+ * The CPU and the GPU both call it on the same histogram, so their
+ * thresholds are the same doubles.
+ */
+void edge_resolve_thresholds(const struct edge_opts *o,
+    const uint32_t *hist, int nbins, struct edge_info *info);
+
+/* The stored double threshold of low and high in magnitude units. */
+struct grad_thresh edge_params_of(double low, double high, int l1);
+
+/* The thresholds of o for an image (not --auto, nor of the histogram). */
 struct grad_thresh edge_params_for(const struct edge_opts *o);
 
 #endif

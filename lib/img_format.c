@@ -274,10 +274,20 @@ int
 img_format_check(const char *path, enum img_format asked, struct gf_err *e)
 {
 	char exts[IMG_FORMAT_LIST_MAX], words[IMG_FORMAT_LIST_MAX];
+	const struct img_format_row *row, *want;
 	int none;
 
-	if (asked != IMG_FORMAT_AUTO || path == NULL ||
-	    strcmp(path, "-") == 0 || path_row(path, &none) != NULL || none)
+	if (path == NULL || strcmp(path, "-") == 0)
+		return 0;
+	row = path_row(path, &none);
+	want = img_format_row(asked);
+	if (asked != IMG_FORMAT_AUTO && row != NULL && row->id != IMG_FORMAT_NONE &&
+	    strcmp(row->name, want->name) != 0)
+		return gf_fail(e, "%s: -f %s would write %s into a name that says "
+		    "%s; end the name in .%s, give -f %s, or leave -f out", path,
+		    want->words[0], want->name, row->name, want->exts[0],
+		    row->words[0] != NULL ? row->words[0] : "pnm");
+	if (asked != IMG_FORMAT_AUTO || row != NULL || none)
 		return 0;
 	return gf_fail(e, "%s: cannot write .%s files; the output name must end "
 	    "in %s, or have no extension (%s), or give -f %s", path,

@@ -236,6 +236,18 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 	case GF_OPT_NO_AUTOROTATE:
 		o->no_autorotate = 1;
 		return 1;
+	case GF_OPT_FILES_FROM:
+		if (arg[0] == '\0')
+			return gf_fail(e, "--files-from '' names no file; give the list's "
+			    "file, or - for standard input");
+		o->files_from = arg;
+		return 1;
+	case '0':
+		o->null_sep = 1;
+		return 1;
+	case GF_OPT_PROGRESS:
+		o->progress = 1;
+		return 1;
 	case 'v':               /* independent of -q, in either order */
 		o->verbose = 1;
 		return 1;
@@ -305,10 +317,65 @@ refuse_ambiguous(const struct option *longopts, const char *name, size_t n,
 	return -1;
 }
 
+/*
+ * The distance of a (na bytes) from b, both at most OPTS_NAME_MAX bytes
+ * (longer: a large number): insertions, deletions, substitutions and
+ * swaps of neighbours, each 1 (optimal string alignment).
+ */
+#define OPTS_NAME_MAX 40
+static int
+name_distance(const char *a, size_t na, const char *b)
+{
+	int d[OPTS_NAME_MAX + 1][OPTS_NAME_MAX + 1];
+	size_t nb = strlen(b);
+
+	if (na > OPTS_NAME_MAX || nb > OPTS_NAME_MAX)
+		return 1000;
+	for (size_t i = 0; i <= na; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= nb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= na; i++)
+		for (size_t j = 1; j <= nb; j++) {
+			int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[na][nb];
+}
+
+/*
+ * The long option nearest to name (n bytes) that a typo could have come
+ * from: at most 2 edits, and fewer than a third of the name's length;
+ * NULL if none.
+ */
+static const struct option *
+nearest_long(const struct option *longopts, const char *name, size_t n)
+{
+	const struct option *best = NULL;
+	int bestd = 3;
+
+	for (const struct option *l = longopts; l->name != NULL; l++) {
+		int d = name_distance(name, n, l->name);
+		if (d < bestd && 3 * (size_t)d < strlen(l->name)) {
+			bestd = d;
+			best = l;
+		}
+	}
+	return best;
+}
+
 int
 gf_opts_refused(int c, char *const *argv, const struct option *longopts,
     struct gf_err *e)
 {
+	const struct option *near;
 	const char *word = optind > 0 ? argv[optind - 1] : "";
 	const struct option *first, *with_val;
 	size_t n = 0;
@@ -322,6 +389,10 @@ gf_opts_refused(int c, char *const *argv, const struct option *longopts,
 	}
 	if (n > 0 && optopt == 0 && count > 1)
 		return refuse_ambiguous(longopts, word + 2, n, e);
+	if (n > 0 && optopt == 0 &&
+	    (near = nearest_long(longopts, word + 2, n)) != NULL)
+		return gf_fail(e, "option --%.*s is unknown; did you mean --%s?",
+		    (int)n, word + 2, near->name);
 	if (n > 0 && optopt == 0)
 		return gf_fail(e, "option --%.*s is unknown", (int)n, word + 2);
 	if (n > 0 && with_val != NULL && c == ':')

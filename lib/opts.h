@@ -1,7 +1,7 @@
 /*
  * opts.h - the options every tool shares (-m, --cpu, --fallback, --border,
  * -f, -j, -o, --quality, --block, --rows, --device, --shard, --max-pixels,
- * --no-autorotate, -v, -q, -h, -V) and the parsers for option values, so
+ * --no-autorotate, --files-from, -0, --progress, -v, -q, -h, -V) and the parsers for option values, so
  * that the three tools accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
@@ -37,6 +37,9 @@ struct gf_opts {
 	int quality;            /* --quality 1-100; 0: JPEG IMG_JPEG_QUALITY, WebP lossless */
 	const char *outdir;     /* -o DIR: batch mode */
 	int threads;            /* -j N: decoders and CPU threads; 0: online CPUs */
+	const char *files_from; /* --files-from FILE: batch inputs listed there; "-": stdin */
+	int null_sep;           /* -0, --null: that list's names end in NUL, not newline */
+	int progress;           /* --progress: progress lines on any stderr */
 	int verbose;            /* -v: a line per image */
 	int quiet;              /* -q: no notices, progress or summary, even with -v */
 	int help;
@@ -55,10 +58,12 @@ enum {
 	GF_OPT_FALLBACK,
 	GF_OPT_SHARD,
 	GF_OPT_NO_AUTOROTATE,
+	GF_OPT_FILES_FROM,
+	GF_OPT_PROGRESS,
 	GF_OPT_TOOL = 300
 };
 
-#define GF_SHORTOPTS "m:f:j:o:vqhV"
+#define GF_SHORTOPTS "m:f:j:o:vqhV0"
 #define GF_LONGOPTS \
 	{"cpu", no_argument, NULL, GF_OPT_CPU}, \
 	{"fallback", no_argument, NULL, GF_OPT_FALLBACK}, \
@@ -70,6 +75,9 @@ enum {
 	{"quality", required_argument, NULL, GF_OPT_QUALITY}, \
 	{"shard", required_argument, NULL, GF_OPT_SHARD}, \
 	{"no-autorotate", no_argument, NULL, GF_OPT_NO_AUTOROTATE}, \
+	{"files-from", required_argument, NULL, GF_OPT_FILES_FROM}, \
+	{"null", no_argument, NULL, '0'}, \
+	{"progress", no_argument, NULL, GF_OPT_PROGRESS}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
 

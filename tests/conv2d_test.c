@@ -522,6 +522,8 @@ test_kspec(void)
 	static const double emboss[] = {-2, -1, 0, -1, 1, 1, 0, 1, 2};
 	static const double sobely[] = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
 	static const double odd[] = {1, 2, 3, 4, 5, 6};
+	static const double lap8[] = {-1, -1, -1, -1, 8, -1, -1, -1, -1};
+	static const double pad[] = {1, 2, 0};
 	const char *path = "/tmp/conv2d_test_kernel.txt";
 	FILE *f;
 
@@ -573,6 +575,36 @@ test_kspec(void)
 	expect_error("kspec_gauss_even", "gauss:1:4", "odd");
 	expect_error("kspec_gauss_bad", "gauss:x", "gauss sigma");
 	expect_error("kspec_at_nothing", "@", "names no file");
+	expect_kernel("kspec_laplacian8", "laplacian", 3, 3, lap8, 1, 0);
+	expect_kernel("kspec_odd_square_row", "-1,-1,-1,-1,8,-1,-1,-1,-1", 3, 3,
+	    lap8, 1, 0);
+	expect_kernel("kspec_im_3x3", "3x3: -1,-1,-1,-1,8,-1,-1,-1,-1", 3, 3,
+	    lap8, 1, 0);
+	expect_kernel("kspec_im_3", "3: -1 -1 -1 -1 8 -1 -1 -1 -1", 3, 3, lap8,
+	    1, 0);
+	expect_kernel("kspec_im_anchor", "2x1+1+0: 1 2", 3, 1, pad, 1, 1);
+	expect_kernel("kspec_row_of_9_kept", "1 2 3 4 5 6 7 8 9;", 9, 1, NULL, 1, 1);
+	expect_kernel("kspec_log_size", "log:1.4", 13, 13, NULL, 1, 0);
+	expect_kernel("kspec_dog_size", "dog:1,2", 13, 13, NULL, 1, 0);
+	expect_kernel("kspec_unsharp_size", "unsharp:1,0.5", 7, 7, NULL, 1, 0);
+	expect_kernel("kspec_unsharp_0", "unsharp:1,0", 1, 1, NULL, 1, 1);
+	expect_error("kspec_im_count", "3x3: 1 2 3", "needs 9 values (3x3); 3 given");
+	expect_error("kspec_im_anchor_out", "3x3+3+0: 1 2 3 4 5 6 7 8 9", "outside");
+	expect_error("kspec_im_too_wide", "64x1: 1", "sides must be 1 to 63");
+	expect_error("kspec_dog_equal", "dog:1,1", "equal");
+	expect_error("kspec_dog_one", "dog:1", "two numbers");
+	expect_error("kspec_unsharp_one", "unsharp:1", "two numbers");
+	expect_error("kspec_unsharp_big", "unsharp:1,17", "AMOUNT");
+	expect_error("kspec_log_small", "log:0.1", "log sigma");
+	expect_error("kspec_log_big", "log:8", "log sigma");
+	{
+		char big[82 * 3 + 1] = "";
+		for (int i = 0; i < 81; i++)
+			strcat(big, "1 ");
+		expect_kernel("kspec_81_values_9x9", big, 9, 9, NULL, 1, 1);
+		strcat(big, "1 1 1 1");
+		expect_error("kspec_85_values", big, "not the square of an odd side");
+	}
 	{
 		char big[64 * 4 + 1] = "";
 		for (int i = 0; i < 64; i++)

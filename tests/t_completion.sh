@@ -6,7 +6,7 @@
 
 # The options a text names, one a line, sorted: -qVv is -q, -V and -v.
 options_in() {
-	grep -o -- '\(^\|[][ (,|;]\)--*[a-zA-Z][a-zA-Z0-9-]*' |
+	grep -o -- '\(^\|[][ (,|;]\)--*[a-zA-Z0-9][a-zA-Z0-9-]*' |
 	    sed 's/^[^-]*//' | awk '/^--/ || length($0) == 2 { print; next }
 	    { for (i = 2; i <= length($0); i++) print "-" substr($0, i, 1) }' |
 	    sort -u

@@ -94,7 +94,9 @@ if "$BIN/conv2d" -q --cpu -k @"$TMP/blur.k" --normalize "$SAMPLES/coins.pgm" "$T
 else
 	fail conv2d/kernel-file "@file kernel differs from the inline one"
 fi
-for k in box:3 gauss:2 gauss:1:3 sharpen laplace emboss sobelx sobely identity; do
+for k in box:3 gauss:2 gauss:1:3 sharpen laplace emboss sobelx sobely identity \
+    laplacian laplacian:4 laplacian:8 prewitt prewittx prewitty scharrx scharry \
+    log:1 dog:1,1.6 unsharp:1,1; do
 	if "$BIN/conv2d" -q --cpu -k "$k" "$SAMPLES/px2x3.pgm" "$TMP/c2n.pgm"; then
 		pass "conv2d/named/$k"
 	else
@@ -106,6 +108,101 @@ if "$BIN/conv2d" -q --cpu -k identity "$SAMPLES/coins.pgm" "$TMP/c2i.pgm" &&
 	pass conv2d/identity
 else
 	fail conv2d/identity "identity changed the image"
+fi
+
+# The classic named kernels and ImageMagick's kernel strings against a
+# computation of their own in plain Python (tests/kernels_ref.py), from
+# the definitions (OpenCV's and ImageMagick's taps, the man page's fixed
+# point), on a 48x40 corner of coins with a gradient row; signed
+# responses seen through --bias 128.  log:SIGMA is real, computed in
+# double there: one level apart at most.  Then every GPU strategy
+# against the CPU on the same kernels.
+c2ref_cases() {
+	cat <<'END'
+laplacian|laplacian|128
+laplacian:4|laplacian:4|128
+laplace|laplace|128
+prewitt|prewitt|128
+prewittx|prewittx|128
+prewitty|prewitty|128
+scharrx|scharrx|128
+scharry|scharry|128
+dog:1,2|dog:1,2|128
+dog:2,1|dog:2,1|128
+unsharp:1,0.5|unsharp:1,0.5|0
+unsharp:2.5,1.75|unsharp:2.5,1.75|0
+log:1.4|log:1.4|128
+log:0.5|log:0.5|128
+-1,-1,-1,-1,8,-1,-1,-1,-1|laplacian|128
+3x3: -1,-1,-1,-1,8,-1,-1,-1,-1|laplacian|128
+3x3+1+1: 0 -1 0 -1 4 -1 0 -1 0|laplacian:4|128
+2x2: 1 2 3 4|2x2: 1 2 3 4|0
+3x2+2+0: 1 -2 3 -4 5 6|3x2+2+0: 1 -2 3 -4 5 6|128
+END
+}
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+w, h = 384, 303
+px = d[len(d) - w * h:]
+rows = [px[y * w + 100:y * w + 148] for y in range(120, 160)]
+rows[0] = bytes(range(0, 240, 5))
+sys.stdout.buffer.write(b"P5\n48 40\n255\n" + b"".join(rows))' \
+	    "$SAMPLES/coins.pgm" >"$TMP/c2ref.pgm"
+	c2ref_cases | while IFS='|' read -r k ref bias; do
+		if ! "$BIN/conv2d" -q --cpu -k "$k" --bias "$bias" "$TMP/c2ref.pgm" \
+		    "$TMP/c2ref.got.pgm" 2>"$TMP/c2ref.err"; then
+			echo "bad $k: $(cat "$TMP/c2ref.err")"
+			continue
+		fi
+		python3 tests/kernels_ref.py "$TMP/c2ref.pgm" "$ref" --bias "$bias" \
+		    >"$TMP/c2ref.want.pgm"
+		case $k in
+		log:*)
+			python3 -c '
+import sys
+a, b = (open(f, "rb").read()[-1920:] for f in sys.argv[1:3])
+worst = max(abs(x - y) for x, y in zip(a, b))
+print("ok" if worst <= 1 and len(set(a)) > 20 else "bad", sys.argv[3], "differs by", worst)' \
+			    "$TMP/c2ref.got.pgm" "$TMP/c2ref.want.pgm" "$k" ;;
+		*)
+			if cmp -s "$TMP/c2ref.got.pgm" "$TMP/c2ref.want.pgm"; then
+				echo "ok $k"
+			else
+				echo "bad $k: differs from tests/kernels_ref.py"
+			fi ;;
+		esac
+	done >"$TMP/c2ref.log" 2>&1
+	tally conv2d/named-ref "$TMP/c2ref.log" "differs from the Python computation"
+else
+	skip conv2d/named-ref "python3 is not installed"
+fi
+for k in laplacian log:1.4 dog:1,2 unsharp:1,0.5 scharrx "3x2+2+0: 1 -2 3 -4 5 6"; do
+	"$BIN/conv2d" -q --cpu -k "$k" --bias 100 "$SAMPLES/coins.pgm" "$TMP/c2g.cpu.pgm"
+	for m in $(strategies conv2d); do
+		case $m in auto|cpu) continue ;; esac
+		if ! have_gpu; then skip "conv2d/named-gpu/$k/$m" "no GPU"; continue; fi
+		if "$BIN/conv2d" -q -m "$m" -k "$k" --bias 100 "$SAMPLES/coins.pgm" \
+		    "$TMP/c2g.pgm" && cmp -s "$TMP/c2g.pgm" "$TMP/c2g.cpu.pgm"; then
+			pass "conv2d/named-gpu/$k/$m"
+		else
+			fail "conv2d/named-gpu/$k/$m" "differs from the CPU"
+		fi
+	done
+done
+
+# A row of an odd square count of values is read as a square, with a
+# note in -v; ending it with ';' keeps it one row.
+if "$BIN/conv2d" -v --cpu -k "-1,-1,-1,-1,8,-1,-1,-1,-1" "$SAMPLES/px2x3.pgm" \
+    "$TMP/sq.pgm" 2>"$TMP/sq.err" && grep -q 'read as 3x3 rows' "$TMP/sq.err" &&
+    grep -q 'kernel 3x3' "$TMP/sq.err" &&
+    "$BIN/conv2d" -v --cpu -k "1 1 1 1 1 1 1 1 1;" "$SAMPLES/px2x3.pgm" \
+    "$TMP/sq.pgm" 2>"$TMP/sq.err" && grep -q 'kernel 9x1' "$TMP/sq.err" &&
+    ! grep -q 'read as' "$TMP/sq.err"; then
+	pass conv2d/odd-square-row
+else
+	fail conv2d/odd-square-row "$(cat "$TMP/sq.err")"
 fi
 
 

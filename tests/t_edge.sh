@@ -80,6 +80,70 @@ else
 	fail edge/verbose-threshold "$(cat "$TMP/v.err")"
 fi
 
+# Percentages and quantiles of the gradient, worked by hand: a 10x6
+# image of two halves, 0 and 50, has (--sigma 0, replicate) the Sobel
+# magnitude 200 in the two columns at the step and 0 in the other
+# eight: 80% of the pixels at 0, 20% at 200.  So q0.7 is 0, q0.85 is
+# 200, 50% of the range is 100, --high alone halves it.
+python3 -c 'import sys; sys.stdout.buffer.write(b"P5\n10 6\n255\n" + (b"\0" * 5 + b"2" * 5) * 6)' \
+    >"$TMP/step.pgm" 2>/dev/null || printf 'P5\n10 6\n255\n' >"$TMP/step.pgm"
+edge_thr_case() {
+	want=$1
+	shift
+	"$BIN/edge" -v --cpu --sigma 0 "$@" "$TMP/step.pgm" "$TMP/step.out.pgm" \
+	    2>"$TMP/step.err" || return 1
+	grep -q "low $want," "$TMP/step.err"
+}
+if ! command -v python3 >/dev/null 2>&1; then
+	skip edge/thresholds-of-histogram "python3 is not installed"
+elif edge_thr_case "0 high 200" --low q0.7 --high q0.85 &&
+    edge_thr_case "100 high 200" --low 50% --high 100% &&
+    edge_thr_case "50 high 100" --high 50% &&
+    edge_thr_case "0 high 0" --quantiles --high 0.8 &&
+    edge_thr_case "100 high 200" --quantiles --high 0.81 &&
+    edge_thr_case "20 high 200" --low 20 --high q1; then
+	pass edge/thresholds-of-histogram
+else
+	fail edge/thresholds-of-histogram "$(cat "$TMP/step.err")"
+fi
+
+# The same thresholds as numbers give the same edges; each GPU strategy
+# gives the CPU's with percentages and quantiles.
+for t in "--high q0.9" "--low q0.8 --high q0.95" "--high 30%" "--low 5% --high q0.9"; do
+	# shellcheck disable=SC2086
+	"$BIN/edge" -v --cpu $t "$SAMPLES/retina1023x517.pgm" "$TMP/eq.cpu.pgm" \
+	    2>"$TMP/eq.err"
+	lh=$(sed -n 's/.* low \([0-9.]*\) high \([0-9.]*\),.*/--low \1 --high \2/p' "$TMP/eq.err")
+	# shellcheck disable=SC2086
+	if [ -n "$lh" ] && "$BIN/edge" -q --cpu $lh "$SAMPLES/retina1023x517.pgm" \
+	    "$TMP/eq.num.pgm" && cmp -s "$TMP/eq.cpu.pgm" "$TMP/eq.num.pgm"; then
+		pass "edge/thresholds-as-numbers/$t"
+	else
+		fail "edge/thresholds-as-numbers/$t" "'$lh' differs"
+	fi
+	for m in $(strategies edge); do
+		case $m in auto|cpu) continue ;; esac
+		if ! have_gpu; then skip "edge/thresholds-gpu/$t/$m" "no GPU"; continue; fi
+		# shellcheck disable=SC2086
+		if "$BIN/edge" -q -m "$m" $t "$SAMPLES/retina1023x517.pgm" "$TMP/eq.gpu.pgm" &&
+		    cmp -s "$TMP/eq.gpu.pgm" "$TMP/eq.cpu.pgm"; then
+			pass "edge/thresholds-gpu/$t/$m"
+		else
+			fail "edge/thresholds-gpu/$t/$m" "differs from the CPU"
+		fi
+	done
+done
+for bad in "--high 101%" "--high q1.5" "--high qx" "--low 20% --high 10%" \
+    "--quantiles --high 2" "--quantiles" "--low q0.5"; do
+	# shellcheck disable=SC2086
+	"$BIN/edge" --cpu $bad "$SAMPLES/px2x3.pgm" "$TMP/x.pgm" 2>"$TMP/bad.err"
+	if [ $? = 2 ] && grep -q '^edge: ' "$TMP/bad.err"; then
+		pass "edge/thresholds-refused/$bad"
+	else
+		fail "edge/thresholds-refused/$bad" "$(cat "$TMP/bad.err")"
+	fi
+done
+
 if "$BIN/edge" --help >/dev/null && "$BIN/edge" -V | grep -q gpufilt; then
 	pass edge/help-version
 else

@@ -63,9 +63,19 @@ done
 "$BIN/sobel" -q --cpu -f jpg "$SAMPLES/coins.pgm" >"$F/stdout.jpg" 2>"$F/err"
 why="$(magic "$F/stdout.jpg"): $(cat "$F/err")"
 check formats/f-jpg-stdout eval '[ "$(magic "$F/stdout.jpg")" = ffd8ff ]'
-"$BIN/sobel" -q --cpu -f png "$SAMPLES/coins.pgm" "$F/forced.tif" 2>"$F/err"
+"$BIN/sobel" -q --cpu -f png "$SAMPLES/coins.pgm" "$F/forced.out" 2>"$F/err"
 why="$(cat "$F/err")"
-check formats/f-png-any-name eval '[ "$(magic "$F/forced.tif")" = 89504e ]'
+check formats/f-png-any-name eval '[ "$(magic "$F/forced.out")" = 89504e ]'
+# ... but not a name that says another format: -f png into x.tif is a
+# usage error and writes nothing; PNM's extensions are one format.
+"$BIN/sobel" -q --cpu -f png "$SAMPLES/coins.pgm" "$F/forced.tif" 2>"$F/err"
+st=$?
+why="exit $st: $(cat "$F/err")"
+check formats/f-contradicts-name eval '[ $st = 2 ] && [ ! -e "$F/forced.tif" ] &&
+    grep -q "f png would write PNG into a name that says TIFF" "$F/err"'
+"$BIN/sobel" -q --cpu -f pnm "$SAMPLES/coins.pgm" "$F/forced.ppm" 2>"$F/err"
+why="$(cat "$F/err")"
+check formats/f-pnm-into-ppm eval '[ "$(magic "$F/forced.ppm")" = 50350a ]'
 
 # ---- JPEG out: colour stays colour; --quality 1-100; one image per file;
 # 16 bit refused; a batch with -f jpeg writes .jpg.

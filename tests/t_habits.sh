@@ -219,7 +219,7 @@ for tool in $TOOLS; do
 	why="cut off:$bad"
 	check "habits/completion/$tool/whole" eval '[ -s "$d/cont" ] && [ -z "$bad" ]'
 	# fish: one complete command per option that --help names.
-	"$BIN/$tool" --help | grep -o -- '\(^\|[ ,]\)--*[a-zA-Z][a-zA-Z0-9-]*' |
+	"$BIN/$tool" --help | grep -o -- '\(^\|[ ,]\)--*[a-zA-Z0-9][a-zA-Z0-9-]*' |
 	    sed 's/^[ ,]*//' | sort -u >"$d/help.opts"
 	sed -n 's/.* -s \([^ ]\).*/-\1/p; s/.* -l \([^ ]*\).*/--\1/p' "$d/fish" |
 	    sort -u >"$d/fish.opts"
@@ -261,7 +261,7 @@ tool=conv2d
 bash_complete -k "" >"$d/k"
 bad=
 for k in $(cat "$d/k"); do
-	case $k in *:) k=${k}3 ;; esac
+	case $k in dog:|unsharp:) k=${k}1,2 ;; *:) k=${k}3 ;; esac
 	"$BIN/conv2d" -q --cpu -k "$k" "$SAMPLES/px2x3.pgm" "$d/x.pgm" 2>/dev/null ||
 	    bad="$bad $k"
 done

@@ -531,7 +531,10 @@ def kspec_seeds():
     return ['1 2 1; 2 4 2; 1 2 1', 'gauss:1.4', 'gauss:2:7', 'gauss:0.001',
             'box:3', 'sharpen', 'laplace', 'emboss', 'sobelx', 'sobely',
             'identity', '0.5 -0.25\n1e3 2', '1,2,1;2,4,2;1,2,1', '-1 0 1',
-            '1 2 1; 2 4', 'gauss:1e-200', '1e400']
+            '1 2 1; 2 4', 'gauss:1e-200', '1e400',
+            'log:1.4', 'dog:1,2', 'unsharp:1.5,0.75', 'laplacian:4',
+            'scharrx', '3x3: -1,-1,-1,-1,8,-1,-1,-1,-1', '2x2+0+1: 1 2 3 4',
+            '5: ' + ' '.join(['1'] * 25), ','.join(['-1'] * 4 + ['8'] + ['-1'] * 4)]
 
 
 def main():
