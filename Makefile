@@ -51,8 +51,8 @@ ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra
 # The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
 # sanitizer runtime), then LDFLAGS.
 LDFLAGS      ?=
-LDLIBS        = $(PKG_LIBS) -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread \
-                -ldl -lrt -lm
+LDLIBS_CUDA   = -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm
+LDLIBS        = $(PKG_LIBS) $(LDLIBS_CUDA)
 
 # Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they share.
 TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
@@ -80,10 +80,13 @@ TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/bench/jpeggen build/bench/jpegdec
 
 # libgpufilt as installed: the shared library (its soname the major
-# version) exporting the names of lib/gpufilt.sym alone, linked against
-# the shared CUDA runtime so that a CUDA program's streams and pointers
-# are its own; and the static one, one object whose other symbols are
-# made local.  The tools link build/libgpufilt.a, every symbol visible.
+# version) exporting the names of lib/gpufilt.sym alone; and the static
+# one, one object whose other symbols are made local.  Both hold the CUDA
+# runtime (libcudart_static.a, which opens the driver's libcuda.so.1 at
+# run time), as the tools do: they load, and run on the CPU, where CUDA
+# is not installed, and need no CUDA to link.  A CUDA program's pointers
+# and streams are the driver's, shared by every runtime in the process.
+# The tools link build/libgpufilt.a, every symbol visible.
 SO_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 LIB_SO   := build/dist/libgpufilt.so.$(VERSION)
 LIB_A    := build/dist/libgpufilt.a
@@ -101,15 +104,14 @@ $(LIB_SO): $(LIB_OBJS) build/dist/gpufilt.map
 	$(say) LD $@
 	$(Q)$(CC) -shared -Wl,-soname,libgpufilt.so.$(SO_MAJOR) \
 	    -Wl,--version-script=build/dist/gpufilt.map -Wl,--no-undefined \
-	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(PKG_LIBS) -L$(CUDA)/lib64 \
-	    -Wl,-rpath,$(CUDA)/lib64 -lcudart -lstdc++ -lpthread -ldl -lrt -lm
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(PKG_LIBS) $(LDLIBS_CUDA)
 	$(Q)ln -sf libgpufilt.so.$(VERSION) build/dist/libgpufilt.so.$(SO_MAJOR)
 	$(Q)ln -sf libgpufilt.so.$(SO_MAJOR) build/dist/libgpufilt.so
 
 $(LIB_A): $(LIB_OBJS) lib/gpufilt.sym
 	@mkdir -p $(@D)
 	$(say) AR $@
-	$(Q)$(LD) -r -o build/dist/gpufilt.o $(LIB_OBJS)
+	$(Q)$(LD) -r -o build/dist/gpufilt.o $(LIB_OBJS) -L$(CUDA)/lib64 -lcudart_static
 	$(Q)$(OBJCOPY) --keep-global-symbols=lib/gpufilt.sym build/dist/gpufilt.o
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ build/dist/gpufilt.o
@@ -372,8 +374,7 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
 	cp man/gpufilt.3 $(DESTDIR)$(MAN3DIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@PKGS@|$(PKGS)|' -e 's|@CUDALIB@|$(CUDA)/lib64|' \
-	    lib/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
+	    -e 's|@PKGS@|$(PKGS)|' lib/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
 
 # Then the directories that are left empty, up to (not with) PREFIX.
 uninstall:

@@ -59,6 +59,26 @@ else
 	why="exit $st: $(cat "$L/out" "$L/err")"
 	check lib/readme-program-error eval '[ $st -eq 1 ] && grep -q "^cannot open $L/missing.png: No such file" "$L/err"'
 
+	# Loads everywhere (issue 44): the libraries and the tools hold the
+	# CUDA runtime, so no file names it (NEEDED) and nothing opens one at
+	# run time (LD_DEBUG=files lists every file loaded, dlopen's too):
+	# the program and sobel run with the CUDA toolkit off the search path.
+	needed=$(for f in "$P/lib/libgpufilt.so.0.1" "$BIN/sobel"; do
+		readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; done | tr '\n' ' ')
+	why="NEEDED: $needed"
+	check lib/no-cuda-needed eval 'case "$needed" in *libcud*|"") false ;; esac'
+	LD_DEBUG=files LD_LIBRARY_PATH="$P/lib" "$L/edges" "$SAMPLES/coins.pgm" "$L/nocuda.png" \
+	    >"$L/out" 2>"$L/debug"
+	st=$?
+	LD_DEBUG=files LD_LIBRARY_PATH= "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" "$L/nocuda-tool.png" \
+	    2>>"$L/debug"
+	st=$st$?
+	loaded=$(grep -o 'file=libcudart[^ ]*' "$L/debug" | sort -u | tr '\n' ' ')
+	why="exit $st, loaded: $loaded $(grep -v '^ *[0-9]*:' "$L/debug" | head -3)"
+	check lib/no-cuda-runtime-loaded eval '[ $st = 00 ] && [ -z "$loaded" ] &&
+	    grep -q "file=libgpufilt.so.0 " "$L/debug" &&
+	    cmp -s "$L/nocuda.png" "$L/tool.png" && cmp -s "$L/nocuda-tool.png" "$L/tool.png"'
+
 	# Static: the archive, then what gpufilt.pc says it needs.
 	static=$(pkg-config --static --libs-only-other --libs-only-L gpufilt)
 	private=$(pkg-config --static --libs-only-l gpufilt | sed 's/-lgpufilt//')
