@@ -13,7 +13,8 @@
 #                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
-#   make install    PREFIX=/usr/local: the tools (stripped; STRIP= keeps
+#   make install    PREFIX=/usr/local, built for every GPU (GPU_ARCHS
+#                   below): the tools (stripped; STRIP= keeps
 #                   their symbols), their man pages, and bash, zsh and
 #                   fish completion under $(PREFIX)/share; the library
 #                   libgpufilt (.so and .a), gpufilt.h, gpufilt.pc and
@@ -34,8 +35,19 @@ NVCC      ?= $(CUDA)/bin/nvcc
 CC        := gcc
 CFLAGS    ?= -O2 -g
 NVCCFLAGS ?= -O3
-# Hopper machine code, plus PTX the driver can compile for older GPUs.
-GENCODE   ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
+# What nvcc builds, GPU_ARCHS: sm_NN is machine code for that GPU,
+# compute_NN PTX the driver compiles on first use for NN and newer.
+# dev (make, make test): Hopper's code and PTX for the rest, one quick
+# pass; all (make install's default): native code for the GPUs people
+# run (A100, A10/RTX 30, L4/RTX 40, H100, B200, RTX 50), and PTX for the
+# newest; or a list (make GPU_ARCHS="sm_86").  Nothing older than sm_80:
+# conv2d_fast8's tensor-core code (mma m16n8k16) needs it.  build/gencode
+# records what the objects hold: a change rebuilds them.
+GPU_ARCHS_dev := sm_90 compute_80
+GPU_ARCHS_all := sm_80 sm_86 sm_89 sm_90 sm_100 sm_120 compute_120
+GPU_ARCHS ?= $(if $(filter install,$(MAKECMDGOALS)),all,dev)
+GENCODE   ?= $(foreach a,$(or $(GPU_ARCHS_$(GPU_ARCHS)),$(GPU_ARCHS)),\
+             -gencode arch=compute_$(lastword $(subst _, ,$(a))),code=$(a))
 
 PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
              libwebpdemux
@@ -147,7 +159,11 @@ build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
     -I$(dir $(NVJPEG_H)) -DGF_CUDA_LIB='"$(CUDA)/lib64"'
 endif
 
-build/kernels/%.o: kernels/%.cu
+build/gencode: FORCE
+	@mkdir -p $(@D)
+	@echo '$(strip $(GENCODE))' | cmp -s - $@ || echo '$(strip $(GENCODE))' >$@
+
+build/kernels/%.o: kernels/%.cu build/gencode
 	@mkdir -p $(@D)
 	$(say) NVCC $<
 	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c -o $@ $<
@@ -389,7 +405,7 @@ clean:
 	rm -rf bin build
 
 .PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install \
-    uninstall clean
+    uninstall clean FORCE
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
