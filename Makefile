@@ -392,10 +392,29 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@PKGS@|$(PKGS)|' lib/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
 
+# find_package(gpufilt): the CMake package beside gpufilt.pc, with its
+# paths; the static target's libraries are what pkg-config says now.
+CMAKEDIR      ?= $(LIBDIR)/cmake/gpufilt
+LIB_INSTALLED += $(CMAKEDIR)/gpufilt-config.cmake \
+                 $(CMAKEDIR)/gpufilt-config-version.cmake
+CMAKE_SED      = -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+                 -e 's|@VERSION@|$(VERSION)|g' -e 's|@SO_MAJOR@|$(SO_MAJOR)|g' \
+                 -e 's|@STATIC_LIBS@|$(subst $() ,;,$(strip $(shell \
+                     pkg-config --static --libs $(PKGS)) $(LIBS_PRIVATE)))|'
+LIBS_PRIVATE  := $(shell sed -n 's/^Libs.private: //p' lib/gpufilt.pc.in)
+
+install: install-cmake
+install-cmake:
+	mkdir -p $(DESTDIR)$(CMAKEDIR)
+	sed $(CMAKE_SED) lib/gpufilt-config.cmake.in \
+	    >$(DESTDIR)$(CMAKEDIR)/gpufilt-config.cmake
+	sed $(CMAKE_SED) lib/gpufilt-config-version.cmake.in \
+	    >$(DESTDIR)$(CMAKEDIR)/gpufilt-config-version.cmake
+
 # Then the directories that are left empty, up to (not with) PREFIX.
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	@for d in $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
+	@for d in $(CMAKEDIR) $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
 	    $(MAN3DIR) $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
 		while [ "$${d#$(PREFIX)/}" != "$$d" ] && \
 		    rmdir "$(DESTDIR)$$d" 2>/dev/null; do d=$${d%/*}; done; \
@@ -405,7 +424,7 @@ clean:
 	rm -rf bin build
 
 .PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install \
-    uninstall clean FORCE
+    install-cmake uninstall clean FORCE
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

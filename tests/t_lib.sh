@@ -25,7 +25,8 @@ else
 	check lib/install eval '[ $st -eq 0 ] && [ -f "$P/include/gpufilt.h" ] &&
 	    [ -f "$P/lib/libgpufilt.so.0.1" ] && [ "$(readlink "$P/lib/libgpufilt.so.0")" = libgpufilt.so.0.1 ] &&
 	    [ "$(readlink "$P/lib/libgpufilt.so")" = libgpufilt.so.0 ] && [ -f "$P/lib/libgpufilt.a" ] &&
-	    [ -f "$P/lib/pkgconfig/gpufilt.pc" ] && [ -f "$P/share/man/man3/gpufilt.3" ]'
+	    [ -f "$P/lib/pkgconfig/gpufilt.pc" ] && [ -f "$P/share/man/man3/gpufilt.3" ] &&
+	    [ -f "$P/lib/cmake/gpufilt/gpufilt-config.cmake" ]'
 
 	why="soname: $(readelf -d "$P/lib/libgpufilt.so.0.1" 2>&1 | grep SONAME)"
 	check lib/soname eval 'readelf -d "$P/lib/libgpufilt.so.0.1" | grep -q "Library soname: \[libgpufilt.so.0\]"'
@@ -115,6 +116,38 @@ else
 		check lib/man-lint eval '[ -z "$(mandoc -T lint -W warning "$ROOT/man/gpufilt.3" 2>&1)" ]'
 	else
 		skip lib/man-lint "no mandoc"
+	fi
+
+	# find_package(gpufilt) (issue 44): the README's program built by CMake
+	# against the prefix, on the shared library (found at run time through
+	# CMake's build RPATH, no LD_LIBRARY_PATH) and the static one; their
+	# outputs are the tool's.  A request for version 1 finds none.
+	if ! command -v cmake >/dev/null 2>&1; then
+		skip lib/cmake "cmake is not installed"
+	else
+		C=$L/cmake
+		mkdir -p "$C"
+		cp "$L/edges.c" "$C/"
+		printf '%s\n' 'cmake_minimum_required(VERSION 3.10)' 'project(edges C)' \
+		    'find_package(gpufilt ${WANT} REQUIRED)' 'add_executable(edges edges.c)' \
+		    'target_link_libraries(edges gpufilt::gpufilt)' \
+		    'add_executable(edges-static edges.c)' \
+		    'target_link_libraries(edges-static gpufilt::static)' >"$C/CMakeLists.txt"
+		(cmake -S "$C" -B "$C/build" -DWANT=0.1 -DCMAKE_PREFIX_PATH="$P" &&
+		    cmake --build "$C/build") >"$C/log" 2>&1
+		st=$?
+		for exe in edges edges-static; do
+			[ $st -ne 0 ] || env -u LD_LIBRARY_PATH "$C/build/$exe" \
+			    "$SAMPLES/coins.pgm" "$C/$exe.png" >>"$C/log" 2>&1 || st=$?
+		done
+		why="exit $st: $(grep -i -m 3 -e error -e 'not found' "$C/log")"
+		check lib/cmake eval '[ $st -eq 0 ] && cmp -s "$C/edges.png" "$L/tool.png" &&
+		    cmp -s "$C/edges-static.png" "$L/tool.png" &&
+		    readelf -d "$C/build/edges" | grep -q "NEEDED.*libgpufilt.so.0"'
+		cmake -S "$C" -B "$C/build1" -DWANT=1 -DCMAKE_PREFIX_PATH="$P" >"$C/log1" 2>&1
+		st=$?
+		why="exit $st: $(tail -n 3 "$C/log1")"
+		check lib/cmake-version eval '[ $st -ne 0 ] && grep -q "version: 0.1" "$C/log1"'
 	fi
 
 	# make uninstall takes the library back with the tools: the prefix is
