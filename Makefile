@@ -212,6 +212,11 @@ build/bench/bench_npp.o: bench/bench_npp.c
 	$(say) CC $@
 	$(Q)$(CC) $(ALL_CFLAGS) -DGF_HAVE_NPP -MMD -MP -c -o $@ $<
 
+# The libraries alone: the Python package's build (python/setup.py) runs
+# make lib and carries build/dist/libgpufilt.so in its wheel.
+lib: $(LIB_SO) $(LIB_A)
+.PHONY: lib
+
 # ---- sanitizers and fuzzing: host code only, compiled by clang.
 # test-asan builds lib/, cmd/ and the unit tests into build/asan/ with
 # ASan and UBSan (the CUDA kernels' objects are the ones of the normal
