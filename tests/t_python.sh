@@ -17,13 +17,23 @@ pip_in() {
 	(unset MAKEFLAGS MFLAGS MAKELEVEL; GENCODE=$(cat "$ROOT/build/gencode") \
 	    "$Y/venv/bin/python" -m pip --disable-pip-version-check "$@") >"$Y/pip.log" 2>&1
 }
+# NumPy, and setuptools and wheel for the build, unless the system's
+# serve; $GF_PYTHON_EXTRA adds packages (cupy-cuda13x, torch: the GPU
+# tests), from PyPI or wherever pip is pointed (PIP_FIND_LINKS).
+python_deps() {
+	if [ -z "${GF_PYTHON_EXTRA:-}" ] &&
+	    "$Y/venv/bin/python" -c 'import numpy, setuptools, wheel' 2>/dev/null; then
+		return 0
+	fi
+	pip_in install -q numpy setuptools wheel ${GF_PYTHON_EXTRA:-}
+}
 if [ "$BUILD" != build ]; then
 	skip python "not the normal build"
 elif ! command -v python3 >/dev/null 2>&1; then
 	skip python "python3 is not installed"
 elif ! python3 -m venv --system-site-packages "$Y/venv" >"$Y/venv.log" 2>&1; then
 	skip python "python3 -m venv failed (python3-venv missing?): $(tail -n 1 "$Y/venv.log")"
-elif ! pip_in install -q numpy setuptools wheel; then
+elif ! python_deps; then
 	skip python "pip could not install numpy (no network?): $(tail -n 1 "$Y/pip.log")"
 else
 	# pip builds the wheel from the repository (what pip install ./python
