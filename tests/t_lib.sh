@@ -61,6 +61,22 @@ else
 	why="exit $st: $(cat "$L/out" "$L/err")"
 	check lib/readme-program-error eval '[ $st -eq 1 ] && grep -q "^cannot open $L/missing.png: No such file" "$L/err"'
 
+	# The GPU code installed is what the build holds (build/gencode: make
+	# install's every GPU, or as here the tree's set), as cuobjdump lists
+	# it: machine code sm_NN, PTX compute_NN.
+	cuobjdump=$(command -v cuobjdump || command -v "${CUDA:-/usr/local/cuda}/bin/cuobjdump")
+	if [ -z "$cuobjdump" ]; then
+		skip lib/gpu-code "cuobjdump is not installed"
+	else
+		want=$(tr ' ' '\n' <"$ROOT/build/gencode" | sed -n 's/.*code=//p' | sort -u | tr '\n' ' ')
+		got=$({ "$cuobjdump" --list-elf "$P/lib/libgpufilt.so.0.1" |
+		    sed -n 's/.*\.\(sm_[0-9]*\)\.cubin$/\1/p'
+		    "$cuobjdump" --list-ptx "$P/lib/libgpufilt.so.0.1" |
+		    sed -n 's/.*\.sm_\([0-9]*\)\.ptx$/compute_\1/p'; } | sort -u | tr '\n' ' ')
+		why="want $want, installed $got"
+		check lib/gpu-code eval '[ -n "$want" ] && [ "$got" = "$want" ]'
+	fi
+
 	# Loads everywhere (issue 44): the libraries and the tools hold the
 	# CUDA runtime, so no file names it (NEEDED) and nothing opens one at
 	# run time (LD_DEBUG=files lists every file loaded, dlopen's too):
