@@ -13,7 +13,8 @@
 #                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
-#   make install    PREFIX=/usr/local: the tools (stripped; STRIP= keeps
+#   make install    PREFIX=/usr/local, built for every GPU (GPU_ARCHS
+#                   below): the tools (stripped; STRIP= keeps
 #                   their symbols), their man pages, and bash, zsh and
 #                   fish completion under $(PREFIX)/share; the library
 #                   libgpufilt (.so and .a), gpufilt.h, gpufilt.pc and
@@ -34,8 +35,19 @@ NVCC      ?= $(CUDA)/bin/nvcc
 CC        := gcc
 CFLAGS    ?= -O2 -g
 NVCCFLAGS ?= -O3
-# Hopper machine code, plus PTX the driver can compile for older GPUs.
-GENCODE   ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
+# What nvcc builds, GPU_ARCHS: sm_NN is machine code for that GPU,
+# compute_NN PTX the driver compiles on first use for NN and newer.
+# dev (make, make test): Hopper's code and PTX for the rest, one quick
+# pass; all (make install's default): native code for the GPUs people
+# run (A100, A10/RTX 30, L4/RTX 40, H100, B200, RTX 50), and PTX for the
+# newest; or a list (make GPU_ARCHS="sm_86").  Nothing older than sm_80:
+# conv2d_fast8's tensor-core code (mma m16n8k16) needs it.  build/gencode
+# records what the objects hold: a change rebuilds them.
+GPU_ARCHS_dev := sm_90 compute_80
+GPU_ARCHS_all := sm_80 sm_86 sm_89 sm_90 sm_100 sm_120 compute_120
+GPU_ARCHS ?= $(if $(filter install,$(MAKECMDGOALS)),all,dev)
+GENCODE   ?= $(foreach a,$(or $(GPU_ARCHS_$(GPU_ARCHS)),$(GPU_ARCHS)),\
+             -gencode arch=compute_$(lastword $(subst _, ,$(a))),code=$(a))
 
 PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
              libwebpdemux
@@ -51,8 +63,8 @@ ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra
 # The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
 # sanitizer runtime), then LDFLAGS.
 LDFLAGS      ?=
-LDLIBS        = $(PKG_LIBS) -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread \
-                -ldl -lrt -lm
+LDLIBS_CUDA   = -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm
+LDLIBS        = $(PKG_LIBS) $(LDLIBS_CUDA)
 
 # Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they share.
 TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
@@ -81,10 +93,13 @@ TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/jpegcheck
 
 # libgpufilt as installed: the shared library (its soname the major
-# version) exporting the names of lib/gpufilt.sym alone, linked against
-# the shared CUDA runtime so that a CUDA program's streams and pointers
-# are its own; and the static one, one object whose other symbols are
-# made local.  The tools link build/libgpufilt.a, every symbol visible.
+# version) exporting the names of lib/gpufilt.sym alone; and the static
+# one, one object whose other symbols are made local.  Both hold the CUDA
+# runtime (libcudart_static.a, which opens the driver's libcuda.so.1 at
+# run time), as the tools do: they load, and run on the CPU, where CUDA
+# is not installed, and need no CUDA to link.  A CUDA program's pointers
+# and streams are the driver's, shared by every runtime in the process.
+# The tools link build/libgpufilt.a, every symbol visible.
 SO_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 LIB_SO   := build/dist/libgpufilt.so.$(VERSION)
 LIB_A    := build/dist/libgpufilt.a
@@ -102,15 +117,14 @@ $(LIB_SO): $(LIB_OBJS) build/dist/gpufilt.map
 	$(say) LD $@
 	$(Q)$(CC) -shared -Wl,-soname,libgpufilt.so.$(SO_MAJOR) \
 	    -Wl,--version-script=build/dist/gpufilt.map -Wl,--no-undefined \
-	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(PKG_LIBS) -L$(CUDA)/lib64 \
-	    -Wl,-rpath,$(CUDA)/lib64 -lcudart -lstdc++ -lpthread -ldl -lrt -lm
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(PKG_LIBS) $(LDLIBS_CUDA)
 	$(Q)ln -sf libgpufilt.so.$(VERSION) build/dist/libgpufilt.so.$(SO_MAJOR)
 	$(Q)ln -sf libgpufilt.so.$(SO_MAJOR) build/dist/libgpufilt.so
 
 $(LIB_A): $(LIB_OBJS) lib/gpufilt.sym
 	@mkdir -p $(@D)
 	$(say) AR $@
-	$(Q)$(LD) -r -o build/dist/gpufilt.o $(LIB_OBJS)
+	$(Q)$(LD) -r -o build/dist/gpufilt.o $(LIB_OBJS) -L$(CUDA)/lib64 -lcudart_static
 	$(Q)$(OBJCOPY) --keep-global-symbols=lib/gpufilt.sym build/dist/gpufilt.o
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ build/dist/gpufilt.o
@@ -146,7 +160,11 @@ build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
     -I$(dir $(NVJPEG_H)) -DGF_CUDA_LIB='"$(CUDA)/lib64"'
 endif
 
-build/kernels/%.o: kernels/%.cu
+build/gencode: FORCE
+	@mkdir -p $(@D)
+	@echo '$(strip $(GENCODE))' | cmp -s - $@ || echo '$(strip $(GENCODE))' >$@
+
+build/kernels/%.o: kernels/%.cu build/gencode
 	@mkdir -p $(@D)
 	$(say) NVCC $<
 	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c -o $@ $<
@@ -194,6 +212,11 @@ build/bench/bench_npp.o: bench/bench_npp.c
 	@mkdir -p $(@D)
 	$(say) CC $@
 	$(Q)$(CC) $(ALL_CFLAGS) -DGF_HAVE_NPP -MMD -MP -c -o $@ $<
+
+# The libraries alone: the Python package's build (python/setup.py) runs
+# make lib and carries build/dist/libgpufilt.so in its wheel.
+lib: $(LIB_SO) $(LIB_A)
+.PHONY: lib
 
 # ---- sanitizers and fuzzing: host code only, compiled by clang.
 # test-asan builds lib/, cmd/ and the unit tests into build/asan/ with
@@ -381,13 +404,31 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
 	cp man/gpufilt.3 $(DESTDIR)$(MAN3DIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@PKGS@|$(PKGS)|' -e 's|@CUDALIB@|$(CUDA)/lib64|' \
-	    lib/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
+	    -e 's|@PKGS@|$(PKGS)|' lib/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
+
+# find_package(gpufilt): the CMake package beside gpufilt.pc, with its
+# paths; the static target's libraries are what pkg-config says now.
+CMAKEDIR      ?= $(LIBDIR)/cmake/gpufilt
+LIB_INSTALLED += $(CMAKEDIR)/gpufilt-config.cmake \
+                 $(CMAKEDIR)/gpufilt-config-version.cmake
+CMAKE_SED      = -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+                 -e 's|@VERSION@|$(VERSION)|g' -e 's|@SO_MAJOR@|$(SO_MAJOR)|g' \
+                 -e 's|@STATIC_LIBS@|$(subst $() ,;,$(strip $(shell \
+                     pkg-config --static --libs $(PKGS)) $(LIBS_PRIVATE)))|'
+LIBS_PRIVATE  := $(shell sed -n 's/^Libs.private: //p' lib/gpufilt.pc.in)
+
+install: install-cmake
+install-cmake:
+	mkdir -p $(DESTDIR)$(CMAKEDIR)
+	sed $(CMAKE_SED) lib/gpufilt-config.cmake.in \
+	    >$(DESTDIR)$(CMAKEDIR)/gpufilt-config.cmake
+	sed $(CMAKE_SED) lib/gpufilt-config-version.cmake.in \
+	    >$(DESTDIR)$(CMAKEDIR)/gpufilt-config-version.cmake
 
 # Then the directories that are left empty, up to (not with) PREFIX.
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	@for d in $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
+	@for d in $(CMAKEDIR) $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
 	    $(MAN3DIR) $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
 		while [ "$${d#$(PREFIX)/}" != "$$d" ] && \
 		    rmdir "$(DESTDIR)$$d" 2>/dev/null; do d=$${d%/*}; done; \
@@ -397,7 +438,7 @@ clean:
 	rm -rf bin build
 
 .PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install \
-    uninstall clean
+    install-cmake uninstall clean FORCE
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

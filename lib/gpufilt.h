@@ -141,10 +141,10 @@ int gf_edge(gf_context *ctx, const gf_image *in, gf_image *out,
  * maxval.  The work is queued in stream order; a call returns before it
  * ends, except that -t auto and --auto wait for stream to read their
  * threshold back, and a conv2d kernel whose taps differ from the last
- * one's on the device waits for the device.  libgpufilt.so links the
- * shared CUDA runtime (libcudart.so): link the program with it too
- * (nvcc -cudart shared), so that one runtime holds the program's streams
- * and pointers and the library's.
+ * one's on the device waits for the device.  The library holds its own
+ * CUDA runtime (static), beside any the program links: device pointers
+ * and streams are the driver's, the same in every runtime of a process
+ * (a cudaStream_t is a CUstream), so the program's may be passed here.
  */
 struct CUstream_st;
 int gf_sobel_device(gf_context *ctx, const gf_image *in, const gf_image *out,

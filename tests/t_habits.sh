@@ -284,7 +284,7 @@ else
 	P=$H/prefix
 	inst() {
 		(unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$ROOT" --no-print-directory \
-		    "$@" PREFIX="$P") >"$H/make.log" 2>&1
+		    "$@" PREFIX="$P" GENCODE="$(cat "$ROOT/build/gencode")") >"$H/make.log" 2>&1
 	}
 	inst install
 	st=$?

@@ -16,15 +16,17 @@ else
 	L=$TMP/lib
 	P=$L/prefix
 	mkdir -p "$L"
-	# make from the test: a parent make's jobserver is not ours to use.
+	# make from the test: a parent make's jobserver is not ours to use;
+	# the GPU code as built (build/gencode), not install's every GPU.
 	(cd "$ROOT" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install \
-	    PREFIX="$P" >"$L/install.log" 2>&1)
+	    PREFIX="$P" GENCODE="$(cat build/gencode)" >"$L/install.log" 2>&1)
 	st=$?
 	why="exit $st: $(tail -n 5 "$L/install.log")"
 	check lib/install eval '[ $st -eq 0 ] && [ -f "$P/include/gpufilt.h" ] &&
 	    [ -f "$P/lib/libgpufilt.so.0.1" ] && [ "$(readlink "$P/lib/libgpufilt.so.0")" = libgpufilt.so.0.1 ] &&
 	    [ "$(readlink "$P/lib/libgpufilt.so")" = libgpufilt.so.0 ] && [ -f "$P/lib/libgpufilt.a" ] &&
-	    [ -f "$P/lib/pkgconfig/gpufilt.pc" ] && [ -f "$P/share/man/man3/gpufilt.3" ]'
+	    [ -f "$P/lib/pkgconfig/gpufilt.pc" ] && [ -f "$P/share/man/man3/gpufilt.3" ] &&
+	    [ -f "$P/lib/cmake/gpufilt/gpufilt-config.cmake" ]'
 
 	why="soname: $(readelf -d "$P/lib/libgpufilt.so.0.1" 2>&1 | grep SONAME)"
 	check lib/soname eval 'readelf -d "$P/lib/libgpufilt.so.0.1" | grep -q "Library soname: \[libgpufilt.so.0\]"'
@@ -58,6 +60,42 @@ else
 	st=$?
 	why="exit $st: $(cat "$L/out" "$L/err")"
 	check lib/readme-program-error eval '[ $st -eq 1 ] && grep -q "^cannot open $L/missing.png: No such file" "$L/err"'
+
+	# The GPU code installed is what the build holds (build/gencode: make
+	# install's every GPU, or as here the tree's set), as cuobjdump lists
+	# it: machine code sm_NN, PTX compute_NN.
+	cuobjdump=$(command -v cuobjdump || command -v "${CUDA:-/usr/local/cuda}/bin/cuobjdump")
+	if [ -z "$cuobjdump" ]; then
+		skip lib/gpu-code "cuobjdump is not installed"
+	else
+		want=$(tr ' ' '\n' <"$ROOT/build/gencode" | sed -n 's/.*code=//p' | sort -u | tr '\n' ' ')
+		got=$({ "$cuobjdump" --list-elf "$P/lib/libgpufilt.so.0.1" |
+		    sed -n 's/.*\.\(sm_[0-9]*\)\.cubin$/\1/p'
+		    "$cuobjdump" --list-ptx "$P/lib/libgpufilt.so.0.1" |
+		    sed -n 's/.*\.sm_\([0-9]*\)\.ptx$/compute_\1/p'; } | sort -u | tr '\n' ' ')
+		why="want $want, installed $got"
+		check lib/gpu-code eval '[ -n "$want" ] && [ "$got" = "$want" ]'
+	fi
+
+	# Loads everywhere (issue 44): the libraries and the tools hold the
+	# CUDA runtime, so no file names it (NEEDED) and nothing opens one at
+	# run time (LD_DEBUG=files lists every file loaded, dlopen's too):
+	# the program and sobel run with the CUDA toolkit off the search path.
+	needed=$(for f in "$P/lib/libgpufilt.so.0.1" "$BIN/sobel"; do
+		readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; done | tr '\n' ' ')
+	why="NEEDED: $needed"
+	check lib/no-cuda-needed eval 'case "$needed" in *libcud*|"") false ;; esac'
+	LD_DEBUG=files LD_LIBRARY_PATH="$P/lib" "$L/edges" "$SAMPLES/coins.pgm" "$L/nocuda.png" \
+	    >"$L/out" 2>"$L/debug"
+	st=$?
+	LD_DEBUG=files LD_LIBRARY_PATH= "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" "$L/nocuda-tool.png" \
+	    2>>"$L/debug"
+	st=$st$?
+	loaded=$(grep -o 'file=libcudart[^ ]*' "$L/debug" | sort -u | tr '\n' ' ')
+	why="exit $st, loaded: $loaded $(grep -v '^ *[0-9]*:' "$L/debug" | head -3)"
+	check lib/no-cuda-runtime-loaded eval '[ $st = 00 ] && [ -z "$loaded" ] &&
+	    grep -q "file=libgpufilt.so.0 " "$L/debug" &&
+	    cmp -s "$L/nocuda.png" "$L/tool.png" && cmp -s "$L/nocuda-tool.png" "$L/tool.png"'
 
 	# Static: the archive, then what gpufilt.pc says it needs.
 	static=$(pkg-config --static --libs-only-other --libs-only-L gpufilt)
@@ -94,6 +132,38 @@ else
 		check lib/man-lint eval '[ -z "$(mandoc -T lint -W warning "$ROOT/man/gpufilt.3" 2>&1)" ]'
 	else
 		skip lib/man-lint "no mandoc"
+	fi
+
+	# find_package(gpufilt) (issue 44): the README's program built by CMake
+	# against the prefix, on the shared library (found at run time through
+	# CMake's build RPATH, no LD_LIBRARY_PATH) and the static one; their
+	# outputs are the tool's.  A request for version 1 finds none.
+	if ! command -v cmake >/dev/null 2>&1; then
+		skip lib/cmake "cmake is not installed"
+	else
+		C=$L/cmake
+		mkdir -p "$C"
+		cp "$L/edges.c" "$C/"
+		printf '%s\n' 'cmake_minimum_required(VERSION 3.10)' 'project(edges C)' \
+		    'find_package(gpufilt ${WANT} REQUIRED)' 'add_executable(edges edges.c)' \
+		    'target_link_libraries(edges gpufilt::gpufilt)' \
+		    'add_executable(edges-static edges.c)' \
+		    'target_link_libraries(edges-static gpufilt::static)' >"$C/CMakeLists.txt"
+		(cmake -S "$C" -B "$C/build" -DWANT=0.1 -DCMAKE_PREFIX_PATH="$P" &&
+		    cmake --build "$C/build") >"$C/log" 2>&1
+		st=$?
+		for exe in edges edges-static; do
+			[ $st -ne 0 ] || env -u LD_LIBRARY_PATH "$C/build/$exe" \
+			    "$SAMPLES/coins.pgm" "$C/$exe.png" >>"$C/log" 2>&1 || st=$?
+		done
+		why="exit $st: $(grep -i -m 3 -e error -e 'not found' "$C/log")"
+		check lib/cmake eval '[ $st -eq 0 ] && cmp -s "$C/edges.png" "$L/tool.png" &&
+		    cmp -s "$C/edges-static.png" "$L/tool.png" &&
+		    readelf -d "$C/build/edges" | grep -q "NEEDED.*libgpufilt.so.0"'
+		cmake -S "$C" -B "$C/build1" -DWANT=1 -DCMAKE_PREFIX_PATH="$P" >"$C/log1" 2>&1
+		st=$?
+		why="exit $st: $(tail -n 3 "$C/log1")"
+		check lib/cmake-version eval '[ $st -ne 0 ] && grep -q "version: 0.1" "$C/log1"'
 	fi
 
 	# make uninstall takes the library back with the tools: the prefix is
