@@ -410,6 +410,70 @@ def webp_vp8x(w, h, flags=0, rest=b''):
     return b'RIFF' + struct.pack('<I', len(body)) + body
 
 
+def webp_chunk(tag, data):
+    """A RIFF chunk, padded to an even length."""
+    return tag + struct.pack('<I', len(data)) + data + b'\0' * (len(data) & 1)
+
+
+def webp_riff(chunks):
+    return b'RIFF' + struct.pack('<I', 4 + len(chunks)) + b'WEBP' + chunks
+
+
+def vp8l_blank(w, h):
+    """VP8L data of a w x h image that every prefix code of one symbol
+    codes in no bits at all: its header, then no transform, no colour
+    cache, one group of five one-symbol codes."""
+    bits = (w - 1) | (h - 1) << 14          # no alpha, version 0
+    acc = [(bits >> i) & 1 for i in range(32)] + [0, 0, 0] + [1, 0, 0, 0] * 5
+    acc += [0] * (-len(acc) % 8)
+    return b'\x2f' + bytes(sum(acc[i + k] << k for k in range(8))
+                            for i in range(0, len(acc), 8))
+
+
+def webp_anim(cw, ch, fw, fh, frames=1, frame_data=None):
+    """An animation of a cw x ch canvas and frames of fw x fh at (0, 0)."""
+    vp8x = struct.pack('<B3x', 0x02) + struct.pack('<I', cw - 1)[:3] + \
+        struct.pack('<I', ch - 1)[:3]
+    data = frame_data or webp_chunk(b'VP8L', vp8l_blank(fw, fh))
+    anmf = struct.pack('<I', 0)[:3] * 2 + struct.pack('<I', fw - 1)[:3] + \
+        struct.pack('<I', fh - 1)[:3] + struct.pack('<I', 100)[:3] + b'\0' + data
+    return webp_riff(webp_chunk(b'VP8X', vp8x) +
+                     webp_chunk(b'ANIM', bytes(4) + b'\0\0') +
+                     webp_chunk(b'ANMF', anmf) * frames)
+
+
+def webp_resized(webp, w, h):
+    """A lossy WebP (simple, or VP8X) whose VP8 frame header, and canvas,
+    say w x h: its data still the small image's."""
+    b = bytearray(webp)
+    at = b.index(b'VP8 ') + 8
+    struct.pack_into('<HH', b, at + 6, w, h)
+    if b[12:16] == b'VP8X':
+        b[24:27] = struct.pack('<I', w - 1)[:3]
+        b[27:30] = struct.pack('<I', h - 1)[:3]
+    return bytes(b)
+
+
+def regressions45():
+    """Issue 45's reproducers (WebP, PNG): each refused in 3 s and 400 MB."""
+    w = webp_seeds()
+    return {
+        # 2: a 16384x16384 canvas, one 1x1 frame.
+        'regress-webp-anim-canvas-16384.webp': webp_anim(16384, 16384, 1, 1),
+        # 3: lossless of no data; lossy and lossy+alpha of an 8x8's data.
+        'regress-webp-vp8l-blank-16384.webp':
+            webp_riff(webp_chunk(b'VP8L', vp8l_blank(16384, 16384))),
+        'regress-webp-vp8-16383.webp': webp_resized(w['lossy-rgb.webp'],
+                                                    16383, 16383),
+        'regress-webp-alph-16383.webp': webp_resized(w['lossy-rgba.webp'],
+                                                     16383, 16383),
+        # Small legitimate ones of the same shapes, read.
+        'webp-vp8l-blank-64.webp':
+            webp_riff(webp_chunk(b'VP8L', vp8l_blank(64, 64))),
+        'webp-anim-3-frames.webp': webp_anim(8, 8, 4, 4, 3),
+    }
+
+
 def regressions():
     """Issue 10's reproducers: each must be refused, quickly, with a message."""
     esc = b'\x89PNG\r\n\x1a\n' + png_chunk(b'IHDR', struct.pack(
@@ -543,6 +607,7 @@ def main():
     files = image_seeds()
     files.update(regressions())
     files.update(regressions31())
+    files.update(regressions45())
     here = os.path.dirname(os.path.abspath(__file__))
     real = os.path.join(here, '..', '..', 'samples', 'small.jpg')
     if os.path.exists(real):        # a real photograph's JPEG tables
