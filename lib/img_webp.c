@@ -91,6 +91,14 @@ webp_most(long w, long h)
 	return (unsigned long long)w * (unsigned long long)h * 8 + IMG_INPUT_SLACK;
 }
 
+/* Whether the sniffed header is a VP8X's that says the file is an animation. */
+static int
+webp_animated(const struct img_reader *r)
+{
+	return r->nhead >= 21 && memcmp(r->head + 12, "VP8X", 4) == 0 &&
+	    (r->head[20] & 0x02);
+}
+
 /*
  * What a frame's data may show, a bound set as GIF's screen rule is
  * (img_stb.c).  Lossy (VP8): every macroblock of 16 x 16 pixels takes
@@ -130,6 +138,10 @@ webp_check_head(struct img_reader *r, struct webp_head *hd, struct gf_err *e)
 	if (webp_parse_head(r, r->head, r->nhead, &h, e) < 0 ||
 	    img_check_size(r, h.width, h.height, 4, 255, e) < 0)
 		return -1;
+	if (!webp_animated(r) && h.riff > webp_most(h.width, h.height))
+		return gf_fail(e, "%s: a %ld x %ld WebP needs at most %llu bytes, "
+		    "and its RIFF header says %lu", r->name, h.width, h.height,
+		    webp_most(h.width, h.height), h.riff);
 	if (img_reader_file(r, &start, &size) && (unsigned long long)size <
 	    h.riff)
 		return gf_fail(e, "%s: WebP is cut short: its header says %lu "
@@ -322,15 +334,10 @@ webp_input(struct img_reader *r, const struct webp_head *hd,
     struct img_input *in, struct gf_err *e)
 {
 	unsigned long long most = webp_most(hd->width, hd->height), pos, n;
-	int anim = r->nhead >= 21 && memcmp(r->head + 12, "VP8X", 4) == 0 &&
-	    (r->head[20] & 0x02), frames = 0, keep;
+	int anim = webp_animated(r), frames = 0, keep;
 	unsigned char *b, ch[8];
 	size_t len, room = 1u << 12, got, want;
 
-	if (!anim && hd->riff > most)
-		return gf_fail(e, "%s: a %ld x %ld WebP needs at most %llu bytes, "
-		    "and its RIFF header says %lu", r->name, hd->width, hd->height,
-		    most, hd->riff);
 	if ((b = malloc(room)) == NULL)
 		return gf_fail(e, "out of memory reading %s", r->name);
 	pos = len = img_reader_bytes(r, b, 12);

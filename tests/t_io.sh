@@ -66,7 +66,7 @@ regress-pam-line-253.pam|bad PNM header in image 1: line 3 is too long
 regress-pam-nul.pam|bad PNM header in image 1: line 3 has a control byte
 regress-bmp-palette-negative.bmp|the BMP's pixels begin at byte 52, inside its headers
 regress-bmp-palette-short.bmp|the BMP's pixels use colour 200 of a palette of 4
-regress-bmp-short-read.bmp|cannot decode the image: unknown image type
+regress-bmp-short-read.bmp|the BMP's pixels begin at byte 0, inside its headers
 regress-bmp-short-header.bmp|the BMP's pixels begin at byte 9, inside its headers
 regress-bmp-core-palette.bmp|a BMP of the OS/2 core header whose pixels use colour 0: the reader (stb) takes only the first 0 colours
 END

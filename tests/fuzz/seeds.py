@@ -79,6 +79,17 @@ def paeth(a, b, c):
     return a if pa <= pb and pa <= pc else b if pb <= pc else c
 
 
+def adam7_bytes(w, h, bpp):
+    """The bytes of an interlaced image's passes, a filter byte a row."""
+    n = 0
+    for x0, y0, dx, dy in ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8),
+                           (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)):
+        cols, rows = (w - x0 + dx - 1) // dx, (h - y0 + dy - 1) // dy
+        if cols > 0 and rows > 0:
+            n += rows * (1 + cols * bpp)
+    return n
+
+
 def png_seeds():
     s = {}
     for color in (0, 2, 4, 6):
@@ -338,7 +349,7 @@ def image_seeds():
                                 png_chunk(b'PLTE', b'\0\0\0\x10\x20\x30\xff\xfe\xfd') +
                                 png_chunk(b'tRNS', b'\x80'))
     s['interlaced.png'] = png(9, 9, 8, 2, b'', interlace=1,
-                              idat=zlib.compress(bytes(600)))
+                              idat=zlib.compress(bytes(adam7_bytes(9, 9, 3))))
     s['gray.jpg'] = jpeg(16, 8, 1)
     s['exif-orientation-6.jpg'] = exif_jpeg(6)
     s['exif-orientation-99.jpg'] = exif_jpeg(99)
@@ -454,6 +465,24 @@ def webp_resized(webp, w, h):
     return bytes(b)
 
 
+def zlib_zeros(n, chunk=1 << 20):
+    """A zlib stream of n zeros (n a multiple of chunk) made quickly: one
+    chunk compressed after a full flush codes the same bytes every time,
+    so it is repeated, and the checksum is put right."""
+    c = zlib.compressobj(9)
+    head = c.compress(bytes(chunk)) + c.flush(zlib.Z_FULL_FLUSH)
+    body = c.compress(bytes(chunk)) + c.flush(zlib.Z_FULL_FLUSH)
+    tail = c.flush()[:-4]
+    b = n % 65521
+    return head + body * (n // chunk - 1) + tail + struct.pack('>I', b << 16 | 1)
+
+
+def png_surplus(out, w=8, h=8):
+    """A w x h gray PNG whose image data inflates to out bytes: its rows,
+    then zeros past them."""
+    return png(w, h, 8, 0, b'', idat=zlib_zeros(out))
+
+
 def regressions45():
     """Issue 45's reproducers (WebP, PNG): each refused in 3 s and 400 MB."""
     w = webp_seeds()
@@ -467,6 +496,8 @@ def regressions45():
                                                     16383, 16383),
         'regress-webp-alph-16383.webp': webp_resized(w['lossy-rgba.webp'],
                                                      16383, 16383),
+        # 9: an 8x8 PNG whose image data inflates to 4 MiB.
+        'regress-png-surplus-4m.png': png_surplus(4 << 20),
         # Small legitimate ones of the same shapes, read.
         'webp-vp8l-blank-64.webp':
             webp_riff(webp_chunk(b'VP8L', vp8l_blank(64, 64))),
@@ -633,4 +664,5 @@ def main():
             f.write(text)
 
 
-main()
+if __name__ == '__main__':
+    main()
