@@ -481,7 +481,9 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	if (r->tiff != NULL) {          /* the next page of a TIFF */
 		if ((ret = img_tiff_read(r, img, e)) > 0)
 			r->nread++;
-		return ret;
+		if (ret != 0 || r->done)
+			return ret;
+		/* past its last page, from a pipe: what follows it */
 	}
 	if (r->done)
 		return 0;

@@ -305,6 +305,20 @@ i45_case webp-jpeg-webp "$W45/want-webp" 0 "" "$HS/lossless-rgb.webp" \
 i45_case webp-junk "$W45/lossless-rgb.webp.pgm" 1 \
     "garbage after image 1: byte 4a where the next PNM, WebP, PNG or JPEG image" \
     "$HS/lossless-rgb.webp" "$W45/junk"
+# A TIFF from a pipe ends where its pages do (a file is a TIFF whole).
+"$BIN/sobel" -q --cpu "$HS/pages3.tif" - >"$W45/pages3.tif.pgm"
+cat "$HS/pages3.tif" "$SAMPLES/small.jpg" | "$BIN/sobel" -q --cpu - - \
+    >"$W45/out" 2>"$H/err"
+st=$?
+why="exit $st, $(cmp "$W45/out" "$W45/pages3.tif.pgm" 2>&1): $(head -c 300 "$H/err")"
+check hostile/i45-stream/tiff-jpeg/pipe eval '[ $st -eq 1 ] &&
+    cmp -s "$W45/out" "$W45/pages3.tif.pgm" &&
+    grep -q "garbage after image 3: byte ff where the end of the stream should be (a TIFF cannot tell" "$H/err"'
+(cat "$HS/pages3.tif"; printf '\n') | "$BIN/sobel" -q --cpu - - >"$W45/out" 2>"$H/err"
+st=$?
+why="exit $st: $(head -c 300 "$H/err")"
+check hostile/i45-stream/tiff-space/pipe eval '[ $st -eq 0 ] &&
+    cmp -s "$W45/out" "$W45/pages3.tif.pgm"'
 for f in rgb24.bmp rgb24.tga rle24.tga index0.gif; do
 	ext=${f##*.}
 	fmt=$(echo "$ext" | tr a-z A-Z)
