@@ -220,7 +220,7 @@ webp_find(const unsigned char *p, size_t n, const char *tag,
 {
 	size_t pos = 0;
 
-	while (n - pos >= 8) {
+	while (pos <= n && n - pos >= 8) {     /* a padded chunk may end at n + 1 */
 		unsigned long len = img_le32(p + pos + 4);
 		if (tag != NULL ? memcmp(p + pos, tag, 4) == 0 :
 		    memcmp(p + pos, "VP8 ", 4) == 0 || memcmp(p + pos, "VP8L", 4) == 0) {

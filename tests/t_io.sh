@@ -62,6 +62,12 @@ regress-tiff-ifd-loop.tif|cannot read TIFF page 2: its directory
 regress-webp-20000.webp|20000 x 20000 = 400000000 pixels, more than the limit
 regress-webp-truncated.webp|WebP is cut short: its header says
 regress-webp-no-frame.webp|bad WebP
+regress-webp-odd-chunk-end.webp|bad WebP animation: its chunks do not parse
+regress-webp-anim-canvas-16384.webp|the WebP animation's canvas is 16384 x 16384 pixels
+regress-webp-vp8l-blank-16384.webp|a lossless WebP of 16384 x 16384 = 268435456 pixels
+regress-webp-vp8-16383.webp|a lossy WebP of 16383 x 16383 pixels has 1048576 macroblocks
+regress-webp-alph-16383.webp|a lossy WebP of 16383 x 16383 pixels has 1048576 macroblocks
+regress-png-surplus-4m.png|its image data goes on past its last row
 regress-pam-line-253.pam|bad PNM header in image 1: line 3 is too long
 regress-pam-nul.pam|bad PNM header in image 1: line 3 has a control byte
 regress-bmp-palette-negative.bmp|the BMP's pixels begin at byte 52, inside its headers

@@ -498,6 +498,16 @@ def regressions45():
                                                      16383, 16383),
         # 9: an 8x8 PNG whose image data inflates to 4 MiB.
         'regress-png-surplus-4m.png': png_surplus(4 << 20),
+        # An odd chunk length whose padding ends one byte past the data:
+        # the chunk walk read past it (found by fuzz_webp).
+        'regress-webp-odd-chunk-end.webp': bytes.fromhex(
+            '524946468c00000057454250565038580a000000120000000200000100000000'
+            '0000000000000000000000000000000000000000000000000000000000000000'
+            '0000000000000000000000000000000000006b00000000000000000000000000'
+            '0000000000000000000000000000000000000000000000000000000000000000'
+            '0000000000000000000000000000000000000000000000000000000000000041'
+            '4e494d06000000ffffffff0000414e4d462c0000000000ff010c6e284944ff03'
+            '00'),
         # Small legitimate ones of the same shapes, read.
         'webp-vp8l-blank-64.webp':
             webp_riff(webp_chunk(b'VP8L', vp8l_blank(64, 64))),
@@ -633,7 +643,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit('usage: seeds.py OUTDIR')
     out = sys.argv[1]
-    for d in ('img', 'png', 'tiff', 'kspec'):
+    for d in ('img', 'png', 'tiff', 'webp', 'kspec'):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     files = image_seeds()
     files.update(regressions())
@@ -651,9 +661,17 @@ def main():
         with open(os.path.join(out, 'img', name), 'wb') as f:
             f.write(data)
     for name, data in files.items():
-        if name.endswith('.tif'):
-            with open(os.path.join(out, 'tiff', name), 'wb') as f:
-                f.write(data)
+        for ext, d in (('.tif', 'tiff'), ('.webp', 'webp')):
+            if name.endswith(ext):
+                with open(os.path.join(out, d, name), 'wb') as f:
+                    f.write(data)
+    # A WebP, then what may follow it in a stream (issue 45).
+    w = files['lossless-rgb.webp']
+    for name, tail in (('then-jpeg', files['gray.jpg']), ('then-webp', w),
+                       ('then-junk', b'JUNK'), ('then-space', b'\n ')):
+        with open(os.path.join(out, 'webp', 'stream-' + name + '.webp'),
+                  'wb') as f:
+            f.write(w + tail)
     files.update(png_seeds())
     for name, data in files.items():
         if name.endswith('.png'):
