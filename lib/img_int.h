@@ -75,7 +75,7 @@ const struct img_format_row *img_format_sniff(const unsigned char *b,
 
 /*
  * The names of the formats read that have every one of flags, joined by
- * ", " and last ("PNM, PNG or JPEG"), in buf (n bytes): buf.
+ * ", " and last ("PNM, WebP, PNG or JPEG"), in buf (n bytes): buf.
  */
 const char *img_format_names(unsigned flags, const char *last, char *buf,
     size_t n);
