@@ -562,8 +562,9 @@ png_file_extent(int fd, off_t start, off_t size)
 
 /*
  * The most bytes of the PNG of r's stream held in memory: what its
- * header allows (png_most; 16 MiB for a header that is not sound, which
- * the decoders refuse), at most what the pixel limit allows.
+ * header allows (png_most; 16 MiB for a header that is not sound or has
+ * sides past GF_MAX_DIM, which the decoders refuse), at most what the
+ * pixel limit allows.
  */
 struct png_cap {
 	long long most;
@@ -577,7 +578,8 @@ png_cap(struct img_reader *r, struct png_cap *c)
 {
 	unsigned long long hd;
 
-	c->sound = png_header_parse(r->head, r->nhead, &c->h);
+	c->sound = png_header_parse(r->head, r->nhead, &c->h) &&
+	    c->h.width <= GF_MAX_DIM && c->h.height <= GF_MAX_DIM;
 	hd = c->sound ? png_most(&c->h) : IMG_INPUT_SLACK;
 	c->most = img_input_cap(r->max_pixels);
 	c->by_header = hd < (unsigned long long)c->most;
