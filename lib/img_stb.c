@@ -97,7 +97,8 @@ bmp_head(const unsigned char *b, size_t n, struct stb_head *h)
 	rows = (unsigned long long)(h->h < 0 ? -h->h : h->h);
 	stride = ((unsigned long long)(h->w > 0 ? h->w : 0) * h->bpp + 31) / 32 * 4;
 	h->need = img_le32(b + 10);
-	h->exact = comp == 0 || comp == 3 || comp == 6;
+	/* stb reads its compression as an int: a negative one is uncompressed. */
+	h->exact = comp == 0 || comp == 3 || comp == 6 || (int32_t)comp < 0;
 	if (h->exact && h->w <= GF_MAX_DIM && rows <= GF_MAX_DIM)
 		h->need += stride * rows;
 	h->size = img_le32(b + 2);

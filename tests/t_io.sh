@@ -68,6 +68,7 @@ regress-webp-vp8l-blank-16384.webp|a lossless WebP of 16384 x 16384 = 268435456 
 regress-webp-vp8-16383.webp|a lossy WebP of 16383 x 16383 pixels has 1048576 macroblocks
 regress-webp-alph-16383.webp|a lossy WebP of 16383 x 16383 pixels has 1048576 macroblocks
 regress-png-surplus-4m.png|its image data goes on past its last row
+regress-bmp-negative-compression.bmp|BMP image is truncated: .* implies 3000054 bytes, the file has 56
 regress-pam-line-253.pam|bad PNM header in image 1: line 3 is too long
 regress-pam-nul.pam|bad PNM header in image 1: line 3 has a control byte
 regress-bmp-palette-negative.bmp|the BMP's pixels begin at byte 52, inside its headers

@@ -508,6 +508,12 @@ def regressions45():
             '0000000000000000000000000000000000000000000000000000000000000041'
             '4e494d06000000ffffffff0000414e4d462c0000000000ff010c6e284944ff03'
             '00'),
+        # A 1000x1000 BMP of 56 bytes whose compression, negative as stb
+        # reads it, stb takes for none: not weighed as uncompressed, it
+        # was decoded from zeros (found by fuzz_img).
+        'regress-bmp-negative-compression.bmp': bytes.fromhex(
+            '424df6c62d00000002003600000028000000e8030000e8030000010018000000'
+            '00d500c0c62df400130b0000130b00000000000000000000'),
         # Small legitimate ones of the same shapes, read.
         'webp-vp8l-blank-64.webp':
             webp_riff(webp_chunk(b'VP8L', vp8l_blank(64, 64))),
