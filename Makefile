@@ -78,7 +78,8 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
 
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/gpu_probe build/bench/framegen build/bench/cpuops \
-            build/bench/jpeggen build/bench/jpegdec
+            build/bench/jpeggen build/bench/jpegdec build/bench/jpegdamage \
+            build/tests/jpegcheck
 
 # libgpufilt as installed: the shared library (its soname the major
 # version) exporting the names of lib/gpufilt.sym alone, linked against
@@ -272,6 +273,11 @@ build/fuzz/fuzz_webp: tests/fuzz/fuzz_webp.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/l
 	    $(filter %.c %.o,$^) \
 	    $(PKG_LIBS) -lpthread -lm
 
+build/fuzz/fuzz_jpegcheck: tests/fuzz/fuzz_jpegcheck.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
+	    $(filter %.c %.o,$^) \
+	    $(PKG_LIBS) -lpthread -lm
+
 build/fuzz/fuzz_kspec: tests/fuzz/fuzz_kspec.c $(FUZZ_KSPEC_SRC:lib/%.c=build/fuzz/lib/%.o)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
 	    $(filter %.c %.o,$^) \
@@ -280,10 +286,10 @@ build/fuzz/fuzz_kspec: tests/fuzz/fuzz_kspec.c $(FUZZ_KSPEC_SRC:lib/%.c=build/fu
 # Seeds from tests/fuzz/seeds.py; what the fuzzers find accumulates in
 # build/fuzz/corpus, crashes land in build/fuzz/ (crash-*, timeout-*).
 fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
-    build/fuzz/fuzz_webp build/fuzz/fuzz_kspec
+    build/fuzz/fuzz_webp build/fuzz/fuzz_kspec build/fuzz/fuzz_jpegcheck
 	python3 tests/fuzz/seeds.py build/fuzz/seeds
 	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/png build/fuzz/corpus/tiff \
-	    build/fuzz/corpus/webp build/fuzz/corpus/kspec
+	    build/fuzz/corpus/webp build/fuzz/corpus/kspec build/fuzz/corpus/jpeg
 	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_img -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/img build/fuzz/seeds/img
@@ -296,6 +302,9 @@ fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
 	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_webp -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/webp build/fuzz/seeds/webp
+	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_jpegcheck -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/jpeg build/fuzz/seeds/jpeg
 	build/fuzz/fuzz_kspec -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz/ \
 	    build/fuzz/corpus/kspec build/fuzz/seeds/kspec

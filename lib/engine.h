@@ -55,6 +55,7 @@ struct engine_stats {
 	int jpeg_on;            /* JPEGs could go to the GPUs' JPEG engines */
 	int jpeg_engines;       /* images the engines decoded */
 	int jpeg_cpu;           /* JPEGs they refused or failed, decoded on the CPU */
+	int jpeg_unsure;        /* JPEGs the check before them sent to the CPU */
 	char jpeg_why[512];     /* why they were asked for and did not open; empty: they were not asked */
 };
 

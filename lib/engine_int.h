@@ -294,6 +294,7 @@ struct jdec_stage {
 	int busy;               /* slots a decoder holds (en->mu) */
 	pthread_cond_t cv;      /* queue has slots, or the readers ended */
 	int engines, cpu;       /* images decoded by the engines, and by lanes on the CPU */
+	int unsure;             /* JPEGs whose check kept them from the engines (en->mu) */
 	int fail_at, taken;     /* GPUFILT_JPEG_FAIL=K: the engines fail the K-th they take (en->mu) */
 	int wait;               /* GPUFILT_GPU_DECODE=2: readers wait for the engines to open */
 	int possible;           /* the GPUs are in use: their decoders look for engines */
@@ -429,6 +430,14 @@ void jdec_close_device(struct device *d);
 void jdec_buf_release(struct engine *en, struct device *d, struct slot *s);
 const struct gpu_image *jdec_luma(const struct slot *s, struct gpu_image *y);
 int jdec_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e);
+/*
+ * Whether the JPEG file of bytes b (job's) may go to the engines: libjpeg-
+ * turbo decodes its entropy-coded data without an error or a warning, and
+ * every luma block is one the engines decode as libjpeg does
+ * (img_reader_set_check).  0: the file is read on the CPU, whose verdict
+ * and bytes it then gets; counted in en->jdec.unsure.
+ */
+int jdec_check(struct engine *en, const struct img_jpeg_bits *b, int job);
 
 /* ---- engine_lane.c */
 

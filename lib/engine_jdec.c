@@ -667,6 +667,7 @@ jdec_join(struct engine *en, struct engine_stats *st)
 	/* Read once the decoders have ended: one may have been opening still. */
 	st->jpeg_on = en->jdec.on;
 	st->jpeg_cpu = en->jdec.cpu;
+	st->jpeg_unsure = en->jdec.unsure;
 	st->jpeg_why[0] = '\0';
 	for (int i = 0; !en->jdec.on && en->jdec.seen && i < en->gpus.ndev; i++)
 		if (en->gpus.dev[i].jpeg_err.msg[0] != '\0')
@@ -712,6 +713,52 @@ jdec_close_device(struct device *d)
 }
 
 /*
+ * A reader of the JPEG file's bytes b (fmemopen, into *f), that reads
+ * them as the reader of the file itself would: in the same buffers, so
+ * that libjpeg's verdict on damaged data is the same.  0, or -1 with e.
+ */
+static int
+jdec_bytes_open(struct engine *en, const struct img_jpeg_bits *b, int job,
+    FILE **f, struct img_reader **r, struct gf_err *e)
+{
+	struct img_frame fr = {.len = b->len, .file = 1};
+
+	if ((*f = fmemopen(b->p, b->len, "rb")) == NULL)
+		return gf_fail(e, "out of memory");
+	if (reader_open(en, r, *f, job, e) < 0) {
+		fclose(*f);
+		return -1;
+	}
+	img_reader_set_frame(*r, &fr);
+	return 0;
+}
+
+int
+jdec_check(struct engine *en, const struct img_jpeg_bits *b, int job)
+{
+	struct img_reader *r;
+	struct image img = {0};
+	struct gf_err e;
+	FILE *f;
+	int clean = 0;
+
+	if (jdec_bytes_open(en, b, job, &f, &r, &e) < 0)
+		return 0;
+	img_reader_set_check(r, 1);
+	if (img_read_next(r, &img, &e) == 1 && img_reader_check_outside(r) == 0 &&
+	    img.width == b->width && img.height == b->height)
+		clean = 1;
+	img_reader_close(r);
+	fclose(f);
+	if (!clean) {
+		pthread_mutex_lock(&en->mu);
+		en->jdec.unsure++;
+		pthread_mutex_unlock(&en->mu);
+	}
+	return clean;
+}
+
+/*
  * Decodes slot s's JPEG bytes on the CPU (the engines refused or failed
  * it), as a reader would have, into s->cpu_px: s->in then holds the
  * pixels, and the lane goes on as for any image read.
@@ -719,17 +766,15 @@ jdec_close_device(struct device *d)
 int
 jdec_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e)
 {
-	FILE *f = fmemopen(s->bits.p, s->bits.len, "rb");
 	struct img_reader *r = NULL;
 	struct image img = {0};
+	FILE *f;
 	int got = -1;
 
-	if (f == NULL)
-		return gf_fail(e, "out of memory");
-	if (reader_open(en, &r, f, s->job, e) == 0) {
-		got = img_read_next(r, &img, e);
-		img_reader_close(r);
-	}
+	if (jdec_bytes_open(en, &s->bits, s->job, &f, &r, e) < 0)
+		return -1;
+	got = img_read_next(r, &img, e);
+	img_reader_close(r);
 	fclose(f);
 	if (got <= 0)
 		return got == 0 ? gf_fail(e, "%s: no image", engine_job_name(en, s->job)) :

@@ -176,6 +176,8 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 		return 0;
 	tk->wait_ms = 0;
 	got = img_jpeg_bits_read(f, name, &o, &b, e);
+	if (got > 0 && !jdec_check(en, &b, tk->job))
+		got = 0;        /* read from the file on the CPU, the bytes' slot reused */
 	if (got <= 0) {
 		rd->busy_ms += gf_now_ms() - t0 - tk->wait_ms;
 		return got;

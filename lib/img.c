@@ -70,6 +70,18 @@ img_reader_set_gray(struct img_reader *r, int on)
 }
 
 void
+img_reader_set_check(struct img_reader *r, int on)
+{
+	r->check = on;
+}
+
+long
+img_reader_check_outside(const struct img_reader *r)
+{
+	return r->outside;
+}
+
+void
 img_reader_set_frame(struct img_reader *r, const struct img_frame *fr)
 {
 	r->file_size = fr->file ? (long long)(fr->len + fr->tail) : 0;

@@ -141,6 +141,23 @@ void img_reader_set_autorotate(struct img_reader *r, int on);
  */
 void img_reader_set_gray(struct img_reader *r, int on);
 
+/*
+ * With on, the next JPEG that r reads is checked, not decoded: libjpeg-
+ * turbo decodes its entropy-coded data, with the reader's settings and
+ * in the same buffers as a full decode (lib/img_jpeg_check.c), so that
+ * img_read_next gives exactly the verdict, and the message, that reading
+ * it would; it returns 1 with img's sizes and no pixels (img->px NULL).
+ * Only a JPEG is checked: any other image is read as usual.
+ */
+void img_reader_set_check(struct img_reader *r, int on);
+
+/*
+ * After a JPEG checked with img_reader_set_check: the number of its luma
+ * blocks that a GPU's JPEG engines may not decode as libjpeg does (0: they
+ * give libjpeg's bytes), or -1 when the check could not tell.
+ */
+long img_reader_check_outside(const struct img_reader *r);
+
 void img_reader_close(struct img_reader *r);
 
 /*

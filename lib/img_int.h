@@ -108,6 +108,8 @@ struct img_reader {
 	size_t nback, bpos;     /* back[bpos..nback) come before f's */
 	int stacked;            /* f is the reader's, over the caller's (img.c) */
 	long long file_size;    /* > 0: f is memory read as a file of this size */
+	int check;              /* a JPEG is checked, not decoded (img_reader_set_check) */
+	long outside;           /* the last check's luma blocks outside the engines' range */
 };
 
 /*
@@ -276,6 +278,13 @@ int img_png_read_fast(struct img_reader *r, const unsigned char *png,
  */
 struct jpeg_decompress_struct;
 unsigned long long img_jpeg_scan_min_bytes(struct jpeg_decompress_struct *ci);
+
+/*
+ * The entropy-coded data of ci's one scan decoded with no pixels made,
+ * after jpeg_start_decompress, as img_jpeg_check.c says: the luma blocks
+ * the GPU's engines may not decode as libjpeg does, or -1 when unsure.
+ */
+long img_jpeg_check_scan(struct jpeg_decompress_struct *ci);
 
 /* Whether another PNM image follows, past whitespace (*more), or -1. */
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);

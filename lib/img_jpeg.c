@@ -291,6 +291,28 @@ jpeg_finish(struct jpeg_call *c, struct image *img, struct gf_err *e)
 }
 
 /*
+ * The check that stands for the pixels' decode (img_reader_set_check):
+ * the entropy-coded data decoded, then the stream read to its EOI as
+ * jpeg_finish does, with no pixels to turn; 1, or -1.  Under the
+ * caller's setjmp.
+ */
+static int
+jpeg_check(struct jpeg_call *c, struct gf_err *e)
+{
+	if (jpeg_has_multiple_scans(&c->cinfo))
+		c->r->outside = -1;     /* not what the check decodes: unsure */
+	else
+		c->r->outside = img_jpeg_check_scan(&c->cinfo);
+	if (c->r->outside < 0)
+		return 1;
+	jpeg_finish_decompress(&c->cinfo);
+	if (img_reader_unread(c->r, c->src.next_input_byte,
+	    c->src.bytes_in_buffer, e) < 0)
+		return -1;
+	return 1;
+}
+
+/*
  * Reads the header, checks the size and colour space, then decodes each
  * row into img's final buffer, and turns it as its EXIF orientation
  * says.  Under the caller's setjmp; -1 (e set) for a refusal of ours,
@@ -329,6 +351,8 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	if (ci->output_components != img->channels)
 		return gf_fail(e, "%s: the JPEG decoder gave %d channels, not %d",
 		    c->r->name, ci->output_components, img->channels);
+	if (c->r->check)
+		return jpeg_check(c, e);
 	if (img_reader_alloc(c->r, img, e) < 0)
 		return -1;
 	*allocated = 1;

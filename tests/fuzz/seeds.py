@@ -649,7 +649,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit('usage: seeds.py OUTDIR')
     out = sys.argv[1]
-    for d in ('img', 'png', 'tiff', 'webp', 'kspec'):
+    for d in ('img', 'png', 'tiff', 'webp', 'kspec', 'jpeg'):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     files = image_seeds()
     files.update(regressions())
@@ -667,7 +667,8 @@ def main():
         with open(os.path.join(out, 'img', name), 'wb') as f:
             f.write(data)
     for name, data in files.items():
-        for ext, d in (('.tif', 'tiff'), ('.webp', 'webp')):
+        for ext, d in (('.tif', 'tiff'), ('.webp', 'webp'),
+                       ('.jpg', 'jpeg')):  # fuzz_tiff's, fuzz_webp's, fuzz_jpegcheck's
             if name.endswith(ext):
                 with open(os.path.join(out, d, name), 'wb') as f:
                     f.write(data)
