@@ -7,9 +7,9 @@
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
-#                   against libpng, the TIFF reader, the WebP reader and
-#                   kspec_parse, FUZZ_SECONDS (default 30) per target:
-#                   150 s in all
+#                   against libpng, the TIFF reader, the WebP reader,
+#                   kspec_parse and the JPEG engines' check,
+#                   FUZZ_SECONDS (default 30) per target: 180 s in all
 #   make bench      GPU only: kernel times against a copy kernel, kept
 #                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
