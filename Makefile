@@ -207,7 +207,7 @@ ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(wildcard lib/*.c)) \
               $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 ASAN_BINS   = $(TOOLS:%=build/asan/bin/%)
 ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)) \
-              build/asan/tests/gpu_probe
+              build/asan/tests/gpu_probe build/asan/tests/jpegcheck
 
 build/asan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -233,7 +233,7 @@ build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 
 test-asan: deps
 	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen \
-	    build/bench/jpeggen
+	    build/bench/jpeggen build/bench/jpegdamage
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
 
