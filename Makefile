@@ -7,8 +7,9 @@
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
-#                   against libpng, the TIFF reader, and kspec_parse,
-#                   FUZZ_SECONDS (default 30) per target: 120 s in all
+#                   against libpng, the TIFF reader, the WebP reader,
+#                   kspec_parse and the JPEG engines' check,
+#                   FUZZ_SECONDS (default 30) per target: 180 s in all
 #   make bench      GPU only: kernel times against a copy kernel, kept
 #                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
@@ -229,7 +230,7 @@ ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(wildcard lib/*.c)) \
               $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 ASAN_BINS   = $(TOOLS:%=build/asan/bin/%)
 ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)) \
-              build/asan/tests/gpu_probe
+              build/asan/tests/gpu_probe build/asan/tests/jpegcheck
 
 build/asan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -255,7 +256,7 @@ build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 
 test-asan: deps
 	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen \
-	    build/bench/jpeggen
+	    build/bench/jpeggen build/bench/jpegdamage
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
 
@@ -290,6 +291,11 @@ build/fuzz/fuzz_tiff: tests/fuzz/fuzz_tiff.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/l
 	    $(filter %.c %.o,$^) \
 	    $(PKG_LIBS) -lpthread -lm
 
+build/fuzz/fuzz_webp: tests/fuzz/fuzz_webp.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
+	    $(filter %.c %.o,$^) \
+	    $(PKG_LIBS) -lpthread -lm
+
 build/fuzz/fuzz_jpegcheck: tests/fuzz/fuzz_jpegcheck.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
 	    $(filter %.c %.o,$^) \
@@ -303,10 +309,10 @@ build/fuzz/fuzz_kspec: tests/fuzz/fuzz_kspec.c $(FUZZ_KSPEC_SRC:lib/%.c=build/fu
 # Seeds from tests/fuzz/seeds.py; what the fuzzers find accumulates in
 # build/fuzz/corpus, crashes land in build/fuzz/ (crash-*, timeout-*).
 fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
-    build/fuzz/fuzz_kspec build/fuzz/fuzz_jpegcheck
+    build/fuzz/fuzz_webp build/fuzz/fuzz_kspec build/fuzz/fuzz_jpegcheck
 	python3 tests/fuzz/seeds.py build/fuzz/seeds
 	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/png build/fuzz/corpus/tiff \
-	    build/fuzz/corpus/kspec build/fuzz/corpus/jpeg
+	    build/fuzz/corpus/webp build/fuzz/corpus/kspec build/fuzz/corpus/jpeg
 	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_img -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/img build/fuzz/seeds/img
@@ -316,6 +322,9 @@ fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
 	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_tiff -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/tiff build/fuzz/seeds/tiff
+	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_webp -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/webp build/fuzz/seeds/webp
 	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_jpegcheck -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/jpeg build/fuzz/seeds/jpeg

@@ -10,9 +10,12 @@
  * (stb_image for BMP, TGA and GIF).  img_reader_input holds a stream in
  * memory for the decoders that want it whole (PNG, TIFF, WebP).
  *
- * A stream is any sequence of PNM, PNG and JPEG images: each decoder
- * leaves the stream where its image ended (img_reader_unread,
+ * A stream is any sequence of PNM, PNG, JPEG and WebP images: each
+ * decoder leaves the stream where its image ended (img_reader_unread,
  * img_reader_seek), and what follows must be the next image or the end.
+ * A BMP, TGA, GIF or piped TIFF cannot tell where it ends: its reader
+ * gives back what lies past what it can tell is its own (r->endless),
+ * and anything there but whitespace fails the stream, after the image.
  */
 #define _GNU_SOURCE             /* fopencookie */
 #include <ctype.h>
@@ -451,8 +454,8 @@ img_check_size(const struct img_reader *r, long width, long height,
  * The image of a stream that its peeked byte does not give to a reader
  * of the FILE (PNM): sniffs the first bytes (up to IMG_HEAD_MAX) and
  * hands the stream to the format they begin.  After an image only a
- * format of IMG_ROW_STREAM may follow; the others (TIFF, WebP, BMP, TGA,
- * GIF) are read to the end of the stream.
+ * format of IMG_ROW_STREAM may follow; the others (TIFF, BMP, TGA, GIF)
+ * stand alone, and what follows them is judged by img_read_next.
  */
 static int
 read_other(struct img_reader *r, struct image *img, struct gf_err *e)
@@ -476,7 +479,7 @@ read_other(struct img_reader *r, struct image *img, struct gf_err *e)
 		    img_format_names(0, ", ", names, sizeof(names)), r->head[0],
 		    r->nhead > 1 ? r->head[1] : 0);
 	if (!(f->flags & IMG_ROW_STREAM))
-		r->done = 1;
+		r->endless = f->name;
 	return f->read(r, img, e);
 }
 
@@ -491,7 +494,9 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	if (r->tiff != NULL) {          /* the next page of a TIFF */
 		if ((ret = img_tiff_read(r, img, e)) > 0)
 			r->nread++;
-		return ret;
+		if (ret != 0 || r->done)
+			return ret;
+		/* past its last page, from a pipe: what follows it */
 	}
 	if (r->done)
 		return 0;
@@ -502,6 +507,11 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 			r->done = 1;
 			return 0;
 		}
+		if (r->endless != NULL)
+			return gf_fail(e, "%s: garbage after image %d: byte %02x where "
+			    "the end of the stream should be (a %s cannot tell where it "
+			    "ends, so no image may follow it)", r->name, r->nread,
+			    img_reader_peek(r) & 0xff, r->endless);
 	}
 	c = img_reader_peek(r);
 	if (c == EOF) {

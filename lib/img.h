@@ -4,10 +4,12 @@
  * through libjpeg-turbo, WebP through libwebp, BMP, TGA and GIF through
  * stb_image; PNM, PNG (8 or 16 bit, libpng), JPEG (8 bit, libjpeg-turbo)
  * or WebP (8 bit, libwebp) out.  A reader walks a stream of concatenated
- * PNM, PNG and JPEG images, in any mix; a writer puts one or more images
- * into one output.  Every header is checked (sides, memory, pixel limit,
- * and for BMP and TGA the file length it implies) before a pixel is
- * decoded.  Readers on different threads share no mutable state.
+ * PNM, WebP, PNG and JPEG images, in any mix (a BMP, TGA, GIF or piped
+ * TIFF stands alone: nothing but whitespace may follow it); a writer
+ * puts one or more images into one output.  Every header is checked
+ * (sides, memory, pixel limit, and the bytes that can hold what it
+ * promises) before a pixel is decoded.  Readers on different threads
+ * share no mutable state.
  */
 #ifndef GF_IMG_H
 #define GF_IMG_H
@@ -90,7 +92,9 @@ int img_reader_open(struct img_reader **r, FILE *f, const char *name,
  * Reads the next image of the stream into img (freshly allocated; the
  * caller frees it with img_free).  Returns 1 for an image, 0 at the clean
  * end of the stream (whitespace may follow the last image), -1 on a bad
- * or truncated image or on bytes after an image that begin none.
+ * or truncated image, on bytes after an image that begin none, or on
+ * anything but whitespace after an image that cannot tell where it ends
+ * (BMP, TGA, GIF, a TIFF from a pipe).
  */
 int img_read_next(struct img_reader *r, struct image *img, struct gf_err *e);
 

@@ -29,7 +29,7 @@ const struct img_format_row img_formats[] = {
 	    NULL, NULL, img_pnm_write},
 	{IMG_FORMAT_PAM, "PNM", {NULL}, {"pam"}, {"pam"}, 16, 0,
 	    NULL, NULL, img_pnm_write},
-	{IMG_FORMAT_WEBP, "WebP", {"webp"}, {"webp"}, {"webp"}, 8, 0,
+	{IMG_FORMAT_WEBP, "WebP", {"webp"}, {"webp"}, {"webp"}, 8, IMG_ROW_STREAM,
 	    img_webp_sniff, img_webp_read, img_webp_write},
 	{IMG_FORMAT_PNG, "PNG", {"png"}, {"png"}, {"png"}, 16, IMG_ROW_STREAM,
 	    img_png_sniff, img_png_read, img_png_write},

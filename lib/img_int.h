@@ -42,7 +42,10 @@ struct img_format_row {
 	    int quality, const char *name, struct gf_err *e);
 };
 
-/* May follow another image in a stream (PNM, PNG, JPEG); others end it. */
+/*
+ * Knows where it ends, so may follow and be followed by another image
+ * in a stream (PNM, PNG, JPEG, WebP); the others may only stand alone.
+ */
 #define IMG_ROW_STREAM  1u
 /* Read by its library from the FILE: sniffed from the one byte peeked (PNM). */
 #define IMG_ROW_FILE    2u
@@ -72,7 +75,7 @@ const struct img_format_row *img_format_sniff(const unsigned char *b,
 
 /*
  * The names of the formats read that have every one of flags, joined by
- * ", " and last ("PNM, PNG or JPEG"), in buf (n bytes): buf.
+ * ", " and last ("PNM, WebP, PNG or JPEG"), in buf (n bytes): buf.
  */
 const char *img_format_names(unsigned flags, const char *last, char *buf,
     size_t n);
@@ -86,7 +89,13 @@ struct img_reader {
 	FILE *f;
 	const char *name;
 	int nread;              /* images read so far */
-	int done;               /* stream ended (or was not PNM) */
+	int done;               /* stream ended */
+	/*
+	 * The format of the image just read when it cannot tell where it ends
+	 * (BMP, TGA, GIF, a TIFF from a pipe): nothing but whitespace may
+	 * follow it; NULL for one that can (img_read_next).
+	 */
+	const char *endless;
 	long long max_pixels;   /* width * height above this is refused; 0: no limit */
 	struct img_buffer buf;  /* where pixels go; get == NULL: img_alloc */
 	unsigned char head[IMG_HEAD_MAX]; /* sniffed bytes, read before f's */

@@ -430,7 +430,8 @@ img_jpeg_frame_read(struct img_reader *r, struct img_frame *fr,
 	int more;
 
 	fr->len = fr->tail = 0;
-	if (r->tiff != NULL || r->done)
+	/* After an image that cannot tell its end, img_read_next judges. */
+	if (r->tiff != NULL || r->done || r->endless != NULL)
 		return 0;
 	if (r->nread > 0) {
 		if (img_reader_skip_space(r, &more, e) < 0)

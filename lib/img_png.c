@@ -9,6 +9,12 @@
  * to libpng, whose verdict and messages stand; both paths give the same
  * bytes (tests/png_test.c).  libpng decodes rows straight into the final
  * buffer too, and encodes straight from the image, one row at a time.
+ * What a PNG may hold is bounded by its header (png_most), whatever the
+ * pixel limit allows.  Image data that goes on past the last row (more
+ * inflated bytes than the rows, or compressed bytes after the zlib
+ * stream's end) fails the image on both paths: libpng only warns of it,
+ * and would inflate all of it; it is stopped PNG_PAST_MAX bytes past the
+ * last row.
  * libpng reports errors by longjmp to the jmp_buf in its own png struct,
  * and its messages go into a context of each call: readers on several
  * threads share nothing.
@@ -43,6 +49,11 @@ struct png_call {
 	png_bytep *rows;        /* row pointers into img->px (reading) */
 	uint8_t *row;           /* one scaled row (writing) */
 	int allocated;          /* img->px came from img_reader_alloc */
+	int reading;            /* libpng is reading the rows (png_read_image) */
+	int interlaced;
+	png_uint_32 height;
+	size_t past;            /* bytes read since the last row */
+	int surplus;            /* libpng warned of data past the last row */
 	int io_errno;           /* errno of a failed fwrite */
 	char msg[200];          /* libpng's reason, escaped */
 };
@@ -56,11 +67,15 @@ png_on_error(png_structp png, png_const_charp msg)
 	png_longjmp(png, 1);
 }
 
+/* Image data past the last row: libpng's warnings of it, kept; the others dropped. */
 static void
 png_on_warning(png_structp png, png_const_charp msg)
 {
-	(void)png;
-	(void)msg;
+	struct png_call *c = png_get_error_ptr(png);
+
+	if (c != NULL && (strstr(msg, "Too much image data") != NULL ||
+	    strstr(msg, "Extra compressed data") != NULL))
+		c->surplus = 1;
 }
 
 /* ---- PNG in: the chunks */
@@ -115,6 +130,30 @@ png_channels(unsigned color)
 {
 	return color == 2 ? 3 : color == 4 ? 2 : color == 6 ? 4 : 1;
 }
+
+/*
+ * The most bytes a PNG of header h may hold: its rows as stored (a
+ * filter byte each, 7 more for an interlaced image's passes), a quarter
+ * more for deflate's worst case and the IDAT chunks' framing, and
+ * IMG_INPUT_SLACK of other chunks (text, ICC profile, EXIF).
+ */
+static unsigned long long
+png_most(const struct png_header *h)
+{
+	unsigned long long row = ((unsigned long long)h->width *
+	    png_channels(h->color) * h->depth + 7) / 8 + 1;
+	unsigned long long raw = row * h->height + (h->interlace ? 7ull *
+	    h->height : 0);
+
+	return raw + raw / 4 + IMG_INPUT_SLACK;
+}
+
+/*
+ * Bytes of the PNG that libpng may read past the last row, for the end
+ * of the zlib stream (its last codes and checksum, maybe in another
+ * IDAT chunk); past them, the image data goes on, and the image fails.
+ */
+#define PNG_PAST_MAX (64u << 10)
 
 /*
  * Whether the n bytes at p begin with a signature and an IHDR chunk, CRC
@@ -265,8 +304,8 @@ png_fast_idat(const unsigned char *p, size_t len, struct png_fast *f)
 }
 
 /*
- * Inflates the image data into f->raw, which it must fill exactly, and
- * checks every row's filter type.  A zlib window of less than 32 KiB is
+ * Inflates the image data into f->raw, which it must fill exactly, with
+ * nothing left of it, and checks every row's filter type.  A zlib window of less than 32 KiB is
  * left to libpng (zlib refuses distances past it; libdeflate does not
  * look), like anything else amiss, a wrong Adler-32 included.
  */
@@ -275,6 +314,7 @@ png_fast_inflate(struct png_fast *f)
 {
 	struct libdeflate_decompressor *d;
 	enum libdeflate_result res;
+	size_t used;
 
 	if (f->zlen < 2 || (f->z[0] & 0xf0) != 0x70 ||
 	    f->rawbytes > SIZE_MAX - f->rowbytes)
@@ -283,11 +323,11 @@ png_fast_inflate(struct png_fast *f)
 		return 0;
 	if ((d = libdeflate_alloc_decompressor()) == NULL)
 		return 0;
-	res = libdeflate_zlib_decompress(d, f->z, f->zlen, f->raw, f->rawbytes,
-	    NULL);
+	res = libdeflate_zlib_decompress_ex(d, f->z, f->zlen, f->raw,
+	    f->rawbytes, &used, NULL);
 	libdeflate_free_decompressor(d);
-	if (res != LIBDEFLATE_SUCCESS)
-		return 0;
+	if (res != LIBDEFLATE_SUCCESS || used != f->zlen)
+		return 0;       /* data past the rows: libpng's verdict */
 	for (size_t y = 0; y < f->h.height; y++)
 		if (f->raw[y * (1 + f->rowbytes)] > 4)
 			return 0;
@@ -370,6 +410,11 @@ png_source(png_structp png, png_bytep data, size_t n)
 {
 	struct png_call *c = png_get_io_ptr(png);
 
+	if (c->reading && (c->interlaced ? png_get_current_pass_number(png) >= 7 :
+	    png_get_current_row_number(png) >= c->height) &&
+	    (c->past += n) > PNG_PAST_MAX)
+		png_error(png, "its image data goes on past its last row (more "
+		    "than 65536 bytes of it)");
 	if (n > c->srclen - c->srcpos)
 		png_error(png, "the file is truncated");
 	memcpy(data, c->src + c->srcpos, n);
@@ -434,7 +479,12 @@ png_decode(png_structp png, png_infop info, struct png_call *c,
 	c->allocated = 1;
 	for (int y = 0; y < img->height; y++)
 		c->rows[y] = (png_bytep)img->px + (size_t)y * rowbytes;
+	c->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+	c->height = h;
+	c->reading = 1;
 	png_read_image(png, c->rows);
+	if (c->surplus)
+		png_error(png, "its image data goes on past its last row");
 	return 1;
 }
 
@@ -510,18 +560,69 @@ png_file_extent(int fd, off_t start, off_t size)
 	return size;
 }
 
+/*
+ * The most bytes of the PNG of r's stream held in memory: what its
+ * header allows (png_most; 16 MiB for a header that is not sound or has
+ * sides past GF_MAX_DIM, which the decoders refuse), at most what the
+ * pixel limit allows.
+ */
+struct png_cap {
+	long long most;
+	int by_header;          /* the header's bound, not the pixel limit's */
+	struct png_header h;
+	int sound;              /* h was parsed */
+};
+
+static void
+png_cap(struct img_reader *r, struct png_cap *c)
+{
+	unsigned long long hd;
+
+	c->sound = png_header_parse(r->head, r->nhead, &c->h) &&
+	    c->h.width <= GF_MAX_DIM && c->h.height <= GF_MAX_DIM;
+	hd = c->sound ? png_most(&c->h) : IMG_INPUT_SLACK;
+	c->most = img_input_cap(r->max_pixels);
+	c->by_header = hd < (unsigned long long)c->most;
+	if (c->by_header)
+		c->most = (long long)hd;
+}
+
+/* Refuses a PNG longer than c allows: len bytes, or -1 for more than c->most. */
+static int
+png_too_long(struct img_reader *r, const struct png_cap *c, long long len,
+    struct gf_err *e)
+{
+	char size[64] = "longer";
+
+	if (len >= 0)
+		snprintf(size, sizeof(size), "%lld bytes", len);
+	if (c->by_header && c->sound)
+		return gf_fail(e, "%s: a PNG of %lu x %lu pixels holds at most "
+		    "%lld bytes (its rows deflated, and 16 MiB of other chunks), "
+		    "and this one is %s", r->name, (unsigned long)c->h.width,
+		    (unsigned long)c->h.height, c->most, size);
+	if (len >= 0)
+		snprintf(size, sizeof(size), "%lld bytes, more than the", len);
+	else
+		snprintf(size, sizeof(size), "more than the");
+	if (c->by_header)
+		return gf_fail(e, "%s: a PNG whose header does not parse is read "
+		    "no further than %lld bytes", r->name, c->most);
+	return gf_fail(e, "%s: a PNG is held in memory whole, and this one is "
+	    "%s %lld bytes the pixel limit allows, from a pipe as from a file "
+	    "(--max-pixels raises it)", r->name, size, c->most);
+}
+
 /* Room for n bytes in *b (*room of them), within cap; -1 with e set. */
 static int
 png_room(struct img_reader *r, unsigned char **b, size_t *room, size_t n,
-    long long cap, struct gf_err *e)
+    const struct png_cap *cap, struct gf_err *e)
 {
 	unsigned char *nb;
 	size_t want = *room;
 
-	if ((long long)n > cap)
-		return gf_fail(e, "%s: a PNG is held in memory whole, and this "
-		    "one is more than the %lld bytes the pixel limit allows, from a "
-		    "pipe as from a file (--max-pixels raises it)", r->name, cap);
+	if ((long long)n > cap->most)
+		return png_too_long(r, cap, -1, e);
 	if (n <= *room)
 		return 0;
 	while (want < n)
@@ -539,8 +640,8 @@ png_room(struct img_reader *r, unsigned char **b, size_t *room, size_t n,
  * length out of range, ends early, for the decoders to refuse.
  */
 static int
-png_pipe_read(struct img_reader *r, long long cap, unsigned char **b,
-    size_t *n, struct gf_err *e)
+png_pipe_read(struct img_reader *r, const struct png_cap *cap,
+    unsigned char **b, size_t *n, struct gf_err *e)
 {
 	size_t room = 1 << 16, want = PNG_SIG_BYTES + 8;
 	int last = 0;
@@ -571,19 +672,21 @@ png_pipe_read(struct img_reader *r, long long cap, unsigned char **b,
 /*
  * One PNG of r's stream into in, the stream left where it ends: from a
  * regular file by offset (its chunk headers, then the PNG in one read),
- * from a pipe chunk by chunk; refused past img_input_cap bytes.
+ * from a pipe chunk by chunk; refused past what its header or the pixel
+ * limit allows (png_cap).
  */
 static int
 png_input(struct img_reader *r, struct img_input *in, struct gf_err *e)
 {
-	long long cap = img_input_cap(r->max_pixels);
+	struct png_cap cap;
 	unsigned char *buf;
 	off_t start, size, len;
 	ssize_t got;
 	size_t n;
 
+	png_cap(r, &cap);
 	if (!img_reader_file(r, &start, &size)) {
-		if (png_pipe_read(r, cap, &buf, &n, e) < 0) {
+		if (png_pipe_read(r, &cap, &buf, &n, e) < 0) {
 			free(buf);
 			return -1;
 		}
@@ -592,10 +695,8 @@ png_input(struct img_reader *r, struct img_input *in, struct gf_err *e)
 		return img_reader_unread(r, NULL, 0, e); /* sniffed bytes past IEND */
 	}
 	len = png_file_extent(fileno(r->f), start, size);
-	if ((long long)len > cap)
-		return gf_fail(e, "%s: a PNG is held in memory whole, and this one "
-		    "is %lld bytes, more than the %lld the pixel limit allows "
-		    "(--max-pixels raises it)", r->name, (long long)len, cap);
+	if ((long long)len > cap.most)
+		return png_too_long(r, &cap, (long long)len, e);
 	if ((buf = img_big_alloc((size_t)len)) == NULL)
 		return gf_fail(e, "out of memory reading %s", r->name);
 	if ((got = img_pread(fileno(r->f), buf, (size_t)len, start)) < 0) {

@@ -9,6 +9,12 @@
  * bound for RLE TGA) is required before stb sees a byte; a GIF's screen
  * is weighed against its first frame and that against its LZW bytes.  What is read
  * is bounded by what the header allows: never a whole unknown stream.
+ * None of the three says where it ends as a stream's images do: what
+ * lies past the end that its header or blocks imply (past an
+ * uncompressed BMP's pixels, or the length its header gives; past a
+ * TGA's pixels, unless the TGA 2.0 footer ends the stream; past a GIF's
+ * trailer) is given back to the stream, where anything but whitespace
+ * fails the run once the image is written (img.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -58,7 +64,15 @@ struct stb_head {
 	unsigned long long need; /* the file is truncated below this length */
 	unsigned long long most; /* bytes worth reading: stb reads no further */
 	int exact;              /* need is exact (uncompressed), not a bound */
+	unsigned long long size; /* BMP: the file's length by its header */
 };
+
+/*
+ * Bytes that may follow a BMP's pixels up to the length its header
+ * gives (writers' padding, a V5 header's colour profile), and a TGA's
+ * (its 2.0 extension area and footer).
+ */
+#define STB_TAIL_MAX (1ull << 20)
 
 /* BMP: the core (12-byte) or a Windows (40 or more) info header. */
 static int
@@ -83,10 +97,15 @@ bmp_head(const unsigned char *b, size_t n, struct stb_head *h)
 	rows = (unsigned long long)(h->h < 0 ? -h->h : h->h);
 	stride = ((unsigned long long)(h->w > 0 ? h->w : 0) * h->bpp + 31) / 32 * 4;
 	h->need = img_le32(b + 10);
-	h->exact = comp == 0 || comp == 3 || comp == 6;
+	/* stb reads its compression as an int: a negative one is uncompressed. */
+	h->exact = comp == 0 || comp == 3 || comp == 6 || (int32_t)comp < 0;
 	if (h->exact && h->w <= GF_MAX_DIM && rows <= GF_MAX_DIM)
 		h->need += stride * rows;
-	h->most = h->exact ? h->need : STB_MAX_FILE;
+	h->size = img_le32(b + 2);
+	h->most = h->size > h->need && h->size - h->need <= STB_TAIL_MAX ?
+	    h->size : h->need;
+	if (!h->exact)  /* RLE and the like: stb refuses them */
+		h->most = h->need + STB_TAIL_MAX;
 	h->h = (long)rows;
 	return 0;
 }
@@ -113,6 +132,7 @@ tga_head(const unsigned char *b, size_t n, struct stb_head *h)
 		h->need = base + (npx + 127) / 128 * (1 + bytespp);
 		h->most = base + npx * (1 + bytespp);
 	}
+	h->most += STB_TAIL_MAX;
 	return 0;
 }
 
@@ -206,6 +226,75 @@ gif_weigh(struct img_reader *r, const unsigned char *b, size_t n,
 		    "times its frame and %llu pixels is refused", r->name, h->w,
 		    h->h, frame, GIF_SCREEN_PER_FRAME, GIF_SCREEN_SPARE);
 	return 0;
+}
+
+/* Where a GIF of n bytes at b ends: past its trailer, or its last whole block. */
+static size_t
+gif_extent(const unsigned char *b, size_t n)
+{
+	size_t p = 13, at;
+
+	gif_skip_table(b[10], &p);
+	while (p < n) {
+		at = p;
+		if (b[p] == 0x3b)
+			return p + 1;
+		if (b[p] == 0x21) {
+			p += 2;
+		} else if (b[p] == 0x2c && p + 10 <= n) {
+			gif_skip_table(b[p + 9], &p);
+			p += 11;        /* descriptor, LZW code size */
+		} else {
+			return p;       /* no block: what follows is not the GIF's */
+		}
+		(void)gif_skip_blocks(b, n, &p);
+		if (p > n)
+			return n;
+		if (p <= at)
+			return at;
+	}
+	return n;
+}
+
+/* Where an RLE TGA's packets (base bytes on, bpp bytes a pixel) cover npx pixels. */
+static size_t
+tga_rle_extent(const unsigned char *b, size_t n, size_t base,
+    unsigned long long npx, unsigned bytespp)
+{
+	unsigned long long got = 0;
+	size_t p = base;
+
+	while (got < npx && p < n) {
+		unsigned c = b[p++];
+		got += (c & 0x7f) + 1;
+		p += (c & 0x80 ? 1 : (c & 0x7f) + 1) * (size_t)bytespp;
+	}
+	return p < n ? p : n;
+}
+
+/*
+ * Where the image of kind, len bytes at buf, ends as far as it tells
+ * (see the top): the bytes after it are not the image's.  full: the
+ * stream may go on past len.
+ */
+static size_t
+stb_extent(enum stb_kind kind, const unsigned char *buf, size_t len,
+    const struct stb_head *h, int full)
+{
+	static const char footer[18] = "TRUEVISION-XFILE.";
+	size_t end;
+
+	if (kind == STB_GIF)
+		return gif_extent(buf, len);
+	if (kind == STB_BMP)
+		return len;     /* read up to the end its header gives */
+	end = h->exact ? (size_t)(h->need < len ? h->need : len) :
+	    tga_rle_extent(buf, len, (size_t)(18 + buf[0] + (buf[1] ?
+	    img_le16(buf + 5) * ((buf[7] + 7u) / 8) : 0)),
+	    (unsigned long long)h->w * h->h, (h->bpp + 7) / 8);
+	if (!full && len - end >= 26 && memcmp(buf + len - 18, footer, 18) == 0)
+		return len;     /* TGA 2.0: extension area and footer */
+	return end;
 }
 
 /* Copies stb's 8-bit pixels (n channels, alpha dropped) into img. */
@@ -349,7 +438,7 @@ stb_read(struct img_reader *r, enum stb_kind kind, struct image *img,
 {
 	struct stb_head h = {0};
 	unsigned char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, end;
 	int ret;
 
 	if (stb_check_head(r, kind, &h, e) < 0 ||
@@ -363,6 +452,12 @@ stb_read(struct img_reader *r, enum stb_kind kind, struct image *img,
 		    r->name, h.format, h.w, h.h, h.bpp, h.exact ? "" : "at least ",
 		    h.need, len);
 	}
+	end = stb_extent(kind, buf, len, &h, len >= h.most);
+	if (img_reader_unread(r, buf + end, len - end, e) < 0) {
+		free(buf);
+		return -1;
+	}
+	len = end;
 	if ((kind == STB_GIF && gif_weigh(r, buf, len, &h, e) < 0) ||
 	    (kind == STB_BMP && bmp_palette_check(r, buf, len, e) < 0)) {
 		free(buf);

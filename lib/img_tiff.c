@@ -1,7 +1,9 @@
 /*
  * img_tiff.c - TIFF in and out through libtiff.  libtiff seeks: a
  * regular file is read where it lies (pread), a pipe is read whole into
- * memory (up to the bytes the pixel limit allows, img_reader_input); its output
+ * memory (up to the bytes the pixel limit allows, img_reader_input), and
+ * what lies past the last byte its pages use is given back to the
+ * stream after the last page (tiff_end); its output
  * is built in memory and then written to the FILE, which may be a pipe.
  * Each TIFF has its own error and warning handlers (TIFFOpenOptions),
  * which keep libtiff's reason in the call's struct: nothing is printed
@@ -57,6 +59,7 @@ struct tiff_mem {
 	 */
 	int file, fd;
 	off_t start;
+	uint64_t high;          /* reading memory: the furthest byte read */
 };
 
 /* An open TIFF: reading one, the pages of a stream; or writing one. */
@@ -71,6 +74,7 @@ struct img_tiff {
 	 */
 	int decoding;
 	char warning[200];
+	int ended;              /* past the last page (tiff_end) */
 };
 
 static tmsize_t
@@ -91,6 +95,8 @@ tiff_mem_read(thandle_t h, void *buf, tmsize_t n)
 		memcpy(buf, m->p + m->pos, k);
 	}
 	m->pos += k;
+	if (m->pos > m->high)
+		m->high = m->pos;
 	return (tmsize_t)k;
 }
 
@@ -157,17 +163,17 @@ tiff_mem_size(thandle_t h)
 	return ((struct tiff_mem *)h)->len;
 }
 
-/* A stream read whole is mapped, so that libtiff reads strips in place. */
+/*
+ * Nothing is mapped: a stream read whole is read through tiff_mem_read,
+ * which keeps the furthest byte libtiff used (where it ends, tiff_end).
+ */
 static int
 tiff_mem_map(thandle_t h, void **base, toff_t *size)
 {
-	struct tiff_mem *m = h;
-
-	if (m->writable || m->file)
-		return 0;
-	*base = m->p;
-	*size = m->len;
-	return 1;
+	(void)h;
+	(void)base;
+	(void)size;
+	return 0;
 }
 
 static void
@@ -630,6 +636,87 @@ tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
 	return 1;
 }
 
+/* A field of n bytes (2, 4 or 8) of the TIFF in memory, in its byte order. */
+static uint64_t
+tiff_field(const unsigned char *p, int n, int big_endian)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[big_endian ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/*
+ * Where an IFD that libtiff does not read (EXIF, GPS) ends in the TIFF
+ * of len bytes at b: its table and the values stored out of it; 0 when
+ * it does not lie in the file.
+ */
+static uint64_t
+tiff_ifd_end(const unsigned char *b, size_t len, uint64_t off, int big, int be)
+{
+	static const unsigned char size[19] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8,
+	    4, 8, 4, 0, 0, 8, 8, 8};
+	const size_t head = big ? 8 : 2, ent = big ? 20 : 12, inl = big ? 8 : 4;
+	uint64_t n, end;
+
+	if (off < 8 || off > len || len - off < head)
+		return 0;
+	n = tiff_field(b + off, (int)head, be);
+	if (n > (len - off - head) / ent)
+		return 0;
+	end = off + head + n * ent + inl;
+	for (uint64_t i = 0; i < n; i++) {
+		const unsigned char *e = b + off + head + i * ent;
+		unsigned type = (unsigned)tiff_field(e + 2, 2, be);
+		uint64_t count = tiff_field(e + 4, (int)inl, be), at, bytes;
+		if (type >= sizeof(size) || size[type] == 0 ||
+		    count > UINT64_MAX / 8 / size[type])
+			continue;
+		bytes = count * size[type];
+		at = tiff_field(e + 4 + inl, (int)inl, be);
+		if (bytes > inl && at <= len && bytes <= len - at && at + bytes > end)
+			end = at + bytes;
+	}
+	return end;
+}
+
+/*
+ * Past the last page of a TIFF: a file is the TIFF whole, and its stream
+ * ends.  A TIFF from a pipe was read to the end of the stream and cannot
+ * tell where it ends: what lies past the furthest byte its pages used
+ * (their directories, tags and strips, and the EXIF and GPS directories
+ * they point to) is given back to the stream, for img_read_next to
+ * judge.  0, or -1 with e set.
+ */
+static int
+tiff_end(struct img_reader *r, struct img_tiff *t, struct gf_err *e)
+{
+	uint64_t end = t->mem.high, off, k;
+	int big = TIFFIsBigTIFF(t->tif), be = TIFFIsBigEndian(t->tif);
+	static const uint32_t tags[2] = {TIFFTAG_EXIFIFD, TIFFTAG_GPSIFD};
+
+	t->ended = 1;
+	if (t->mem.file) {
+		r->done = 1;
+		return 0;
+	}
+	if (end < 8)
+		end = 8;
+	for (tdir_t d = 0; d < TIFFNumberOfDirectories(t->tif) &&
+	    TIFFSetDirectory(t->tif, d); d++)
+		for (int i = 0; i < 2; i++)
+			if (TIFFGetField(t->tif, tags[i], &off) &&
+			    (k = tiff_ifd_end(t->mem.p, t->mem.len, off, big, be)) > end)
+				end = k;
+	if (end >= t->mem.len)
+		return 0;
+	if (img_reader_unread(r, t->mem.p + end, t->mem.len - (size_t)end, e) < 0)
+		return -1;
+	t->mem.len = (size_t)end;
+	return 0;
+}
+
 int
 img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
 {
@@ -647,8 +734,10 @@ img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
 			    t->msg);
 		if (tiff_weigh(r, t, e) < 0)
 			return -1;
-	} else if (t->tif == NULL || TIFFLastDirectory(t->tif)) {
+	} else if (t->tif == NULL || t->ended) {
 		return 0;
+	} else if (TIFFLastDirectory(t->tif)) {
+		return tiff_end(r, t, e);
 	} else if (!TIFFReadDirectory(t->tif)) {
 		return gf_fail(e, "%s: cannot read TIFF page %d: %s", r->name,
 		    r->nread + 1, t->msg[0] ? t->msg :

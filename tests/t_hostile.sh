@@ -70,6 +70,11 @@ regress-tiff-jpeg-nodata.tif|TIFF page 1 is 16384 x 16384 pixels of 3 samples (8
 regress-tiff-shared-strip-20.tif|TIFF pages 1 to 6 need at least 24384 bytes of the file .*the file has 6374 (a strip that pages share counts once)
 regress-tiff-shared-strip-1000.tif|TIFF pages 1 to 10 need at least 162560 bytes of the file .*the file has 130324
 regress-tiff-few-offsets.tif|TIFF page 1: strip 2 of 4 is 1024 bytes at offset 0, inside the file's header
+regress-webp-anim-canvas-16384.webp|the WebP animation's canvas is 16384 x 16384 pixels, and its first frame shows 1 of them
+regress-webp-vp8l-blank-16384.webp|a lossless WebP of 16384 x 16384 = 268435456 pixels from 8 bytes of data, which code at most 16986928
+regress-webp-vp8-16383.webp|a lossy WebP of 16383 x 16383 pixels has 1048576 macroblocks, and its 90 bytes of data code at most 514
+regress-webp-alph-16383.webp|a lossy WebP of 16383 x 16383 pixels has 1048576 macroblocks, and its 70 bytes of data code at most 414
+regress-png-surplus-4m.png|cannot decode the PNG image: its image data goes on past its last row
 END
 
 # A batch of one process and one slot (-j 1): the hostile page after a
@@ -214,32 +219,164 @@ for tool in $HTOOLS; do
 done
 
 # The minor items, each with a message that says what is true.
-# A PNG past what the pixel limit lets be held in memory: refused from a
-# file as from a pipe, and the message does not send one to the other.
-python3 - "$H/chunky.png" <<'PY'
+# A PNG past what its header (a 1x1 image: its rows and 16 MiB of other
+# chunks) or the pixel limit (a 16-bit RGBA image of 1000x1000 pixels at
+# --max-pixels 1000000: 8 MB and 16 MiB) lets be held in memory: refused
+# from a file as from a pipe, and the message does not send one to the
+# other.
+python3 - "$H" <<'PY'
 import struct, sys, zlib
 def chunk(kind, data):
     return struct.pack('>I', len(data)) + kind + data + \
         struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
-with open(sys.argv[1], 'wb') as f:
-    f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 1, 1, 8, 0, 0, 0, 0)) +
-            chunk(b'zzZz', bytes(17 << 20)) + chunk(b'IDAT', zlib.compress(b'\0\0')) +
-            chunk(b'IEND', b''))
+def png(name, w, h, depth, color, pad):
+    with open(sys.argv[1] + '/' + name, 'wb') as f:
+        f.write(b'\x89PNG\r\n\x1a\n' +
+                chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, depth, color, 0, 0, 0)) +
+                chunk(b'zzZz', bytes(pad)) + chunk(b'IDAT', zlib.compress(b'\0\0')) +
+                chunk(b'IEND', b''))
+png('chunky.png', 1, 1, 8, 0, 17 << 20)
+png('chunky-limit.png', 1000, 1000, 16, 6, 25 << 20)
 PY
-for how in file pipe; do
-	if [ $how = file ]; then
-		"$BIN/sobel" -q --cpu --max-pixels 10 "$H/chunky.png" "$H/o.pgm" 2>"$H/err"
-	else
-		"$BIN/sobel" -q --cpu --max-pixels 10 - "$H/o.pgm" <"$H/chunky.png" 2>"$H/err"
-	fi
-	st=$?
-	if [ "$st" -ne 1 ] || ! grep -q "a PNG is .* whole, and this one is .* the pixel limit allows (--max-pixels" "$H/err" ||
-	    grep -q "read it from a file" "$H/err"; then
-		fail "hostile/png-held-whole/$how" "exit $st: $(head -c 300 "$H/err")"
-	else
-		pass "hostile/png-held-whole/$how"
-	fi
+while IFS='|' read -r file opt needle; do
+	for how in file pipe; do
+		if [ $how = file ]; then
+			"$BIN/sobel" -q --cpu $opt "$H/$file" "$H/o.pgm" 2>"$H/err"
+		else
+			"$BIN/sobel" -q --cpu $opt - "$H/o.pgm" <"$H/$file" 2>"$H/err"
+		fi
+		st=$?
+		if [ "$st" -ne 1 ] || ! grep -q "$needle" "$H/err" ||
+		    grep -q "read it from a file" "$H/err"; then
+			fail "hostile/png-held-whole/$file/$how" "exit $st: $(head -c 300 "$H/err")"
+		else
+			pass "hostile/png-held-whole/$file/$how"
+		fi
+	done
+done <<'END'
+chunky.png|--max-pixels 10|a PNG of 1 x 1 pixels holds at most 16777218 bytes (its rows deflated, and 16 MiB of other chunks), and this one is
+chunky-limit.png|--max-pixels 1000000|a PNG is held in memory whole, and this one is .* the pixel limit allows
+END
+
+# Issue 45: what follows an image in a stream, and what a stream's image
+# may make the reader hold.  A WebP knows its length: the images after
+# it are read, from a file and through a pipe; a WebP then JUNK fails
+# after the WebP is written.  A BMP, TGA or GIF cannot tell where it
+# ends: whatever follows it but whitespace fails the run, the image
+# before written; whitespace does not.
+W45=$H/i45
+mkdir -p "$W45"
+"$BIN/sobel" -q --cpu "$SAMPLES/small.jpg" - >"$W45/jpg.pgm"
+for f in lossless-rgb.webp lossy-rgba.webp anim.webp rgb24.bmp rgb24.tga rle24.tga \
+    index0.gif; do
+	"$BIN/sobel" -q --cpu "$HS/$f" - >"$W45/$f.pgm"
 done
+# i45_case NAME WANT STATUS NEEDLE FILES...: the FILES one after another,
+# from a file and a pipe: exit STATUS, stdout the file WANT, NEEDLE in
+# the message (none if empty).
+i45_case() {
+	name=$1 want=$2 status=$3 needle=$4
+	shift 4
+	cat "$@" >"$W45/in"
+	for how in file pipe; do
+		if [ $how = file ]; then
+			"$BIN/sobel" -q --cpu "$W45/in" - >"$W45/out" 2>"$H/err"
+		else
+			cat "$W45/in" | "$BIN/sobel" -q --cpu - - >"$W45/out" 2>"$H/err"
+		fi
+		st=$?
+		if [ "$st" -ne "$status" ] || ! cmp -s "$W45/out" "$want"; then
+			fail "hostile/i45-stream/$name/$how" "exit $st, $(cmp "$W45/out" "$want" 2>&1): $(head -c 300 "$H/err")"
+		elif [ -n "$needle" ] && ! grep -q "$needle" "$H/err"; then
+			fail "hostile/i45-stream/$name/$how" "message lacks '$needle': $(head -c 300 "$H/err")"
+		elif [ -z "$needle" ] && [ -s "$H/err" ]; then
+			fail "hostile/i45-stream/$name/$how" "$(head -c 300 "$H/err")"
+		else
+			pass "hostile/i45-stream/$name/$how"
+		fi
+	done
+}
+printf 'JUNK' >"$W45/junk"
+printf '\n \n' >"$W45/space"
+cat "$W45/lossless-rgb.webp.pgm" "$W45/jpg.pgm" "$W45/lossy-rgba.webp.pgm" \
+    "$W45/anim.webp.pgm" >"$W45/want-webp"
+i45_case webp-jpeg-webp "$W45/want-webp" 0 "" "$HS/lossless-rgb.webp" \
+    "$SAMPLES/small.jpg" "$HS/lossy-rgba.webp" "$HS/anim.webp"
+i45_case webp-junk "$W45/lossless-rgb.webp.pgm" 1 \
+    "garbage after image 1: byte 4a where the next PNM, WebP, PNG or JPEG image" \
+    "$HS/lossless-rgb.webp" "$W45/junk"
+# A TIFF from a pipe ends where its pages do (a file is a TIFF whole).
+"$BIN/sobel" -q --cpu "$HS/pages3.tif" - >"$W45/pages3.tif.pgm"
+cat "$HS/pages3.tif" "$SAMPLES/small.jpg" | "$BIN/sobel" -q --cpu - - \
+    >"$W45/out" 2>"$H/err"
+st=$?
+why="exit $st, $(cmp "$W45/out" "$W45/pages3.tif.pgm" 2>&1): $(head -c 300 "$H/err")"
+check hostile/i45-stream/tiff-jpeg/pipe eval '[ $st -eq 1 ] &&
+    cmp -s "$W45/out" "$W45/pages3.tif.pgm" &&
+    grep -q "garbage after image 3: byte ff where the end of the stream should be (a TIFF cannot tell" "$H/err"'
+(cat "$HS/pages3.tif"; printf '\n') | "$BIN/sobel" -q --cpu - - >"$W45/out" 2>"$H/err"
+st=$?
+why="exit $st: $(head -c 300 "$H/err")"
+check hostile/i45-stream/tiff-space/pipe eval '[ $st -eq 0 ] &&
+    cmp -s "$W45/out" "$W45/pages3.tif.pgm"'
+for f in rgb24.bmp rgb24.tga rle24.tga index0.gif; do
+	ext=${f##*.}
+	fmt=$(echo "$ext" | tr a-z A-Z)
+	i45_case "$f-jpeg" "$W45/$f.pgm" 1 \
+	    "garbage after image 1: byte ff where the end of the stream should be (a $fmt cannot tell where it ends" \
+	    "$HS/$f" "$SAMPLES/small.jpg"
+	i45_case "$f-space" "$W45/$f.pgm" 0 "" "$HS/$f" "$W45/space"
+done
+
+# The WebP, PNG reproducers whose bytes are many, made here: each
+# refused within the limits, from a file and a pipe, nothing left.
+python3 - "$W45" <<'PY'
+import struct, sys, zlib
+sys.path.insert(0, 'tests/fuzz')
+import seeds
+d = sys.argv[1]
+# 5: a 1x1 PNG whose IDAT says 300 MiB (its first 64 MiB here).
+ihdr = struct.pack('>IIBBBBB', 1, 1, 8, 0, 0, 0, 0)
+with open(d + '/png-idat-300m.png', 'wb') as f:
+    f.write(b'\x89PNG\r\n\x1a\n' + seeds.png_chunk(b'IHDR', ihdr) +
+            struct.pack('>I', 300 << 20) + b'IDAT')
+    for i in range(64):
+        f.write(bytes(1 << 20))
+# 9: an 8x8 PNG of 3.1 MB whose image data inflates to 3 GiB.
+with open(d + '/png-surplus-3g.png', 'wb') as f:
+    f.write(seeds.png_surplus(3 << 30))
+# 5: a WebP whose RIFF header says 500 MiB; a WebP then 64 MiB of zeros.
+w = bytearray(seeds.webp_seeds()['lossless-rgb.webp'])
+struct.pack_into('<I', w, 4, 500 << 20)
+with open(d + '/webp-riff-500m.webp', 'wb') as f:
+    f.write(w)
+with open(d + '/webp-zeros.webp', 'wb') as f:
+    f.write(seeds.webp_seeds()['lossless-rgb.webp'] + bytes(64 << 20))
+PY
+while IFS='|' read -r file needle; do
+	for tool in $HTOOLS; do
+		hostile_expect "$tool/$file" "$needle" "$tool" -q --cpu \
+		    $(hostile_needs "$tool") "$W45/$file" "$H/run/out.pgm"
+		rm -rf "$H/run" && mkdir -p "$H/run"
+		cat "$W45/$file" | (
+			[ -n "$GF_ASAN" ] || ulimit -v 400000
+			exec timeout 30 "$BIN/$tool" -q --cpu $(hostile_needs "$tool") - \
+			    "$H/run/out.pgm"
+		) >/dev/null 2>"$H/err"
+		st=$?
+		if [ "$st" -ne 1 ] || ! grep -q "^$tool: .*$needle" "$H/err" ||
+		    [ -n "$(ls -A "$H/run")" ]; then
+			fail "hostile/pipe/$tool/$file" "exit $st: $(head -c 300 "$H/err")"
+		else
+			pass "hostile/pipe/$tool/$file"
+		fi
+	done
+done <<'END'
+png-idat-300m.png|a PNG of 1 x 1 pixels holds at most 16777218 bytes
+png-surplus-3g.png|its image data goes on past its last row (more than 65536 bytes of it)
+webp-riff-500m.webp|a 4 x 3 WebP needs at most 16777312 bytes, and its RIFF header says 524288008
+webp-zeros.webp|garbage after image 1: byte 00 where the next
+END
 # A tap below double's smallest normal is too close to 0, one above
 # double's range too large: neither is "not a number".
 while IFS='|' read -r tap needle; do

@@ -62,11 +62,18 @@ regress-tiff-ifd-loop.tif|cannot read TIFF page 2: its directory
 regress-webp-20000.webp|20000 x 20000 = 400000000 pixels, more than the limit
 regress-webp-truncated.webp|WebP is cut short: its header says
 regress-webp-no-frame.webp|bad WebP
+regress-webp-odd-chunk-end.webp|bad WebP animation: its chunks do not parse
+regress-webp-anim-canvas-16384.webp|the WebP animation's canvas is 16384 x 16384 pixels
+regress-webp-vp8l-blank-16384.webp|a lossless WebP of 16384 x 16384 = 268435456 pixels
+regress-webp-vp8-16383.webp|a lossy WebP of 16383 x 16383 pixels has 1048576 macroblocks
+regress-webp-alph-16383.webp|a lossy WebP of 16383 x 16383 pixels has 1048576 macroblocks
+regress-png-surplus-4m.png|its image data goes on past its last row
+regress-bmp-negative-compression.bmp|BMP image is truncated: .* implies 3000054 bytes, the file has 56
 regress-pam-line-253.pam|bad PNM header in image 1: line 3 is too long
 regress-pam-nul.pam|bad PNM header in image 1: line 3 has a control byte
 regress-bmp-palette-negative.bmp|the BMP's pixels begin at byte 52, inside its headers
 regress-bmp-palette-short.bmp|the BMP's pixels use colour 200 of a palette of 4
-regress-bmp-short-read.bmp|cannot decode the image: unknown image type
+regress-bmp-short-read.bmp|the BMP's pixels begin at byte 0, inside its headers
 regress-bmp-short-header.bmp|the BMP's pixels begin at byte 9, inside its headers
 regress-bmp-core-palette.bmp|a BMP of the OS/2 core header whose pixels use colour 0: the reader (stb) takes only the first 0 colours
 END

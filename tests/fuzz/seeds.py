@@ -79,6 +79,17 @@ def paeth(a, b, c):
     return a if pa <= pb and pa <= pc else b if pb <= pc else c
 
 
+def adam7_bytes(w, h, bpp):
+    """The bytes of an interlaced image's passes, a filter byte a row."""
+    n = 0
+    for x0, y0, dx, dy in ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8),
+                           (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)):
+        cols, rows = (w - x0 + dx - 1) // dx, (h - y0 + dy - 1) // dy
+        if cols > 0 and rows > 0:
+            n += rows * (1 + cols * bpp)
+    return n
+
+
 def png_seeds():
     s = {}
     for color in (0, 2, 4, 6):
@@ -338,7 +349,7 @@ def image_seeds():
                                 png_chunk(b'PLTE', b'\0\0\0\x10\x20\x30\xff\xfe\xfd') +
                                 png_chunk(b'tRNS', b'\x80'))
     s['interlaced.png'] = png(9, 9, 8, 2, b'', interlace=1,
-                              idat=zlib.compress(bytes(600)))
+                              idat=zlib.compress(bytes(adam7_bytes(9, 9, 3))))
     s['gray.jpg'] = jpeg(16, 8, 1)
     s['exif-orientation-6.jpg'] = exif_jpeg(6)
     s['exif-orientation-99.jpg'] = exif_jpeg(99)
@@ -408,6 +419,106 @@ def webp_vp8x(w, h, flags=0, rest=b''):
         struct.pack('<I', w - 1)[:3] + struct.pack('<I', h - 1)[:3]
     body = b'WEBP' + vp8x + rest
     return b'RIFF' + struct.pack('<I', len(body)) + body
+
+
+def webp_chunk(tag, data):
+    """A RIFF chunk, padded to an even length."""
+    return tag + struct.pack('<I', len(data)) + data + b'\0' * (len(data) & 1)
+
+
+def webp_riff(chunks):
+    return b'RIFF' + struct.pack('<I', 4 + len(chunks)) + b'WEBP' + chunks
+
+
+def vp8l_blank(w, h):
+    """VP8L data of a w x h image that every prefix code of one symbol
+    codes in no bits at all: its header, then no transform, no colour
+    cache, one group of five one-symbol codes."""
+    bits = (w - 1) | (h - 1) << 14          # no alpha, version 0
+    acc = [(bits >> i) & 1 for i in range(32)] + [0, 0, 0] + [1, 0, 0, 0] * 5
+    acc += [0] * (-len(acc) % 8)
+    return b'\x2f' + bytes(sum(acc[i + k] << k for k in range(8))
+                            for i in range(0, len(acc), 8))
+
+
+def webp_anim(cw, ch, fw, fh, frames=1, frame_data=None):
+    """An animation of a cw x ch canvas and frames of fw x fh at (0, 0)."""
+    vp8x = struct.pack('<B3x', 0x02) + struct.pack('<I', cw - 1)[:3] + \
+        struct.pack('<I', ch - 1)[:3]
+    data = frame_data or webp_chunk(b'VP8L', vp8l_blank(fw, fh))
+    anmf = struct.pack('<I', 0)[:3] * 2 + struct.pack('<I', fw - 1)[:3] + \
+        struct.pack('<I', fh - 1)[:3] + struct.pack('<I', 100)[:3] + b'\0' + data
+    return webp_riff(webp_chunk(b'VP8X', vp8x) +
+                     webp_chunk(b'ANIM', bytes(4) + b'\0\0') +
+                     webp_chunk(b'ANMF', anmf) * frames)
+
+
+def webp_resized(webp, w, h):
+    """A lossy WebP (simple, or VP8X) whose VP8 frame header, and canvas,
+    say w x h: its data still the small image's."""
+    b = bytearray(webp)
+    at = b.index(b'VP8 ') + 8
+    struct.pack_into('<HH', b, at + 6, w, h)
+    if b[12:16] == b'VP8X':
+        b[24:27] = struct.pack('<I', w - 1)[:3]
+        b[27:30] = struct.pack('<I', h - 1)[:3]
+    return bytes(b)
+
+
+def zlib_zeros(n, chunk=1 << 20):
+    """A zlib stream of n zeros (n a multiple of chunk) made quickly: one
+    chunk compressed after a full flush codes the same bytes every time,
+    so it is repeated, and the checksum is put right."""
+    c = zlib.compressobj(9)
+    head = c.compress(bytes(chunk)) + c.flush(zlib.Z_FULL_FLUSH)
+    body = c.compress(bytes(chunk)) + c.flush(zlib.Z_FULL_FLUSH)
+    tail = c.flush()[:-4]
+    b = n % 65521
+    return head + body * (n // chunk - 1) + tail + struct.pack('>I', b << 16 | 1)
+
+
+def png_surplus(out, w=8, h=8):
+    """A w x h gray PNG whose image data inflates to out bytes: its rows,
+    then zeros past them."""
+    return png(w, h, 8, 0, b'', idat=zlib_zeros(out))
+
+
+def regressions45():
+    """Issue 45's reproducers (WebP, PNG): each refused in 3 s and 400 MB."""
+    w = webp_seeds()
+    return {
+        # 2: a 16384x16384 canvas, one 1x1 frame.
+        'regress-webp-anim-canvas-16384.webp': webp_anim(16384, 16384, 1, 1),
+        # 3: lossless of no data; lossy and lossy+alpha of an 8x8's data.
+        'regress-webp-vp8l-blank-16384.webp':
+            webp_riff(webp_chunk(b'VP8L', vp8l_blank(16384, 16384))),
+        'regress-webp-vp8-16383.webp': webp_resized(w['lossy-rgb.webp'],
+                                                    16383, 16383),
+        'regress-webp-alph-16383.webp': webp_resized(w['lossy-rgba.webp'],
+                                                     16383, 16383),
+        # 9: an 8x8 PNG whose image data inflates to 4 MiB.
+        'regress-png-surplus-4m.png': png_surplus(4 << 20),
+        # An odd chunk length whose padding ends one byte past the data:
+        # the chunk walk read past it (found by fuzz_webp).
+        'regress-webp-odd-chunk-end.webp': bytes.fromhex(
+            '524946468c00000057454250565038580a000000120000000200000100000000'
+            '0000000000000000000000000000000000000000000000000000000000000000'
+            '0000000000000000000000000000000000006b00000000000000000000000000'
+            '0000000000000000000000000000000000000000000000000000000000000000'
+            '0000000000000000000000000000000000000000000000000000000000000041'
+            '4e494d06000000ffffffff0000414e4d462c0000000000ff010c6e284944ff03'
+            '00'),
+        # A 1000x1000 BMP of 56 bytes whose compression, negative as stb
+        # reads it, stb takes for none: not weighed as uncompressed, it
+        # was decoded from zeros (found by fuzz_img).
+        'regress-bmp-negative-compression.bmp': bytes.fromhex(
+            '424df6c62d00000002003600000028000000e8030000e8030000010018000000'
+            '00d500c0c62df400130b0000130b00000000000000000000'),
+        # Small legitimate ones of the same shapes, read.
+        'webp-vp8l-blank-64.webp':
+            webp_riff(webp_chunk(b'VP8L', vp8l_blank(64, 64))),
+        'webp-anim-3-frames.webp': webp_anim(8, 8, 4, 4, 3),
+    }
 
 
 def regressions():
@@ -541,11 +652,12 @@ def main():
     if len(sys.argv) != 2:
         sys.exit('usage: seeds.py OUTDIR')
     out = sys.argv[1]
-    for d in ('img', 'png', 'tiff', 'kspec', 'jpeg'):
+    for d in ('img', 'png', 'tiff', 'webp', 'kspec', 'jpeg'):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     files = image_seeds()
     files.update(regressions())
     files.update(regressions31())
+    files.update(regressions45())
     here = os.path.dirname(os.path.abspath(__file__))
     real = os.path.join(here, '..', '..', 'samples', 'small.jpg')
     if os.path.exists(real):        # a real photograph's JPEG tables
@@ -558,13 +670,18 @@ def main():
         with open(os.path.join(out, 'img', name), 'wb') as f:
             f.write(data)
     for name, data in files.items():
-        if name.endswith('.tif'):
-            with open(os.path.join(out, 'tiff', name), 'wb') as f:
-                f.write(data)
-    for name, data in files.items():
-        if name.endswith('.jpg'):       # fuzz_jpegcheck's
-            with open(os.path.join(out, 'jpeg', name), 'wb') as f:
-                f.write(data)
+        for ext, d in (('.tif', 'tiff'), ('.webp', 'webp'),
+                       ('.jpg', 'jpeg')):  # fuzz_tiff's, fuzz_webp's, fuzz_jpegcheck's
+            if name.endswith(ext):
+                with open(os.path.join(out, d, name), 'wb') as f:
+                    f.write(data)
+    # A WebP, then what may follow it in a stream (issue 45).
+    w = files['lossless-rgb.webp']
+    for name, tail in (('then-jpeg', files['gray.jpg']), ('then-webp', w),
+                       ('then-junk', b'JUNK'), ('then-space', b'\n ')):
+        with open(os.path.join(out, 'webp', 'stream-' + name + '.webp'),
+                  'wb') as f:
+            f.write(w + tail)
     files.update(png_seeds())
     for name, data in files.items():
         if name.endswith('.png'):
@@ -575,4 +692,5 @@ def main():
             f.write(text)
 
 
-main()
+if __name__ == '__main__':
+    main()
