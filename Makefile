@@ -24,8 +24,8 @@
 # full commands.  make demo and make test build with -j(number of CPUs)
 # unless a -j is given.
 
-# The version is the public header's (lib/gpufilt.h), so the two agree.
-VERSION   := $(shell sed -n 's/^\#define GF_VERSION_STRING "\(.*\)"/\1/p' lib/gpufilt.h)
+# The version is the public header's (lib/api/gpufilt.h), so the two agree.
+VERSION   := $(shell sed -n 's/^\#define GF_VERSION_STRING "\(.*\)"/\1/p' lib/api/gpufilt.h)
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
@@ -42,11 +42,16 @@ PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# lib/'s rooms, each a folder of its own (HACKING.md): every folder with a
+# header is on the include path, so a file names a header by its name.
+LIB_SRCS := $(wildcard lib/*/*.c lib/*/*/*.c)
+LIB_INC  := $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h lib/*/*/*.h))))
+
 # Position-independent code throughout: the same objects make the tools
 # and the shared library (build/libgpufilt.so).
 ALL_CFLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
-                -fPIC -Ilib -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
-ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra,-fPIC \
+                -fPIC $(LIB_INC) -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
+ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false $(LIB_INC) -Xcompiler -Wall,-Wextra,-fPIC \
                 $(NVCCFLAGS)
 # The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
 # sanitizer runtime), then LDFLAGS.
@@ -57,7 +62,7 @@ LDLIBS        = $(PKG_LIBS) -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread \
 # Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they share.
 TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
 BINS     := $(TOOLS:%=bin/%)
-LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(wildcard lib/*.c)) \
+LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(LIB_SRCS)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 # Short lines per step unless V=1: $(say) NAME target prints "  NAME target".
 V ?= 0
@@ -80,7 +85,7 @@ TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/bench/jpeggen build/bench/jpegdec
 
 # libgpufilt as installed: the shared library (its soname the major
-# version) exporting the names of lib/gpufilt.sym alone, linked against
+# version) exporting the names of lib/api/gpufilt.sym alone, linked against
 # the shared CUDA runtime so that a CUDA program's streams and pointers
 # are its own; and the static one, one object whose other symbols are
 # made local.  The tools link build/libgpufilt.a, every symbol visible.
@@ -91,7 +96,7 @@ OBJCOPY  ?= objcopy
 
 all: $(BINS) $(LIB_SO) $(LIB_A)
 
-build/dist/gpufilt.map: lib/gpufilt.sym
+build/dist/gpufilt.map: lib/api/gpufilt.sym
 	@mkdir -p $(@D)
 	$(say) GEN $@
 	$(Q){ echo 'GPUFILT_$(SO_MAJOR) {'; echo '  global:'; \
@@ -106,11 +111,11 @@ $(LIB_SO): $(LIB_OBJS) build/dist/gpufilt.map
 	$(Q)ln -sf libgpufilt.so.$(VERSION) build/dist/libgpufilt.so.$(SO_MAJOR)
 	$(Q)ln -sf libgpufilt.so.$(SO_MAJOR) build/dist/libgpufilt.so
 
-$(LIB_A): $(LIB_OBJS) lib/gpufilt.sym
+$(LIB_A): $(LIB_OBJS) lib/api/gpufilt.sym
 	@mkdir -p $(@D)
 	$(say) AR $@
 	$(Q)$(LD) -r -o build/dist/gpufilt.o $(LIB_OBJS)
-	$(Q)$(OBJCOPY) --keep-global-symbols=lib/gpufilt.sym build/dist/gpufilt.o
+	$(Q)$(OBJCOPY) --keep-global-symbols=lib/api/gpufilt.sym build/dist/gpufilt.o
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ build/dist/gpufilt.o
 
@@ -132,16 +137,16 @@ build/lib/%.o: lib/%.c
 # selects of a finish step may be computed for every lane.  None changes
 # a result (no -ffast-math: IEEE steps as written, no contraction).
 CPU_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math
-build/lib/%_cpu.o build/lib/pool.o build/lib/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
+build/lib/%_cpu.o build/lib/base/pool.o build/lib/io/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
 
 # nvJPEG's header: the CUDA toolkit's, else the one make deps fetched
-# (scripts/deps-nvjpeg.sh).  With it lib/jpeg_gpu.c holds the GPU's JPEG
+# (scripts/deps-nvjpeg.sh).  With it lib/io/jpeg_gpu.c holds the GPU's JPEG
 # decoder, which loads libnvjpeg at run time (never linked); without it,
 # a decoder that says it was not built.
 NVJPEG_H := $(firstword $(wildcard $(CUDA)/include/nvjpeg.h \
             .deps-extra/nvjpeg/include/nvjpeg.h))
 ifneq ($(NVJPEG_H),)
-build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
+build/lib/io/jpeg_gpu.o build/asan/lib/io/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
     -I$(dir $(NVJPEG_H)) -DGF_CUDA_LIB='"$(CUDA)/lib64"'
 endif
 
@@ -175,6 +180,22 @@ build/bench/%: bench/%.c build/libgpufilt.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< \
 	    $(BENCH_OBJS) build/libgpufilt.a $(BENCH_LIBS) $(LDLIBS)
 
+# make bench's yardstick and its timer (bench/copy.cu, bench/timing.c)
+# are the bench's own, not the library's.
+BENCH_TIMING := build/bench/copy.o build/bench/timing.o
+build/bench/bench: $(BENCH_TIMING)
+build/bench/bench: private BENCH_OBJS = $(BENCH_TIMING) $(BENCH_NPP_OBJS)
+
+build/bench/timing.o: bench/timing.c
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/bench/copy.o: bench/copy.cu
+	@mkdir -p $(@D)
+	$(say) NVCC $<
+	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c -o $@ $<
+
 # NVIDIA NPP where the CUDA toolkit has it (the GPU machine's has, CI's
 # has not): make bench then times NPP's nearest equivalents beside our
 # strategies (bench/bench_npp.c); without npp.h it is built as before.
@@ -184,7 +205,7 @@ HAVE_NPP := $(wildcard $(CUDA)/include/npp.h)
 ifneq ($(HAVE_NPP),)
 build/bench/bench: build/bench/bench_npp.o
 build/bench/bench: private BENCH_CFLAGS = -DGF_HAVE_NPP
-build/bench/bench: private BENCH_OBJS = build/bench/bench_npp.o
+BENCH_NPP_OBJS := build/bench/bench_npp.o
 build/bench/bench: private BENCH_LIBS = -Wl,-rpath,$(CUDA)/lib64 -lnppif \
     -lnppitc -lnppc
 endif
@@ -201,7 +222,7 @@ build/bench/bench_npp.o: bench/bench_npp.c
 ASAN_CC    ?= clang
 ASAN_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=undefined
-ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(wildcard lib/*.c)) \
+ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(LIB_SRCS)) \
               $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 ASAN_BINS   = $(TOOLS:%=build/asan/bin/%)
 ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)) \
@@ -242,9 +263,9 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 30
-# Every image reader and writer (lib/img*.c: a new format needs no line here).
-FUZZ_IMG_SRC   := $(wildcard lib/img*.c) lib/gf.c lib/outfile.c lib/gray.c
-FUZZ_KSPEC_SRC := lib/kspec.c lib/opts.c lib/strategy.c $(FUZZ_IMG_SRC)
+# Every image reader and writer (lib/io/img*.c: a new format needs no line here).
+FUZZ_IMG_SRC   := $(wildcard lib/io/img*.c) lib/base/gf.c lib/io/outfile.c lib/io/gray.c
+FUZZ_KSPEC_SRC := lib/ops/conv2d/kspec.c lib/tool/opts.c lib/base/strategy.c $(FUZZ_IMG_SRC)
 
 build/fuzz/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -368,12 +389,12 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
 	cp $(LIB_SO) $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	ln -sf libgpufilt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpufilt.so.$(SO_MAJOR)
 	ln -sf libgpufilt.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libgpufilt.so
-	cp lib/gpufilt.h $(DESTDIR)$(INCLUDEDIR)/
+	cp lib/api/gpufilt.h $(DESTDIR)$(INCLUDEDIR)/
 	cp man/gpufilt.3 $(DESTDIR)$(MAN3DIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    -e 's|@PKGS@|$(PKGS)|' -e 's|@CUDALIB@|$(CUDA)/lib64|' \
-	    lib/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
+	    lib/api/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
 
 # Then the directories that are left empty, up to (not with) PREFIX.
 uninstall:

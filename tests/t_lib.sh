@@ -68,10 +68,10 @@ else
 	    "$P/lib/libgpufilt.a" $static $private && "$L/edges-static" "$SAMPLES/coins.pgm" "$L/static.png" >/dev/null &&
 	    cmp -s "$L/static.png" "$L/tool.png"'
 
-	# What the libraries export: lib/gpufilt.sym, which holds every gf_
+	# What the libraries export: lib/api/gpufilt.sym, which holds every gf_
 	# function gpufilt.h declares.
-	sort "$ROOT/lib/gpufilt.sym" >"$L/want"
-	sed -n 's/^[a-z].*[ *]\(gf_[a-z0-9_]*\)(.*/\1/p' "$ROOT/lib/gpufilt.h" | sort >"$L/declared"
+	sort "$ROOT/lib/api/gpufilt.sym" >"$L/want"
+	sed -n 's/^[a-z].*[ *]\(gf_[a-z0-9_]*\)(.*/\1/p' "$ROOT/lib/api/gpufilt.h" | sort >"$L/declared"
 	nm -D --defined-only "$P/lib/libgpufilt.so.0.1" | awk '$2 == "T" || $2 == "D" || $2 == "B" { sub(/@.*/, "", $3); print $3 }' |
 	    sort >"$L/exported"
 	nm "$P/lib/libgpufilt.a" | awk 'NF == 3 && $2 ~ /^[A-TV-Z]$/ { print $3 }' | sort >"$L/exported-a"
