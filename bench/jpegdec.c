@@ -1,5 +1,5 @@
 /*
- * jpegdec - the GPU's JPEG engines alone, through lib/jpeg_gpu.c: the
+ * jpegdec - the GPU's JPEG engines alone, through lib/io/jpeg_gpu.c: the
  * decode-only ceiling that make bench-io compares whole runs with, and a
  * check of their luma against libjpeg-turbo's JCS_GRAYSCALE decode.
  *

@@ -1,8 +1,8 @@
 /*
  * edge_nms.cu - edge's gradients, non-maximum suppression and double
  * threshold on the GPU ("nms").  Every kernel hands pixels to the cores
- * of lib/edge_core.h, so every path equals the CPU reference
- * (lib/edge_cpu.c) bit for bit.
+ * of lib/ops/edge/edge_core.h, so every path equals the CPU reference
+ * (lib/ops/edge/edge_cpu.c) bit for bit.
  *
  * One stencil of radius 2 (a magnitude needs a 3x3 neighbourhood, the
  * suppression the magnitudes around a pixel), four ways:

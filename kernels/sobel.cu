@@ -1,6 +1,6 @@
 /*
  * sobel.cu - the sobel stencil on the GPU, four ways.  Every kernel hands
- * the same nine samples to sobel_px (lib/sobel_core.h); they differ only
+ * the same nine samples to sobel_px (lib/ops/sobel/sobel_core.h); they differ only
  * in how the samples arrive:
  *
  *   global   one thread per pixel, nine reads through the border rule

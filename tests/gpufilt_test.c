@@ -1,5 +1,5 @@
 /*
- * gpufilt_test - the public API (lib/gpufilt.h) through its header
+ * gpufilt_test - the public API (lib/api/gpufilt.h) through its header
  * alone: golden cases of the three tools through the host calls on the
  * CPU (the same bytes as the tools' goldens), strided and colour inputs,
  * option values refused with the tools' messages and codes, contexts on

@@ -1,5 +1,5 @@
 /*
- * io_test - lib/img.h and lib/outfile.h: round trips of every format we
+ * io_test - lib/io/img.h and lib/io/outfile.h: round trips of every format we
  * write through temporary files, the PNM variants we only read, streams
  * of several images, and each way an input can be bad (-1 and a message
  * naming the problem).  Run from the project root (samples/).  Prints

@@ -1,6 +1,6 @@
 /*
- * opts_test - the values of --device and --shard (lib/opts.h) and the
- * shards of a batch (batch_shard, lib/batch.h): what is accepted, what
+ * opts_test - the values of --device and --shard (lib/tool/opts.h) and the
+ * shards of a batch (batch_shard, lib/io/batch.h): what is accepted, what
  * is refused and with which words, and that the shards of a list are
  * disjoint and cover it whatever order the list is given in.  Needs no
  * GPU.  Prints "pass NAME" or "fail NAME: why".

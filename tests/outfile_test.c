@@ -1,5 +1,5 @@
 /*
- * outfile_test - lib/outfile.h beyond the round trip that io_test covers:
+ * outfile_test - lib/io/outfile.h beyond the round trip that io_test covers:
  * the registry of live temporary files that a signal handler empties,
  * kept modes, and names at the file system's length limit.  Prints
  * "pass NAME" or "fail NAME: why".

@@ -1,5 +1,5 @@
 /*
- * png_test - the fast PNG reader of lib/img_png.c against libpng.  The
+ * png_test - the fast PNG reader of lib/io/img_png.c against libpng.  The
  * filters' inverse against the PNG specification's definitions (the
  * Paeth predictor for all 2^24 inputs, rows of every pixel size); then
  * PNGs made here (every colour type and depth the fast path takes, every

@@ -2,7 +2,7 @@
 # prefix, then the README's program built outside the tree with
 # `pkg-config --cflags --libs gpufilt`, against the shared and then the
 # static library, whose outputs must be sobel -t 60's bytes; the
-# libraries export the names of lib/gpufilt.sym and nothing else, every
+# libraries export the names of lib/api/gpufilt.sym and nothing else, every
 # function gpufilt.h declares among them; the header compiles alone as
 # C99 and C++; gpufilt(3) passes mandoc's lint.  The API's own cases
 # (options refused, device buffers on a GPU) are tests/gpufilt_test.c.

@@ -43,7 +43,7 @@ why="$ncode lines of lib/, kernels/ and cmd/ and $nman of man/ quote figures"
 check man/no-figures eval '[ "$ncode" -le 3 ] && [ "$nman" -le 3 ]'
 
 # The formats' lists in the man pages and --help are the table's
-# (lib/img_format.c), which the tools' own messages print: -f's words,
+# (lib/io/img_format.c), which the tools' own messages print: -f's words,
 # the formats read, the output extensions.
 fmt_words=$("$BIN/sobel" -f nosuch 2>&1 | sed -n 's/.*; choose //p')
 fmt_reads=$(printf 'zz' | "$BIN/sobel" -q --cpu - "$TMP/fmt.pgm" 2>&1 |

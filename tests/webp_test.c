@@ -1,5 +1,5 @@
 /*
- * webp_test - WebP in and out (lib/img_webp.c): lossless round trips
+ * webp_test - WebP in and out (lib/io/img_webp.c): lossless round trips
  * exact (gray, RGB, alpha, colour under transparent pixels, a scaled
  * maxval), lossy at a quality, the first frame of an animation made
  * here with libwebpmux's encoder, an EXIF orientation applied (or not),

@@ -3,7 +3,7 @@
  * dir/<its base name without extension>.<extension of the output format>,
  * and a batch is refused before anything runs when two inputs would be
  * written to one output or an input would be replaced by its own output.
- * Shared by the engine's writer (lib/engine_write.c) and the check in
+ * Shared by the engine's writer (lib/engine/engine_write.c) and the check in
  * cmd/, which also picks a shard of the inputs (--shard) here.
  */
 #ifndef GF_BATCH_H

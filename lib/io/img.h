@@ -36,7 +36,7 @@ enum img_format {
 #define IMG_JPEG_QUALITY 95
 
 /*
- * The formats: lib/img_format.c holds them in one table, and these read
+ * The formats: lib/io/img_format.c holds them in one table, and these read
  * it.  The names -f takes, blank-separated, for shell completion, in buf
  * (n bytes): buf.
  */
@@ -169,7 +169,7 @@ int img_save(const char *path, const struct image *img, enum img_format fmt,
 /*
  * Colour to gray: Y = (299 R + 587 G + 114 B + 500) / 1000, into gray
  * (allocated here, in's size and maxval, one channel); alpha is dropped,
- * and gray+alpha gives its gray.  lib/gray.c.
+ * and gray+alpha gives its gray.  lib/io/gray.c.
  */
 int img_to_gray(const struct image *in, struct image *gray, struct gf_err *e);
 /* The same in img's own buffer, which keeps its size; img ends with one channel. */
@@ -187,7 +187,7 @@ void *img_big_alloc(size_t n);
 
 /*
  * A JPEG file kept as its compressed bytes, for the GPU's JPEG engines
- * (lib/jpeg_gpu.h), instead of decoded: lib/img_jpeg_bits.c.
+ * (lib/io/jpeg_gpu.h), instead of decoded: lib/io/img_jpeg_bits.c.
  */
 struct img_bits_opts {
 	long long max_pixels;   /* as img_reader_set_max_pixels */
@@ -226,7 +226,7 @@ int img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
 
 /*
  * One JPEG of a stream kept as its bytes, SOI to EOI, to be decoded on
- * another thread (the engine's decode pool, lib/engine_split.c): p holds
+ * another thread (the engine's decode pool, lib/engine/engine_split.c): p holds
  * len bytes, then tail bytes of what followed it in the stream (up to
  * IMG_FRAME_TAIL: libjpeg-turbo's Huffman decoder takes a faster path
  * when more bytes wait in its buffer, and on damaged data the two paths

@@ -1,6 +1,6 @@
 /*
  * img_int.h - what the image readers and writers of lib/img_*.c share
- * behind lib/img.h: the reader's state, the sniffed first bytes of a
+ * behind lib/io/img.h: the reader's state, the sniffed first bytes of a
  * stream, the size and pixel-limit check every decoder makes from the
  * header before decoding a pixel, and the one place where a decoder's
  * pixels get their memory.  Private to lib/img*.c.
@@ -17,7 +17,7 @@
 #define IMG_HEAD_MAX 64
 
 /*
- * One image format, a row of the one table of them (lib/img_format.c):
+ * One image format, a row of the one table of them (lib/io/img_format.c):
  * what -f takes, the output names that choose it, the extensions it
  * writes, the most bits a sample it writes, how its first bytes are
  * recognised, its reader and its writer.  The parser of -f, the choice
@@ -77,7 +77,7 @@ const struct img_format_row *img_format_sniff(const unsigned char *b,
 const char *img_format_names(unsigned flags, const char *last, char *buf,
     size_t n);
 
-/* Room for any list of formats that lib/img_format.c writes. */
+/* Room for any list of formats that lib/io/img_format.c writes. */
 #define IMG_FORMAT_LIST_MAX 512
 
 struct img_tiff;
@@ -199,7 +199,7 @@ void img_reader_release(struct img_reader *r, struct image *img);
  * Turns img, decoded as stored, the way an EXIF or TIFF orientation
  * (1-8) says it is displayed: 5-8 swap width and height.  The pixels
  * stay in img->px (the count of bytes does not change); other values
- * leave img as it is.  lib/img_orient.c.
+ * leave img as it is.  lib/io/img_orient.c.
  */
 int img_orient(struct image *img, int orientation, struct gf_err *e);
 
@@ -207,7 +207,7 @@ int img_orient(struct image *img, int orientation, struct gf_err *e);
  * The Orientation (1-8) in IFD0 of an EXIF block of n bytes at p,
  * "Exif\0\0" then a TIFF header, or the TIFF header alone (WebP's EXIF
  * chunk); 1 (as stored) when there is none or the block is unreadable.
- * libexif bounds every offset by the block's length.  lib/img_orient.c.
+ * libexif bounds every offset by the block's length.  lib/io/img_orient.c.
  */
 int img_exif_orientation(const unsigned char *p, size_t n);
 
@@ -260,7 +260,7 @@ int img_png_read_fast(struct img_reader *r, const unsigned char *png,
 
 /*
  * The fewest bytes of coded data that the first scan of the JPEG whose
- * header ci has read can have (lib/img_jpeg.c): the CPU reader refuses
+ * header ci has read can have (lib/io/img_jpeg.c): the CPU reader refuses
  * an image whose stream holds fewer past the scan's header, and a
  * stream's frame taken apart from the stream (img_jpeg_frame_read) must
  * hold them itself.

@@ -3,7 +3,7 @@
  * on one image, on the CPU over host images and on the GPU over device
  * images, and how far an output pixel reaches.  Everything around that
  * work - reading, decoding, transfers, device buffers, ordering, writing,
- * timing - is the engine's (lib/engine.h).
+ * timing - is the engine's (lib/engine/engine.h).
  */
 #ifndef GF_TOOL_H
 #define GF_TOOL_H

@@ -1,8 +1,8 @@
 /*
  * conv2d.h - a 2D filter given by its taps: parsing kernels (-k), the
  * CPU reference, and the GPU dispatch over the strategy table: the
- * plan, the tool's filter and the kernels' launchers (lib/conv2d.c,
- * lib/kspec.c, kernels/conv2d*.cu).
+ * plan, the tool's filter and the kernels' launchers (lib/ops/conv2d/conv2d.c,
+ * lib/ops/conv2d/kspec.c, kernels/conv2d*.cu).
  */
 #ifndef GF_CONV2D_H
 #define GF_CONV2D_H
@@ -89,7 +89,7 @@ int kspec_parse_divisor(const char *text, double *d, struct gf_err *e);
 /*
  * The normalized Gaussian gauss:SIGMA[:SIZE] in fixed point: 1D taps
  * exp(-(i-r)^2 / (2 SIGMA^2)) / sum over SIZE taps (0: 2*ceil(3*SIGMA)+1),
- * made integers summing to KSPEC_GAUSS_ONE by gauss_round (lib/kspec.c),
+ * made integers summing to KSPEC_GAUSS_ONE by gauss_round (lib/ops/conv2d/kspec.c),
  * and with SIZE 0 the end pairs that round to 0 dropped.  The 2D taps
  * are the products, the divisor their sum, KSPEC_GAUSS_ONE^2: an integer
  * kernel, exact on every path.
@@ -101,7 +101,7 @@ int kspec_gauss(struct kspec *k, double sigma, int size, struct gf_err *e);
 void kspec_classify(struct kspec *k);
 
 /*
- * CPU reference (lib/conv2d_cpu.c): out gets in's size, channels and
+ * CPU reference (lib/ops/conv2d/conv2d_cpu.c): out gets in's size, channels and
  * maxval; each colour channel is filtered, alpha copied.  nthreads threads (0: the CPUs online); the result does not
  * depend on it.
  */

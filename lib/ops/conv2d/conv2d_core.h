@@ -1,6 +1,6 @@
 /*
  * conv2d_core.h - the one arithmetic core of conv2d, shared by the CPU
- * reference (lib/conv2d.c) and every GPU path (kernels/conv2d*.cu).
+ * reference (lib/ops/conv2d/conv2d.c) and every GPU path (kernels/conv2d*.cu).
  *
  * A conv2d output sample is
  *     v = sum over i (rows), then j (columns) of tap[i][j] * p(x+j-ax, y+i-ay)

@@ -1,7 +1,7 @@
 /*
  * conv2d_tool.h - the conv2d tool: what its command line asks for, and
- * the tool the engine runs (lib/conv2d.c), over the operation of
- * lib/conv2d.h.
+ * the tool the engine runs (lib/ops/conv2d/conv2d.c), over the operation of
+ * lib/ops/conv2d/conv2d.h.
  */
 #ifndef GF_CONV2D_TOOL_H
 #define GF_CONV2D_TOOL_H
@@ -20,7 +20,7 @@ struct conv2d_opts {
 
 struct tool;
 
-/* Describes the conv2d tool to the engine (lib/tool.h); t->ctx is o. */
+/* Describes the conv2d tool to the engine (lib/tool/tool.h); t->ctx is o. */
 void conv2d_tool(struct tool *t, struct conv2d_opts *o);
 
 #endif

@@ -2,11 +2,11 @@
  * edge.h - the edge tool's operation, a Canny edge detector: optional
  * Gaussian smoothing (conv2d's gauss:S), sobel's gradients, non-maximum
  * suppression in four sectors, a double threshold (given, or Otsu's on
- * the magnitude histogram, lib/otsu.h), and hysteresis.  The CPU
+ * the magnitude histogram, lib/ops/otsu/otsu.h), and hysteresis.  The CPU
  * reference and the GPU pipeline (kernels/edge_nms.cu, edge_hyst.cu)
  * give the same image bit for bit; on the GPU the intermediates stay on
  * the device.  This header holds what the kernels need; the tool, its
- * options and its pipeline are lib/edge_tool.h's.
+ * options and its pipeline are lib/ops/edge/edge_tool.h's.
  */
 #ifndef GF_EDGE_H
 #define GF_EDGE_H

@@ -1,6 +1,6 @@
 /*
  * edge_core.h - the cores of edge (Canny), shared by the CPU reference
- * (lib/edge_cpu.c) and every GPU strategy (kernels/edge_nms.cu): the gradient
+ * (lib/ops/edge/edge_cpu.c) and every GPU strategy (kernels/edge_nms.cu): the gradient
  * magnitude, its direction quantized to four sectors, the non-maximum
  * suppression test with the double threshold, and the automatic
  * thresholds.  The paths differ only in how pixels and magnitudes reach

@@ -1,7 +1,7 @@
 /*
  * edge_tool.h - the edge tool: what its command line asks for, the CPU
  * reference and the GPU pipeline that take it, and the tool the engine
- * runs (lib/edge.c, lib/edge_cpu.c), over lib/edge.h's kernels.
+ * runs (lib/ops/edge/edge.c, lib/ops/edge/edge_cpu.c), over lib/ops/edge/edge.h's kernels.
  */
 #ifndef GF_EDGE_TOOL_H
 #define GF_EDGE_TOOL_H
@@ -30,11 +30,11 @@ struct edge_info {
 
 struct tool;
 
-/* Describes the edge tool to the engine (lib/tool.h); t->ctx is o. */
+/* Describes the edge tool to the engine (lib/tool/tool.h); t->ctx is o. */
 void edge_tool(struct tool *t, struct edge_opts *o);
 
 /*
- * CPU reference on a gray image (lib/edge_cpu.c); out gets its size and
+ * CPU reference on a gray image (lib/ops/edge/edge_cpu.c); out gets its size and
  * maxval.  nthreads threads (0: the CPUs online); the result does not
  * depend on it.
  */

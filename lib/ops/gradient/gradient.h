@@ -1,6 +1,6 @@
 /*
  * gradient.h - sobel's gradient of a gray image's rows on the CPU
- * (lib/gradient_cpu.c), the step that sobel's rows and edge's CPU path
+ * (lib/ops/gradient/gradient_cpu.c), the step that sobel's rows and edge's CPU path
  * share.  The values come from sobel_core.h.
  */
 #ifndef GF_GRADIENT_H

@@ -1,6 +1,6 @@
 /*
  * gradient_core.h - what sobel's gradient means to those that threshold
- * it, shared by Otsu's threshold (lib/otsu.h) and edge (lib/edge_core.h)
+ * it, shared by Otsu's threshold (lib/ops/otsu/otsu.h) and edge (lib/ops/edge/edge_core.h)
  * on the CPU and the GPU: the magnitude compared with thresholds, a
  * double threshold in those units and the one Otsu's t gives, and the
  * magnitude in sobel's units that Otsu's histogram counts.  Below both,

@@ -2,7 +2,7 @@
  * gradient_cpu.c - sobel's gradient (gx, gy) of a row of a gray image on
  * the CPU, through the border rule: the interior columns in a loop the
  * compiler vectorizes, the border columns one by one.  Shared by sobel's
- * rows (lib/sobel_cpu.c) and edge's CPU path (lib/edge_cpu.c).
+ * rows (lib/ops/sobel/sobel_cpu.c) and edge's CPU path (lib/ops/edge/edge_cpu.c).
  */
 #include "border.h"
 #include "gradient.h"

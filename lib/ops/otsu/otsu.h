@@ -63,7 +63,7 @@ uint32_t otsu_threshold(const uint32_t *hist, int nbins);
  * rule border): hist[v] for v = 0..gray->maxval counts the pixels whose
  * magnitude, min(maxval, round(sqrt(gx^2 + gy^2))) or min(maxval,
  * |gx| + |gy|) with l1, is v.  hist has gray->maxval + 1 entries.
- * nthreads threads (0: the CPUs online); lib/otsu_cpu.c.
+ * nthreads threads (0: the CPUs online); lib/ops/otsu/otsu_cpu.c.
  */
 int otsu_histogram_cpu(const struct image *gray, int border, int l1,
     uint32_t *hist, int nthreads, struct gf_err *e);

@@ -2,7 +2,7 @@
  * sobel.h - the sobel operation: gradient magnitude or edge map of a gray
  * image for given parameters, on the CPU (the reference) or the GPU (any
  * strategy), and its kernels' launchers.  What the kernels include: no
- * command-line options here (those are lib/sobel_tool.h's).
+ * command-line options here (those are lib/ops/sobel/sobel_tool.h's).
  */
 #ifndef GF_SOBEL_H
 #define GF_SOBEL_H

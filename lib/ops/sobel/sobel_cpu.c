@@ -4,7 +4,7 @@
  * within a row the interior columns run through a branch-free loop that
  * the compiler vectorizes, and only the two border columns go through
  * the border rule.  Every value still comes from sobel_core.h; the
- * gradients of a row from lib/gradient_cpu.c.
+ * gradients of a row from lib/ops/gradient/gradient_cpu.c.
  */
 #include <stdlib.h>
 #include <string.h>

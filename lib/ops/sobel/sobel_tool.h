@@ -1,6 +1,6 @@
 /*
  * sobel_tool.h - the sobel tool: what its command line asks for, and the
- * tool the engine runs (lib/sobel.c), over the operation of lib/sobel.h.
+ * tool the engine runs (lib/ops/sobel/sobel.c), over the operation of lib/ops/sobel/sobel.h.
  */
 #ifndef GF_SOBEL_TOOL_H
 #define GF_SOBEL_TOOL_H
@@ -27,7 +27,7 @@ struct sobel_params sobel_params_for(const struct sobel_opts *o, unsigned m,
 
 struct tool;
 
-/* Describes the sobel tool to the engine (lib/tool.h); t->ctx is o. */
+/* Describes the sobel tool to the engine (lib/tool/tool.h); t->ctx is o. */
 void sobel_tool(struct tool *t, struct sobel_opts *o);
 
 #endif
