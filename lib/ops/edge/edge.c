@@ -1,7 +1,7 @@
 /*
- * edge.c - the edge tool's operation: the parameters both paths use,
- * and the GPU pipeline that keeps every intermediate on the device and
- * equals the CPU reference (edge_cpu.c) bit for bit.
+ * edge.c - the edge tool: its option rules, the operation's parameters
+ * from its options, and the GPU pipeline that keeps every intermediate
+ * on the device and equals the CPU reference (edge_cpu.c) bit for bit.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,28 +43,18 @@ edge_settle_thresholds(struct edge_opts *o, int have_low, int have_high,
 	return 0;
 }
 
-/* ---- shared by the CPU (edge_cpu.c) and the GPU ---- */
-
-struct grad_thresh
+struct edge_params
 edge_params_for(const struct edge_opts *o)
 {
-	struct grad_thresh p;
+	struct edge_params p;
 
+	p.border = o->common.border;
+	p.sigma = o->sigma;
 	p.l1 = o->l1;
-	p.low = edge_thresh_store(o->low, o->l1);
-	p.high = edge_thresh_store(o->high, o->l1);
+	p.auto_thresh = o->auto_thresh;
+	p.low = o->low;
+	p.high = o->high;
 	return p;
-}
-
-/* The conv2d parameters of the smoothing stage. */
-int
-edge_smooth_params(const struct edge_opts *o, struct conv2d_filter *cp,
-    struct gf_err *e)
-{
-	memset(cp, 0, sizeof(*cp));
-	cp->border = (enum gf_border)o->common.border;
-	cp->allow_separable = 1;
-	return kspec_gauss(&cp->k, o->sigma, 0, e);
 }
 
 /* ---- GPU pipeline ---- */
@@ -126,12 +116,13 @@ smooth_device(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image **src, struct gf_err *e)
 {
 	struct conv2d_filter cp;
+	struct edge_params ep = edge_params_for(o);
 	enum gf_strategy s = o->common.strategy;
 
 	*src = in;
 	if (o->sigma <= 0)
 		return 0;
-	if (edge_smooth_params(o, &cp, e) < 0 ||
+	if (edge_smooth_filter(&ep, &cp, e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_SMOOTHED, in->width, in->height, in->maxval,
 	    sm, e) < 0 || conv2d_gpu(g, in, sm, &cp, s, &o->common.launch, e) < 0)
 		return -1;
@@ -146,7 +137,8 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 {
 	struct gpu_image sm, lab;
 	const struct gpu_image *src;
-	struct grad_thresh p = edge_params_for(o);
+	struct edge_params ep = edge_params_for(o);
+	struct grad_thresh p = edge_thresh_for(&ep);
 	struct otsu_device *od = NULL;
 	uint32_t t = 0;
 
@@ -187,9 +179,10 @@ edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
 	const struct edge_opts *o = ctx;
+	struct edge_params p = edge_params_for(o);
 	struct edge_info info;
 
-	if (edge_cpu(in, out, o, &info, o->common.threads, e) < 0)
+	if (edge_cpu(in, out, &p, &info, o->common.threads, e) < 0)
 		return -1;
 	note_thresholds(t, o, &info);
 	return 0;

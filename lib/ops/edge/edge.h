@@ -21,6 +21,40 @@ extern "C" {
 #endif
 
 /*
+ * What one run of the detector takes: the operation's parameters, which
+ * the edge tool derives from its options (edge_params_for, edge_tool.h).
+ */
+struct edge_params {
+	int border;             /* enum gf_border, of smoothing and gradients */
+	double sigma;           /* Gaussian smoothing, 0 for none */
+	int l1;                 /* |gx| + |gy| instead of the L2 magnitude */
+	int auto_thresh;        /* high = Otsu's threshold, low = high / 2 */
+	double low, high;       /* magnitude units, low <= high (not auto) */
+};
+
+/* The thresholds an image used, for -v. */
+struct edge_info {
+	double low, high;       /* the thresholds, in magnitude units */
+};
+
+/*
+ * CPU reference on a gray image (lib/ops/edge/edge_cpu.c); out gets its
+ * size and maxval.  nthreads threads (0: the CPUs online); the result
+ * does not depend on it.
+ */
+int edge_cpu(const struct image *gray, struct image *out,
+    const struct edge_params *p, struct edge_info *info, int nthreads,
+    struct gf_err *e);
+
+/* The core's thresholds of p (not auto_thresh), for the CPU and the GPU. */
+struct grad_thresh edge_thresh_for(const struct edge_params *p);
+
+/* The conv2d filter of the smoothing stage (gauss:sigma, p's border). */
+struct conv2d_filter;
+int edge_smooth_filter(const struct edge_params *p, struct conv2d_filter *cp,
+    struct gf_err *e);
+
+/*
  * Kernels (kernels/edge_nms.cu).  edge_nms_shape fills the defaults for
  * a width x height image into l (sliding's default rows shrink on small
  * images so that the grid keeps the GPU busy) and gives the pixels one

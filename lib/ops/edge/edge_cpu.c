@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "conv2d.h"
-#include "edge_tool.h"
+#include "edge.h"
+#include "gradient.h"
 #include "otsu.h"
 #include "pool.h"
-#include "gradient.h"
 
 /* Bands are at least this many rows, so that small images use one thread. */
 #define EDGE_BAND_ROWS 16
@@ -329,23 +329,44 @@ labels_to_image(const uint8_t *lab, const struct image *gray,
 
 /* ---- the whole detector */
 
-/* The thresholds for gray: o's, or Otsu's with --auto (info gets them). */
+struct grad_thresh
+edge_thresh_for(const struct edge_params *p)
+{
+	struct grad_thresh t;
+
+	t.l1 = p->l1;
+	t.low = edge_thresh_store(p->low, p->l1);
+	t.high = edge_thresh_store(p->high, p->l1);
+	return t;
+}
+
+int
+edge_smooth_filter(const struct edge_params *p, struct conv2d_filter *cp,
+    struct gf_err *e)
+{
+	memset(cp, 0, sizeof(*cp));
+	cp->border = (enum gf_border)p->border;
+	cp->allow_separable = 1;
+	return kspec_gauss(&cp->k, p->sigma, 0, e);
+}
+
+/* The thresholds for gray: ep's, or Otsu's when auto (info gets them). */
 static int
-thresholds_cpu(const struct image *gray, const struct edge_opts *o,
+thresholds_cpu(const struct image *gray, const struct edge_params *ep,
     struct grad_thresh *p, struct edge_info *info, int nthreads,
     struct gf_err *e)
 {
 	uint32_t t = 0;
 
-	if (!o->auto_thresh) {
-		*p = edge_params_for(o);
-		info->low = o->low;
-		info->high = o->high;
+	if (!ep->auto_thresh) {
+		*p = edge_thresh_for(ep);
+		info->low = ep->low;
+		info->high = ep->high;
 		return 0;
 	}
-	if (otsu_cpu(gray, o->common.border, o->l1, &t, nthreads, e) < 0)
+	if (otsu_cpu(gray, ep->border, ep->l1, &t, nthreads, e) < 0)
 		return -1;
-	grad_thresh_auto(t, o->l1, p);
+	grad_thresh_auto(t, ep->l1, p);
 	info->high = t;
 	info->low = t / 2.0;
 	return 0;
@@ -353,7 +374,7 @@ thresholds_cpu(const struct image *gray, const struct edge_opts *o,
 
 int
 edge_cpu(const struct image *gray, struct image *out,
-    const struct edge_opts *o, struct edge_info *info, int nthreads,
+    const struct edge_params *ep, struct edge_info *info, int nthreads,
     struct gf_err *e)
 {
 	struct image sm = {0};
@@ -362,21 +383,21 @@ edge_cpu(const struct image *gray, struct image *out,
 	uint8_t *lab = NULL;
 	int ret = -1;
 
-	if (o->sigma > 0) {
+	if (ep->sigma > 0) {
 		struct conv2d_filter cp;
-		if (edge_smooth_params(o, &cp, e) < 0 ||
+		if (edge_smooth_filter(ep, &cp, e) < 0 ||
 		    conv2d_cpu(gray, &sm, &cp, nthreads, e) < 0)
 			goto done;
 		src = &sm;
 	}
-	if (thresholds_cpu(src, o, &p, info, nthreads, e) < 0)
+	if (thresholds_cpu(src, ep, &p, info, nthreads, e) < 0)
 		goto done;
 	lab = malloc((size_t)gray->width * gray->height);
 	if (lab == NULL) {
 		gf_fail(e, "out of memory for the edge classes");
 		goto done;
 	}
-	if (classify_cpu(src, o->common.border, &p, lab, nthreads, e) < 0 ||
+	if (classify_cpu(src, ep->border, &p, lab, nthreads, e) < 0 ||
 	    hysteresis_cpu(lab, gray->width, gray->height, e) < 0)
 		goto done;
 	ret = labels_to_image(lab, gray, out, e);

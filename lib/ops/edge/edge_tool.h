@@ -23,29 +23,13 @@ struct edge_opts {
 	double low, high;       /* --low, --high, magnitude units, low <= high */
 };
 
-/* The thresholds an image used, for -v. */
-struct edge_info {
-	double low, high;       /* the thresholds, in magnitude units */
-};
-
 struct tool;
 
 /* Describes the edge tool to the engine (lib/tool/tool.h); t->ctx is o. */
 void edge_tool(struct tool *t, struct edge_opts *o);
 
-/*
- * CPU reference on a gray image (lib/ops/edge/edge_cpu.c); out gets its size and
- * maxval.  nthreads threads (0: the CPUs online); the result does not
- * depend on it.
- */
-int edge_cpu(const struct image *gray, struct image *out,
-    const struct edge_opts *o, struct edge_info *info, int nthreads,
-    struct gf_err *e);
-
-/* The conv2d parameters of the smoothing stage (gauss:sigma, o's border). */
-struct conv2d_filter;
-int edge_smooth_params(const struct edge_opts *o, struct conv2d_filter *cp,
-    struct gf_err *e);
+/* The operation's parameters that o asks for (lib/ops/edge/edge.h). */
+struct edge_params edge_params_for(const struct edge_opts *o);
 
 /*
  * The stages after the upload, device to device: in (gray) to out (its
@@ -66,8 +50,5 @@ int edge_run_device(struct gpu *g, const struct gpu_image *in,
 int edge_check_sigma(double sigma, struct gf_err *e);
 int edge_settle_thresholds(struct edge_opts *o, int have_low, int have_high,
     struct gf_err *e);
-
-/* The thresholds of o for an image (not --auto). */
-struct grad_thresh edge_params_for(const struct edge_opts *o);
 
 #endif
