@@ -18,7 +18,6 @@
 
 #include "conv2d_cpu_int.h"
 #include "pool.h"
-#include "tool.h"
 
 /*
  * One band's rows: pad holds a padded source row (rw = w + kw - 1

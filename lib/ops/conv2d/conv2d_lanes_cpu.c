@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "conv2d_cpu_int.h"
-#include "tool.h"
 
 #ifdef CONV_SEP8
 #include <immintrin.h>
