@@ -96,7 +96,8 @@ void
 img_reader_close(struct img_reader *r)
 {
 	if (r != NULL) {
-		img_tiff_close(r->tiff);
+		if (r->open != NULL)
+			r->open->close(r->state);
 		if (r->stacked)
 			fclose(r->f);   /* ours, and those under it; not the caller's */
 		free(r->back);
@@ -255,7 +256,7 @@ img_reader_skip_space(struct img_reader *r, int *more, struct gf_err *e)
 		*more = 1;
 		return 0;
 	}
-	return img_pnm_more(r, more, e);
+	return img_format_row(IMG_FORMAT_AUTO)->more(r, more, e);
 }
 
 int
@@ -475,8 +476,8 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	int c, more, ret;
 
 	img->px = NULL;
-	if (r->tiff != NULL) {          /* the next page of a TIFF */
-		if ((ret = img_tiff_read(r, img, e)) > 0)
+	if (r->open != NULL) {          /* the next image of a file (TIFF's page) */
+		if ((ret = r->open->read(r, img, e)) > 0)
 			r->nread++;
 		return ret;
 	}

@@ -35,11 +35,24 @@ struct img_format_row {
 	unsigned flags;         /* IMG_ROW_* */
 	/* Whether the first n bytes of a stream (up to IMG_HEAD_MAX) are this format. */
 	int (*sniff)(const unsigned char *b, size_t n);
-	/* The next image: 1, or -1 with e set (TIFF: 0 after its last page). */
+	/*
+	 * The next image: 1, or -1 with e set.  A format that reads one
+	 * file as several images (TIFF's pages) keeps its state in r->state
+	 * with r->open its row: img_read_next then calls read again, which
+	 * gives 0 after the last image, and img_reader_close calls close.
+	 */
 	int (*read)(struct img_reader *r, struct image *img, struct gf_err *e);
 	/* img to f, whole; quality as img_write takes it; -1 with e set. */
 	int (*write)(FILE *f, const struct image *img, enum img_format fmt,
 	    int quality, const char *name, struct gf_err *e);
+	/* Frees what read keeps in r->state between images; NULL: it keeps none. */
+	void (*close)(void *state);
+	/*
+	 * The default row's (PNM's, libnetpbm's rule): past the whitespace
+	 * after an image of a stream, whether another image follows (*more),
+	 * or -1 with e.
+	 */
+	int (*more)(struct img_reader *r, int *more, struct gf_err *e);
 };
 
 /* May follow another image in a stream (PNM, PNG, JPEG); others end it. */
@@ -80,8 +93,6 @@ const char *img_format_names(unsigned flags, const char *last, char *buf,
 /* Room for any list of formats that lib/io/img_format.c writes. */
 #define IMG_FORMAT_LIST_MAX 512
 
-struct img_tiff;
-
 struct img_reader {
 	FILE *f;
 	const char *name;
@@ -94,7 +105,8 @@ struct img_reader {
 	size_t hpos;            /* bytes of head already consumed */
 	int autorotate;         /* apply JPEG's and TIFF's orientation tags */
 	int gray;               /* a colour JPEG comes out as its luma (img_reader_set_gray) */
-	struct img_tiff *tiff;  /* a TIFF being read, page after page */
+	const struct img_format_row *open; /* the format whose state is open */
+	void *state;            /* its state between images (TIFF's pages) */
 	unsigned char *back;    /* a pipe's bytes given back (img_reader_unread): */
 	size_t nback, bpos;     /* back[bpos..nback) come before f's */
 	int stacked;            /* f is the reader's, over the caller's (img.c) */
@@ -238,11 +250,11 @@ int img_gif_read(struct img_reader *r, struct image *img, struct gf_err *e);
 
 /*
  * img_tiff_read reads page after page of the TIFF that the sniffed bytes
- * begin (r->tiff holds it open): 1 for an image, 0 after the last page.
- * img_tiff_close frees r->tiff.
+ * begin (r->state holds it open): 1 for an image, 0 after the last page.
+ * img_tiff_close frees that state.
  */
 int img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e);
-void img_tiff_close(struct img_tiff *t);
+void img_tiff_close(void *state);
 
 /*
  * The two PNG decoders of img_png_read, over a PNG in memory (len bytes

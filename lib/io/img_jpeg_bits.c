@@ -430,7 +430,7 @@ img_jpeg_frame_read(struct img_reader *r, struct img_frame *fr,
 	int more;
 
 	fr->len = fr->tail = 0;
-	if (r->tiff != NULL || r->done)
+	if (r->open != NULL || r->done)
 		return 0;
 	if (r->nread > 0) {
 		if (img_reader_skip_space(r, &more, e) < 0)

@@ -633,12 +633,13 @@ tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
 int
 img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
 {
-	struct img_tiff *t = r->tiff;
+	struct img_tiff *t = r->state;
 
 	if (t == NULL) {
 		if ((t = calloc(1, sizeof(*t))) == NULL)
 			return gf_fail(e, "out of memory");
-		r->tiff = t;
+		r->state = t;
+		r->open = img_format_row(IMG_FORMAT_TIFF);
 		if (tiff_input(r, &t->mem, e) < 0)
 			return -1;
 		if (tiff_open(t, r->name, "r", (uint64_t)img_input_cap(
@@ -658,8 +659,10 @@ img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
 }
 
 void
-img_tiff_close(struct img_tiff *t)
+img_tiff_close(void *state)
 {
+	struct img_tiff *t = state;
+
 	if (t == NULL)
 		return;
 	if (t->tif != NULL)
