@@ -31,7 +31,8 @@
  * gpu_shared: the lock and last contents of the device's constant
  * memory) every context on that GPU shares, as the device shares its
  * constant memory among everything in the process.  Opened on first use
- * and kept until the process ends; the one mutable state of the library.
+ * and kept until the process ends: one of lib/'s three mutable globals
+ * (HACKING.md).
  */
 #define GF_LIB_MAX_GPUS 64
 static pthread_mutex_t device_bases_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -2,8 +2,7 @@
  * pool.h - what the CPU filters share: machine-code clones of their row
  * loops, and threads: a call runs a function over the bands of an image
  * on a few threads and returns when every band is done.  Nothing is
- * kept between calls, so lib/ holds no mutable globals; the threads
- * live for one call.
+ * kept between calls: the threads live for one call.
  */
 #ifndef GF_POOL_H
 #define GF_POOL_H

@@ -75,8 +75,8 @@ struct engine_hooks {
 	void *arg;
 	/*
 	 * The caller's process ends when the run returns: what only the
-	 * exit need release (the GPUs' JPEG engines, whose teardown takes
-	 * a third of a second) is left to it.  0 (as in hooks initialised
+	 * exit need release (the GPUs' JPEG engines, whose teardown is
+	 * slow) is left to it.  0 (as in hooks initialised
 	 * to zero) releases everything.
 	 */
 	int exiting;

@@ -56,12 +56,16 @@
  * one device anyway.  A device that breaks (an error that sticks to its
  * context) stops the whole run, with an error that names it.
  *
- * Where a GPU decode stage goes (a reader that hands a compressed
- * bitstream instead of pixels, decoded on the lane's device): the reader
- * fills a slot in read_image (engine_read.c), and a lane puts a slot's
- * pixels on the device in strip_upload (engine_lane.c).  A decode stage
- * is a file beside these that a reader asks for a slot's bitstream and
- * that a lane asks, instead of strip_upload, for the device image.
+ * The GPUs' JPEG engines (engine_jdec.c) are the decode stage on the
+ * device: a reader keeps a JPEG they decode exactly as its bytes and
+ * queues the slot for the decoders (jdec_post, engine_read.c); the
+ * decoder thread of each GPU with engines takes the queue in batches,
+ * decodes them into device buffers of its own and hands each slot to
+ * that GPU's lanes; a lane filters the luma where it lies
+ * (jdec_luma, engine_lane.c) instead of uploading pixels, and gives the
+ * buffer back once its stream is done (jdec_buf_release).  A JPEG the
+ * engines refuse or fail on goes to the common queue as bytes, and the
+ * lane that takes it decodes it on the CPU (jdec_cpu_decode).
  */
 #ifndef GF_ENGINE_INT_H
 #define GF_ENGINE_INT_H

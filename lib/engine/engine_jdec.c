@@ -14,7 +14,7 @@
  *
  * A decoder makes its next batch ready (nvJPEG's parse of each header,
  * a buffer each) while the engines decode the one before: one batch on
- * the engines at a time, two states gaining nothing on the H100.  While
+ * the engines at a time, as two states gained nothing (make bench-io).  While
  * the engines are two batches behind, readers decode JPEGs themselves
  * (the readers' share, jdec_ready).
  *
@@ -40,12 +40,11 @@
 #define JDEC_BATCH_MAX 256
 /*
  * A batch opens the engines only with this many inputs left when its
- * first JPEG is read (GPUFILT_GPU_DECODE=1 or 2: at any count): nvJPEG's
- * hardware open takes most of a second, in which the cores decode a few
- * hundred photos on their own, so a smaller batch runs slower with them.
- * Set above the crossover that make bench-io's batch rows (engines on
- * and off, and GPUFILT_GPU_DECODE=0) put between 384 and 1152 photos of
- * 12 MP on the H100.
+ * first JPEG is read (GPUFILT_GPU_DECODE=1 or 2: at any count): while
+ * nvJPEG's hardware opens, the cores decode hundreds of photos on their
+ * own, so a smaller batch runs slower with the engines.  Set above the
+ * crossover of make bench-io's batch rows (engines on and off, and
+ * GPUFILT_GPU_DECODE=0), whose figures are in bench/figures.md.
  */
 #define JDEC_MIN_JOBS 640
 /* How long a decoder waits for a batch to fill while readers still read. */
@@ -460,8 +459,8 @@ jdec_early_main(void *arg)
  * context (engine_gpu.c calls this before making it), when a batch is
  * sure to want them: a gray tool, enough inputs (jdec_ready's rule) and
  * a first input that is a JPEG file.  nvJPEG's hardware open, its handle
- * and then a decode state, takes most of a second after the context;
- * begun with the context, it ends sooner.  Its decoder takes what it
+ * and then a decode state, is slow; begun with the context, it ends
+ * sooner than after it.  Its decoder takes what it
  * made (jdec_engines_open).
  */
 void

@@ -83,8 +83,7 @@ pinned_allow(struct engine *en, size_t n, int take)
 /*
  * Pins b's memory, which has been touched (its pages are there), while
  * a GPU is in use and the budget allows: registered in place, which
- * costs about a millisecond for 12 MB, less than one copy of it through
- * a lane's staging buffers.  Portable: any GPU may take the slot.  Plain
+ * costs less than one copy of it through a lane's staging buffers.  Portable: any GPU may take the slot.  Plain
  * memory stays as it was when it cannot be.
  */
 static void

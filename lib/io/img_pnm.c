@@ -56,7 +56,7 @@ static pthread_mutex_t pnm_lock = PTHREAD_MUTEX_INITIALIZER;
 /*
  * libnetpbm reports an error through a callback that takes no context,
  * then longjmps to the guard; this buffer carries the message across.
- * The one piece of mutable file-scope state in lib/, forced by that API.
+ * One of lib/'s three mutable globals (HACKING.md), forced by that API.
  */
 static char pnm_msg[256];
 

@@ -27,8 +27,8 @@ enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE, SLOT_REMOVING };
 #define OUTFILE_SLOTS 64
 
 /*
- * The temporary files that exist now: the one mutable global of lib/, as a
- * signal handler can reach nothing else.  A chunk of OUTFILE_SLOTS slots,
+ * The temporary files that exist now: one of lib/'s three mutable globals
+ * (HACKING.md), as a signal handler can reach nothing else.  A chunk of OUTFILE_SLOTS slots,
  * then as many more chunks as outputs are ever open at once, each chained
  * to the last by one compare-and-swap and never freed, so a handler
  * walking the chain meets only whole chunks.  A slot's path is written
