@@ -77,15 +77,23 @@ edge_sector_offset(int s, int *dx, int *dy)
  * diagonal sectors greater than both.  So a survivor is never smaller
  * than either neighbour, and a plateau two pixels wide keeps one pixel.
  */
+/*
+ * The rule, for edge_classify and edge_classify32 alike (diag: sector
+ * 45 or 135): comparisons joined with &, no early exit, so that a row of
+ * them vectorizes.
+ */
+#define EDGE_CLASS(m, before, after, diag, low, high)                       \
+	(((m) > (low)) & ((m) > (before)) &                                 \
+	    ((diag) ? (m) > (after) : (m) >= (after)) ?                     \
+	    ((m) > (high) ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE)
+
 GF_HD int
 edge_classify(uint64_t m, uint64_t before, uint64_t after, int s,
     const struct grad_thresh *p)
 {
-	/* Comparisons joined with &, no early exit: a row of them vectorizes. */
 	int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135;
-	int keep = (m > p->low) & (m > before) & (diag ? m > after : m >= after);
 
-	return keep ? (m > p->high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE;
+	return EDGE_CLASS(m, before, after, diag, p->low, p->high);
 }
 
 /*
@@ -138,9 +146,8 @@ edge_classify32(uint32_t m, uint32_t before, uint32_t after, int s,
     const struct edge_params32 *p)
 {
 	int diag = s == EDGE_SECTOR_45 || s == EDGE_SECTOR_135;
-	int keep = (m > p->low) & (m > before) & (diag ? m > after : m >= after);
 
-	return keep ? (m > p->high ? EDGE_STRONG : EDGE_WEAK) : EDGE_NONE;
+	return EDGE_CLASS(m, before, after, diag, p->low, p->high);
 }
 
 /*

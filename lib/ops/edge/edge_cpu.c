@@ -93,54 +93,40 @@ ring_fill(struct grad_ring *r, const struct classify_job *j, int y)
 }
 
 /*
- * Classes of columns 1..n of a row from its gradients and the magnitudes
- * of the rows above (u), at (m) and below (d).  The neighbours across
- * the edge are picked by edge_sector_offset's (dx, dy) with selects
- * among all eight loaded neighbours, not by indexing, so the loop has
- * no data-dependent addresses.
+ * NAME(gx, gy, u, m, d, lab, n, p): the classes of columns 1..n of a row
+ * from its gradients and the magnitudes (of type T) of the rows above
+ * (u), at (m) and below (d), with SECTOR and CLASSIFY, edge_core.h's
+ * cores for T, and their thresholds P.  The neighbours across the edge
+ * are picked by edge_sector_offset's (dx, dy) with selects among all
+ * eight loaded neighbours, not by indexing, so the loop has no
+ * data-dependent addresses.  One body for both widths: 8-bit images
+ * take the 32-bit cores, twice as many a vector.
  */
-GF_CLONES static void
-classify_row(const int *gx, const int *gy, const uint64_t *u,
-    const uint64_t *m, const uint64_t *d, uint8_t *lab, int n,
-    const struct grad_thresh *p)
-{
-	struct grad_thresh q = *p;
-
-	for (int x = 1; x <= n; x++) {
-		uint64_t ml = m[x - 1], mr = m[x + 1];
-		uint64_t ul = u[x - 1], uc = u[x], ur = u[x + 1];
-		uint64_t dl = d[x - 1], dc = d[x], dr = d[x + 1];
-		int s = edge_sector(gx[x], gy[x]), dx, dy;
-		edge_sector_offset(s, &dx, &dy);
-		uint64_t before = dy == 0 ? (dx < 0 ? ml : mr) :
-		    dx < 0 ? ul : dx == 0 ? uc : ur;
-		uint64_t after = dy == 0 ? (dx < 0 ? mr : ml) :
-		    dx < 0 ? dr : dx == 0 ? dc : dl;
-		lab[x] = (uint8_t)edge_classify(m[x], before, after, s, &q);
-	}
+#define CLASSIFY_ROW(NAME, T, P, SECTOR, CLASSIFY)                          \
+GF_CLONES static void                                                       \
+NAME(const int *gx, const int *gy, const T *u, const T *m, const T *d,      \
+    uint8_t *lab, int n, const P *p)                                        \
+{                                                                           \
+	P q = *p;                                                           \
+                                                                            \
+	for (int x = 1; x <= n; x++) {                                      \
+		T ml = m[x - 1], mr = m[x + 1];                             \
+		T ul = u[x - 1], uc = u[x], ur = u[x + 1];                  \
+		T dl = d[x - 1], dc = d[x], dr = d[x + 1];                  \
+		int s = SECTOR(gx[x], gy[x]), dx, dy;                       \
+		edge_sector_offset(s, &dx, &dy);                            \
+		T before = dy == 0 ? (dx < 0 ? ml : mr) :                   \
+		    dx < 0 ? ul : dx == 0 ? uc : ur;                        \
+		T after = dy == 0 ? (dx < 0 ? mr : ml) :                    \
+		    dx < 0 ? dr : dx == 0 ? dc : dl;                        \
+		lab[x] = (uint8_t)CLASSIFY(m[x], before, after, s, &q);     \
+	}                                                                   \
 }
 
-/* classify_row for 8-bit images, in 32 bits (edge_core.h's 32-bit cores). */
-GF_CLONES static void
-classify_row32(const int *gx, const int *gy, const uint32_t *u,
-    const uint32_t *m, const uint32_t *d, uint8_t *lab, int n,
-    const struct edge_params32 *p)
-{
-	struct edge_params32 q = *p;
-
-	for (int x = 1; x <= n; x++) {
-		uint32_t ml = m[x - 1], mr = m[x + 1];
-		uint32_t ul = u[x - 1], uc = u[x], ur = u[x + 1];
-		uint32_t dl = d[x - 1], dc = d[x], dr = d[x + 1];
-		int s = edge_sector32(gx[x], gy[x]), dx, dy;
-		edge_sector_offset(s, &dx, &dy);
-		uint32_t before = dy == 0 ? (dx < 0 ? ml : mr) :
-		    dx < 0 ? ul : dx == 0 ? uc : ur;
-		uint32_t after = dy == 0 ? (dx < 0 ? mr : ml) :
-		    dx < 0 ? dr : dx == 0 ? dc : dl;
-		lab[x] = (uint8_t)edge_classify32(m[x], before, after, s, &q);
-	}
-}
+CLASSIFY_ROW(classify_row, uint64_t, struct grad_thresh, edge_sector,
+    edge_classify)
+CLASSIFY_ROW(classify_row32, uint32_t, struct edge_params32, edge_sector32,
+    edge_classify32)
 
 static int
 classify_band(void *arg, int b, void *scratch)
