@@ -1,32 +1,8 @@
 /*
- * otsu.c - Otsu's threshold of a histogram on the CPU, the reference
- * that the GPU search in kernels/otsu.cu equals, and the host side of
- * the GPU histogram and search.  (The CPU histogram is otsu_cpu.c.)
+ * otsu.c - the host side of the GPU histogram and search
+ * (kernels/otsu.cu).  The CPU reference they equal is otsu_cpu.c.
  */
 #include "otsu.h"
-
-uint32_t
-otsu_threshold(const uint32_t *hist, int nbins)
-{
-	uint64_t n = 0, s = 0, n0 = 0, s0 = 0;
-	double best = -2.0;
-	uint32_t t = 0;
-
-	for (int i = 0; i < nbins; i++) {
-		n += hist[i];
-		s += (uint64_t)i * hist[i];
-	}
-	for (int i = 0; i < nbins; i++) {
-		n0 += hist[i];
-		s0 += (uint64_t)i * hist[i];
-		double score = otsu_score(n0, s0, n, s);
-		if (score > best) {
-			best = score;
-			t = (uint32_t)i;
-		}
-	}
-	return t;
-}
 
 int
 otsu_queue(struct gpu *g, const struct gpu_image *in, int border, int l1,

@@ -1,8 +1,9 @@
 /*
- * otsu_cpu.c - the gradient magnitude histogram on the CPU, in row bands
- * on the thread pool, and Otsu's threshold of it (sobel -t auto, edge
- * --auto).  Apart from otsu.c so that its loops get the CPU paths'
- * compiler flags (the Makefile's CPU_CFLAGS for *_cpu.c).
+ * otsu_cpu.c - Otsu's method on the CPU, the reference that the GPU's
+ * (otsu.c, kernels/otsu.cu) equals: the gradient magnitude histogram in
+ * row bands on the thread pool, and Otsu's threshold of a histogram
+ * (sobel -t auto, edge --auto).  Its loops get the CPU paths' compiler
+ * flags (the Makefile's CPU_CFLAGS for *_cpu.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,29 @@ otsu_histogram_cpu(const struct image *gray, int border, int l1,
 	if (ret < 0)
 		return gf_fail(e, "out of memory for the gradient histogram");
 	return 0;
+}
+
+uint32_t
+otsu_threshold(const uint32_t *hist, int nbins)
+{
+	uint64_t n = 0, s = 0, n0 = 0, s0 = 0;
+	double best = -2.0;
+	uint32_t t = 0;
+
+	for (int i = 0; i < nbins; i++) {
+		n += hist[i];
+		s += (uint64_t)i * hist[i];
+	}
+	for (int i = 0; i < nbins; i++) {
+		n0 += hist[i];
+		s0 += (uint64_t)i * hist[i];
+		double score = otsu_score(n0, s0, n, s);
+		if (score > best) {
+			best = score;
+			t = (uint32_t)i;
+		}
+	}
+	return t;
 }
 
 int
