@@ -57,9 +57,18 @@ gf_parse_double(const char *s, const char *what, double lo, double hi,
 	if (errno == ERANGE || isinf(*v))
 		return gf_fail(e, "%s '%s' is out of range; it must be %.15g to "
 		    "%.15g", what, s, lo, hi);
+	return gf_check_double(*v, what, lo, hi, e);
+}
+
+int
+gf_check_double(double v, const char *what, double lo, double hi,
+    struct gf_err *e)
+{
+	if (isnan(v))
+		return gf_fail(e, "%s is not a number", what);
 	/* %.15g: the bounds in plain digits (1000000000, not 1e+09). */
-	if (*v < lo || *v > hi)
-		return gf_fail(e, "%s is %.15g; it must be %.15g to %.15g", what, *v,
+	if (v < lo || v > hi)
+		return gf_fail(e, "%s is %.15g; it must be %.15g to %.15g", what, v,
 		    lo, hi);
 	return 0;
 }

@@ -109,6 +109,12 @@ int gf_opts_refused(int c, char *const *argv, const struct option *longopts,
  */
 int gf_parse_int(const char *s, const char *what, long lo, long hi,
     long *v, struct gf_err *e);
+/*
+ * The check of gf_parse_double for a number given as a number (the
+ * library's options): not NaN, within [lo, hi]; the same messages.
+ */
+int gf_check_double(double v, const char *what, double lo, double hi,
+    struct gf_err *e);
 int gf_parse_double(const char *s, const char *what, double lo, double hi,
     double *v, struct gf_err *e);
 int gf_parse_border(const char *s, enum gf_border *b, struct gf_err *e);

@@ -85,6 +85,8 @@ void kspec_names(char *w, size_t n);
  * least KSPEC_MIN_DIVISOR (0 would divide by zero, tinier ones overflow).
  */
 int kspec_parse_divisor(const char *text, double *d, struct gf_err *e);
+/* The same check of a divisor given as a number (the library's options). */
+int kspec_check_divisor(double d, struct gf_err *e);
 
 /*
  * The normalized Gaussian gauss:SIGMA[:SIZE] in fixed point: 1D taps

@@ -160,7 +160,7 @@ read_small_file(const char *path, char **text, struct gf_err *e)
 	buf = malloc(KSPEC_FILE_MAX + 1);
 	if (buf == NULL) {
 		fclose(f);
-		return gf_fail(e, "out of memory reading kernel file %s", path);
+		return gf_nomem(e, "out of memory reading kernel file %s", path);
 	}
 	n = fread(buf, 1, KSPEC_FILE_MAX + 1, f);
 	if (ferror(f) || n > KSPEC_FILE_MAX || memchr(buf, '\0', n) != NULL) {
@@ -449,12 +449,20 @@ kspec_parse_divisor(const char *text, double *d, struct gf_err *e)
 	if (gf_parse_double(text, "--divisor", -KSPEC_MAX_TAP, KSPEC_MAX_TAP, d,
 	    e) < 0)
 		return -1;
-	if (*d == 0)
+	return kspec_check_divisor(*d, e);
+}
+
+int
+kspec_check_divisor(double d, struct gf_err *e)
+{
+	if (gf_check_double(d, "--divisor", -KSPEC_MAX_TAP, KSPEC_MAX_TAP, e) < 0)
+		return -1;
+	if (d == 0)
 		return gf_fail(e, "--divisor 0 would divide by zero; give a "
 		    "nonzero divisor");
-	if (fabs(*d) < KSPEC_MIN_DIVISOR)
+	if (fabs(d) < KSPEC_MIN_DIVISOR)
 		return gf_fail(e, "--divisor %g is too small: the taps divided by it "
-		    "leave the range of float; give at least %g in magnitude", *d,
+		    "leave the range of float; give at least %g in magnitude", d,
 		    KSPEC_MIN_DIVISOR);
 	return 0;
 }
