@@ -105,7 +105,7 @@ run_op(const struct op *o, const struct image *in, int n, struct gf_err *e)
 int
 main(int argc, char **argv)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct image in = {0};
 	double t[MAX_RUNS];
 	int n, runs;

@@ -556,7 +556,7 @@ threads_differ(const struct image *in, const struct edge_opts *o,
 
 	/* All outputs live at once: none reuses another's memory. */
 	for (int t = 0; t < 4; t++) {
-		struct gf_err e = {{0}};
+		struct gf_err e = {0};
 		size_t d = edge_cpu(in, &out[t], &p, &info[t], threads[t], &e) < 0 ?
 		    1 : count_differ(&out[0], &out[t]) +
 		    (info[t].high != info[0].high);

@@ -42,7 +42,7 @@ test_remove_temps(const char *dir)
 	enum { N = 200 };
 	static struct outfile o[N];
 	char path[PATH_MAX];
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct stat st;
 	int opened = 0, left;
 
@@ -76,7 +76,7 @@ test_mode_and_long_name(const char *dir)
 {
 	char path[PATH_MAX];
 	struct outfile o;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct stat st;
 	FILE *f;
 	int ok;

@@ -449,7 +449,7 @@ static void
 expect_refused(const char *name, const uint8_t *p, size_t len,
     const char *needle)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct decoded f;
 	int ret = reader_verdict(p, len, &e);
 
@@ -487,7 +487,7 @@ test_damaged(void)
 	/* Every length cut short: refused before IEND, the image after. */
 	bad = 0;
 	for (size_t len = 0; len < b.len; len++) {
-		struct gf_err e = {{0}};
+		struct gf_err e = {0};
 		int ret = len >= 8 ? reader_verdict(b.p, len, &e) : -1;
 		int want = len >= iend ? 1 : -1;
 		if (len >= 8 && !both_paths(b.p, len, len >= iend, NULL, why,

@@ -80,11 +80,11 @@ succeed(gf_error *err)
 	return GF_OK;
 }
 
-/* The code of a failed host filter: out of memory, or a value it refused. */
+/* The code of a failed host filter: out of memory (gf_nomem), or a value it refused. */
 static int
 cpu_code(const struct gf_err *e)
 {
-	return strstr(e->msg, "out of memory") != NULL ? GF_ENOMEM : GF_EINVAL;
+	return e->nomem ? GF_ENOMEM : GF_EINVAL;
 }
 
 const char *
@@ -117,15 +117,15 @@ gf_options_init(gf_options *o)
 
 /* ---- options: the public struct through the tools' parsers */
 
-/* Parses number v as the text an option would have been given. */
+/* Number v, checked as the tools check an option's number. */
 static int
-parse_number(double v, const char *what, double lo, double hi, double *out,
+take_number(double v, const char *what, double lo, double hi, double *out,
     struct gf_err *e)
 {
-	char text[64];
-
-	snprintf(text, sizeof(text), "%.17g", v);
-	return gf_parse_double(text, what, lo, hi, out, e);
+	if (gf_check_double(v, what, lo, hi, e) < 0)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static int
@@ -167,7 +167,7 @@ sobel_from(struct op *op, const gf_options *o, struct gf_err *e)
 		so->threshold_auto = 1;
 	else if (isnan(o->threshold) || o->threshold >= 0) {
 		so->threshold = 1;
-		if (parse_number(o->threshold, "threshold -t", 0, 1e9, &so->t, e) < 0)
+		if (take_number(o->threshold, "threshold -t", 0, 1e9, &so->t, e) < 0)
 			return -1;
 	}
 	op->common = &so->common;
@@ -180,7 +180,6 @@ conv2d_from(struct op *op, const gf_options *o, struct gf_err *e)
 {
 	struct conv2d_opts *co = &op->u.conv2d;
 	struct conv2d_filter *f = &co->filter;
-	char text[64];
 
 	if (common_from(&co->common, o, e) < 0)
 		return -1;
@@ -190,13 +189,13 @@ conv2d_from(struct op *op, const gf_options *o, struct gf_err *e)
 	if (kspec_parse(o->kernel, &f->k, e) < 0)
 		return -1;
 	f->normalize = o->normalize != 0;
-	snprintf(text, sizeof(text), "%.17g", o->divisor);
-	if (o->divisor != 0 && kspec_parse_divisor(text, &f->divisor, e) < 0)
+	if (o->divisor != 0 && kspec_check_divisor(o->divisor, e) < 0)
 		return -1;
+	f->divisor = o->divisor;
 	if (f->normalize && f->divisor != 0)
 		return gf_fail(e, "--normalize and --divisor exclude each other; "
 		    "give one");
-	if (parse_number(o->bias, "--bias", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
+	if (take_number(o->bias, "--bias", -KSPEC_MAX_TAP, KSPEC_MAX_TAP,
 	    &f->bias, e) < 0)
 		return -1;
 	f->abs = o->abs != 0;
@@ -213,8 +212,8 @@ edge_thresholds(struct edge_opts *eo, const gf_options *o, struct gf_err *e)
 	int have_low = !(o->low < 0), have_high = !(o->high < 0);
 
 	eo->auto_thresh = o->auto_threshold != 0;
-	if ((have_high && parse_number(o->high, "--high", 0, 1e6, &eo->high,
-	    e) < 0) || (have_low && parse_number(o->low, "--low", 0, 1e6,
+	if ((have_high && take_number(o->high, "--high", 0, 1e6, &eo->high,
+	    e) < 0) || (have_low && take_number(o->low, "--low", 0, 1e6,
 	    &eo->low, e) < 0))
 		return -1;
 	return edge_settle_thresholds(eo, have_low, have_high, e);
@@ -226,7 +225,7 @@ edge_from(struct op *op, const gf_options *o, struct gf_err *e)
 	struct edge_opts *eo = &op->u.edge;
 
 	if (common_from(&eo->common, o, e) < 0 ||
-	    parse_number(o->sigma, "--sigma", 0, 10, &eo->sigma, e) < 0)
+	    take_number(o->sigma, "--sigma", 0, 10, &eo->sigma, e) < 0)
 		return -1;
 	if (edge_check_sigma(eo->sigma, e) < 0)
 		return -1;
@@ -249,7 +248,7 @@ op_make(enum op_kind kind, const gf_options *o, int *code, struct gf_err *e)
 
 	*code = GF_ENOMEM;
 	if (op == NULL) {
-		gf_fail(e, "out of memory");
+		gf_nomem(e, "out of memory");
 		return NULL;
 	}
 	if (o == NULL) {
@@ -336,7 +335,7 @@ gf_context *
 gf_open(int device, gf_error *err)
 {
 	gf_context *ctx;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int prev;
 
 	if (device < GF_DEVICE_CPU) {
@@ -487,7 +486,7 @@ int
 gf_load(const char *path, gf_image *img, int flags, gf_error *err)
 {
 	struct image res = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (path == NULL || img == NULL)
 		return fail(err, GF_EINVAL, "gf_load needs a path and an image");
@@ -507,7 +506,7 @@ int
 gf_save(const char *path, const gf_image *img, gf_error *err)
 {
 	struct image view, copy = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int ret;
 
 	if (path == NULL)
@@ -619,7 +618,7 @@ host_filter(enum op_kind kind, gf_context *ctx, const gf_image *in,
 {
 	struct image view, copy = {0}, gray = {0}, res = {0};
 	const struct image *src = &view;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct op *op = NULL;
 	int code = GF_EINVAL;
 
@@ -713,7 +712,7 @@ device_filter(enum op_kind kind, gf_context *ctx, const gf_image *in,
     const gf_image *out, const gf_options *o, struct CUstream_st *stream,
     gf_error *err)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct op *op;
 	struct gpu_image din, dout;
 	int code = GF_EINVAL, prev;

@@ -22,6 +22,20 @@ gf_fail(struct gf_err *e, const char *fmt, ...)
 	return -1;
 }
 
+int
+gf_nomem(struct gf_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	e->nomem = 1;
+	return -1;
+}
+
 size_t
 img_bytes(const struct image *img)
 {
@@ -40,7 +54,7 @@ img_alloc(struct image *img, struct gf_err *e)
 		    GF_MAX_DIM);
 	img->px = malloc(img_bytes(img));
 	if (img->px == NULL)
-		return gf_fail(e, "out of memory for a %d x %d image (%zu bytes)",
+		return gf_nomem(e, "out of memory for a %d x %d image (%zu bytes)",
 		    img->width, img->height, img_bytes(img));
 	return 0;
 }

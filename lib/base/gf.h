@@ -28,10 +28,19 @@ extern "C" {
  */
 struct gf_err {
 	char msg[512];
+	int nomem;              /* set by gf_nomem: memory ran out */
 };
 
 /* Formats a message into e (printf style) and returns -1, for "return gf_fail(...)". */
 int gf_fail(struct gf_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * gf_fail for memory that ran out, where it ran out: e->nomem says so to
+ * whoever turns the error into a code (libgpufilt's GF_ENOMEM).  gf_fail
+ * leaves e->nomem as it is, so a message that wraps one keeps its kind.
+ */
+int gf_nomem(struct gf_err *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /*

@@ -107,7 +107,7 @@ gpu_open(struct gpu *g, int dev, struct gf_err *e)
 	memcpy(g->tex2d_linear, p.maxTexture2DLinear, sizeof(g->tex2d_linear));
 	g->shared = calloc(1, sizeof(*g->shared));
 	if (g->shared == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	pthread_mutex_init(&g->shared->lock, NULL);
 	g->owns_shared = 1;
 	return stream_open(g, e);
@@ -223,7 +223,7 @@ gpu_upload(struct gpu *g, const struct image *img, int c,
 	if (img->channels > 1) {
 		src = plane_alloc(img);
 		if (src == NULL)
-			return gf_fail(e, "out of memory");
+			return gf_nomem(e, "out of memory");
 		plane_copy((struct image *)img, c, src, 0);
 	}
 	cudaError_t err = cudaMemcpy2DAsync(d->px, d->pitch, src, row, row,
@@ -244,7 +244,7 @@ gpu_download(struct gpu *g, const struct gpu_image *d, struct image *img,
 	void *dst = img->px;
 
 	if (img->channels > 1 && (dst = plane_alloc(img)) == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	cudaError_t err = cudaMemcpy2DAsync(dst, row, d->px, d->pitch, row,
 	    img->height, cudaMemcpyDeviceToHost, g->stream);
 	if (err == cudaSuccess)

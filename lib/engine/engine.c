@@ -102,7 +102,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	en->read.rd = calloc((size_t)en->read.nreaders, sizeof(*en->read.rd));
 	if (en->job_failed == NULL || en->read.rd == NULL ||
 	    slot_pool_init(en, per) < 0)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	pinned_budget(en);
 	pthread_mutex_init(&en->mu, NULL);
 	pthread_cond_init(&en->cv, NULL);
@@ -169,7 +169,7 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	more = state == GPU_READY && en->njobs == 1 ? f->per_gpu * ndev - LANES : 0;
 	f->nlanes = state == GPU_READY ? f->per_gpu * ndev : 1;
 	if ((f->ln = calloc((size_t)f->nlanes, sizeof(*f->ln))) == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	slot_pool_add(en, &en->read.rd[0], more, 0);
 	for (int i = 0; i < f->nlanes; i++) {
 		f->ln[i].en = en;

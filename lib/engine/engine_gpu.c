@@ -53,7 +53,7 @@ devices_open(struct engine *en, struct gf_err *e)
 	en->gpus.dev = calloc((size_t)en->gpus.ndev, sizeof(*en->gpus.dev));
 	if (en->gpus.dev == NULL) {
 		en->gpus.ndev = 0;
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	}
 	for (i = 0; i < en->gpus.ndev; i++) {
 		struct device *d = &en->gpus.dev[i];
@@ -137,7 +137,7 @@ static void *
 opener_main(void *arg)
 {
 	struct engine *en = arg;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int fallback, r = gpu_choose(en, &fallback, &e);
 
 	pthread_mutex_lock(&en->mu);

@@ -330,7 +330,7 @@ jdec_prepare(struct jdec *jd, struct jdec_set *bs)
 static void
 jdec_call(struct jdec *jd, struct jdec_set *bs)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (bs->m == 0)
 		return;
@@ -724,7 +724,7 @@ jdec_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e)
 	int got = -1;
 
 	if (f == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	if (reader_open(en, &r, f, s->job, e) == 0) {
 		got = img_read_next(r, &img, e);
 		img_reader_close(r);

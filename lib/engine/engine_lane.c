@@ -48,7 +48,7 @@ lane_events(struct lane *ln, int nstrips, struct gf_err *e)
 		return 0;
 	ev = realloc(ln->ev, (size_t)need * sizeof(*ev));
 	if (ev == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	ln->ev = ev;
 	for (; ln->nev < need; ln->nev++)
 		GPU_TRY(e, cudaEventCreate(&ln->ev[ln->nev]));
@@ -274,7 +274,7 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 	int nstrips = (in->height + rows - 1) / rows;
 
 	if (s->out.px == NULL)
-		return gf_fail(e, "out of memory for a %d x %d image", in->width,
+		return gf_nomem(e, "out of memory for a %d x %d image", in->width,
 		    in->height);
 	if (lane_events(ln, nstrips, e) < 0)
 		return -1;
@@ -315,7 +315,7 @@ lane_gpu_luma(struct lane *ln, struct slot *s, struct gf_err *e)
 	cudaEvent_t *ev;
 
 	if (s->out.px == NULL)
-		return gf_fail(e, "out of memory for a %d x %d image", in->width,
+		return gf_nomem(e, "out of memory for a %d x %d image", in->width,
 		    in->height);
 	if (lane_events(ln, 1, e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height, 255, &dout, e) < 0)
@@ -472,7 +472,7 @@ lane_main(void *arg)
 	struct lane *ln = arg;
 	struct engine *en = ln->en;
 	const struct tool *tl = en->tool;
-	struct gf_err open_err = {{0}};
+	struct gf_err open_err = {0};
 	int opened = ln->dev == NULL || lane_open(ln, &open_err) == 0;
 	struct slot *s;
 

@@ -203,7 +203,7 @@ read_job(struct reader *rd, int j)
 	struct take tk = {rd, NULL, 0, j};
 	int me = (int)(rd - en->read.rd);
 	struct img_buffer b = {slot_in_get, &tk};
-	struct gf_err err = {{0}};
+	struct gf_err err = {0};
 	struct img_frame frame = {0};
 	struct slot *s, *m;
 	const char *name;

@@ -67,7 +67,7 @@ frame_decode(struct engine *en, struct slot *s, struct gf_err *e)
 	int got = -1;
 
 	if (f == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	if (reader_open(en, &r, f, s->job, e) == 0) {
 		img_reader_set_buffer(r, &b);
 		img_reader_set_frame(r, &s->frame);

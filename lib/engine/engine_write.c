@@ -151,7 +151,7 @@ static void
 write_image(struct encoder *c, int j, struct slot *s)
 {
 	struct engine *en = c->en;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	double t0 = gf_now_ms();
 	int done = 0;
 
@@ -379,7 +379,7 @@ writer_open(struct engine *en, const struct engine_hooks *h,
 	struct writer *w = calloc(1, sizeof(*w));
 
 	if (w == NULL) {
-		gf_fail(e, "out of memory");
+		gf_nomem(e, "out of memory");
 		return NULL;
 	}
 	w->en = en;
@@ -391,7 +391,7 @@ writer_open(struct engine *en, const struct engine_hooks *h,
 	w->enc = calloc((size_t)w->nenc, sizeof(*w->enc));
 	w->pending = calloc((size_t)w->cap, sizeof(*w->pending));
 	if (w->enc == NULL || w->pending == NULL) {
-		gf_fail(e, "out of memory");
+		gf_nomem(e, "out of memory");
 		return NULL;
 	}
 	for (int i = 0; i < w->nenc; i++) {

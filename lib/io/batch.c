@@ -193,7 +193,7 @@ batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
 	int m = 0, nfiles, ret = -1;
 
 	if (outs == NULL || files == NULL) {
-		gf_fail(e, "out of memory for %d input names", n);
+		gf_nomem(e, "out of memory for %d input names", n);
 		goto done;
 	}
 	if (check_dir(dir, e) < 0)
@@ -206,7 +206,7 @@ batch_check(const char *dir, char *const *inputs, int n, enum img_format fmt,
 		    batch_path(dir, inputs[i], exts[0], path, sizeof(path), e) < 0)
 			goto done;
 		if ((outs[m].path = strdup(path)) == NULL) {
-			gf_fail(e, "out of memory for %d input names", n);
+			gf_nomem(e, "out of memory for %d input names", n);
 			goto done;
 		}
 		outs[m++].index = i;
@@ -231,7 +231,7 @@ batch_shard(char *const *inputs, int n, int k, int of, char **out,
 	if (v == NULL || keep == NULL) {
 		free(v);
 		free(keep);
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	}
 	for (int i = 0; i < n; i++)
 		v[i] = (struct batch_out){inputs[i], i};

@@ -34,7 +34,7 @@ img_reader_open(struct img_reader **r, FILE *f, const char *name,
 {
 	*r = calloc(1, sizeof(**r));
 	if (*r == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	(*r)->f = f;
 	(*r)->name = name;
 	(*r)->max_pixels = IMG_DEFAULT_MAX_PIXELS;
@@ -79,7 +79,7 @@ img_reader_alloc(struct img_reader *r, struct image *img, struct gf_err *e)
 		return img_alloc(img, e);
 	img->px = r->buf.get(r->buf.arg, img_bytes(img));
 	if (img->px == NULL)
-		return gf_fail(e, "%s: out of memory for a %d x %d image", r->name,
+		return gf_nomem(e, "%s: out of memory for a %d x %d image", r->name,
 		    img->width, img->height);
 	return 0;
 }
@@ -191,7 +191,7 @@ back_to_file(struct img_reader *r, struct gf_err *e)
 	if ((pb = calloc(1, sizeof(*pb))) == NULL ||
 	    (f = fopencookie(pb, "rb", io)) == NULL) {
 		free(pb);
-		return gf_fail(e, "out of memory reading %s", r->name);
+		return gf_nomem(e, "out of memory reading %s", r->name);
 	}
 	pb->under = r->f;
 	pb->own_under = r->stacked;
@@ -221,7 +221,7 @@ img_reader_unread(struct img_reader *r, const void *p, size_t n,
 	}
 	/* A pipe: p's bytes, the sniffed ones not taken, then the rest of back. */
 	if ((b = malloc(n + rest + left)) == NULL)
-		return gf_fail(e, "out of memory reading %s", r->name);
+		return gf_nomem(e, "out of memory reading %s", r->name);
 	if (n > 0)
 		memcpy(b, p, n);
 	memcpy(b + n, r->head + r->hpos, rest);
@@ -283,7 +283,7 @@ img_reader_slurp(struct img_reader *r, unsigned long long most,
 		nb = realloc(b, cap > 0 ? cap : 1);
 		if (nb == NULL) {
 			free(b);
-			return gf_fail(e, "out of memory reading %s", r->name);
+			return gf_nomem(e, "out of memory reading %s", r->name);
 		}
 		b = nb;
 		got = img_reader_bytes(r, b + n, cap - n);
@@ -376,7 +376,7 @@ img_reader_input(struct img_reader *r, const char *format,
 			    "allows (--max-pixels raises it)", r->name, format,
 			    (long long)size, cap);
 		if ((buf = img_big_alloc((size_t)size)) == NULL)
-			return gf_fail(e, "out of memory reading %s", r->name);
+			return gf_nomem(e, "out of memory reading %s", r->name);
 		if ((got = img_pread(fileno(r->f), buf, (size_t)size, start)) < 0) {
 			free(buf);
 			return gf_fail(e, "cannot read %s: %s", r->name,

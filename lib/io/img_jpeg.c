@@ -362,7 +362,7 @@ img_jpeg_read(struct img_reader *r, struct image *img, struct gf_err *e)
 	off_t start, size;
 
 	if (c == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	memset(c, 0, offsetof(struct jpeg_call, buf));
 	c->r = r;
 	if (r->file_size > 0)   /* a frame of a file, in memory (img_reader_set_frame) */
@@ -484,7 +484,7 @@ img_jpeg_write(FILE *f, const struct image *img, enum img_format fmt,
 	if ((c = calloc(1, sizeof(*c))) == NULL ||
 	    (c->row = malloc((size_t)img->width * img->channels)) == NULL) {
 		free(c);
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	}
 	c->cinfo.err = jpeg_std_error(&c->err);
 	c->err.error_exit = jpeg_out_error;

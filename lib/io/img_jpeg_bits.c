@@ -305,7 +305,7 @@ img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
 	b->len = (size_t)st.st_size;
 	b->p = o->buf.get != NULL ? o->buf.get(o->buf.arg, b->len) : malloc(b->len);
 	if (b->p == NULL)
-		return gf_fail(e, "%s: out of memory for its %zu bytes", name, b->len);
+		return gf_nomem(e, "%s: out of memory for its %zu bytes", name, b->len);
 	if (img_pread(fileno(f), b->p, b->len, 0) != (ssize_t)b->len)
 		return gf_fail(e, "cannot read %s: %s", name, strerror(errno));
 	/* One image, nothing after it: else the reader's stream rules apply. */

@@ -87,7 +87,7 @@ img_orient(struct image *img, int orientation, struct gf_err *e)
 	if (orientation < 2 || orientation > 8)
 		return 0;
 	if ((src = malloc(bytes)) == NULL)
-		return gf_fail(e, "out of memory turning a %d x %d image",
+		return gf_nomem(e, "out of memory turning a %d x %d image",
 		    img->width, img->height);
 	memcpy(src, img->px, bytes);
 	wk = orient_walk_for(orientation, img->width, img->height);

@@ -428,7 +428,7 @@ png_decode(png_structp png, png_infop info, struct png_call *c,
 		png_error(png, "unexpected row layout after the transformations");
 	c->rows = malloc((size_t)img->height * sizeof(*c->rows));
 	if (c->rows == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	if (img_reader_alloc(c->r, img, e) < 0)
 		return -1;
 	c->allocated = 1;
@@ -464,7 +464,7 @@ img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
 		info = png_create_info_struct(png);
 	if (info == NULL) {
 		png_destroy_read_struct(&png, NULL, NULL);
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	}
 	ret = png_read_guarded(png, info, &c, e);
 	png_destroy_read_struct(&png, &info, NULL);
@@ -527,7 +527,7 @@ png_room(struct img_reader *r, unsigned char **b, size_t *room, size_t n,
 	while (want < n)
 		want *= 2;
 	if ((nb = realloc(*b, want)) == NULL)
-		return gf_fail(e, "out of memory reading %s", r->name);
+		return gf_nomem(e, "out of memory reading %s", r->name);
 	*b = nb;
 	*room = want;
 	return 0;
@@ -547,7 +547,7 @@ png_pipe_read(struct img_reader *r, long long cap, unsigned char **b,
 
 	*n = 0;
 	if ((*b = malloc(room)) == NULL)
-		return gf_fail(e, "out of memory reading %s", r->name);
+		return gf_nomem(e, "out of memory reading %s", r->name);
 	for (;;) {
 		uint32_t len;
 		size_t got;
@@ -597,7 +597,7 @@ png_input(struct img_reader *r, struct img_input *in, struct gf_err *e)
 		    "is %lld bytes, more than the %lld the pixel limit allows "
 		    "(--max-pixels raises it)", r->name, (long long)len, cap);
 	if ((buf = img_big_alloc((size_t)len)) == NULL)
-		return gf_fail(e, "out of memory reading %s", r->name);
+		return gf_nomem(e, "out of memory reading %s", r->name);
 	if ((got = img_pread(fileno(r->f), buf, (size_t)len, start)) < 0) {
 		free(buf);
 		return gf_fail(e, "cannot read %s: %s", r->name, strerror(errno));
@@ -707,7 +707,7 @@ img_png_write(FILE *f, const struct image *img, enum img_format fmt,
 	if (info == NULL || c.row == NULL) {
 		png_destroy_write_struct(&png, info != NULL ? &info : NULL);
 		free(c.row);
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	}
 	ret = png_write_guarded(png, info, img, &c, name, e);
 	png_destroy_write_struct(&png, &info);

@@ -231,7 +231,7 @@ pnm_header(struct img_reader *r, struct pam *pam, struct gf_err *e)
 	if (pnm_copy_header(r, &h, e) < 0)
 		return -1;
 	if ((m = fmemopen(h.b, h.n, "r")) == NULL)
-		return gf_fail(e, "%s: out of memory", r->name);
+		return gf_nomem(e, "%s: out of memory", r->name);
 	pthread_mutex_lock(&pnm_lock);
 	pnm_setup();
 	if (setjmp(jb) != 0) {

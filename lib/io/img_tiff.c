@@ -403,7 +403,7 @@ tiff_read_tiles(struct img_reader *r, struct img_tiff *t, struct image *img,
 		    "%d x %d image", r->name, r->nread + 1, tw, th, img->width,
 		    img->height);
 	if ((buf = malloc((size_t)tbytes)) == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	for (uint32_t y = 0; y < (uint32_t)img->height; y += th)
 		for (uint32_t x = 0; x < (uint32_t)img->width; x += tw) {
 			uint32_t n = img->width - x < tw ? img->width - x : tw;
@@ -486,7 +486,7 @@ tiff_page_bytes(struct img_reader *r, struct img_tiff *t, int page,
 	long long held = 0;
 
 	if (v == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	for (uint32_t s = 0; s < n; s++) {
 		uint64_t off = TIFFGetStrileOffset(t->tif, s),
 		    len = TIFFGetStrileByteCount(t->tif, s);
@@ -637,7 +637,7 @@ img_tiff_read(struct img_reader *r, struct image *img, struct gf_err *e)
 
 	if (t == NULL) {
 		if ((t = calloc(1, sizeof(*t))) == NULL)
-			return gf_fail(e, "out of memory");
+			return gf_nomem(e, "out of memory");
 		r->state = t;
 		r->open = img_format_row(IMG_FORMAT_TIFF);
 		if (tiff_input(r, &t->mem, e) < 0)
@@ -727,7 +727,7 @@ img_tiff_write(FILE *f, const struct image *img, enum img_format fmt,
 	(void)fmt;
 	(void)quality;
 	if (row == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	ret = tiff_open(&t, name, img_bytes(img) > TIFF_BIG_BYTES ? "w8" : "w", 0);
 	if (ret == 0)
 		ret = tiff_encode(&t, img, row);

@@ -276,7 +276,7 @@ webp_pack(const struct image *img, uint8_t **out, int *bpp, struct gf_err *e)
 	*bpp = alpha ? 4 : 3;
 	if (row == NULL || (*out = malloc(w * img->height * *bpp)) == NULL) {
 		free(row);
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	}
 	p = *out;
 	for (int y = 0; y < img->height; y++) {
@@ -318,7 +318,7 @@ webp_encode(FILE *f, const struct image *img, const uint8_t *px, int bpp,
 	    WebPPictureImportRGB(&pic, px, img->width * 3);
 	if (!ok) {
 		WebPPictureFree(&pic);
-		return gf_fail(e, "cannot write %s as WebP: out of memory", name);
+		return gf_nomem(e, "cannot write %s as WebP: out of memory", name);
 	}
 	ok = WebPEncode(&cfg, &pic);
 	if (!ok)

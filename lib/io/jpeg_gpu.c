@@ -132,7 +132,7 @@ jpeg_gpu_open(struct jpeg_gpu **jp, int device, struct gf_err *e)
 
 	*jp = NULL;
 	if (j == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	j->device = device;
 	if ((err = cudaSetDevice(device)) != cudaSuccess) {
 		free(j);
@@ -190,7 +190,7 @@ jpeg_gpu_batch_open(struct jpeg_gpu *j, struct jpeg_gpu_batch **bp,
 
 	*bp = NULL;
 	if (b == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	b->j = j;
 	if ((st = j->fn.nvjpegJpegStateCreate(j->h, &b->state)) != 0 ||
 	    (st = j->fn.nvjpegJpegStreamCreate(j->h, &b->parsed)) != 0) {
@@ -297,7 +297,7 @@ jpeg_gpu_decode(struct jpeg_gpu_batch *b, int n,
 	if (n > b->cap) {
 		nvjpegImage_t *o = realloc(b->out, (size_t)n * sizeof(*o));
 		if (o == NULL)
-			return gf_fail(e, "out of memory");
+			return gf_nomem(e, "out of memory");
 		b->out = o;
 		b->cap = n;
 	}

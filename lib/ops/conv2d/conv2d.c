@@ -109,7 +109,7 @@ taps_set(struct gpu *g, const struct conv2d_taps *t, struct gf_err *e)
 	    memcmp(sh->consts, t, sizeof(*t)) == 0)
 		return 0;
 	if (sh->consts == NULL && (sh->consts = malloc(sizeof(*t))) == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	sh->consts_bytes = 0;
 	GPU_TRY(e, cudaDeviceSynchronize());
 	GPU_TRY(e, conv2d_set_taps(t, g->stream));
@@ -128,7 +128,7 @@ conv2d_gpu(struct gpu *g, const struct gpu_image *in, struct gpu_image *out,
 	int rc = -1;
 
 	if (pl == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	if (conv2d_plan_make(p, in->maxval, pl, e) == 0) {
 		pthread_mutex_lock(&g->shared->lock);
 		if (taps_set(g, &pl->taps, e) == 0)

@@ -432,7 +432,7 @@ conv2d_cpu(const struct image *in, struct image *out,
 
 	out->px = NULL;
 	if (pl == NULL)
-		return gf_fail(e, "out of memory");
+		return gf_nomem(e, "out of memory");
 	if (conv2d_plan_make(p, in->maxval, pl, e) < 0 ||
 	    img_alloc_like(out, in, in->channels, e) < 0)
 		goto done;
@@ -447,7 +447,7 @@ conv2d_cpu(const struct image *in, struct image *out,
 	j.u32 = u32_takes(pl);
 	if (maps_make(&j) < 0 || pool_run(nthreads, j.nbands, scratch,
 	    conv_band, &j) < 0)
-		gf_fail(e, "out of memory for a %d x %d image", in->width,
+		gf_nomem(e, "out of memory for a %d x %d image", in->width,
 		    in->height);
 	else
 		ret = 0;

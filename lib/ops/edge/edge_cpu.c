@@ -183,7 +183,7 @@ classify_cpu(const struct image *im, int border, const struct grad_thresh *p,
 	    ring_scratch(im->width), classify_band, &j);
 	free(zero);
 	if (ret < 0)
-		return gf_fail(e, "out of memory for the gradients of a %d x %d "
+		return gf_nomem(e, "out of memory for the gradients of a %d x %d "
 		    "image", im->width, im->height);
 	return 0;
 }
@@ -283,7 +283,7 @@ hysteresis_cpu(uint8_t *lab, int w, int h, struct gf_err *e)
 			ret = flood_from(lab, nb, i, &s);
 	free(s.v);
 	if (ret < 0)
-		return gf_fail(e, "out of memory for hysteresis on a %d x %d "
+		return gf_nomem(e, "out of memory for hysteresis on a %d x %d "
 		    "image", w, h);
 	return 0;
 }
@@ -380,7 +380,7 @@ edge_cpu(const struct image *gray, struct image *out,
 		goto done;
 	lab = malloc((size_t)gray->width * gray->height);
 	if (lab == NULL) {
-		gf_fail(e, "out of memory for the edge classes");
+		gf_nomem(e, "out of memory for the edge classes");
 		goto done;
 	}
 	if (classify_cpu(src, ep->border, &p, lab, nthreads, e) < 0 ||

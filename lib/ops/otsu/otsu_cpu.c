@@ -84,7 +84,7 @@ otsu_histogram_cpu(const struct image *gray, int border, int l1,
 	free(zero);
 	free(j.hists);
 	if (ret < 0)
-		return gf_fail(e, "out of memory for the gradient histogram");
+		return gf_nomem(e, "out of memory for the gradient histogram");
 	return 0;
 }
 
@@ -118,7 +118,7 @@ otsu_cpu(const struct image *gray, int border, int l1, uint32_t *t,
 	uint32_t *hist = malloc(((size_t)gray->maxval + 1) * sizeof(*hist));
 
 	if (hist == NULL)
-		return gf_fail(e, "out of memory for the gradient histogram");
+		return gf_nomem(e, "out of memory for the gradient histogram");
 	if (otsu_histogram_cpu(gray, border, l1, hist, nthreads, e) < 0) {
 		free(hist);
 		return -1;

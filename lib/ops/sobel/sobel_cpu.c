@@ -138,7 +138,7 @@ sobel_cpu(const struct image *gray, struct image *out,
 	free(zero);
 	if (ret < 0) {
 		img_free(out);
-		return gf_fail(e, "out of memory for sobel on a %d x %d image",
+		return gf_nomem(e, "out of memory for sobel on a %d x %d image",
 		    gray->width, gray->height);
 	}
 	return 0;
