@@ -3,8 +3,11 @@
 #   make            build bin/sobel, bin/conv2d, bin/edge
 #   make deps       install the Debian packages the build and tests need,
 #                   and nvJPEG's header where the CUDA toolkit lacks it
-#   make demo       deps, build, run sobel on a bundled sample
-#   make test       deps, build, run every test (GPU cases skip without a GPU)
+#                   (apt-get as root or through sudo: the one target that
+#                   installs anything)
+#   make demo       build, run sobel on a bundled sample
+#   make test       build, run every test (GPU cases skip without a GPU);
+#                   a missing dependency is named, and make deps installs it
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
 #                   against libpng, the TIFF reader, and kspec_parse,
@@ -31,7 +34,10 @@ LIBDIR    ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
+# gcc unless CC is given (make CC=clang, or CC in the environment).
+ifeq ($(origin CC),default)
 CC        := gcc
+endif
 CFLAGS    ?= -O2 -g
 NVCCFLAGS ?= -O3
 # Hopper machine code, plus PTX the driver can compile for older GPUs.
@@ -250,7 +256,7 @@ build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 	$(Q)$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -MMD -MP -o $@ $< \
 	    build/asan/libgpufilt.a $(LDLIBS)
 
-test-asan: deps
+test-asan: check-deps
 	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen \
 	    build/bench/jpeggen
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
@@ -316,11 +322,15 @@ deps:
 	@sh scripts/deps.sh
 	@sh scripts/deps-nvjpeg.sh $(CUDA)
 
-demo: deps
+# What make test and make demo need, checked and named, never installed.
+check-deps:
+	@sh scripts/deps.sh --check
+
+demo: check-deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all build/tests/gpu_probe
 	@sh scripts/demo.sh
 
-test: deps
+test: check-deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
 	@sh tests/run.sh
 
@@ -408,7 +418,7 @@ uninstall:
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install \
+.PHONY: all deps check-deps demo test test-asan fuzz bench bench-io bench-cpu install \
     uninstall clean
 .SECONDARY:
 
