@@ -3,7 +3,7 @@
  * behind lib/io/img.h: the reader's state, the sniffed first bytes of a
  * stream, the size and pixel-limit check every decoder makes from the
  * header before decoding a pixel, and the one place where a decoder's
- * pixels get their memory.  Private to lib/img*.c.
+ * pixels get their memory.  Private to lib/io/img*.c.
  */
 #ifndef GF_IMG_INT_H
 #define GF_IMG_INT_H
