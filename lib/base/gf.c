@@ -14,10 +14,9 @@ gf_fail(struct gf_err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (e == NULL)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	if (e != NULL)
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -27,12 +26,12 @@ gf_nomem(struct gf_err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (e == NULL)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	if (e != NULL) {
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		e->nomem = 1;
+	}
 	va_end(ap);
-	e->nomem = 1;
 	return -1;
 }
 
