@@ -3,8 +3,11 @@
 #   make            build bin/sobel, bin/conv2d, bin/edge
 #   make deps       install the Debian packages the build and tests need,
 #                   and nvJPEG's header where the CUDA toolkit lacks it
-#   make demo       deps, build, run sobel on a bundled sample
-#   make test       deps, build, run every test (GPU cases skip without a GPU)
+#                   (apt-get as root or through sudo: the one target that
+#                   installs anything)
+#   make demo       build, run sobel on a bundled sample
+#   make test       build, run every test (GPU cases skip without a GPU);
+#                   a missing dependency is named, and make deps installs it
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
 #                   against libpng, the TIFF reader, the WebP reader,
@@ -26,14 +29,17 @@
 # full commands.  make demo and make test build with -j(number of CPUs)
 # unless a -j is given.
 
-# The version is the public header's (lib/gpufilt.h), so the two agree.
-VERSION   := $(shell sed -n 's/^\#define GF_VERSION_STRING "\(.*\)"/\1/p' lib/gpufilt.h)
+# The version is the public header's (lib/api/gpufilt.h), so the two agree.
+VERSION   := $(shell sed -n 's/^\#define GF_VERSION_STRING "\(.*\)"/\1/p' lib/api/gpufilt.h)
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
+# gcc unless CC is given (make CC=clang, or CC in the environment).
+ifeq ($(origin CC),default)
 CC        := gcc
+endif
 CFLAGS    ?= -O2 -g
 NVCCFLAGS ?= -O3
 # What nvcc builds, GPU_ARCHS: sm_NN is machine code for that GPU,
@@ -55,11 +61,16 @@ PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# lib/'s rooms, each a folder of its own (HACKING.md): every folder with a
+# header is on the include path, so a file names a header by its name.
+LIB_SRCS := $(wildcard lib/*/*.c lib/*/*/*.c)
+LIB_INC  := $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h lib/*/*/*.h))))
+
 # Position-independent code throughout: the same objects make the tools
 # and the shared library (build/libgpufilt.so).
 ALL_CFLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
-                -fPIC -Ilib -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
-ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false -Ilib -Xcompiler -Wall,-Wextra,-fPIC \
+                -fPIC $(LIB_INC) -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
+ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false $(LIB_INC) -Xcompiler -Wall,-Wextra,-fPIC \
                 $(NVCCFLAGS)
 # The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
 # sanitizer runtime), then LDFLAGS.
@@ -70,7 +81,7 @@ LDLIBS        = $(PKG_LIBS) $(LDLIBS_CUDA)
 # Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they share.
 TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
 BINS     := $(TOOLS:%=bin/%)
-LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(wildcard lib/*.c)) \
+LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(LIB_SRCS)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 # Short lines per step unless V=1: $(say) NAME target prints "  NAME target".
 V ?= 0
@@ -94,7 +105,7 @@ TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/jpegcheck
 
 # libgpufilt as installed: the shared library (its soname the major
-# version) exporting the names of lib/gpufilt.sym alone; and the static
+# version) exporting the names of lib/api/gpufilt.sym alone; and the static
 # one, one object whose other symbols are made local.  Both hold the CUDA
 # runtime (libcudart_static.a, which opens the driver's libcuda.so.1 at
 # run time), as the tools do: they load, and run on the CPU, where CUDA
@@ -108,7 +119,7 @@ OBJCOPY  ?= objcopy
 
 all: $(BINS) $(LIB_SO) $(LIB_A)
 
-build/dist/gpufilt.map: lib/gpufilt.sym
+build/dist/gpufilt.map: lib/api/gpufilt.sym
 	@mkdir -p $(@D)
 	$(say) GEN $@
 	$(Q){ echo 'GPUFILT_$(SO_MAJOR) {'; echo '  global:'; \
@@ -122,11 +133,11 @@ $(LIB_SO): $(LIB_OBJS) build/dist/gpufilt.map
 	$(Q)ln -sf libgpufilt.so.$(VERSION) build/dist/libgpufilt.so.$(SO_MAJOR)
 	$(Q)ln -sf libgpufilt.so.$(SO_MAJOR) build/dist/libgpufilt.so
 
-$(LIB_A): $(LIB_OBJS) lib/gpufilt.sym
+$(LIB_A): $(LIB_OBJS) lib/api/gpufilt.sym
 	@mkdir -p $(@D)
 	$(say) AR $@
 	$(Q)$(LD) -r -o build/dist/gpufilt.o $(LIB_OBJS) -L$(CUDA)/lib64 -lcudart_static
-	$(Q)$(OBJCOPY) --keep-global-symbols=lib/gpufilt.sym build/dist/gpufilt.o
+	$(Q)$(OBJCOPY) --keep-global-symbols=lib/api/gpufilt.sym build/dist/gpufilt.o
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ build/dist/gpufilt.o
 
@@ -148,16 +159,16 @@ build/lib/%.o: lib/%.c
 # selects of a finish step may be computed for every lane.  None changes
 # a result (no -ffast-math: IEEE steps as written, no contraction).
 CPU_CFLAGS ?= -O3 -fno-math-errno -fno-trapping-math
-build/lib/%_cpu.o build/lib/pool.o build/lib/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
+build/lib/%_cpu.o build/lib/base/pool.o build/lib/io/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
 
 # nvJPEG's header: the CUDA toolkit's, else the one make deps fetched
-# (scripts/deps-nvjpeg.sh).  With it lib/jpeg_gpu.c holds the GPU's JPEG
+# (scripts/deps-nvjpeg.sh).  With it lib/io/jpeg_gpu.c holds the GPU's JPEG
 # decoder, which loads libnvjpeg at run time (never linked); without it,
 # a decoder that says it was not built.
 NVJPEG_H := $(firstword $(wildcard $(CUDA)/include/nvjpeg.h \
             .deps-extra/nvjpeg/include/nvjpeg.h))
 ifneq ($(NVJPEG_H),)
-build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
+build/lib/io/jpeg_gpu.o build/asan/lib/io/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
     -I$(dir $(NVJPEG_H)) -DGF_CUDA_LIB='"$(CUDA)/lib64"'
 endif
 
@@ -195,6 +206,22 @@ build/bench/%: bench/%.c build/libgpufilt.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< \
 	    $(BENCH_OBJS) build/libgpufilt.a $(BENCH_LIBS) $(LDLIBS)
 
+# make bench's yardstick and its timer (bench/copy.cu, bench/timing.c)
+# are the bench's own, not the library's.
+BENCH_TIMING := build/bench/copy.o build/bench/timing.o
+build/bench/bench: $(BENCH_TIMING)
+build/bench/bench: private BENCH_OBJS = $(BENCH_TIMING) $(BENCH_NPP_OBJS)
+
+build/bench/timing.o: bench/timing.c
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/bench/copy.o: bench/copy.cu
+	@mkdir -p $(@D)
+	$(say) NVCC $<
+	$(Q)$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c -o $@ $<
+
 # NVIDIA NPP where the CUDA toolkit has it (the GPU machine's has, CI's
 # has not): make bench then times NPP's nearest equivalents beside our
 # strategies (bench/bench_npp.c); without npp.h it is built as before.
@@ -204,7 +231,7 @@ HAVE_NPP := $(wildcard $(CUDA)/include/npp.h)
 ifneq ($(HAVE_NPP),)
 build/bench/bench: build/bench/bench_npp.o
 build/bench/bench: private BENCH_CFLAGS = -DGF_HAVE_NPP
-build/bench/bench: private BENCH_OBJS = build/bench/bench_npp.o
+BENCH_NPP_OBJS := build/bench/bench_npp.o
 build/bench/bench: private BENCH_LIBS = -Wl,-rpath,$(CUDA)/lib64 -lnppif \
     -lnppitc -lnppc
 endif
@@ -226,7 +253,7 @@ lib: $(LIB_SO) $(LIB_A)
 ASAN_CC    ?= clang
 ASAN_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=undefined
-ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(wildcard lib/*.c)) \
+ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(LIB_SRCS)) \
               $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 ASAN_BINS   = $(TOOLS:%=build/asan/bin/%)
 ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)) \
@@ -254,7 +281,7 @@ build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 	$(Q)$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -MMD -MP -o $@ $< \
 	    build/asan/libgpufilt.a $(LDLIBS)
 
-test-asan: deps
+test-asan: check-deps
 	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen \
 	    build/bench/jpeggen build/bench/jpegdamage
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
@@ -267,9 +294,9 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 30
-# Every image reader and writer (lib/img*.c: a new format needs no line here).
-FUZZ_IMG_SRC   := $(wildcard lib/img*.c) lib/gf.c lib/outfile.c lib/gray.c
-FUZZ_KSPEC_SRC := lib/kspec.c lib/opts.c lib/strategy.c $(FUZZ_IMG_SRC)
+# Every image reader and writer (lib/io/img*.c: a new format needs no line here).
+FUZZ_IMG_SRC   := $(wildcard lib/io/img*.c) lib/base/gf.c lib/io/outfile.c lib/io/gray.c
+FUZZ_KSPEC_SRC := lib/ops/conv2d/kspec.c lib/tool/opts.c lib/base/strategy.c $(FUZZ_IMG_SRC)
 
 build/fuzz/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -336,11 +363,15 @@ deps:
 	@sh scripts/deps.sh
 	@sh scripts/deps-nvjpeg.sh $(CUDA)
 
-demo: deps
+# What make test and make demo need, checked and named, never installed.
+check-deps:
+	@sh scripts/deps.sh --check
+
+demo: check-deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all build/tests/gpu_probe
 	@sh scripts/demo.sh
 
-test: deps
+test: check-deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
 	@sh tests/run.sh
 
@@ -409,11 +440,11 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
 	cp $(LIB_SO) $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	ln -sf libgpufilt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libgpufilt.so.$(SO_MAJOR)
 	ln -sf libgpufilt.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libgpufilt.so
-	cp lib/gpufilt.h $(DESTDIR)$(INCLUDEDIR)/
+	cp lib/api/gpufilt.h $(DESTDIR)$(INCLUDEDIR)/
 	cp man/gpufilt.3 $(DESTDIR)$(MAN3DIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@PKGS@|$(PKGS)|' lib/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
+	    -e 's|@PKGS@|$(PKGS)|' lib/api/gpufilt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gpufilt.pc
 
 # find_package(gpufilt): the CMake package beside gpufilt.pc, with its
 # paths; the static target's libraries are what pkg-config says now.
@@ -424,14 +455,14 @@ CMAKE_SED      = -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g'
                  -e 's|@VERSION@|$(VERSION)|g' -e 's|@SO_MAJOR@|$(SO_MAJOR)|g' \
                  -e 's|@STATIC_LIBS@|$(subst $() ,;,$(strip $(shell \
                      pkg-config --static --libs $(PKGS)) $(LIBS_PRIVATE)))|'
-LIBS_PRIVATE  := $(shell sed -n 's/^Libs.private: //p' lib/gpufilt.pc.in)
+LIBS_PRIVATE  := $(shell sed -n 's/^Libs.private: //p' lib/api/gpufilt.pc.in)
 
 install: install-cmake
 install-cmake:
 	mkdir -p $(DESTDIR)$(CMAKEDIR)
-	sed $(CMAKE_SED) lib/gpufilt-config.cmake.in \
+	sed $(CMAKE_SED) lib/api/gpufilt-config.cmake.in \
 	    >$(DESTDIR)$(CMAKEDIR)/gpufilt-config.cmake
-	sed $(CMAKE_SED) lib/gpufilt-config-version.cmake.in \
+	sed $(CMAKE_SED) lib/api/gpufilt-config-version.cmake.in \
 	    >$(DESTDIR)$(CMAKEDIR)/gpufilt-config-version.cmake
 
 # Then the directories that are left empty, up to (not with) PREFIX.
@@ -446,7 +477,7 @@ uninstall:
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install \
+.PHONY: all deps check-deps demo test test-asan fuzz bench bench-io bench-cpu install \
     install-cmake uninstall clean FORCE
 .SECONDARY:
 

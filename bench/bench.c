@@ -257,7 +257,8 @@ static int
 run_edge_nms(struct gpu *g, void *arg, struct gf_err *e)
 {
 	struct edge_run *r = arg;
-	struct grad_thresh p = edge_params_for(&r->o);
+	struct edge_params ep = edge_params_for(&r->o);
+	struct grad_thresh p = edge_thresh_for(&ep);
 	struct gpu_image lab;
 	struct gf_launch l = r->o.common.launch;
 
@@ -313,13 +314,14 @@ bench_edge_opts(struct bench *b, const char *name, struct edge_opts *o,
     const struct bench_npp_call *npp, struct gf_err *e)
 {
 	struct image want;
+	struct edge_params ep = edge_params_for(o);
 	struct edge_info info;
 	double ms, npp_ms;
 	char what[64];
 	int ret = 0;
 
 	if (npp_peer(b, npp, &npp_ms, e) < 0 ||
-	    edge_cpu(&b->host, &want, o, &info, 0, e) < 0)
+	    edge_cpu(&b->host, &want, &ep, &info, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
 		if (!strategy_wanted(b, s))

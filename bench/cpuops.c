@@ -88,13 +88,15 @@ run_op(const struct op *o, const struct image *in, int n, struct gf_err *e)
 		rc = conv2d_cpu(in, &out, &f, n, e);
 	} else {
 		struct edge_opts eo;
+		struct edge_params ep;
 		struct edge_info info;
 		memset(&eo, 0, sizeof(eo));
 		gf_opts_init(&eo.common);
 		eo.sigma = o->sigma;
 		eo.low = o->low;
 		eo.high = o->high;
-		rc = edge_cpu(in, &out, &eo, &info, n, e);
+		ep = edge_params_for(&eo);
+		rc = edge_cpu(in, &out, &ep, &info, n, e);
 	}
 	img_free(&out);
 	return rc;
@@ -103,7 +105,7 @@ run_op(const struct op *o, const struct image *in, int n, struct gf_err *e)
 int
 main(int argc, char **argv)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct image in = {0};
 	double t[MAX_RUNS];
 	int n, runs;

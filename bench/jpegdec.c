@@ -1,5 +1,5 @@
 /*
- * jpegdec - the GPU's JPEG engines alone, through lib/jpeg_gpu.c: the
+ * jpegdec - the GPU's JPEG engines alone, through lib/io/jpeg_gpu.c: the
  * decode-only ceiling that make bench-io compares whole runs with, and a
  * check of their luma against libjpeg-turbo's JCS_GRAYSCALE decode.
  *
@@ -157,7 +157,7 @@ decode_all(struct jpeg_gpu_batch *b, struct file *fs, int n, int bs,
 	    sizeof(*pitch));
 	unsigned char **dst = malloc((size_t)bs * sizeof(*dst));
 	int *status = malloc((size_t)bs * sizeof(*status));
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	*failed = 0;
 	for (int i = 0; i < n; i += bs) {
@@ -200,7 +200,7 @@ worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct jpeg_gpu_batch *b;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	cudaStream_t st;
 
 	w->rc = -1;
@@ -245,7 +245,7 @@ main(int argc, char **argv)
 {
 	struct jpeg_gpu *j;
 	struct jpeg_gpu_batch *b;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct file *fs;
 	cudaStream_t st;
 	int c, bs = 32, rounds = 3, threads = 1, check = 0, n = 0, refused = 0, diff = 0, failed;

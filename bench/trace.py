@@ -1,7 +1,7 @@
 """trace.py FILE... - where the images of a run waited, from GPUFILT_TRACE.
 
 Run a tool with GPUFILT_TRACE=FILE; the engine writes each step of each
-image (lib/engine_trace.c).  For each file this prints: when the GPUs and
+image (lib/engine/engine_trace.c).  For each file this prints: when the GPUs and
 the JPEG engines were ready; the images done per tenth of the run; for
 each gap between two steps (read, waiting for a lane, the lane, waiting
 for the writer's order, writing, ...) its median and 90th percentile and

@@ -309,7 +309,7 @@ static int
 cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
     char **argv)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (argc == 0)
 		return cli_usage(prog, "-o %s needs at least one input file",
@@ -331,7 +331,7 @@ cli_check_batch(const char *prog, const struct gf_opts *o, int argc,
 static int
 cli_shard(const char *prog, const struct gf_opts *o, int argc, char **argv)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int n = batch_shard(argv, argc, o->shard_k, o->shard_n, argv, &e);
 
 	if (n < 0)
@@ -354,7 +354,7 @@ cli_run_operands(const struct cli_tool *ct, const struct tool *t, int argc,
 {
 	const char *prog = ct->name;
 	const struct gf_opts *o = ct->common;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct cli_ctx c = {prog, o, isatty(STDERR_FILENO), 0, 0, 0};
 	struct engine_hooks h = {cli_notice, cli_error, cli_report, cli_progress,
 	    &c, 1};
@@ -415,7 +415,7 @@ static int
 cli_files_from(const char *prog, const struct gf_opts *o, int n, char **argv,
     char ***all, int *nall, char ***list, int *nlist)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int from_stdin = strcmp(o->files_from, "-") == 0;
 	FILE *f = from_stdin ? stdin : fopen(o->files_from, "r");
 
@@ -648,7 +648,7 @@ cli_parse(const struct cli_tool *ct, int argc, char **argv,
 int
 cli_main(const struct cli_tool *ct, int argc, char **argv)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct tool t;
 	const char *shell = NULL;
 	int first;

@@ -6,7 +6,7 @@
  * fast kernel runs.
  * The taps live in constant memory (every thread of a warp reads the same
  * tap at the same time: a broadcast).  Every kernel accumulates through
- * the core of lib/conv2d_core.h in row-major tap order, so the result is
+ * the core of lib/ops/conv2d/conv2d_core.h in row-major tap order, so the result is
  * the CPU reference's bit for bit; they differ only in how samples arrive.
  *
  * Templates: T is the sample type (uint8_t, uint16_t), Acc the

@@ -1,7 +1,7 @@
 /*
  * edge_hyst.cu - edge's hysteresis on the GPU, as connected-component
  * labelling in three launches (below); its output equals the CPU
- * reference's flood fill (lib/edge_cpu.c) bit for bit.
+ * reference's flood fill (lib/ops/edge/edge_cpu.c) bit for bit.
  */
 #include "edge.h"
 #include "stencil.cuh"

@@ -1,8 +1,8 @@
 /*
  * edge_nms.cu - edge's gradients, non-maximum suppression and double
  * threshold on the GPU ("nms").  Every kernel hands pixels to the cores
- * of lib/edge_core.h, so every path equals the CPU reference
- * (lib/edge_cpu.c) bit for bit.
+ * of lib/ops/edge/edge_core.h, so every path equals the CPU reference
+ * (lib/ops/edge/edge_cpu.c) bit for bit.
  *
  * One stencil of radius 2 (a magnitude needs a 3x3 neighbourhood, the
  * suppression the magnitudes around a pixel), four ways:
@@ -636,15 +636,10 @@ edge_nms_shape(enum gf_strategy s, unsigned maxval, int width, int height,
 }
 
 /* What a launch of any strategy is given. */
-struct nms_args {
-	gpu_image in, lab;
+struct nms_args : stencil_launch {
+	gpu_image lab;
 	struct grad_thresh p;
 	const struct grad_thresh *dp;
-	int border, rows;
-	cudaTextureObject_t tex;
-	dim3 grid, block;
-	size_t smem;
-	cudaStream_t st;
 };
 
 template <typename T>
@@ -709,16 +704,10 @@ launch_nms(enum gf_strategy s, const gpu_image &in, const gpu_image &lab,
 	if (s < 0 || s >= GF_NSTRATEGIES || nms_kernels<T>::run[s] == NULL)
 		return cudaErrorInvalidValue;
 	edge_nms_shape(s, in.maxval, in.width, in.height, &sh, &tw, &th, &a.smem);
-	a.in = in;
+	stencil_launch_set(a, in, border, sh, tw, th, tex, st);
 	a.lab = lab;
 	a.p = p;
 	a.dp = dp;
-	a.border = border;
-	a.rows = sh.rows;
-	a.tex = tex;
-	a.block = dim3(sh.block_w, sh.block_h);
-	a.grid = dim3((in.width + tw - 1) / tw, (in.height + th - 1) / th);
-	a.st = st;
 	nms_kernels<T>::run[s](a);
 	return cudaGetLastError();
 }

@@ -8,8 +8,8 @@
  * bins are merged into the global bins with atomics.  Otsu: one
  * block, a scan of the bins' counts and sums, then an argmax reduction
  * (sequential addressing, first step during the load, the last warp by
- * shuffles).  Scores come from otsu_score (lib/otsu.h), so the threshold
- * equals the CPU's (lib/otsu.c).
+ * shuffles).  Scores come from otsu_score (lib/ops/otsu/otsu.h), so the threshold
+ * equals the CPU's (lib/ops/otsu/otsu.c).
  */
 #include "gradient.cuh"
 #include "otsu.h"

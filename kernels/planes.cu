@@ -80,7 +80,7 @@ planes_launch_copy(void *packed, int channels, int c,
 
 /*
  * dst pixel (x, y) from the stored image src, as EXIF orientation o
- * says (lib/img_orient.c's walks: src index = start + x * dx + y * dy,
+ * says (lib/io/img_orient.c's walks: src index = start + x * dx + y * dy,
  * here as a column and a row of src).
  */
 __global__ void

@@ -1,6 +1,6 @@
 /*
  * sobel.cu - the sobel stencil on the GPU, four ways.  Every kernel hands
- * the same nine samples to sobel_px (lib/sobel_core.h); they differ only
+ * the same nine samples to sobel_px (lib/ops/sobel/sobel_core.h); they differ only
  * in how the samples arrive:
  *
  *   global   one thread per pixel, nine reads through the border rule
@@ -590,14 +590,9 @@ sobel_shape(enum gf_strategy s, unsigned maxval, int width, int height,
 }
 
 /* What a launch of any strategy is given. */
-struct sobel_args {
-	gpu_image in, out;
+struct sobel_args : stencil_launch {
+	gpu_image out;
 	struct sobel_params p;
-	int border, rows;
-	cudaTextureObject_t tex;
-	dim3 grid, block;
-	size_t smem;
-	cudaStream_t st;
 };
 
 template <typename T, int M>
@@ -675,15 +670,9 @@ launch_mode(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
 		return err;
 	if (shape.block_w * shape.block_h > attr.maxThreadsPerBlock)
 		return cudaErrorLaunchOutOfResources;
-	a.in = in;
+	stencil_launch_set(a, in, border, shape, tw, th, tex, st);
 	a.out = out;
 	a.p = p;
-	a.border = border;
-	a.rows = shape.rows;
-	a.tex = tex;
-	a.block = dim3(shape.block_w, shape.block_h);
-	a.grid = dim3((in.width + tw - 1) / tw, (in.height + th - 1) / th);
-	a.st = st;
 	k->run(a);
 	return cudaGetLastError();
 }

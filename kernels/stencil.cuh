@@ -354,4 +354,37 @@ struct gf_ring8 {
 	}
 };
 
+/*
+ * What a launch of a stencil kernel takes besides its operation's own
+ * parameters (sobel's, suppression's): the input and its border, rows a
+ * thread, the grid of blocks over tiles, shared memory, the texture of
+ * the texture strategy, and the stream.
+ */
+struct stencil_launch {
+	gpu_image in;
+	int border, rows;
+	cudaTextureObject_t tex;
+	dim3 grid, block;
+	size_t smem;
+	cudaStream_t st;
+};
+
+/*
+ * Fills a (but for smem) for in, in tiles of tw x th pixels, a block of
+ * l's shape each.
+ */
+static inline void
+stencil_launch_set(struct stencil_launch &a, const gpu_image &in, int border,
+    const struct gf_launch &l, int tw, int th, cudaTextureObject_t tex,
+    cudaStream_t st)
+{
+	a.in = in;
+	a.border = border;
+	a.rows = l.rows;
+	a.tex = tex;
+	a.block = dim3(l.block_w, l.block_h);
+	a.grid = dim3((in.width + tw - 1) / tw, (in.height + th - 1) / th);
+	a.st = st;
+}
+
 #endif

@@ -1,6 +1,6 @@
 #!/bin/sh
 # nvJPEG's header (nvjpeg.h), for machines whose CUDA toolkit lacks it
-# (CI's): the GPU decode stage (lib/jpeg_gpu.c) is then compiled
+# (CI's): the GPU decode stage (lib/io/jpeg_gpu.c) is then compiled
 # everywhere, and loads libnvjpeg at run time where it exists.  The
 # toolkit's own header comes first; else NVIDIA's nvidia-nvjpeg wheel
 # from PyPI, pinned, is downloaded and only its include/nvjpeg.h is kept,

@@ -12,6 +12,11 @@
 # (only where sudo needs no password: otherwise it says the command to
 # run).  A missing build dependency that cannot be installed is an error;
 # a missing mandoc, netpbm or parallel only means the tests that use it are skipped.
+#
+# With --check (make test, make demo) it installs nothing and never asks
+# for root: it names what is missing and that make deps installs it, and
+# fails only when a build dependency is missing.
+check=; [ "$1" = --check ] && check=1
 need=
 pkg-config --version >/dev/null 2>&1 || need="$need pkg-config"
 pkg-config --exists netpbm 2>/dev/null || need="$need libnetpbm-dev"
@@ -28,7 +33,10 @@ command -v pngtopam >/dev/null 2>&1 || need="$need netpbm"
 command -v parallel >/dev/null 2>&1 || need="$need parallel"
 [ -n "$need" ] || exit 0
 
-if [ "$(id -u)" = 0 ]; then
+if [ -n "$check" ]; then
+	echo "deps: missing$need (make deps installs them)" >&2
+	sudo=no
+elif [ "$(id -u)" = 0 ]; then
 	sudo=
 elif sudo -n true 2>/dev/null; then
 	sudo=sudo

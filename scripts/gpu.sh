@@ -19,6 +19,11 @@ steps=${*:-test sanitize bench io}
 # The tools, each with the options of a typical run (cmd/tools);
 # SAN_TOOLS may name fewer for the sanitizers.
 tool_runs() { grep -v '^#' cmd/tools; }
+# The strategies of the GPU: the table's rows after auto and cpu, as
+# tool $1's --help lists them (tests/run.sh's gpu_strategies).
+gpu_strategies() {
+	"bin/$1" --help | sed -n '/^strategies/,/^$/p' | awk 'NR > 3 && NF { print $1 }'
+}
 SAN_TOOLS=${SAN_TOOLS:-$(tool_runs | cut -d' ' -f1 | tr '\n' ' ')}
 nproc=$(nproc 2>/dev/null || echo 4)
 make -j"$nproc" all build/bench/bench build/tests/gpu_probe build/bench/framegen build/bench/pnmcopy \
@@ -42,24 +47,18 @@ sanitize)
 	mkdir -p /tmp/san
 	rm -f /tmp/san/*
 	{
-		cat <<'END' | while IFS='|' read -r tool args; do
-sobel|
-sobel|-t 60 --border zero
-sobel|--norm l1 --border reflect
-conv2d|-k gauss:1.4
-conv2d|-k gauss:1.4 --no-separable --border wrap
-conv2d|-k '1 2 1; 2 4 2; 1 2 1' --border zero
-conv2d|-k box:5 --no-separable
-edge|
-edge|--auto --sigma 0
-END
+		# Each tool's option sets (tests/cases_TOOL.sh, TOOL_sanitize) on
+		# every GPU strategy of the table.
+		for tool in $SAN_TOOLS; do
 			[ -x "bin/$tool" ] || continue
-			case " $SAN_TOOLS " in *" $tool "*) ;; *) continue ;; esac
-			for m in global texture shared sliding; do
-				for img in retina1023x517 px2x3 astro16; do
-					echo "memcheck bin/$tool -q -m $m $args samples/$img.pgm /tmp/san/out.pgm"
+			. "tests/cases_$tool.sh"
+			"${tool}_sanitize" | while IFS= read -r args; do
+				for m in $(gpu_strategies "$tool"); do
+					for img in retina1023x517 px2x3 astro16; do
+						echo "memcheck bin/$tool -q -m $m $args samples/$img.pgm /tmp/san/out.pgm"
+					done
+					echo "racecheck bin/$tool -q -m $m $args samples/retina1023x517.pgm /tmp/san/out.pgm"
 				done
-				echo "racecheck bin/$tool -q -m $m $args samples/retina1023x517.pgm /tmp/san/out.pgm"
 			done
 		done
 		# The engine: several images in flight on four streams, strips
@@ -79,7 +78,7 @@ END
 		  head -c $((67 * 45 * 4)) /dev/urandom; } >/tmp/san/rgba.pam
 		{ printf 'P7\nWIDTH 67\nHEIGHT 45\nDEPTH 2\nMAXVAL 65535\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n'
 		  head -c $((67 * 45 * 4)) /dev/urandom; } >/tmp/san/ga16.pam
-		for tool in "conv2d -k gauss:1.4" "conv2d -k sharpen -m shared" "sobel" "edge --auto"; do
+		tool_runs | while read -r tool; do
 			case " $SAN_TOOLS " in *" ${tool%% *} "*) ;; *) continue ;; esac
 			for img in rgba ga16; do
 				echo "memcheck env GPUFILT_STRIP_ROWS=16 bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"
@@ -97,8 +96,8 @@ END
 		build/bench/jpeggen -s gray -r 7 1001 999 >/tmp/san/jpg/g.jpg
 		build/bench/jpeggen -s 411 64 64 >/tmp/san/jpg/r.jpg
 		build/bench/jpeggen -s 444 -q 100 17 33 >/tmp/san/jpg/s.jpg
-		for tool in "sobel -t 60" "edge --auto" "conv2d -k gauss:1.4"; do
-			case " ${SAN_TOOLS:-sobel conv2d edge} " in *" ${tool%% *} "*) ;; *) continue ;; esac
+		tool_runs | while read -r tool; do
+			case " $SAN_TOOLS " in *" ${tool%% *} "*) ;; *) continue ;; esac
 			for t in memcheck racecheck; do
 				echo "$t env GPUFILT_GPU_DECODE=2 GPUFILT_JPEG_FAIL=2 GPUFILT_JPEG_BATCH=2 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg"
 				echo "$t env GPUFILT_GPU_DECODE=1 GPUFILT_JPEG_BATCH=1 bin/$tool -q -o /tmp/san/out-jpg /tmp/san/jpg/a1.jpg /tmp/san/jpg/a6.jpg /tmp/san/jpg/g.jpg /tmp/san/jpg/r.jpg /tmp/san/jpg/s.jpg"

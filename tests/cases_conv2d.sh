@@ -29,3 +29,14 @@ laplace-abs|-k laplace --abs --divisor 3 --border reflect
 real-abs|-k 0.5,-1,0;-1,0.25,1;0,1,-0.5 --abs --bias 3 --border zero
 END
 }
+
+# The option sets that scripts/gpu.sh runs under compute-sanitizer on
+# every GPU strategy: each kernel path of conv2d once.
+conv2d_sanitize() {
+	cat <<'END'
+-k gauss:1.4
+-k gauss:1.4 --no-separable --border wrap
+-k '1 2 1; 2 4 2; 1 2 1' --border zero
+-k box:5 --no-separable
+END
+}

@@ -16,3 +16,12 @@ reflect|--border reflect --sigma 0 --low 30 --high 90|--border reflect --sigma 0
 zero|--border zero --sigma 1 --low 30 --high 90|--border zero --sigma 1 --low 7710 --high 23130
 END
 }
+
+# The option sets that scripts/gpu.sh runs under compute-sanitizer on
+# every GPU strategy: each kernel path of edge once.
+edge_sanitize() {
+	cat <<'END'
+
+--auto --sigma 0
+END
+}

@@ -20,3 +20,13 @@ l1auto|--norm l1 -t auto --border reflect|--norm l1 -t auto --border reflect
 END
 }
 
+
+# The option sets that scripts/gpu.sh runs under compute-sanitizer on
+# every GPU strategy: each kernel path of sobel once.
+sobel_sanitize() {
+	cat <<'END'
+
+-t 60 --border zero
+--norm l1 --border reflect
+END
+}

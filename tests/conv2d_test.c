@@ -33,7 +33,7 @@ check_cpu(const char *name, const struct image *in,
     const struct conv2d_filter *p, const int *want, size_t n)
 {
 	struct image out;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (conv2d_cpu(in, &out, p, 0, &e) < 0) {
 		result(name, 0, "%s", e.msg);
@@ -453,7 +453,7 @@ expect_kernel(const char *name, const char *text, int kw, int kh,
     const double *taps, int integer, int separable)
 {
 	static struct kspec k;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (kspec_parse(text, &k, &e) < 0) {
 		result(name, 0, "%s", e.msg);
@@ -490,7 +490,7 @@ test_gauss_taps(void)
 		{"gauss:2:5", 5, {39, 57, 64, 57, 39}},
 	};
 	static struct kspec k;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		int ok = kspec_parse(cases[c].k, &k, &e) == 0 && k.kw == cases[c].n;
@@ -505,7 +505,7 @@ static void
 expect_error(const char *name, const char *text, const char *needle)
 {
 	static struct kspec k;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (kspec_parse(text, &k, &e) == 0)
 		result(name, 0, "'%s' was accepted", text);
@@ -633,7 +633,7 @@ gpu_compare(struct gpu *g, const struct gpu_case *gc, enum gf_strategy s,
 	static const int sizes[][2] = {{1, 1}, {2, 3}, {1, 700}, {700, 1}, {37, 29},
 	    {130, 67}, {67, 130}};
 	static struct conv2d_filter p;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	size_t diffs = 0, total = 0;
 	int worst = 0, md, ok = 1;
 	char name[128];
@@ -700,7 +700,7 @@ test_gpu(void)
 		{{0, 0, 0}, ""}, {{13, 7, 3}, "_13x7r3"}, {{64, 1, 1}, "_64x1r1"},
 	};
 	struct gpu g;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int have = gpu_open(&g, -1, &e) == 0;
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -945,7 +945,7 @@ test_cpu_threads(void)
 			    NULL);
 			p.allow_separable = ks[ki].sep;
 			for (int t = 0; t < 4; t++) {
-				struct gf_err e = {{0}};
+				struct gf_err e = {0};
 				int dm;
 				size_t d = conv2d_cpu(&in, &out[t], &p, threads[t], &e) < 0 ?
 				    1 : in.channels == 1 ? plain_differ(&in, &p, &out[t]) :

@@ -72,10 +72,11 @@ edges_match(const struct image *in, const struct edge_opts *o,
     int (*want)(int, int), char *why)
 {
 	struct image out = {0};
+	struct edge_params p = edge_params_for(o);
 	struct edge_info info;
 	struct gf_err e;
 
-	if (edge_cpu(in, &out, o, &info, 0, &e) < 0) {
+	if (edge_cpu(in, &out, &p, &info, 0, &e) < 0) {
 		snprintf(why, 600, "%s", e.msg);
 		return 0;
 	}
@@ -433,7 +434,8 @@ gpu_case_run(struct gpu *g, const struct gpu_case *c, enum gf_strategy s)
 	o.common.strategy = s;
 	o.common.launch = c->launch;
 	snprintf(name, sizeof(name), "gpu/%s/%s", gf_strategies[s].name, c->name);
-	ok = edge_cpu(&in, &a, &o, &ia, 0, &e) == 0;
+	struct edge_params p = edge_params_for(&o);
+	ok = edge_cpu(&in, &a, &p, &ia, 0, &e) == 0;
 	if (!ok)
 		snprintf(why, sizeof(why), "cpu: %s", e.msg);
 	else if (!(ok = edge_on_gpu(g, &in, &b, &o, &ib, &e) == 0))
@@ -549,12 +551,13 @@ threads_differ(const struct image *in, const struct edge_opts *o,
 	static const int threads[] = {1, 2, 3, 7};
 	struct image out[4] = {{0}};
 	struct edge_info info[4];
+	struct edge_params p = edge_params_for(o);
 	size_t bad = 0;
 
 	/* All outputs live at once: none reuses another's memory. */
 	for (int t = 0; t < 4; t++) {
-		struct gf_err e = {{0}};
-		size_t d = edge_cpu(in, &out[t], o, &info[t], threads[t], &e) < 0 ?
+		struct gf_err e = {0};
+		size_t d = edge_cpu(in, &out[t], &p, &info[t], threads[t], &e) < 0 ?
 		    1 : count_differ(&out[0], &out[t]) +
 		    (info[t].high != info[0].high);
 		if (d > 0 && bad++ == 0)

@@ -1,5 +1,5 @@
 /*
- * format_test.c - the table of image formats (lib/img_format.c) against
+ * format_test.c - the table of image formats (lib/io/img_format.c) against
  * itself and the code it names: every -f word and output extension
  * chooses its row; each sniffer takes its own format's first bytes and
  * no other's; what each writer writes is read back by the reader its

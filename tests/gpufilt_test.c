@@ -1,5 +1,5 @@
 /*
- * gpufilt_test - the public API (lib/gpufilt.h) through its header
+ * gpufilt_test - the public API (lib/api/gpufilt.h) through its header
  * alone: golden cases of the three tools through the host calls on the
  * CPU (the same bytes as the tools' goldens), strided and colour inputs,
  * option values refused with the tools' messages and codes, contexts on
@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpufilt.h"
+#include "strategy.h"
 
 static int nfail;
 
@@ -480,8 +481,9 @@ done:
 static void
 test_gpu(void)
 {
-	static const char *const strategies[] = {"auto", "global", "texture",
-	    "shared", "sliding"};
+	/* Every row of the strategy table that runs on a GPU, auto first. */
+	const char *strategies[GF_NSTRATEGIES];
+	size_t nstrategies = 0;
 	gf_context *ctx;
 	gf_error err;
 	cudaStream_t st;
@@ -491,11 +493,14 @@ test_gpu(void)
 	int refused;
 	gf_image hin = {16, 16, 1, 255, 256, host};
 
+	for (int s = 0; s < GF_NSTRATEGIES; s++)
+		if (s != GF_CPU)
+			strategies[nstrategies++] = gf_strategies[s].name;
 	if ((ctx = gf_open(0, &err)) == NULL) {
 		result("gpu_open", 0, "%s", err.message);
 		return;
 	}
-	for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++) {
+	for (size_t s = 0; s < nstrategies; s++) {
 		snprintf(name, sizeof(name), "gpu_host_%s", strategies[s]);
 		golden_host(ctx, strategies[s], name);
 	}
@@ -505,7 +510,7 @@ test_gpu(void)
 		gf_close(ctx);
 		return;
 	}
-	for (size_t s = 0; s < sizeof(strategies) / sizeof(strategies[0]); s++)
+	for (size_t s = 0; s < nstrategies; s++)
 		for (size_t i = 0; i < NGCASES; i++) {
 			if (strcmp(gcases[i].sample, "chelsea.png") == 0)
 				continue;       /* device images are one channel */

@@ -1,5 +1,5 @@
 /*
- * io_test - lib/img.h and lib/outfile.h: round trips of every format we
+ * io_test - lib/io/img.h and lib/io/outfile.h: round trips of every format we
  * write through temporary files, the PNM variants we only read, streams
  * of several images, and each way an input can be bad (-1 and a message
  * naming the problem).  Run from the project root (samples/).  Prints
@@ -99,7 +99,7 @@ expect_read(const char *name, const void *bytes, size_t len, int w, int h,
     int ch, unsigned maxval, const unsigned *want)
 {
 	struct image img = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	char why[600];
 
 	if (read_nth(bytes, len, 0, &img, &e) != 1) {
@@ -116,7 +116,7 @@ expect_error_at(const char *name, const void *bytes, size_t len, int k,
     const char *needle)
 {
 	struct image img = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int ret = read_nth(bytes, len, k, &img, &e);
 
 	printf("# %s: %s\n", name, e.msg);
@@ -178,7 +178,7 @@ check_round_trip(const char *name, const struct image *img, enum img_format fmt,
     const unsigned *want)
 {
 	struct image back = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	char why[600];
 	const unsigned *w = want;
 
@@ -217,7 +217,7 @@ test_round_trips(void)
 	struct image c = image_of(2, 2, 3, 255, c8), d = image_of(2, 2, 3, 65535, c16);
 	struct image g = image_of(4, 2, 1, 7, g7), back = {0};
 	unsigned char head[20];
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int ok;
 
 	check_round_trip("pgm_8bit", &a, IMG_FORMAT_PNM, NULL);
@@ -339,7 +339,7 @@ check_jpeg_round_trip(const char *name, int ch, unsigned maxval)
 {
 	enum { W = 37, H = 23 };
 	struct image img = image_of(W, H, ch, maxval, NULL), back = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	unsigned worst = 0;
 	size_t n = (size_t)W * H * ch;
 
@@ -376,7 +376,7 @@ test_jpeg(void)
 {
 	static const unsigned v[] = {1000, 2000, 0, 65535, 256, 1};
 	struct image big = image_of(3, 2, 1, 65535, v), back = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int ret;
 
 	check_jpeg_round_trip("jpeg_q100_gray", 1, 255);
@@ -404,7 +404,7 @@ test_stream(void)
 	struct image in[3] = {image_of(2, 2, 1, 255, v1), image_of(3, 1, 1, 1000, v2),
 	    image_of(1, 6, 1, 7, v3)};
 	const unsigned *want[3] = {v1, v2, v3};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct img_reader *r = NULL;
 	struct image img = {0};
 	char path[32], why[600] = "";
@@ -490,7 +490,7 @@ test_orient(void)
 
 	for (int o = 1; o <= 8; o++) {
 		struct image img = image_of(3, 2, 1, 65535, v);
-		struct gf_err e = {{0}};
+		struct gf_err e = {0};
 		int ok = img_orient(&img, o, &e) == 0;
 		snprintf(name, sizeof(name), "orientation_%d", o);
 		result(name, ok && same(&img, o >= 5 ? 2 : 3, o >= 5 ? 3 : 2, 1,
@@ -585,7 +585,7 @@ check_tiff_pages(const char *name, const struct tiff_spec *s, int from_pipe)
 	char path[32] = "";
 	struct img_reader *r = NULL;
 	struct image img = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int k = 0, ret = -2, ok = 1;
 
 	if (!from_pipe && f != NULL) {
@@ -790,7 +790,7 @@ test_max_pixels(void)
 		FILE *f = fmemopen((void *)pgm, sizeof(pgm) - 1, "rb");
 		struct img_reader *r;
 		struct image img = {0};
-		struct gf_err e = {{0}};
+		struct gf_err e = {0};
 		char name[40];
 		int got = -2;
 
@@ -837,7 +837,7 @@ test_png_huge(void)
 {
 	struct image img = {GF_MAX_DIM, 16385, 1, 255, NULL};
 	static unsigned char out[65536];
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	FILE *f = fmemopen(out, sizeof(out), "wb");
 	void *px = mmap(NULL, img_bytes(&img), PROT_READ, MAP_PRIVATE |
 	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -902,7 +902,7 @@ test_caller_buffer(void)
 {
 	for (int i = 0; i < 3; i++) {
 		struct image a = {0}, b = {0};
-		struct gf_err e = {{0}};
+		struct gf_err e = {0};
 		char name[64];
 		int ok = load_with(pool_files[i], 0, &a, &e) == 1 &&
 		    load_with(pool_files[i], 1, &b, &e) == 1;
@@ -943,7 +943,7 @@ static void
 test_threads(void)
 {
 	struct image want[3] = {{0}};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	pthread_t t[4];
 	intptr_t bad = 0;
 	void *ret;
@@ -1000,7 +1000,7 @@ test_outfile(void)
 {
 	char dir[] = "/tmp/io_test_dir.XXXXXX", target[64], text[32];
 	struct outfile o;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	FILE *f;
 	int ok;
 
@@ -1050,7 +1050,7 @@ check_tiff_flat(const char *name, uint32_t w, uint32_t h, uint16_t spp,
 	FILE *f = scratch(path);
 	unsigned char *row = malloc((size_t)w * spp);
 	struct image img = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	TIFF *tif;
 	int ok = 0;
 

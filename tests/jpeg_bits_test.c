@@ -29,7 +29,7 @@ bits_of(const char *path, long long max_pixels, int colour,
     struct img_jpeg_bits *b)
 {
 	struct img_bits_opts o = {max_pixels, 1, colour, {NULL, NULL}};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	FILE *f = fopen(path, "rb");
 	int r;
 
@@ -46,7 +46,7 @@ check_file(const char *path)
 {
 	struct img_jpeg_bits b;
 	struct image img = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int r = bits_of(path, 0, 1, &b), want = expect_taken(path);
 	int o, w, h;
 

@@ -1,6 +1,6 @@
 /*
  * jpegcheck - holds the check that stands before the GPU's JPEG engines
- * (img_reader_set_check, lib/img_jpeg_check.c) against libjpeg-turbo's
+ * (img_reader_set_check, lib/io/img_jpeg_check.c) against libjpeg-turbo's
  * full decode, file by file, each read as the engine reads a batch's file
  * (its bytes in memory, read as the file would be): a file the check
  * finds clean must decode cleanly, to the same sizes.  The check may be
@@ -44,7 +44,7 @@ judge(const char *name, unsigned char *p, size_t n, int check, struct verdict *v
 	struct img_frame fr = {.len = n, .file = 1};
 	struct img_reader *r;
 	struct image img = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	double t0 = now_ms();
 	FILE *f = fmemopen(p, n, "rb");
 

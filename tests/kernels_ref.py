@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """kernels_ref.py - conv2d's named kernels and ImageMagick kernel strings,
-computed here in plain Python, apart from lib/kspec.c, from their
+computed here in plain Python, apart from lib/ops/conv2d/kspec.c, from their
 definitions (the man page, OpenCV's and ImageMagick's documented taps).
 
     kernels_ref.py image KERNEL [--bias B]  > want.pgm

@@ -1,6 +1,6 @@
 /*
- * opts_test - the values of --device and --shard (lib/opts.h) and the
- * shards of a batch (batch_shard, lib/batch.h): what is accepted, what
+ * opts_test - the values of --device and --shard (lib/tool/opts.h) and the
+ * shards of a batch (batch_shard, lib/io/batch.h): what is accepted, what
  * is refused and with which words, and that the shards of a list are
  * disjoint and cover it whatever order the list is given in.  Needs no
  * GPU.  Prints "pass NAME" or "fail NAME: why".
@@ -20,7 +20,7 @@ parse_case(int (*parse)(const char *, struct gf_opts *, struct gf_err *),
     const char *arg, const char *says, struct gf_opts *o, char *why,
     size_t whylen)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int r;
 
 	gf_opts_init(o);
@@ -130,7 +130,7 @@ test_batch_shard(void)
 	char *b[] = {"a.png2", "ab.jpg", "c/d.pgm", "./a.png", "B.png", "a.png",
 	    "b.png"};
 	const int n = 7;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	for (int of = 1; of <= 9; of++) {
 		int seen[7] = {0}, ok = 1, total = 0, last;

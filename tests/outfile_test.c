@@ -1,5 +1,5 @@
 /*
- * outfile_test - lib/outfile.h beyond the round trip that io_test covers:
+ * outfile_test - lib/io/outfile.h beyond the round trip that io_test covers:
  * the registry of live temporary files that a signal handler empties,
  * kept modes, and names at the file system's length limit.  Prints
  * "pass NAME" or "fail NAME: why".
@@ -42,7 +42,7 @@ test_remove_temps(const char *dir)
 	enum { N = 200 };
 	static struct outfile o[N];
 	char path[PATH_MAX];
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct stat st;
 	int opened = 0, left;
 
@@ -76,7 +76,7 @@ test_mode_and_long_name(const char *dir)
 {
 	char path[PATH_MAX];
 	struct outfile o;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct stat st;
 	FILE *f;
 	int ok;

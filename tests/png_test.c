@@ -1,5 +1,5 @@
 /*
- * png_test - the fast PNG reader of lib/img_png.c against libpng.  The
+ * png_test - the fast PNG reader of lib/io/img_png.c against libpng.  The
  * filters' inverse against the PNG specification's definitions (the
  * Paeth predictor for all 2^24 inputs, rows of every pixel size); then
  * PNGs made here (every colour type and depth the fast path takes, every
@@ -449,7 +449,7 @@ static void
 expect_refused(const char *name, const uint8_t *p, size_t len,
     const char *needle)
 {
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	struct decoded f;
 	int ret = reader_verdict(p, len, &e);
 
@@ -487,7 +487,7 @@ test_damaged(void)
 	/* Every length cut short: refused before IEND, the image after. */
 	bad = 0;
 	for (size_t len = 0; len < b.len; len++) {
-		struct gf_err e = {{0}};
+		struct gf_err e = {0};
 		int ret = len >= 8 ? reader_verdict(b.p, len, &e) : -1;
 		int want = len >= iend ? 1 : -1;
 		if (len >= 8 && !both_paths(b.p, len, len >= iend, NULL, why,

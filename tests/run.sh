@@ -89,6 +89,8 @@ limited() {
 strategies() {
 	"$BIN/$1" --help | sed -n '/^strategies/,/^$/p' | awk 'NR > 1 && NF { print $1 }'
 }
+# Those of the GPU: the table's rows after auto and cpu (GF_FIRST_GPU on).
+gpu_strategies() { strategies "$1" | tail -n +3; }
 
 # A C unit test prints "pass NAME", "fail NAME: why" or "skip NAME: why".
 run_unit() {

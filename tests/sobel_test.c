@@ -49,7 +49,7 @@ check_cpu(const char *name, const struct image *in, int mode, double t,
 {
 	struct sobel_params p = params(mode, in->maxval, t);
 	struct image out;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (sobel_cpu(in, &out, &p, border, 0, &e) < 0) {
 		result(name, 0, "%s", e.msg);
@@ -417,7 +417,7 @@ test_gray(void)
 	static const unsigned want16[] = {19595, 65535, 8};
 	struct image in = image_of(7, 1, 3, 255, rgb), in16 = image_of(3, 1, 3, 65535, rgb16);
 	struct image g = {0}, g16 = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int ok = img_to_gray(&in, &g, &e) == 0 && img_to_gray(&in16, &g16, &e) == 0;
 	int bad = -1, bad16 = -1;
 
@@ -552,7 +552,7 @@ gpu_one(struct gpu *g, const struct gpu_image *din, const struct gpu_image *dout
 {
 	struct image got = image_noise(want->width, want->height, 1,
 	    want->maxval, want->maxval, 12345);
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (gpu_upload(g, &got, 0, dout, &e) < 0 ||
 	    sobel_gpu(g, din, dout, p, border, s, l, &e) < 0 ||
@@ -584,7 +584,7 @@ gpu_image_case(struct gpu *g, const struct image *in, int border, int mode,
 	struct sobel_params p = params(mode, in->maxval, thr);
 	struct gpu_image din, dout;
 	struct image want;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 
 	if (sobel_cpu(in, &want, &p, border, 0, &e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval, &din, &e) < 0 ||
@@ -618,7 +618,7 @@ test_gpu(void)
 	    {1031, 517}};
 	static struct tally t[NGPU][NSHAPES];
 	struct gpu g;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	char name[96];
 	int have = gpu_open(&g, -1, &e) == 0;
 
@@ -701,7 +701,7 @@ test_cpu_threads(void)
 			/* All outputs live at once: none reuses another's memory. */
 			struct image want = sobel_plain(&in, &p, b), out[4] = {{0}};
 			for (int t = 0; t < 4; t++) {
-				struct gf_err e = {{0}};
+				struct gf_err e = {0};
 				size_t d = sobel_cpu(&in, &out[t], &p, b, threads[t],
 				    &e) < 0 ? 1 : differ(&want, &out[t]);
 				if (d > 0 && bad++ == 0)

@@ -97,13 +97,13 @@ engine_tally() {
 }
 
 # The strategies side by side (on a GPU, most of a small run is opening it).
-for m in cpu auto global texture shared sliding; do
+for m in $(strategies sobel); do
 	case $m in cpu|auto) ;; *) have_gpu || continue ;; esac
 	mkdir -p "$E/$m"
 	{ engine_stream "$m"; engine_batch "$m"; engine_gray_batch "$m"; } >"$E/$m.log" 2>&1 &
 done
 wait
-for m in cpu auto global texture shared sliding; do
+for m in $(strategies sobel); do
 	case $m in cpu|auto) ;; *) have_gpu || { skip "engine/$m" "no GPU"; continue; } ;; esac
 	engine_tally "$E/$m.log"
 	# Six streams, a batch, two gray batches: a check that died is no pass.
@@ -137,7 +137,7 @@ fi
 
 # GPU: strips of 7 rows (a hidden knob) equal the CPU on every strategy,
 # 8 and 16 bit, gray and colour, heights that are not multiples of 7.
-for m in global texture shared sliding; do
+for m in $(gpu_strategies sobel); do
 	if ! have_gpu; then skip "engine/strips/$m" "no GPU"; continue; fi
 	for c in "sobel -t 60" "sobel --border reflect" "conv2d -k gauss:2" \
 	    "conv2d -k box:5 --no-separable --border zero" "conv2d -k 0,0,1;0,0,0;0,0,0"; do
@@ -156,7 +156,7 @@ done
 
 # GPU: a stream in strips of 5 rows, into a file (rows written as strips
 # land), to standard output and as PNG (written whole): the CPU's bytes.
-for m in shared sliding; do
+for m in $(gpu_strategies sobel); do
 	if ! have_gpu; then skip "engine/strip-outputs/$m" "no GPU"; continue; fi
 	bad=
 	for c in "sobel -t 60" "conv2d -k gauss:1.4"; do

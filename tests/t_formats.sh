@@ -139,13 +139,13 @@ fi
 if command -v make >/dev/null 2>&1; then
 	rm -rf "$F/mk" && mkdir -p "$F/mk" && cp -R "$ROOT/Makefile" "$ROOT/lib" "$F/mk/"
 	(unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$F/mk" --no-print-directory \
-	    build/lib/gf.o) >"$F/mk.out" 2>&1
+	    build/lib/base/gf.o) >"$F/mk.out" 2>&1
 	why="$(cat "$F/mk.out")"
-	check formats/make-short-lines eval '[ "$(cat "$F/mk.out")" = "  CC    build/lib/gf.o" ]'
+	check formats/make-short-lines eval '[ "$(cat "$F/mk.out")" = "  CC    build/lib/base/gf.o" ]'
 	(unset MAKEFLAGS MFLAGS MAKELEVEL; make -C "$F/mk" --no-print-directory -B \
-	    V=1 build/lib/gf.o) >"$F/mk.out" 2>&1
+	    V=1 build/lib/base/gf.o) >"$F/mk.out" 2>&1
 	why="$(cat "$F/mk.out")"
-	check formats/make-v1-commands eval 'grep -q -- "-Wall -Wextra .* -c -o build/lib/gf.o lib/gf.c" "$F/mk.out" &&
+	check formats/make-v1-commands eval 'grep -q -- "-Wall -Wextra .* -c -o build/lib/base/gf.o lib/base/gf.c" "$F/mk.out" &&
 	    ! grep -q "^  CC " "$F/mk.out"'
 fi
 

@@ -1,4 +1,4 @@
-# The GPU's JPEG engines (lib/engine_jdec.c): over build/bench/jpeggen's
+# The GPU's JPEG engines (lib/engine/engine_jdec.c): over build/bench/jpeggen's
 # corpus (every subsampling, restart intervals 0/1/7, 1x1 to 4001x3001,
 # qualities 30-100, EXIF orientations, progressive and arithmetic), every
 # tool and strategy writes the same bytes whether the engines decode, the

@@ -2,7 +2,7 @@
 # prefix, then the README's program built outside the tree with
 # `pkg-config --cflags --libs gpufilt`, against the shared and then the
 # static library, whose outputs must be sobel -t 60's bytes; the
-# libraries export the names of lib/gpufilt.sym and nothing else, every
+# libraries export the names of lib/api/gpufilt.sym and nothing else, every
 # function gpufilt.h declares among them; the header compiles alone as
 # C99 and C++; gpufilt(3) passes mandoc's lint.  The API's own cases
 # (options refused, device buffers on a GPU) are tests/gpufilt_test.c.
@@ -106,10 +106,10 @@ else
 	    "$P/lib/libgpufilt.a" $static $private && "$L/edges-static" "$SAMPLES/coins.pgm" "$L/static.png" >/dev/null &&
 	    cmp -s "$L/static.png" "$L/tool.png"'
 
-	# What the libraries export: lib/gpufilt.sym, which holds every gf_
+	# What the libraries export: lib/api/gpufilt.sym, which holds every gf_
 	# function gpufilt.h declares.
-	sort "$ROOT/lib/gpufilt.sym" >"$L/want"
-	sed -n 's/^[a-z].*[ *]\(gf_[a-z0-9_]*\)(.*/\1/p' "$ROOT/lib/gpufilt.h" | sort >"$L/declared"
+	sort "$ROOT/lib/api/gpufilt.sym" >"$L/want"
+	sed -n 's/^[a-z].*[ *]\(gf_[a-z0-9_]*\)(.*/\1/p' "$ROOT/lib/api/gpufilt.h" | sort >"$L/declared"
 	nm -D --defined-only "$P/lib/libgpufilt.so.0.1" | awk '$2 == "T" || $2 == "D" || $2 == "B" { sub(/@.*/, "", $3); print $3 }' |
 	    sort >"$L/exported"
 	nm "$P/lib/libgpufilt.a" | awk 'NF == 3 && $2 ~ /^[A-TV-Z]$/ { print $3 }' | sort >"$L/exported-a"

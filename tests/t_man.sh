@@ -37,13 +37,13 @@ check man/tool-list eval '[ "$have" = "$listed" ] && [ "$pages" = "$listed" ]'
 # that drifts: at most 3 lines of the code and 3 of the man pages quote
 # a time or a bandwidth.
 figures='[0-9](\.[0-9]+)? ?(ms|us|µs|milliseconds|seconds|GB/s|MB/s|GiB/s|images/s|frames/s)\b|[0-9]% of (a |the )?copy'
-ncode=$(cat "$ROOT"/lib/*.[ch] "$ROOT"/kernels/*.cu* "$ROOT"/cmd/*.[ch] | grep -cE "$figures")
+ncode=$(cat $(find "$ROOT"/lib -name "*.[ch]") "$ROOT"/kernels/*.cu* "$ROOT"/cmd/*.[ch] | grep -cE "$figures")
 nman=$(cat "$ROOT"/man/*.1 | grep -cE "$figures")
 why="$ncode lines of lib/, kernels/ and cmd/ and $nman of man/ quote figures"
 check man/no-figures eval '[ "$ncode" -le 3 ] && [ "$nman" -le 3 ]'
 
 # The formats' lists in the man pages and --help are the table's
-# (lib/img_format.c), which the tools' own messages print: -f's words,
+# (lib/io/img_format.c), which the tools' own messages print: -f's words,
 # the formats read, the output extensions.
 fmt_words=$("$BIN/sobel" -f nosuch 2>&1 | sed -n 's/.*; choose //p')
 fmt_reads=$(printf 'zz' | "$BIN/sobel" -q --cpu - "$TMP/fmt.pgm" 2>&1 |

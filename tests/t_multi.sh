@@ -152,10 +152,10 @@ EOF
 
 # The strategies side by side (on a GPU, most of a small run is opening them).
 if have_gpu; then
-	for m in auto global texture shared sliding; do multi_gpu "$m" & done
+	for m in auto $(gpu_strategies sobel); do multi_gpu "$m" & done
 	wait
 fi
-for m in auto global texture shared sliding; do
+for m in auto $(gpu_strategies sobel); do
 	if ! have_gpu; then skip "multi/gpu/$m" "no GPU"; continue; fi
 	bad=$(cat "$M/$m.bad" 2>/dev/null || echo "no result")
 	why="$bad $(head -c 300 "$M/$m/gpu.err")"

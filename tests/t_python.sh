@@ -58,7 +58,7 @@ print(gpufilt.__file__, c._library_path(), gpufilt.__version__)' 2>&1)
 
 	# The tests, from outside the tree: the installed package runs them.
 	printf '#!/bin/sh\ncd "%s" && GPUFILT_TOOLS="%s" GPUFILT_SAMPLES="%s" GPUFILT_INCLUDE="%s" exec "%s" "%s"\n' \
-	    "$Y" "$BIN" "$SAMPLES" "$ROOT/lib" "$Y/venv/bin/python" "$ROOT/python/tests/run.py" \
+	    "$Y" "$BIN" "$SAMPLES" "$ROOT/lib/api" "$Y/venv/bin/python" "$ROOT/python/tests/run.py" \
 	    >"$Y/python"
 	chmod +x "$Y/python"
 	run_unit "$Y/python"

@@ -1,4 +1,4 @@
-# A stream's JPEG frames decoded side by side (lib/engine_split.c): a
+# A stream's JPEG frames decoded side by side (lib/engine/engine_split.c): a
 # long stream of JPEG frames of every kind, PNG and PNM among them, gives
 # the same bytes, exit status and messages as with the decode pool off
 # (GPUFILT_SPLIT=0, the one reader decoding every image), from a file

@@ -1,5 +1,5 @@
 /*
- * webp_test - WebP in and out (lib/img_webp.c): lossless round trips
+ * webp_test - WebP in and out (lib/io/img_webp.c): lossless round trips
  * exact (gray, RGB, alpha, colour under transparent pixels, a scaled
  * maxval), lossy at a quality, the first frame of an animation made
  * here with libwebpmux's encoder, an EXIF orientation applied (or not),
@@ -114,7 +114,7 @@ check_lossless(const char *name, const struct image *img)
 {
 	const int out_ch = img_has_alpha(img) ? 4 : 3;
 	struct image back = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	unsigned char *buf;
 	size_t len, n = (size_t)img->width * img->height * out_ch;
 
@@ -206,7 +206,7 @@ test_lossy(void)
 {
 	struct image img = smooth(64, 48, 3), rgba = smooth(64, 48, 4);
 	struct image back = {0}, aback = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	unsigned char *q90 = NULL, *q10 = NULL, *qa = NULL;
 	size_t l90, l10, la, n = 64 * 48 * 3;
 
@@ -253,7 +253,7 @@ test_animation(void)
 	WebPPicture pic;
 	WebPData out = {NULL, 0};
 	struct image back = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	uint32_t colours[2] = {0xffff0000u, 0xff0000ffu};       /* ARGB */
 	int ok;
 
@@ -306,7 +306,7 @@ test_orientation(void)
 	    0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0};
 	struct image img = image_noise(3, 2, 3, 255, 255, 5), turned = {0};
 	struct image back = {0}, stored = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	unsigned char *buf = NULL;
 	size_t len;
 	WebPData in, exif = {tiff, sizeof(tiff)}, out = {NULL, 0};
@@ -352,7 +352,7 @@ test_refused_out(void)
 	static const unsigned v[] = {1000, 2000, 0, 65535, 256, 1};
 	struct image big = image_of(3, 2, 1, 65535, v);
 	struct image wide = {16384, 1, 1, 255, NULL};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	unsigned char *buf = NULL;
 	size_t len;
 	int ret;
@@ -385,7 +385,7 @@ expect_refused(const char *name, const unsigned char *bytes, size_t len,
     long long max_pixels, const char *needle)
 {
 	struct image img = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	int ret = decode(bytes, len, max_pixels, &img, &e);
 
 	printf("# %s: %s\n", name, e.msg);
@@ -406,7 +406,7 @@ static void
 test_damaged(void)
 {
 	struct image img = image_noise(40, 30, 3, 255, 255, 9);
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	unsigned char *buf = NULL, *bad;
 	size_t len, half;
 

@@ -47,7 +47,8 @@ pipeline(const struct gpu_image *src, const struct gpu_image *out,
     const struct edge_opts *o, enum gf_strategy s)
 {
 	struct gpu_image lab = dev_image(src->width, src->height, 255);
-	struct grad_thresh p = edge_params_for(o);
+	struct edge_params ep = edge_params_for(o);
+	struct grad_thresh p = edge_thresh_for(&ep);
 	static struct otsu_device od;
 	size_t hs = edge_hyst_scratch(src->width, src->height);
 	void *scratch = aligned_alloc(256, (hs + 255) / 256 * 256);
@@ -69,19 +70,20 @@ static void
 check(const char *name, const struct image *gray, struct edge_opts o)
 {
 	struct image want = {0}, sm = {0}, got = *gray;
+	struct edge_params ep = edge_params_for(&o);
 	struct edge_info info;
 	struct gf_err e;
 	const struct image *src = gray;
 	char full[256];
 
-	if (edge_cpu(gray, &want, &o, &info, 0, &e) < 0) {
+	if (edge_cpu(gray, &want, &ep, &info, 0, &e) < 0) {
 		printf("fail %s: cpu: %s\n", name, e.msg);
 		nfail++;
 		return;
 	}
 	if (o.sigma > 0) {
 		struct conv2d_filter cp;
-		if (edge_smooth_params(&o, &cp, &e) < 0 || conv2d_cpu(gray, &sm, &cp, 0, &e) < 0)
+		if (edge_smooth_filter(&ep, &cp, &e) < 0 || conv2d_cpu(gray, &sm, &cp, 0, &e) < 0)
 			abort();
 		src = &sm;
 	}

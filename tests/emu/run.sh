@@ -10,7 +10,9 @@ for f in edge_nms edge_hyst otsu conv2d conv2d_fast8 conv2d_sep; do
 	python3 tests/emu/rewrite.py kernels/$f.cu >$B/$f.cc
 done
 CXX=${CXX:-g++}
-FLAGS="-std=c++20 -O2 -g -pthread -Ikernels -Ilib -Itests/emu -I/usr/local/cuda/include ${EMUFLAGS:-}"
+# Every folder of lib/ that holds a header, as the Makefile's LIB_INC.
+INC=$(find lib -name '*.h' | sed 's#/[^/]*$##' | sort -u | sed 's/^/-I/' | tr '\n' ' ')
+FLAGS="-std=c++20 -O2 -g -pthread -Ikernels $INC-Itests/emu -I/usr/local/cuda/include ${EMUFLAGS:-}"
 # The compiles run together; each one's status is waited for (a bare
 # wait returns 0), so that a file that no longer compiles stops the run
 # instead of leaving its stale object from an earlier run to be linked.

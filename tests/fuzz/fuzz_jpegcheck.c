@@ -1,6 +1,6 @@
 /*
  * fuzz_jpegcheck - libFuzzer target that holds the check before the GPU's
- * JPEG engines (img_reader_set_check, lib/img_jpeg_check.c) to libjpeg-
+ * JPEG engines (img_reader_set_check, lib/io/img_jpeg_check.c) to libjpeg-
  * turbo's full decode: the bytes, taken as one JPEG file in memory and
  * read as gray as a batch's reader reads it (img_reader_set_frame), are
  * checked, then decoded, pixel limit 2^20.  A check that says clean

@@ -1,6 +1,6 @@
 /*
  * fuzz_png - libFuzzer target that holds the fast PNG reader of
- * lib/img_png.c to libpng: the bytes, taken as one PNG in memory, are
+ * lib/io/img_png.c to libpng: the bytes, taken as one PNG in memory, are
  * decoded by both (img_png_read_fast, img_png_read_libpng), pixel limit
  * 2^20.  Whenever the fast path reads an image, libpng must read the
  * same bytes; otherwise the target aborts.  A declined or refused input

@@ -1,5 +1,5 @@
 /*
- * fuzz_tiff - libFuzzer target for the TIFF reader (lib/img_tiff.c) and
+ * fuzz_tiff - libFuzzer target for the TIFF reader (lib/io/img_tiff.c) and
  * the weighing of its pages against its bytes (issue 31): the bytes, with
  * a TIFF signature put over their first four, are one TIFF read page
  * after page with img_read_next, pixel limit 2^20.  An odd-sized input

@@ -1,5 +1,5 @@
 /*
- * fuzz_webp - libFuzzer target for the WebP reader (lib/img_webp.c): the
+ * fuzz_webp - libFuzzer target for the WebP reader (lib/io/img_webp.c): the
  * reading of a RIFF chunk by chunk up to its length, the weighing of its
  * frames and canvas against their bytes (issue 45), libwebp's decoders
  * and demuxer, and what follows a WebP in a stream.  The bytes, with

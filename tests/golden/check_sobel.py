@@ -23,7 +23,7 @@ def gray(path):
     return im
 
 def pad(im, opts):
-    """Pads by one pixel; numpy's modes are lib/border.h's definitions."""
+    """Pads by one pixel; numpy's modes are lib/base/border.h's definitions."""
     b = opts.split('--border ')[1].split()[0] if '--border ' in opts else 'replicate'
     mode = {'zero': 'constant', 'reflect': 'reflect', 'wrap': 'wrap'}.get(b, 'edge')
     return np.pad(im, 1, mode=mode)

@@ -2,8 +2,8 @@
 """Independent check of the conv2d golden files, run once by hand (needs
 numpy and python3-opencv; make test does not run it).  Each golden image
 is recomputed with a second formula: the image padded by numpy's np.pad
-(modes edge, constant, reflect, wrap: the border definitions of lib/border.h,
-implemented independently of lib/border.h), correlated by OpenCV's
+(modes edge, constant, reflect, wrap: the border definitions of lib/base/border.h,
+implemented independently of lib/base/border.h), correlated by OpenCV's
 filter2D in float64 (anchor at the centre, as conv2d), divided, biased,
 rounded half up with floor(v + 0.5) and clamped in numpy; integer kernels
 with an integer divisor as exact int64 sums of shifted copies instead.  Kernel taps

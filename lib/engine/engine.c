@@ -1,0 +1,259 @@
+/*
+ * engine.c - the run of a tool over its jobs (see engine.h): sizes each
+ * stage from the options, the machine and the environment, starts the
+ * readers and the GPUs' opener, then the lanes once the GPUs are
+ * decided, writes on the calling thread, and joins them all.  The stages
+ * and what they share are in engine_int.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine_int.h"
+
+/*
+ * Pinned memory is the machine's: an eighth of it at most, 2 GiB tops,
+ * for the slots' buffers, pinned where they lie once used (hbuf_get).
+ */
+static void
+pinned_budget(struct engine *en)
+{
+	long pages = sysconf(_SC_PHYS_PAGES);
+	struct slot_pool *p = &en->pool;
+	const char *env;
+	int pin;
+
+	p->pinned_max = pages > 0 ? (size_t)pages * sysconf(_SC_PAGESIZE) / 8 : 0;
+	if (p->pinned_max > ((size_t)2 << 30))
+		p->pinned_max = (size_t)2 << 30;
+	p->ahead_max = p->pinned_max < AHEAD_BYTES ? p->pinned_max : AHEAD_BYTES;
+	if ((env = getenv("GPUFILT_READ_AHEAD")) != NULL && strcmp(env, "0") == 0)
+		p->ahead_max = 0;
+	/* GPUFILT_PINNED=0: never (the bench's staging figures). */
+	pin = (env = getenv("GPUFILT_PINNED")) == NULL || strcmp(env, "0") != 0;
+	if (!pin)
+		p->pinned_max = 0;
+}
+
+/*
+ * The environment's settings of the filter and read stages (tests and
+ * the bench use them), and who makes a gray tool's colour input gray.
+ */
+static void
+stage_settings(struct engine *en)
+{
+	const struct tool *t = en->tool;
+	const char *env;
+
+	/*
+	 * Only a batch stages: a stream's buffers are pinned from their
+	 * second use, and one thread's copy through its own buffers is no
+	 * faster than the driver's (bench/hostbw), so for one image the
+	 * pinned allocations would only delay the start.
+	 */
+	en->filter.staging = en->njobs > 1 &&
+	    ((env = getenv("GPUFILT_STAGING")) == NULL || strcmp(env, "0") != 0);
+	en->filter.per_gpu = (env = getenv("GPUFILT_LANES")) != NULL ? atoi(env) : 0;
+	if (en->filter.per_gpu < 1 || en->filter.per_gpu > LANES_MAX)
+		en->filter.per_gpu = 0;
+	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
+		en->filter.strip_rows = atoi(env) > 0 ? atoi(env) : 0;
+	/*
+	 * A gray tool reads a colour JPEG as its luma, whoever filters it:
+	 * that is its gray (img_reader_set_gray), so no knob turns it off.
+	 * Other colour: on the CPU, gray in place saves a copy; a batch's
+	 * readers may help the lanes (reader_makes_gray); a stream's one
+	 * reader has no time to spare.  GPUFILT_READER_GRAY=0 or 1 overrides
+	 * that (tests, bench).
+	 */
+	en->read.decode_gray = t->gray;
+	en->read.reader_gray = !t->gray ? 0 : en->o->strategy == GF_CPU ? 1 :
+	    en->njobs > 1 ? 2 : 0;
+	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL && t->gray)
+		en->read.reader_gray = atoi(env) != 0;
+	jdec_init(en);
+	split_init(en);
+	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||
+	    sscanf(env, "%d:%d", &en->gpus.fail_gpu, &en->gpus.fail_at) != 2)
+		en->gpus.fail_at = 0;
+}
+
+static int
+engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
+    const struct engine_job *jobs, int njobs, struct gf_err *e)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int per;
+
+	memset(en, 0, sizeof(*en));
+	if (njobs < 1)
+		return gf_fail(e, "nothing to run: no input");
+	en->tool = t;
+	en->o = o;
+	en->jobs = jobs;
+	en->njobs = njobs;
+	en->read.nreaders = o->threads > 0 ? o->threads : cpus > 0 ? (int)cpus : 1;
+	if (en->read.nreaders > njobs)
+		en->read.nreaders = njobs;
+	stage_settings(en);
+	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
+	en->job_failed = calloc((size_t)njobs, 1);
+	en->read.rd = calloc((size_t)en->read.nreaders, sizeof(*en->read.rd));
+	if (en->job_failed == NULL || en->read.rd == NULL ||
+	    slot_pool_init(en, per) < 0)
+		return gf_nomem(e, "out of memory");
+	pinned_budget(en);
+	pthread_mutex_init(&en->mu, NULL);
+	pthread_cond_init(&en->cv, NULL);
+	pthread_cond_init(&en->work_cv, NULL);
+	pthread_cond_init(&en->writer_cv, NULL);
+	for (int i = 0; i < en->read.nreaders; i++)
+		pthread_cond_init(&en->read.rd[i].cv, NULL);
+	en->readers_left = en->read.nreaders;
+	trace_open(en);
+	return 0;
+}
+
+static void
+engine_free(struct engine *en)
+{
+	slot_pool_free(en);
+	devices_close(en);
+	for (int i = 0; en->read.rd != NULL && i < en->read.nreaders; i++)
+		pthread_cond_destroy(&en->read.rd[i].cv);
+	pthread_mutex_destroy(&en->mu);
+	pthread_cond_destroy(&en->cv);
+	pthread_cond_destroy(&en->work_cv);
+	pthread_cond_destroy(&en->writer_cv);
+	pthread_cond_destroy(&en->jdec.cv);
+	pthread_cond_destroy(&en->split.cv);
+	free(en->filter.ln);
+	free(en->read.rd);
+	free(en->job_failed);
+}
+
+/* Starts the opener and the readers; -1 if a thread cannot start. */
+static int
+engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
+{
+	if (devices_start(en, opener, e) < 0)
+		return -1;
+	for (int i = 0; i < en->read.nreaders; i++) {
+		en->read.rd[i].en = en;
+		if (pthread_create(&en->read.rd[i].th, NULL, reader_main,
+		    &en->read.rd[i]) != 0)
+			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * Once the GPUs are decided (state): per_gpu lanes per GPU (by default
+ * LANES for a stream, LANES_BATCH shared among a batch's GPUs), or one
+ * lane for the CPU (whose work is threaded already, -j) and for a run
+ * that cannot start (it fails what was read).  A stream's reader gets a
+ * slot more for each lane past LANES, so that every lane can hold an
+ * image.  -1 if out of memory or a thread cannot start.
+ */
+static int
+lanes_start(struct engine *en, int state, struct gf_err *e)
+{
+	struct filter_stage *f = &en->filter;
+	int ndev = en->gpus.ndev, more;
+
+	if (f->per_gpu == 0) {
+		int share = ndev > 0 ? (LANES_BATCH + ndev - 1) / ndev : 0;
+		f->per_gpu = en->njobs > 1 && share > LANES ? share : LANES;
+	}
+	more = state == GPU_READY && en->njobs == 1 ? f->per_gpu * ndev - LANES : 0;
+	f->nlanes = state == GPU_READY ? f->per_gpu * ndev : 1;
+	if ((f->ln = calloc((size_t)f->nlanes, sizeof(*f->ln))) == NULL)
+		return gf_nomem(e, "out of memory");
+	slot_pool_add(en, &en->read.rd[0], more, 0);
+	for (int i = 0; i < f->nlanes; i++) {
+		f->ln[i].en = en;
+		f->ln[i].dev = state == GPU_READY ? &en->gpus.dev[i / f->per_gpu] : NULL;
+		if (pthread_create(&f->ln[i].th, NULL, lane_main, &f->ln[i]) != 0)
+			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* The run's figures, once every thread has ended, into st. */
+static void
+engine_stats_fill(const struct engine *en, int state, struct engine_stats *st)
+{
+	st->readers = en->read.nreaders;
+	st->on_gpu = state == GPU_READY;
+	st->lanes = en->filter.nlanes;
+	for (int i = 0; i < en->read.nreaders; i++)
+		st->read_ms += en->read.rd[i].busy_ms;
+	if (en->split.grown) {          /* a stream's decode pool reads too */
+		st->readers += en->split.threads;
+		st->read_ms += en->split.busy_ms;
+	}
+	for (int i = 0; i < en->filter.nlanes; i++)
+		st->filter_ms += en->filter.ln[i].busy_ms;
+	st->ndevices = st->on_gpu ? en->gpus.ndev : 0;
+	for (int i = 0; i < st->ndevices; i++) {
+		const struct device *d = &en->gpus.dev[i];
+		struct engine_device_stats *ds = &st->dev[i];
+		ds->device = d->base.device;
+		snprintf(ds->name, sizeof(ds->name), "%s", d->base.name);
+		ds->images = d->images;
+		ds->busy_ms = d->busy_ms;
+	}
+}
+
+int
+engine_run(const struct tool *t, const struct gf_opts *o,
+    const struct engine_job *jobs, int njobs, const struct engine_hooks *hooks,
+    struct engine_stats *st, struct gf_err *e)
+{
+	struct engine en;
+	struct writer *w;
+	pthread_t opener;
+	double t0;
+	int failures = -1, committed, state;
+
+	memset(st, 0, sizeof(*st));
+	if (engine_init(&en, t, o, jobs, njobs, e) < 0 ||
+	    engine_start(&en, &opener, e) < 0) {
+		/* Threads that did start are stuck on nothing; the caller exits. */
+		return -1;
+	}
+	t0 = gf_now_ms();
+	en.exiting = hooks->exiting;
+	state = devices_decision(&en);
+	trace_job(&en, -1, 'G', 'o', state);
+	if (lanes_start(&en, state, e) < 0 ||
+	    (w = writer_open(&en, hooks, st, t0, e)) == NULL)
+		return -1;
+	if (state == GPU_UNUSED && en.gpus.fallback && hooks->notice != NULL)
+		hooks->notice(hooks->arg, en.gpus.err.msg);
+	failures = writer_run(w);
+	committed = writer_close(w);
+	if (o->strategy != GF_CPU)
+		pthread_join(opener, NULL);
+	for (int i = 0; i < en.read.nreaders; i++)
+		pthread_join(en.read.rd[i].th, NULL);
+	for (int i = 0; i < en.filter.nlanes; i++)
+		pthread_join(en.filter.ln[i].th, NULL);
+	st->wall_ms = gf_now_ms() - t0;
+	engine_stats_fill(&en, state, st);
+	jdec_join(&en, st);
+	if (state == GPU_FATAL) {
+		*e = en.gpus.err;
+		failures = -1;
+	} else if (en.gpus.broken != NULL) {
+		gf_fail(e, "%s; the run stopped, and %d of %d inputs were not "
+		    "written", en.gpus.broken_err.msg, njobs - committed, njobs);
+		failures = -1;
+	}
+	trace_job(&en, -1, 'Z', 'o', 0);
+	engine_free(&en);
+	trace_job(&en, -1, 'X', 'o', 0);
+	trace_close(&en);
+	return failures;
+}

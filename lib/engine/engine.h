@@ -1,0 +1,98 @@
+/*
+ * engine.h - the one place that moves images between files, host memory
+ * and the device.  A run is a list of jobs (an input and where its images
+ * go); the engine runs them as three stages joined by bounded queues:
+ *
+ *   read and decode   a pool of threads, one job at a time each
+ *   filter            lanes: on the GPU each lane has two streams, and
+ *                     upload, kernels and download of one image (or of
+ *                     the strips of a tall one) overlap another's; each
+ *                     GPU of --device has two lanes, and the next image
+ *                     goes to whichever lane is free first;
+ *                     on the CPU one lane runs the tool's CPU work
+ *   write             the calling thread, in input order; a batch
+ *                     encodes its outputs on a pool of threads
+ *
+ * so that image k+1 is read while image k is filtered and image k-1 is
+ * written.  The CUDA contexts (one per GPU) are created on threads of
+ * their own while the first input is read.  Host buffers that cross the bus are pinned,
+ * allocated once and reused.  Every output appears whole or not at all.
+ */
+#ifndef GF_ENGINE_H
+#define GF_ENGINE_H
+
+#include "gf.h"
+#include "opts.h"
+#include "tool.h"
+
+/* One input and where its images go. */
+struct engine_job {
+	const char *input;      /* a path; NULL or "-": standard input */
+	const char *output;     /* a path; NULL or "-": standard output */
+	const char *outdir;     /* not NULL: outdir/<input base>.<ext> instead */
+};
+
+/* What one GPU did in a run. */
+struct engine_device_stats {
+	int device;             /* its number */
+	char name[256];         /* as struct gpu's */
+	int images;             /* images it filtered */
+	double busy_ms;         /* time with at least one image on it */
+	int jpeg_images;        /* JPEGs its engines decoded */
+	double jpeg_busy_ms;    /* time its decoder spent on batches */
+};
+
+/* Busy time of each stage, and totals, for the run summary. */
+struct engine_stats {
+	int images;
+	int readers, lanes, writers;    /* threads of each stage */
+	int on_gpu;
+	int ndevices;           /* the GPUs used (0: the CPU), in dev */
+	struct engine_device_stats dev[GF_MAX_DEVICES];
+	double wall_ms;
+	double bytes_in;        /* pixel bytes read */
+	double read_ms, filter_ms, write_ms;    /* summed over each stage's threads */
+	int jpeg_on;            /* JPEGs could go to the GPUs' JPEG engines */
+	int jpeg_engines;       /* images the engines decoded */
+	int jpeg_cpu;           /* JPEGs they refused or failed, decoded on the CPU */
+	int jpeg_unsure;        /* JPEGs the check before them sent to the CPU */
+	char jpeg_why[512];     /* why they were asked for and did not open; empty: they were not asked */
+};
+
+/*
+ * What the engine tells the caller, from the writing thread, in input
+ * order; any may be NULL.  notice: the GPU is not used (the reason).
+ * error: a job failed (the message).  image: an image was written,
+ * filtered on GPU number device (-1: on the CPU).
+ * progress: after each image, with the jobs done of njobs.
+ */
+struct engine_hooks {
+	void (*notice)(void *arg, const char *msg);
+	void (*error)(void *arg, const char *msg);
+	void (*image)(void *arg, const char *input, int index,
+	    const struct image *out, const struct gf_times *t, int device);
+	void (*progress)(void *arg, int jobs_done, int njobs, int images,
+	    double elapsed_ms);
+	void *arg;
+	/*
+	 * The caller's process ends when the run returns: what only the
+	 * exit need release (the GPUs' JPEG engines, whose teardown is
+	 * slow) is left to it.  0 (as in hooks initialised
+	 * to zero) releases everything.
+	 */
+	int exiting;
+};
+
+/*
+ * Runs tool t over jobs with the options o (strategy, devices, format,
+ * threads).  Returns the number of jobs that failed (each reported
+ * through hooks->error), or -1 with e set when the run could not start
+ * at all (an explicit GPU strategy without a GPU, a --device GPU that
+ * does not open, no memory: no output written) or a GPU broke during it
+ * (e names it and the inputs not written; those before are written).
+ */
+int engine_run(const struct tool *t, const struct gf_opts *o,
+    const struct engine_job *jobs, int njobs, const struct engine_hooks *hooks,
+    struct engine_stats *st, struct gf_err *e);
+
+#endif

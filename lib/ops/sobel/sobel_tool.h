@@ -1,0 +1,33 @@
+/*
+ * sobel_tool.h - the sobel tool: what its command line asks for, and the
+ * tool the engine runs (lib/ops/sobel/sobel.c), over the operation of lib/ops/sobel/sobel.h.
+ */
+#ifndef GF_SOBEL_TOOL_H
+#define GF_SOBEL_TOOL_H
+
+#include "opts.h"
+#include "sobel.h"
+
+/*
+ * What the command line asked for: the shared options (border, strategy,
+ * launch shape, -j) and sobel's own; the per-image parameters (struct
+ * sobel_params) derive from it.
+ */
+struct sobel_opts {
+	struct gf_opts common;
+	int l1;                 /* --norm l1 */
+	int threshold;          /* -t given */
+	int threshold_auto;     /* -t auto: Otsu's threshold per image */
+	double t;
+};
+
+/* The core's parameters for an image of maxval m and threshold t. */
+struct sobel_params sobel_params_for(const struct sobel_opts *o, unsigned m,
+    double t);
+
+struct tool;
+
+/* Describes the sobel tool to the engine (lib/tool/tool.h); t->ctx is o. */
+void sobel_tool(struct tool *t, struct sobel_opts *o);
+
+#endif

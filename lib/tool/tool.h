@@ -1,0 +1,63 @@
+/*
+ * tool.h - what a tool (sobel, conv2d, edge) gives the engine: its work
+ * on one image, on the CPU over host images and on the GPU over device
+ * images, and how far an output pixel reaches.  Everything around that
+ * work - reading, decoding, transfers, device buffers, ordering, writing,
+ * timing - is the engine's (lib/engine/engine.h).
+ */
+#ifndef GF_TOOL_H
+#define GF_TOOL_H
+
+#include "gf.h"
+#include "gpu.h"
+
+/* Milliseconds spent on one image, and what -v says about it. */
+struct gf_times {
+	double read;            /* read and decode */
+	double upload, kernel, download;        /* GPU: CUDA events */
+	double cpu;             /* CPU: the filter */
+	double decode;          /* its share of its batch's time on the GPU's JPEG engines */
+	int engines;            /* decoded by the GPU's JPEG engines, not the CPU */
+	double write;           /* encode and write */
+	double kernel_bytes;    /* for GB/s: bytes read + written by the kernels */
+	int thresholds;         /* 0, 1 (threshold) or 2 (low and high) */
+	int otsu;               /* they were chosen by Otsu's method */
+	double low, high;       /* the threshold is high */
+};
+
+struct tool {
+	const char *name;
+	/*
+	 * 1: the tool works on gray images, and colour is made gray first
+	 * (img_to_gray's formula, alpha dropped); its output has one channel.
+	 * 0: each colour channel is filtered alone, alpha is carried through
+	 * unchanged, and the output has the input's channels.
+	 */
+	int gray;
+	/*
+	 * Rows above and below that an output row reads (the stencil's reach
+	 * in y), so that a tall image can be cut into strips that carry that
+	 * many extra rows; -1 when an output pixel may depend on the whole
+	 * image (hysteresis, Otsu's threshold, a wrapping border).
+	 */
+	int halo;
+	/*
+	 * The CPU: makes out (allocating out->px with img_alloc) from in,
+	 * and fills t's thresholds.  in has one channel when gray is 1 (the
+	 * engine converts colour first), else it may have several.
+	 */
+	int (*cpu)(void *ctx, const struct image *in, struct image *out,
+	    struct gf_times *t, struct gf_err *e);
+	/*
+	 * The GPU: queues the work that turns the one-channel device image in
+	 * into out (same size and maxval) on g->stream, using g's buffers
+	 * (the slots after
+	 * GPU_SLOT_PACKED_OUT).  It may wait for g->stream (to read a
+	 * threshold back) but never for the device.
+	 */
+	int (*gpu)(void *ctx, struct gpu *g, const struct gpu_image *in,
+	    const struct gpu_image *out, struct gf_times *t, struct gf_err *e);
+	void *ctx;
+};
+
+#endif
