@@ -267,6 +267,12 @@ int img_png_read_fast(struct img_reader *r, const unsigned char *png,
  */
 struct jpeg_decompress_struct;
 unsigned long long img_jpeg_scan_min_bytes(struct jpeg_decompress_struct *ci);
+/*
+ * Has libjpeg keep, of a JPEG's APP1 markers, the first EXIF one alone
+ * (lib/img_jpeg_exif.c), on ci->marker_list: what its orientation needs,
+ * and never more than one marker's bytes.  Before jpeg_read_header.
+ */
+void img_jpeg_keep_exif(struct jpeg_decompress_struct *ci);
 
 /* Whether another PNM image follows, past whitespace (*more), or -1. */
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);

@@ -261,7 +261,7 @@ jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour,
 		jpeg_create_decompress(&c->ci);
 		jpeg_mem_src(&c->ci, b->p, (unsigned long)b->len);
 		if (r->autorotate)
-			jpeg_save_markers(&c->ci, JPEG_APP0 + 1, 0xffff);
+			img_jpeg_keep_exif(&c->ci);
 		if (jpeg_read_header(&c->ci, TRUE) == JPEG_HEADER_OK &&
 		    jpeg_bits_class_ok(&c->ci, colour) &&
 		    jpeg_bits_restarts_ok(&c->ci, w) &&

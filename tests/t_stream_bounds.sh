@@ -44,3 +44,40 @@ for how in pipe file; do
 	    grep -q "^sobel: standard input\|^sobel: $SB/fill.jpg" "$SB/err"'
 done
 rm -f "$SB/fill.jpg"
+
+# ---- APP1 markers: a JPEG whose EXIF APP1 says orientation 6, then 600
+# MiB of APP1 markers (EXIF ones saying 1 among them), through a pipe.
+# Every APP1 was kept (670 MB); now the first EXIF one alone: the image
+# is read turned as that one says, the same as the JPEG with it alone,
+# in well under 400 MB.
+"$JPEGGEN" -s 420 -S 3 64 48 >"$SB/base.jpg" 2>"$SB/err" ||
+    fail bounds/inputs "jpeggen: $(cat "$SB/err")"
+# The JPEG $1 with an XMP APP1, an EXIF APP1 of orientation 6, and $2 MiB
+# of APP1 markers after its SOI, on stdout.
+app1_jpeg() {
+	python3 -c '
+import struct, sys
+def seg(data):
+    return b"\xff\xe1" + struct.pack(">H", len(data) + 2) + data
+def exif(o):
+    return b"Exif\0\0MM\0*\0\0\0\x08\0\x01\x01\x12\0\x03\0\0\0\x01" + \
+        struct.pack(">H", o) + bytes(6)
+jpg = open(sys.argv[1], "rb").read()
+out = sys.stdout.buffer
+out.write(b"\xff\xd8" + seg(b"http://ns.adobe.com/xap/1.0/\0" + bytes(100)) +
+          seg(exif(6)))
+big = seg(exif(1) + bytes(65533 - len(exif(1)))) + seg(bytes(65533))
+for _ in range(int(sys.argv[2]) * 8):
+    out.write(big)
+out.write(jpg[2:])' "$@"
+}
+app1_jpeg "$SB/base.jpg" 0 >"$SB/one.jpg"
+"$BIN/sobel" -q --cpu "$SB/one.jpg" "$SB/one.pgm" 2>"$SB/err"
+why="$(cat "$SB/err")"
+check bounds/app1/turned eval '[ "$(head -n 2 "$SB/one.pgm" | tail -n 1)" = "48 64" ]'
+app1_jpeg "$SB/base.jpg" 600 | bounds_run "$SB/res" "$BIN/sobel" -q --cpu - \
+    "$SB/many.pgm" 2>"$SB/err"
+read -r st secs rss <"$SB/res"
+why="exit $st, $secs s, $rss KB, $(cmp "$SB/one.pgm" "$SB/many.pgm" 2>&1): $(head -c 300 "$SB/err")"
+check bounds/app1/600-mib eval '[ "$st" = 0 ] && cmp -s "$SB/one.pgm" "$SB/many.pgm" &&
+    { [ -n "$GF_ASAN" ] || [ "$rss" -lt 400000 ]; }'
