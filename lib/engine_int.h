@@ -119,6 +119,17 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  */
 #define SLOTS_SPLIT 2
 #define SPLIT_MAX 64            /* decode threads at most */
+/*
+ * The frames a stream's decode pool has in flight at once, whatever its
+ * threads: from the reader's split until the writer gives the slot back,
+ * each counts its compressed bytes and twice its decoded pixels (the
+ * image, and the tool's output of it), and the reader splits no frame
+ * more past this many bytes in all, unless none is in flight (a frame
+ * larger than this goes alone).  A slot keeps its buffers, but only as
+ * many slots are ever taken as are in flight at once (the free list is
+ * a stack), so this bounds what the pool holds, too.
+ */
+#define SPLIT_BYTES ((size_t)256 << 20)
 
 /* Host memory of one image, pinned when a GPU is in use; grows, then is reused. */
 struct hbuf {
@@ -177,6 +188,7 @@ struct slot {
 	 * (engine_split.c); frame.p is the slot's, kept from image to image.
 	 */
 	struct img_frame frame;
+	size_t split_bytes;     /* what it counts in en->split.held (SPLIT_BYTES) */
 };
 
 /* Slots in arrival order, linked through next; used under en->mu. */
@@ -265,6 +277,7 @@ struct split_stage {
 	pthread_t *th;
 	int started;            /* threads running */
 	int grown;              /* the reader got its SLOTS_SPLIT per thread */
+	size_t held;            /* bytes of the frames in flight (SPLIT_BYTES; en->mu) */
 	struct fifo queue;      /* frames to decode, in input order (en->mu) */
 	int closing;            /* the stream ended: leave once queue is empty */
 	pthread_cond_t cv;      /* queue has a frame, or closing */

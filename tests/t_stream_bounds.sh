@@ -81,3 +81,30 @@ read -r st secs rss <"$SB/res"
 why="exit $st, $secs s, $rss KB, $(cmp "$SB/one.pgm" "$SB/many.pgm" 2>&1): $(head -c 300 "$SB/err")"
 check bounds/app1/600-mib eval '[ "$st" = 0 ] && cmp -s "$SB/one.pgm" "$SB/many.pgm" &&
     { [ -n "$GF_ASAN" ] || [ "$rss" -lt 400000 ]; }'
+
+# ---- The decode pool: 40 frames of 4096 x 4096 through a pipe at -j 64
+# were 851 MB (128 slots filling, each with its frame, image and output);
+# the frames in flight are capped at 256 MB, in well under 400 MB.  The
+# output is the frame's, 40 times.
+"$JPEGGEN" -s gray -q 90 4096 4096 >"$SB/g4k.jpg" 2>"$SB/err" ||
+    fail bounds/inputs "jpeggen: $(cat "$SB/err")"
+bounds_frames() {
+	i=0
+	while [ $i -lt 40 ]; do
+		cat "$SB/g4k.jpg"
+		i=$((i + 1))
+	done
+}
+bounds_frames | bounds_run "$SB/res" "$BIN/sobel" -q --cpu -j 64 - - \
+    2>"$SB/err" | cksum >"$SB/j64.sum"
+read -r st secs rss <"$SB/res"
+"$BIN/sobel" -q --cpu "$SB/g4k.jpg" "$SB/g4k.pgm" 2>>"$SB/err"
+i=0
+while [ $i -lt 40 ]; do
+	cat "$SB/g4k.pgm"
+	i=$((i + 1))
+done | cksum >"$SB/j2.sum"
+why="exit $st, $secs s, $rss KB: $(head -c 300 "$SB/err")"
+check bounds/pool-j64 eval '[ "$st" = 0 ] && cmp -s "$SB/j64.sum" "$SB/j2.sum" &&
+    [ ! -s "$SB/err" ] && { [ -n "$GF_ASAN" ] || [ "$rss" -lt 400000 ]; }'
+rm -f "$SB/g4k.jpg" "$SB/g4k.pgm"
