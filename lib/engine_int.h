@@ -396,14 +396,15 @@ int slot_rows_after(struct engine *en, struct slot *s, int y);
  * back (g); the GPUs were decided (G), a GPU's engines opened (J); its
  * early opening had a decode state (H) and set it up (M); the process
  * began (P, before the run's 0), the run's teardown began (Z) and ended
- * (X).
+ * (X).  trace_open opens GPUFILT_TRACE's file, -1 with e when it cannot;
+ * trace_close writes the steps there, -1 with e when they could not be.
  * who: 'r' reader, 'd' decoder, 'l' lane, 'e' encoder, 'w' the writer,
  * 'o' the opener; n its number.
  */
-void trace_open(struct engine *en);
+int trace_open(struct engine *en, struct gf_err *e);
 void trace_mark(struct engine *en, const struct slot *s, int step, int who, int n);
 void trace_job(struct engine *en, int job, int step, int who, int n);
-void trace_close(struct engine *en);
+int trace_close(struct engine *en, struct gf_err *e);
 
 /* ---- engine_read.c */
 
