@@ -223,13 +223,18 @@ split_frame(struct reader *rd, struct img_reader *r, int job, int index,
 /*
  * The stream has ended: the threads decode what is queued, then leave,
  * and are joined, so that every frame is work (or done) before the
- * reader counts itself out.
+ * reader counts itself out.  Every reader calls it at the end of each
+ * job; only a stream has a pool, and one reader, which alone touches
+ * sp->started and sp->th: a batch's readers return at once, sharing
+ * nothing.
  */
 void
 split_end(struct engine *en)
 {
 	struct split_stage *sp = &en->split;
 
+	if (sp->threads == 0)
+		return;
 	pthread_mutex_lock(&en->mu);
 	sp->closing = 1;
 	pthread_cond_broadcast(&sp->cv);
