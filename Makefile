@@ -6,6 +6,8 @@
 #   make demo       deps, build, run sobel on a bundled sample
 #   make test       deps, build, run every test (GPU cases skip without a GPU)
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
+#   make test-tsan  the tests of the engine's threads under clang's
+#                   ThreadSanitizer (CPU)
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
 #                   against libpng, the TIFF reader, and kspec_parse,
 #                   FUZZ_SECONDS (default 30) per target: 120 s in all
@@ -141,7 +143,7 @@ build/lib/%_cpu.o build/lib/pool.o build/lib/gray.o: ALL_CFLAGS += $(CPU_CFLAGS)
 NVJPEG_H := $(firstword $(wildcard $(CUDA)/include/nvjpeg.h \
             .deps-extra/nvjpeg/include/nvjpeg.h))
 ifneq ($(NVJPEG_H),)
-build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
+build/lib/jpeg_gpu.o build/asan/lib/jpeg_gpu.o build/tsan/lib/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
     -I$(dir $(NVJPEG_H)) -DGF_CUDA_LIB='"$(CUDA)/lib64"'
 endif
 
@@ -234,6 +236,55 @@ test-asan: deps
 	    build/bench/jpeggen
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
+
+# test-tsan builds the same into build/tsan/ with ThreadSanitizer and runs
+# the tests whose runs have threads on the CPU path (TSAN_TESTS: streams,
+# the decode pool, batches, the engine's stages; lib/engine_*.c).  Each
+# process writes what it reports to build/tsan/reports/race.PID: a run
+# that reports anything fails its case (exit 66) and the target lists
+# the reports and fails.
+TSAN_CC    ?= clang
+TSAN_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+TSAN_OBJS   = $(patsubst lib/%.c,build/tsan/lib/%.o,$(wildcard lib/*.c)) \
+              $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
+TSAN_BINS   = $(TOOLS:%=build/tsan/bin/%)
+TSAN_UNITS  = build/tsan/tests/gpu_probe build/tsan/tests/gpufilt_test
+TSAN_TESTS ?= unit t_stream t_split t_stream_bounds t_engine t_multi t_lib \
+              t_hostile t_env
+
+build/tsan/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(TSAN_CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -MMD -MP -c -o $@ $<
+
+build/tsan/libgpufilt.a: $(TSAN_OBJS)
+	$(say) AR $@
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $(TSAN_OBJS)
+
+build/tsan/bin/%: cmd/%.c cmd/cli.c build/tsan/libgpufilt.a
+	@mkdir -p $(@D)
+	$(say) CCLD $@
+	$(Q)$(TSAN_CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -DGF_VERSION='"$(VERSION)"' \
+	    -o $@ $< cmd/cli.c build/tsan/libgpufilt.a $(LDLIBS)
+
+build/tsan/tests/%: tests/%.c build/tsan/libgpufilt.a
+	@mkdir -p $(@D)
+	$(say) CCLD $@
+	$(Q)$(TSAN_CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -MMD -MP -o $@ $< \
+	    build/tsan/libgpufilt.a $(LDLIBS)
+
+test-tsan: deps
+	@$(MAKE) --no-print-directory $(TSAN_BINS) $(TSAN_UNITS) build/bench/framegen \
+	    build/bench/jpeggen
+	@rm -rf build/tsan/reports && mkdir -p build/tsan/reports
+	@GF_ASAN=1 GF_BUILD=build/tsan \
+	    TSAN_OPTIONS="log_path=$(CURDIR)/build/tsan/reports/race" \
+	    sh tests/run.sh $(TSAN_TESTS); st=$$?; \
+	n=$$(ls build/tsan/reports | wc -l); \
+	if [ "$$n" -gt 0 ]; then cat build/tsan/reports/*; \
+	    echo "ThreadSanitizer: $$n processes reported (build/tsan/reports)"; exit 1; fi; \
+	echo "ThreadSanitizer: no report"; exit $$st
 
 # The fuzz targets link only the host sources they use, built from
 # source with the fuzzer's instrumentation (never the gcc library).  The
@@ -387,7 +438,7 @@ uninstall:
 clean:
 	rm -rf bin build
 
-.PHONY: all deps demo test test-asan fuzz bench bench-io bench-cpu install \
+.PHONY: all deps demo test test-asan test-tsan fuzz bench bench-io bench-cpu install \
     uninstall clean
 .SECONDARY:
 
