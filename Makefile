@@ -9,6 +9,8 @@
 #   make test       build, run every test (GPU cases skip without a GPU);
 #                   a missing dependency is named, and make deps installs it
 #   make test-asan  the host code and tests under clang ASan+UBSan (CPU)
+#   make test-tsan  the tests of the engine's threads under clang's
+#                   ThreadSanitizer (CPU)
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
 #                   against libpng, the TIFF reader, the WebP reader,
 #                   kspec_parse and the JPEG engines' check,
@@ -168,7 +170,7 @@ build/lib/%_cpu.o build/lib/base/pool.o build/lib/io/gray.o: ALL_CFLAGS += $(CPU
 NVJPEG_H := $(firstword $(wildcard $(CUDA)/include/nvjpeg.h \
             .deps-extra/nvjpeg/include/nvjpeg.h))
 ifneq ($(NVJPEG_H),)
-build/lib/io/jpeg_gpu.o build/asan/lib/io/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
+build/lib/io/jpeg_gpu.o build/asan/lib/io/jpeg_gpu.o build/tsan/lib/io/jpeg_gpu.o: ALL_CFLAGS += -DGF_HAVE_NVJPEG \
     -I$(dir $(NVJPEG_H)) -DGF_CUDA_LIB='"$(CUDA)/lib64"'
 endif
 
@@ -286,6 +288,55 @@ test-asan: check-deps
 	    build/bench/jpeggen build/bench/jpegdamage
 	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
+
+# test-tsan builds the same into build/tsan/ with ThreadSanitizer and runs
+# the tests whose runs have threads on the CPU path (TSAN_TESTS: streams,
+# the decode pool, batches, the engine's stages; lib/engine_*.c).  Each
+# process writes what it reports to build/tsan/reports/race.PID: a run
+# that reports anything fails its case (exit 66) and the target lists
+# the reports and fails.
+TSAN_CC    ?= clang
+TSAN_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+TSAN_OBJS   = $(patsubst lib/%.c,build/tsan/lib/%.o,$(LIB_SRCS)) \
+              $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
+TSAN_BINS   = $(TOOLS:%=build/tsan/bin/%)
+TSAN_UNITS  = build/tsan/tests/gpu_probe build/tsan/tests/gpufilt_test
+TSAN_TESTS ?= unit t_stream t_split t_stream_bounds t_engine t_multi t_lib \
+              t_hostile t_env
+
+build/tsan/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(TSAN_CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -MMD -MP -c -o $@ $<
+
+build/tsan/libgpufilt.a: $(TSAN_OBJS)
+	$(say) AR $@
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $(TSAN_OBJS)
+
+build/tsan/bin/%: cmd/%.c cmd/cli.c build/tsan/libgpufilt.a
+	@mkdir -p $(@D)
+	$(say) CCLD $@
+	$(Q)$(TSAN_CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -DGF_VERSION='"$(VERSION)"' \
+	    -o $@ $< cmd/cli.c build/tsan/libgpufilt.a $(LDLIBS)
+
+build/tsan/tests/%: tests/%.c build/tsan/libgpufilt.a
+	@mkdir -p $(@D)
+	$(say) CCLD $@
+	$(Q)$(TSAN_CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -MMD -MP -o $@ $< \
+	    build/tsan/libgpufilt.a $(LDLIBS)
+
+test-tsan: check-deps
+	@$(MAKE) --no-print-directory $(TSAN_BINS) $(TSAN_UNITS) build/bench/framegen \
+	    build/bench/jpeggen
+	@rm -rf build/tsan/reports && mkdir -p build/tsan/reports
+	@GF_ASAN=1 GF_BUILD=build/tsan \
+	    TSAN_OPTIONS="log_path=$(CURDIR)/build/tsan/reports/race" \
+	    sh tests/run.sh $(TSAN_TESTS); st=$$?; \
+	n=$$(ls build/tsan/reports | wc -l); \
+	if [ "$$n" -gt 0 ]; then cat build/tsan/reports/*; \
+	    echo "ThreadSanitizer: $$n processes reported (build/tsan/reports)"; exit 1; fi; \
+	echo "ThreadSanitizer: no report"; exit $$st
 
 # The fuzz targets link only the host sources they use, built from
 # source with the fuzzer's instrumentation (never the gcc library).  The
@@ -477,7 +528,7 @@ uninstall:
 clean:
 	rm -rf bin build
 
-.PHONY: all deps check-deps demo test test-asan fuzz bench bench-io bench-cpu install \
+.PHONY: all deps check-deps demo test test-asan test-tsan fuzz bench bench-io bench-cpu install \
     install-cmake uninstall clean FORCE
 .SECONDARY:
 

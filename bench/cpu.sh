@@ -12,12 +12,17 @@
 # with every whole-process row.
 #
 # Usage: sh bench/cpu.sh [RUNS]        (make bench-cpu; RUNS default 5,
-#                                       ROUNDS=3 in the environment)
+#                                       ROUNDS=3 and GF_BENCH_SRC=IMAGE
+#                                       in the environment)
+case ${GF_BENCH_SRC:-} in ""|/*) ;; *) GF_BENCH_SRC=$PWD/$GF_BENCH_SRC ;; esac
 cd "$(dirname "$0")/.." || exit 1
 BIN=$PWD/bin
 RUNS=${1:-5}
-SRC=${GF_BENCH_SRC:-/work/shared/images/camera.png}
-[ -f "$SRC" ] || SRC=samples/coins.pgm
+# The photograph: GF_BENCH_SRC, any image the tools read, else the
+# tree's own (samples/chelsea.png, CC0), so that every machine times the
+# same pixels.
+SRC=${GF_BENCH_SRC:-samples/chelsea.png}
+[ -f "$SRC" ] || { echo "bench-cpu: $SRC: no such file" >&2; exit 1; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpufilt-bench.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 IN=$TMP/in.pgm

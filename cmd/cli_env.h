@@ -52,28 +52,74 @@ cli_on_signal(int sig)
 }
 
 /*
- * Catches the signals that end the process (interrupt, termination,
- * hang-up, a closed pipe, resource limits, and crashes) with
- * cli_on_signal.  A signal the caller ignores (nohup, a background job's
- * SIGINT) stays ignored.
+ * The signals whose default action ends the process, SIGKILL aside (it
+ * cannot be caught), and the real-time ones (SIGRTMIN to SIGRTMAX, all
+ * of which end it) besides: a signal that is not caught leaves the
+ * temporary outputs behind.  Those that only some systems have are
+ * guarded; one of two names (SIGPOLL is SIGIO on Linux) is caught once
+ * more, to no harm.
+ */
+static const int cli_fatal_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
+	SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,
+	SIGVTALRM, SIGPROF, SIGSYS,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+#ifdef SIGIO
+	SIGIO,
+#endif
+#ifdef SIGPOLL
+	SIGPOLL,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGEMT
+	SIGEMT,
+#endif
+#ifdef SIGLOST
+	SIGLOST,
+#endif
+};
+
+/*
+ * Catches sig with cli_on_signal, all other signals blocked while it
+ * runs.  One the caller ignores (nohup, a background job's SIGINT)
+ * stays ignored, and so does a SIGPROF handler set before main (a
+ * profiler's: its ticks would end the run); another handler set before
+ * main (a sanitizer's for SIGSEGV) gives way, so that the outputs go.
+ */
+static inline void
+cli_catch(int sig)
+{
+	struct sigaction sa, old;
+
+	if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN ||
+	    (sig == SIGPROF && old.sa_handler != SIG_DFL))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cli_on_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigfillset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+/*
+ * Catches every signal that ends the process (cli_fatal_signals, and
+ * the real-time ones) with cli_on_signal.
  */
 static inline void
 cli_signals(void)
 {
-	static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
-	    SIGALRM, SIGXCPU, SIGXFSZ, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-	const int n = (int)(sizeof(sigs) / sizeof(sigs[0]));
-	struct sigaction sa, old;
+	const int n = (int)(sizeof(cli_fatal_signals) / sizeof(cli_fatal_signals[0]));
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cli_on_signal;
-	sa.sa_flags = SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < n; i++)
-		sigaddset(&sa.sa_mask, sigs[i]);
-	for (int i = 0; i < n; i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
+		cli_catch(cli_fatal_signals[i]);
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		cli_catch(sig);
+#endif
 }
 
 /* The first act of every main: sane descriptors 0-2, signal cleanup. */

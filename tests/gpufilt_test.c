@@ -365,6 +365,18 @@ test_arguments(gf_context *ctx)
 	    gf_version());
 	result("open_bad_device", gf_open(-7, &err) == NULL &&
 	    err.code == GF_EINVAL, "code %d: %s", err.code, err.message);
+	/* A NULL context is a bad argument, not a missing GPU (issue 45). */
+	for (int op = SOBEL; op <= EDGE; op++) {
+		static const char *const names[] = {"sobel", "conv2d", "edge"};
+		char name[64];
+		int code = run_device((enum op)op, NULL, &img, &img, NULL, NULL, &err);
+		snprintf(name, sizeof(name), "device_null_context_%s", names[op]);
+		result(name, code == GF_EINVAL && err.code == GF_EINVAL &&
+		    strstr(err.message, "context is NULL"), "code %d: %s", code,
+		    err.message);
+	}
+	result("device_null_context_no_err", gf_edge_device(NULL, NULL, NULL,
+	    NULL, NULL, NULL) == GF_EINVAL, "unexpected result");
 }
 
 /* Four threads run sobel on one context at once; each gets the golden bytes. */

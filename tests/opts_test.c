@@ -96,6 +96,10 @@ test_shard(void)
 		{"4/4", "must be 0 to 3", 0, 0},
 		{"0/0", "N must be 1 to", 0, 0},
 		{"0/1000001", "N must be 1 to", 0, 0},
+		/* K past 1000000 is K's fault, not N's (issue 45). */
+		{"2000000/3", "K counts from 0, so for 3 shards it must be 0 to 2", 0, 0},
+		{"1000000/1000000", "for 1000000 shards it must be 0 to 999999", 0, 0},
+		{"2000000/1000001", "N must be 1 to 1000000", 0, 0},
 		{"1", "not of the form K/N", 0, 0},
 		{"1/", "not of the form K/N", 0, 0},
 		{"/2", "not of the form K/N", 0, 0},

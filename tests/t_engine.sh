@@ -272,3 +272,23 @@ why=$(awk '
 	}' "$E/trace.txt" 2>&1)
 [ -s "$E/trace.txt" ] || why="no trace written"
 check engine/trace [ -z "$why" ]
+# A trace that cannot be written fails the run with the reason (issue 45:
+# it failed silently): a path in no directory before anything is read,
+# a full disk once the run has written its images.
+rm -rf "$E/notrace"
+GPUFILT_TRACE=$E/no/such/dir/trace.txt "$BIN/sobel" -q --cpu -o "$E/notrace" \
+    "$SAMPLES/coins.pgm" 2>"$E/trace.err"
+st=$?
+why="exit $st: $(cat "$E/trace.err")"
+check engine/trace-unwritable eval '[ $st -eq 1 ] && [ ! -e "$E/notrace/coins.pgm" ] &&
+    grep -q "^sobel: GPUFILT_TRACE names $E/no/such/dir/trace.txt, which cannot be written: No such file or directory" "$E/trace.err"'
+if [ -w /dev/full ]; then
+	GPUFILT_TRACE=/dev/full "$BIN/sobel" -q --cpu "$SAMPLES/coins.pgm" "$E/full.pgm" \
+	    2>"$E/trace.err"
+	st=$?
+	why="exit $st: $(cat "$E/trace.err")"
+	check engine/trace-full eval '[ $st -eq 1 ] &&
+	    grep -q "^sobel: cannot write the trace to /dev/full (GPUFILT_TRACE): No space left on device" "$E/trace.err"'
+else
+	skip engine/trace-full "no /dev/full"
+fi

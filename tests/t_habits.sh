@@ -377,3 +377,11 @@ ZSH
 		check "habits/completion/zsh-live/$line" grep -qxF -- "ok $line" "$Z/out"
 	done
 fi
+
+# The bench, the scripts, the build and the tests run on any machine: none
+# names a path of one (bench/cpu.sh took its photograph from a directory
+# of the machine it was written on, issue 45).  The brackets keep the
+# pattern from matching itself.
+why=$(cd "$ROOT" && grep -rln '/wor[k]/\|/hom[e]/\|/User[s]/\|/roo[t]/' bench scripts cmd lib \
+    Makefile tests/*.sh 2>/dev/null | tr '\n' ' ')
+check habits/no-machine-paths [ -z "$why" ]

@@ -76,6 +76,7 @@ regress-bmp-palette-short.bmp|the BMP's pixels use colour 200 of a palette of 4
 regress-bmp-short-read.bmp|the BMP's pixels begin at byte 0, inside its headers
 regress-bmp-short-header.bmp|the BMP's pixels begin at byte 9, inside its headers
 regress-bmp-core-palette.bmp|a BMP of the OS/2 core header whose pixels use colour 0: the reader (stb) takes only the first 0 colours
+regress-jpeg-fill-ff.jpg|cannot decode the JPEG image: Premature end of input file
 END
 
 # Without the pixel limit the truncated headers are still refused, by length.

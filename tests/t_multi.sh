@@ -34,6 +34,8 @@ multi_usage device-empty "not a GPU number" --device 0,,1 "$SAMPLES/coins.pgm"
 multi_usage device-range "GPU 1024 is out of range" --device 0,1024 "$SAMPLES/coins.pgm"
 multi_usage shard-k "must be 0 to 2" --shard 3/3 -o "$M/u" "$SAMPLES/coins.pgm"
 multi_usage shard-n "N must be 1 to" --shard 0/0 -o "$M/u" "$SAMPLES/coins.pgm"
+multi_usage shard-k-huge "K counts from 0, so for 3 shards it must be 0 to 2" --shard 2000000/3 \
+    -o "$M/u" "$SAMPLES/coins.pgm"
 multi_usage shard-form "not of the form K/N" --shard 1-3 -o "$M/u" "$SAMPLES/coins.pgm"
 multi_usage shard-no-batch "needs a batch" --shard 0/2 "$SAMPLES/coins.pgm"
 # A batch whose outputs collide is refused in every shard, not only in

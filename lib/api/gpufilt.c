@@ -717,7 +717,9 @@ device_filter(enum op_kind kind, gf_context *ctx, const gf_image *in,
 	struct gpu_image din, dout;
 	int code = GF_EINVAL, prev;
 
-	if (ctx == NULL || !ctx->on_gpu)
+	if (ctx == NULL)
+		return fail(err, GF_EINVAL, "the context is NULL");
+	if (!ctx->on_gpu)
 		return fail(err, GF_ENOGPU, "the device calls need a context on a "
 		    "GPU; this one runs on the CPU");
 	if (image_check(in, "input", 1, &e) < 0 ||

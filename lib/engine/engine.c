@@ -111,8 +111,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	for (int i = 0; i < en->read.nreaders; i++)
 		pthread_cond_init(&en->read.rd[i].cv, NULL);
 	en->readers_left = en->read.nreaders;
-	trace_open(en);
-	return 0;
+	return trace_open(en, e);
 }
 
 static void
@@ -213,6 +212,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 {
 	struct engine en;
 	struct writer *w;
+	struct gf_err te;
 	pthread_t opener;
 	double t0;
 	int failures = -1, committed, state;
@@ -254,6 +254,9 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	trace_job(&en, -1, 'Z', 'o', 0);
 	engine_free(&en);
 	trace_job(&en, -1, 'X', 'o', 0);
-	trace_close(&en);
+	if (trace_close(&en, &te) < 0 && failures >= 0) {
+		*e = te;
+		failures = -1;
+	}
 	return failures;
 }

@@ -123,6 +123,17 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  */
 #define SLOTS_SPLIT 2
 #define SPLIT_MAX 64            /* decode threads at most */
+/*
+ * The frames a stream's decode pool has in flight at once, whatever its
+ * threads: from the reader's split until the writer gives the slot back,
+ * each counts its compressed bytes and twice its decoded pixels (the
+ * image, and the tool's output of it), and the reader splits no frame
+ * more past this many bytes in all, unless none is in flight (a frame
+ * larger than this goes alone).  A slot keeps its buffers, but only as
+ * many slots are ever taken as are in flight at once (the free list is
+ * a stack), so this bounds what the pool holds, too.
+ */
+#define SPLIT_BYTES ((size_t)256 << 20)
 
 /* Host memory of one image, pinned when a GPU is in use; grows, then is reused. */
 struct hbuf {
@@ -181,6 +192,7 @@ struct slot {
 	 * (engine_split.c); frame.p is the slot's, kept from image to image.
 	 */
 	struct img_frame frame;
+	size_t split_bytes;     /* what it counts in en->split.held (SPLIT_BYTES) */
 };
 
 /* Slots in arrival order, linked through next; used under en->mu. */
@@ -269,6 +281,7 @@ struct split_stage {
 	pthread_t *th;
 	int started;            /* threads running */
 	int grown;              /* the reader got its SLOTS_SPLIT per thread */
+	size_t held;            /* bytes of the frames in flight (SPLIT_BYTES; en->mu) */
 	struct fifo queue;      /* frames to decode, in input order (en->mu) */
 	int closing;            /* the stream ended: leave once queue is empty */
 	pthread_cond_t cv;      /* queue has a frame, or closing */
@@ -387,14 +400,15 @@ int slot_rows_after(struct engine *en, struct slot *s, int y);
  * back (g); the GPUs were decided (G), a GPU's engines opened (J); its
  * early opening had a decode state (H) and set it up (M); the process
  * began (P, before the run's 0), the run's teardown began (Z) and ended
- * (X).
+ * (X).  trace_open opens GPUFILT_TRACE's file, -1 with e when it cannot;
+ * trace_close writes the steps there, -1 with e when they could not be.
  * who: 'r' reader, 'd' decoder, 'l' lane, 'e' encoder, 'w' the writer,
  * 'o' the opener; n its number.
  */
-void trace_open(struct engine *en);
+int trace_open(struct engine *en, struct gf_err *e);
 void trace_mark(struct engine *en, const struct slot *s, int step, int who, int n);
 void trace_job(struct engine *en, int job, int step, int who, int n);
-void trace_close(struct engine *en);
+int trace_close(struct engine *en, struct gf_err *e);
 
 /* ---- engine_read.c */
 

@@ -253,6 +253,21 @@ slot_take(struct reader *rd, int marker)
 	return s;
 }
 
+/*
+ * A frame of the decode pool is out of flight: its bytes leave the
+ * pool's count, and its reader, which may wait for room, is woken.
+ * Under en->mu.
+ */
+static void
+split_release(struct engine *en, struct slot *s)
+{
+	if (s->split_bytes == 0)
+		return;
+	en->split.held -= s->split_bytes;
+	s->split_bytes = 0;
+	pthread_cond_signal(&s->owner->cv);
+}
+
 void
 slot_give_back(struct engine *en, struct slot *s)
 {
@@ -267,10 +282,12 @@ slot_give_back(struct engine *en, struct slot *s)
 		memset(&s->frame, 0, sizeof(s->frame));
 		pthread_mutex_lock(&en->mu);
 		en->pool.ahead_bytes -= s->ahead_bytes;
+		split_release(en, s);
 		pthread_mutex_unlock(&en->mu);
 		return;
 	}
 	pthread_mutex_lock(&en->mu);
+	split_release(en, s);
 	s->next = *slot_list(s->owner, s->marker);
 	*slot_list(s->owner, s->marker) = s;
 	pthread_cond_signal(&s->owner->cv);

@@ -149,6 +149,25 @@ split_start(struct engine *en, struct reader *rd)
 }
 
 /*
+ * Room in the pool's SPLIT_BYTES for frame fr, from reader rd: waits
+ * while the frames in flight leave too little, then counts fr in; what
+ * it counts, for the slot to give back (slot_give_back).
+ */
+static size_t
+split_admit(struct reader *rd, const struct img_frame *fr)
+{
+	struct engine *en = rd->en;
+	size_t n = fr->len + 2 * (size_t)fr->width * fr->height * fr->channels;
+
+	pthread_mutex_lock(&en->mu);
+	while (en->split.held > 0 && en->split.held + n > SPLIT_BYTES)
+		pthread_cond_wait(&rd->cv, &en->mu);
+	en->split.held += n;
+	pthread_mutex_unlock(&en->mu);
+	return n;
+}
+
+/*
  * The next image of r, job's index-th, when it is a JPEG frame to split
  * off: its bytes go in a slot of rd's (scratch's memory and the slot's
  * trade places), queued for the pool.  1; 0 when the reader reads the
@@ -163,6 +182,7 @@ split_frame(struct reader *rd, struct img_reader *r, int job, int index,
 	double t0 = gf_now_ms(), w0;
 	struct img_frame t;
 	struct slot *s;
+	size_t held;
 	int got;
 
 	if (sp->threads == 0)
@@ -175,7 +195,9 @@ split_frame(struct reader *rd, struct img_reader *r, int job, int index,
 		split_start(en, rd);
 	w0 = gf_now_ms();
 	trace_job(en, job, 'a', 'r', (int)(rd - en->read.rd));
+	held = split_admit(rd, scratch);
 	s = slot_take(rd, 0);
+	s->split_bytes = held;
 	trace_job(en, job, 'A', 'r', (int)(rd - en->read.rd));
 	t0 += gf_now_ms() - w0;         /* waiting is not reading */
 	t = s->frame;
@@ -201,13 +223,18 @@ split_frame(struct reader *rd, struct img_reader *r, int job, int index,
 /*
  * The stream has ended: the threads decode what is queued, then leave,
  * and are joined, so that every frame is work (or done) before the
- * reader counts itself out.
+ * reader counts itself out.  Every reader calls it at the end of each
+ * job; only a stream has a pool, and one reader, which alone touches
+ * sp->started and sp->th: a batch's readers return at once, sharing
+ * nothing.
  */
 void
 split_end(struct engine *en)
 {
 	struct split_stage *sp = &en->split;
 
+	if (sp->threads == 0)
+		return;
 	pthread_mutex_lock(&en->mu);
 	sp->closing = 1;
 	pthread_cond_broadcast(&sp->cv);

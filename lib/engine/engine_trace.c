@@ -9,7 +9,10 @@
  * JPEG decoder), "e5" (encoder 5) or "w" (the writer).  bench/trace.py
  * reads it and says where images waited and how busy each stage was:
  * what a run's -v summary can only average.  Off (and free) unless asked.
+ * The file is opened when the run begins: one that cannot be written
+ * fails the run before anything is read, with the reason.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,7 @@ struct trace {
 	double t0;
 	struct trace_step *s;
 	size_t n, cap;
+	FILE *f;                /* opened by trace_open, written by trace_close */
 	char path[1024];
 };
 
@@ -103,14 +107,22 @@ trace_job(struct engine *en, int job, int step, int who, int n)
 		trace_add(en, job, 0, step, who, n);
 }
 
-void
-trace_open(struct engine *en)
+int
+trace_open(struct engine *en, struct gf_err *e)
 {
 	const char *path = getenv("GPUFILT_TRACE");
 	struct trace *t;
 
-	if (path == NULL || *path == '\0' || (t = calloc(1, sizeof(*t))) == NULL)
-		return;
+	if (path == NULL || *path == '\0')
+		return 0;
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		return gf_nomem(e, "out of memory");
+	if ((t->f = fopen(path, "w")) == NULL) {
+		int err = errno;
+		free(t);
+		return gf_fail(e, "GPUFILT_TRACE names %s, which cannot be written: %s",
+		    path, strerror(err));
+	}
 	pthread_mutex_init(&t->mu, NULL);
 	t->t0 = gf_now_ms();
 	snprintf(t->path, sizeof(t->path), "%s", path);
@@ -118,31 +130,38 @@ trace_open(struct engine *en)
 	trace_add(en, -1, 0, 'P', 'o', 0);
 	if (t->n > 0)
 		t->s[0].ms = -process_age_ms();
+	return 0;
 }
 
-/* Writes the steps (best effort: a trace is for the bench) and frees them. */
-void
-trace_close(struct engine *en)
+int
+trace_close(struct engine *en, struct gf_err *e)
 {
 	struct trace *t = en->trace;
-	FILE *f;
+	int bad, err;
 
 	if (t == NULL)
-		return;
-	if ((f = fopen(t->path, "w")) != NULL) {
-		for (size_t i = 0; i < t->n; i++) {
-			const struct trace_step *p = &t->s[i];
-			if (p->who == 'w')
-				fprintf(f, "%.3f %c %d %d w\n", p->ms, p->step, p->job,
-				    p->index);
-			else
-				fprintf(f, "%.3f %c %d %d %c%d\n", p->ms, p->step, p->job,
-				    p->index, p->who, p->n);
-		}
-		fclose(f);
+		return 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_step *p = &t->s[i];
+		if (p->who == 'w')
+			fprintf(t->f, "%.3f %c %d %d w\n", p->ms, p->step, p->job,
+			    p->index);
+		else
+			fprintf(t->f, "%.3f %c %d %d %c%d\n", p->ms, p->step, p->job,
+			    p->index, p->who, p->n);
 	}
+	bad = fflush(t->f) != 0 || ferror(t->f);
+	err = errno;
+	if (fclose(t->f) != 0 && !bad) {
+		bad = 1;
+		err = errno;
+	}
+	if (bad)
+		gf_fail(e, "cannot write the trace to %s (GPUFILT_TRACE): %s", t->path,
+		    strerror(err));
 	pthread_mutex_destroy(&t->mu);
 	free(t->s);
 	free(t);
 	en->trace = NULL;
+	return bad ? -1 : 0;
 }

@@ -387,7 +387,12 @@ writer_open(struct engine *en, const struct engine_hooks *h,
 	w->st = st;
 	w->t0 = t0;
 	w->nenc = en->njobs > 1 ? en->read.nreaders : 1;
-	w->cap = en->pool.nslots + AHEAD_SLOTS; /* each slot pending at most once */
+	/*
+	 * Each slot is pending at most once: room for every slot the run can
+	 * have (slots_cap, fixed before any thread starts, where nslots grows
+	 * as readers add theirs) and every one taken ahead.
+	 */
+	w->cap = en->pool.slots_cap + AHEAD_SLOTS;
 	w->enc = calloc((size_t)w->nenc, sizeof(*w->enc));
 	w->pending = calloc((size_t)w->cap, sizeof(*w->pending));
 	if (w->enc == NULL || w->pending == NULL) {

@@ -291,6 +291,12 @@ int img_png_read_fast(struct img_reader *r, const unsigned char *png,
  */
 struct jpeg_decompress_struct;
 unsigned long long img_jpeg_scan_min_bytes(struct jpeg_decompress_struct *ci);
+/*
+ * Has libjpeg keep, of a JPEG's APP1 markers, the first EXIF one alone
+ * (lib/io/img_jpeg_exif.c), on ci->marker_list: what its orientation needs,
+ * and never more than one marker's bytes.  Before jpeg_read_header.
+ */
+void img_jpeg_keep_exif(struct jpeg_decompress_struct *ci);
 
 /*
  * The walk over the coded data of ci's one scan, the n bytes at p from

@@ -327,7 +327,7 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	ci->src = &c->src;
 	ci->progress = &c->progress;
 	if (c->r->autorotate)
-		jpeg_save_markers(ci, JPEG_APP0 + 1, 0xffff);
+		img_jpeg_keep_exif(ci);
 	jpeg_read_header(ci, TRUE);
 	if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK)
 		return gf_fail(e, "%s: the JPEG image is CMYK, which is not read; "

@@ -84,7 +84,9 @@ jpeg_walk_scan(const unsigned char *p, size_t n, struct jpeg_walk *w)
  * Walks on over the markers of the JPEG of n bytes at p (SOI first; the
  * same bytes as at the walk's last step, and maybe more): WALK_END with
  * w->pos just past its EOI, WALK_MORE when the bytes end first, WALK_BAD
- * when it is malformed.
+ * when it is malformed.  Linear over all its steps: w->pos never goes
+ * back, so no byte is looked at again beyond the few of a marker cut by
+ * the bytes' end (a run of fill bytes, 0xff, is passed once).
  */
 static int
 jpeg_walk_on(const unsigned char *p, size_t n, struct jpeg_walk *w)
@@ -104,6 +106,7 @@ jpeg_walk_on(const unsigned char *p, size_t n, struct jpeg_walk *w)
 			return WALK_BAD;
 		while (i + 1 < n && p[i + 1] == 0xff)
 			i++;
+		w->pos = i;             /* the fill before it is not walked again */
 		if (i + 1 >= n)
 			return WALK_MORE;
 		m = p[i + 1];
@@ -117,7 +120,7 @@ jpeg_walk_on(const unsigned char *p, size_t n, struct jpeg_walk *w)
 		if (m == 0xd8 || m == 0x00)
 			return WALK_BAD;
 		if (i + 2 > n)
-			return WALK_MORE;
+			return WALK_MORE;       /* at the marker's 0xff, as saved */
 		if (be16(p + i) < 2)
 			return WALK_BAD;
 		w->pos = i + be16(p + i);
@@ -258,7 +261,7 @@ jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour,
 		jpeg_create_decompress(&c->ci);
 		jpeg_mem_src(&c->ci, b->p, (unsigned long)b->len);
 		if (r->autorotate)
-			jpeg_save_markers(&c->ci, JPEG_APP0 + 1, 0xffff);
+			img_jpeg_keep_exif(&c->ci);
 		if (jpeg_read_header(&c->ci, TRUE) == JPEG_HEADER_OK &&
 		    jpeg_bits_class_ok(&c->ci, colour) &&
 		    jpeg_bits_restarts_ok(&c->ci, w) &&

@@ -152,12 +152,12 @@ gf_parse_shard(const char *s, struct gf_opts *o, struct gf_err *e)
 	if (k == -1 || n == -1 || *slash != '/' || *end != '\0')
 		return gf_fail(e, "--shard '%s' is not of the form K/N (0/4 is the "
 		    "first of four shards)", s);
-	if (k == -2 || n == -2 || n == 0)
+	if (n == -2 || n == 0)
 		return gf_fail(e, "--shard '%s' is out of range: N must be 1 to "
 		    "1000000", s);
-	if (k >= n)
+	if (k == -2 || k >= n)
 		return gf_fail(e, "--shard '%s' is out of range: K counts from 0, "
-		    "so it must be 0 to %ld", s, n - 1);
+		    "so for %ld shards it must be 0 to %ld", s, n, n - 1);
 	o->shard_k = (int)k;
 	o->shard_n = (int)n;
 	return 0;

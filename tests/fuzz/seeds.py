@@ -638,6 +638,51 @@ def regressions31():
     }
 
 
+def jpeg_filled(data, fill):
+    """The JPEG data with fill bytes (0xff) before each marker after its
+    SOI, as the standard allows: the walk must pass them once."""
+    out, i = bytearray(data[:2]), 2
+    while i < len(data):
+        if data[i] == 0xff and data[i + 1] != 0x00 and not \
+                0xd0 <= data[i + 1] <= 0xd7:
+            out += b'\xff' * fill
+            if data[i + 1] == 0xda:     # SOS: the rest is its scan and EOI
+                out += data[i:-2] + b'\xff' * fill + data[-2:]
+                return bytes(out)
+            n = 2 + struct.unpack('>H', data[i + 2:i + 4])[0]
+            out += data[i:i + n]
+            i += n
+        else:
+            raise ValueError('not a marker at %d' % i)
+    return bytes(out)
+
+
+def jpeg_app1s(orientation, count):
+    """A small gray JPEG whose EXIF APP1 says orientation, then count
+    APP1 markers of 1000 bytes, EXIF ones saying 1 among them: the first
+    EXIF one is the one read, and the others are not held."""
+    base = exif_jpeg(orientation)
+    first = base.index(b'\xff\xdb')   # after SOI and the EXIF APP1
+    later = exif_jpeg(1)[2:first]
+    other = jpeg_segment(0xe1, bytes(1000))
+    pad = jpeg_segment(0xe1, later[4:] + bytes(1000 - len(later) + 4))
+    return base[:first] + (other + pad) * count + base[first:]
+
+
+def regressions45_jpeg():
+    """Issue 45's JPEG reproducers, small (tests/t_stream_bounds.sh makes
+    them large): fill bytes the frame walk took again on every chunk
+    read, APP1 markers every one of which was held."""
+    return {
+        'regress-jpeg-fill-ff.jpg': b'\xff\xd8' + b'\xff' * 60000,
+        'jpeg-fill-before-markers.jpg': jpeg_filled(jpeg(16, 8, 1), 5000),
+        'jpeg-app1-many.jpg': jpeg_app1s(6, 25),
+        # A stream of both: each frame read as alone.
+        'stream-jpeg-fill-app1.jpg': jpeg_filled(jpeg(16, 8, 1), 3000) +
+            jpeg_app1s(6, 10) + jpeg_filled(jpeg(9, 9, 3), 1000),
+    }
+
+
 def kspec_seeds():
     return ['1 2 1; 2 4 2; 1 2 1', 'gauss:1.4', 'gauss:2:7', 'gauss:0.001',
             'box:3', 'sharpen', 'laplace', 'emboss', 'sobelx', 'sobely',
@@ -658,6 +703,7 @@ def main():
     files.update(regressions())
     files.update(regressions31())
     files.update(regressions45())
+    files.update(regressions45_jpeg())
     here = os.path.dirname(os.path.abspath(__file__))
     real = os.path.join(here, '..', '..', 'samples', 'small.jpg')
     if os.path.exists(real):        # a real photograph's JPEG tables
