@@ -347,7 +347,7 @@ FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
 FUZZ_SECONDS ?= 30
 # Every image reader and writer (lib/io/img*.c: a new format needs no line here).
 FUZZ_IMG_SRC   := $(wildcard lib/io/img*.c) lib/base/gf.c lib/io/outfile.c lib/io/gray.c
-FUZZ_KSPEC_SRC := lib/ops/conv2d/kspec.c lib/tool/opts.c lib/base/strategy.c $(FUZZ_IMG_SRC)
+FUZZ_KSPEC_SRC := lib/ops/conv2d/kspec.c lib/ops/conv2d/kspec_class.c lib/tool/opts.c lib/base/strategy.c $(FUZZ_IMG_SRC)
 
 build/fuzz/lib/%.o: lib/%.c
 	@mkdir -p $(@D)

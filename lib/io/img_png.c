@@ -1,5 +1,5 @@
 /*
- * img_png.c - PNG in and out.  A PNG is read into memory up to the end
+ * img_png.c - PNG in.  A PNG is read into memory up to the end
  * of its IEND chunk, where the next image of a stream begins
  * (png_input).  The common kind (8 or 16 bits, gray or RGB, with or
  * without alpha, not interlaced, no tRNS or PLTE) takes the fast path:
@@ -8,7 +8,7 @@
  * Any other PNG, and any that fails one of the fast path's checks, goes
  * to libpng, whose verdict and messages stand; both paths give the same
  * bytes (tests/png_test.c).  libpng decodes rows straight into the final
- * buffer too, and encodes straight from the image, one row at a time.
+ * buffer too.  PNG out: img_png_write.c.
  * What a PNG may hold is bounded by its header (png_most), whatever the
  * pixel limit allows.  Image data that goes on past the last row (more
  * inflated bytes than the rows, or compressed bytes after the zlib
@@ -30,31 +30,19 @@
 #include "img_int.h"
 #include "img_png_filter.h"
 
-/*
- * PNG output: zlib level 2 and the Up filter on every row.  On large
- * gray maps and photographs that writes about twice as fast as adaptive
- * filters and several times as fast as stb_image_write, in files smaller
- * than stb's.
- */
-#define PNG_WRITE_LEVEL 2
-#define PNG_WRITE_FILTERS PNG_FILTER_UP
-
-/* One read or write call: where libpng's messages go, and what to undo. */
+/* One read call: where libpng's messages go, and what to undo. */
 struct png_call {
-	struct img_reader *r;   /* reading */
+	struct img_reader *r;
 	const unsigned char *src; /* the PNG being read, srclen bytes */
 	size_t srclen, srcpos;
-	FILE *f;                /* writing */
 	struct image *img;
-	png_bytep *rows;        /* row pointers into img->px (reading) */
-	uint8_t *row;           /* one scaled row (writing) */
+	png_bytep *rows;        /* row pointers into img->px */
 	int allocated;          /* img->px came from img_reader_alloc */
 	int reading;            /* libpng is reading the rows (png_read_image) */
 	int interlaced;
 	png_uint_32 height;
 	size_t past;            /* bytes read since the last row */
 	int surplus;            /* libpng warned of data past the last row */
-	int io_errno;           /* errno of a failed fwrite */
 	char msg[200];          /* libpng's reason, escaped */
 };
 
@@ -725,95 +713,8 @@ img_png_read(struct img_reader *r, struct image *img, struct gf_err *e)
 	return ret;
 }
 
-/* ---- PNG out */
-
-/* libpng's output: fwrite, a short write is an error. */
-static void
-png_sink(png_structp png, png_bytep data, size_t n)
-{
-	struct png_call *c = png_get_io_ptr(png);
-
-	if (fwrite(data, 1, n, c->f) != n) {
-		c->io_errno = errno;
-		png_error(png, "write error");
-	}
-}
-
-static void
-png_sink_flush(png_structp png)
-{
-	(void)png;
-}
-
-/* Writes the header and every row; called under the caller's setjmp. */
-static void
-png_encode(png_structp png, png_infop info, const struct image *img,
-    struct png_call *c)
-{
-	static const int types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
-	    PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
-	int bits = img->maxval > 255 ? 16 : 8;
-
-	png_set_write_fn(png, c, png_sink, png_sink_flush);
-	png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height,
-	    bits, types[img->channels - 1],
-	    PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-	    PNG_FILTER_TYPE_DEFAULT);
-	png_set_compression_level(png, PNG_WRITE_LEVEL);
-	png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_WRITE_FILTERS);
-	png_write_info(png, info);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (bits == 16)
-		png_set_swap(png);
-#endif
-	for (int y = 0; y < img->height; y++)
-		png_write_row(png, (png_const_bytep)img_out_row(img, y,
-		    bits == 16 ? 65535 : 255, c->row));
-	png_write_end(png, NULL);
-}
-
-static int
-png_write_guarded(png_structp png, png_infop info, const struct image *img,
-    struct png_call *c, const char *name, struct gf_err *e)
-{
-	if (setjmp(png_jmpbuf(png)) != 0)
-		return gf_fail(e, "cannot write %s as PNG: %s", name, c->io_errno ?
-		    strerror(c->io_errno) : c->msg);
-	png_encode(png, info, img, c);
-	return 0;
-}
-
 int
 img_png_sniff(const unsigned char *b, size_t n)
 {
 	return n >= 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0;
-}
-
-int
-img_png_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e)
-{
-	struct png_call c = {.f = f};
-	png_structp png;
-	png_infop info = NULL;
-	int ret;
-
-	(void)fmt;
-	(void)quality;
-	c.row = malloc((size_t)img->width * img->channels * 2);
-	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &c, png_on_error,
-	    png_on_warning);
-	if (png != NULL)
-		info = png_create_info_struct(png);
-	if (info == NULL || c.row == NULL) {
-		png_destroy_write_struct(&png, info != NULL ? &info : NULL);
-		free(c.row);
-		return gf_nomem(e, "out of memory");
-	}
-	ret = png_write_guarded(png, info, img, &c, name, e);
-	png_destroy_write_struct(&png, &info);
-	free(c.row);
-	if (ret == 0 && ferror(f))
-		return gf_fail(e, "cannot write %s as PNG: %s", name, strerror(errno));
-	return ret;
 }

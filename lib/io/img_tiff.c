@@ -28,6 +28,7 @@
 #include <tiffio.h>
 
 #include "img_int.h"
+#include "img_tiff_int.h"
 
 /* Bytes that a page's tiles may hold beyond its pixels (they overhang its edges). */
 #define TIFF_SLACK (16u << 20)
@@ -44,24 +45,6 @@
 /* Pixels above which a written TIFF is BigTIFF (offsets past 4 GiB). */
 #define TIFF_BIG_BYTES (2ull << 30)
 
-/*
- * A TIFF in memory, for libtiff's client procedures: mapped or read
- * whole (reading), or growing as libtiff writes (writable).
- */
-struct tiff_mem {
-	unsigned char *p;
-	size_t len, cap;        /* cap: allocated (writable) */
-	uint64_t pos;
-	int writable;
-	/*
-	 * Reading a regular file: from fd, at offset start, not from p (pread,
-	 * so that a file that shrinks meanwhile only reads short).
-	 */
-	int file, fd;
-	off_t start;
-	uint64_t high;          /* reading memory: the furthest byte read */
-};
-
 /* An open TIFF: reading one, the pages of a stream; or writing one. */
 struct img_tiff {
 	TIFF *tif;
@@ -76,120 +59,6 @@ struct img_tiff {
 	char warning[200];
 	int ended;              /* past the last page (tiff_end) */
 };
-
-static tmsize_t
-tiff_mem_read(thandle_t h, void *buf, tmsize_t n)
-{
-	struct tiff_mem *m = h;
-	size_t k;
-
-	if (n < 0 || m->pos >= m->len)
-		return n < 0 ? -1 : 0;
-	k = m->len - m->pos < (uint64_t)n ? m->len - (size_t)m->pos : (size_t)n;
-	if (m->file) {
-		ssize_t got = img_pread(m->fd, buf, k, m->start + (off_t)m->pos);
-		if (got < 0)
-			return -1;
-		k = (size_t)got;
-	} else {
-		memcpy(buf, m->p + m->pos, k);
-	}
-	m->pos += k;
-	if (m->pos > m->high)
-		m->high = m->pos;
-	return (tmsize_t)k;
-}
-
-/* Grows a writable buffer to hold end bytes, zeroing what a seek skipped. */
-static int
-tiff_mem_grow(struct tiff_mem *m, uint64_t end)
-{
-	size_t cap = m->cap > 0 ? m->cap : 1 << 16;
-	unsigned char *p;
-
-	if (end > SIZE_MAX / 2)
-		return -1;
-	while (cap < end)
-		cap *= 2;
-	if (cap != m->cap) {
-		if ((p = realloc(m->p, cap)) == NULL)
-			return -1;
-		m->p = p;
-		m->cap = cap;
-	}
-	if (end > m->len) {
-		memset(m->p + m->len, 0, (size_t)end - m->len);
-		m->len = (size_t)end;
-	}
-	return 0;
-}
-
-static tmsize_t
-tiff_mem_write(thandle_t h, void *buf, tmsize_t n)
-{
-	struct tiff_mem *m = h;
-
-	if (!m->writable || n < 0 || tiff_mem_grow(m, m->pos + (uint64_t)n) < 0)
-		return -1;
-	memcpy(m->p + m->pos, buf, (size_t)n);
-	m->pos += (uint64_t)n;
-	return n;
-}
-
-static toff_t
-tiff_mem_seek(thandle_t h, toff_t off, int whence)
-{
-	struct tiff_mem *m = h;
-	uint64_t from = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? m->pos :
-	    m->len;
-
-	/* off is unsigned; a negative relative seek wraps and is caught here. */
-	if (whence != SEEK_SET && (int64_t)off < 0 && (uint64_t)-(int64_t)off > from)
-		return (toff_t)-1;
-	m->pos = from + off;
-	return m->pos;
-}
-
-static int
-tiff_mem_close(thandle_t h)
-{
-	(void)h;
-	return 0;
-}
-
-static toff_t
-tiff_mem_size(thandle_t h)
-{
-	return ((struct tiff_mem *)h)->len;
-}
-
-/*
- * Nothing is mapped: a stream read whole is read through tiff_mem_read,
- * which keeps the furthest byte libtiff used (where it ends, tiff_end).
- */
-static int
-tiff_mem_map(thandle_t h, void **base, toff_t *size)
-{
-	(void)h;
-	(void)base;
-	(void)size;
-	return 0;
-}
-
-static void
-tiff_mem_unmap(thandle_t h, void *base, toff_t size)
-{
-	(void)h;
-	(void)base;
-	(void)size;
-}
-
-static void
-tiff_mem_free(struct tiff_mem *m)
-{
-	free(m->p);            /* a file's descriptor is the reader's */
-	memset(m, 0, sizeof(*m));
-}
 
 /* libtiff's errors: the reason kept, escaped; nothing printed. */
 static int
@@ -253,9 +122,9 @@ tiff_open(struct img_tiff *t, const char *name, const char *mode,
 	TIFFOpenOptionsSetWarningHandlerExtR(opts, tiff_on_warning, t);
 	if (max_alloc > 0 && max_alloc < (uint64_t)INT64_MAX)
 		TIFFOpenOptionsSetMaxSingleMemAlloc(opts, (tmsize_t)max_alloc);
-	t->tif = TIFFClientOpenExt(name, mode, &t->mem, tiff_mem_read,
-	    tiff_mem_write, tiff_mem_seek, tiff_mem_close, tiff_mem_size,
-	    tiff_mem_map, tiff_mem_unmap, opts);
+	t->tif = TIFFClientOpenExt(name, mode, &t->mem, img_tiff_mem_read,
+	    img_tiff_mem_write, img_tiff_mem_seek, img_tiff_mem_close, img_tiff_mem_size,
+	    img_tiff_mem_map, img_tiff_mem_unmap, opts);
 	TIFFOpenOptionsFree(opts);
 	if (t->tif == NULL && t->msg[0] == '\0')
 		snprintf(t->msg, sizeof(t->msg), "libtiff cannot open it");
@@ -756,7 +625,7 @@ img_tiff_close(void *state)
 		return;
 	if (t->tif != NULL)
 		TIFFClose(t->tif);
-	tiff_mem_free(&t->mem);
+	img_tiff_mem_free(&t->mem);
 	free(t);
 }
 
@@ -824,12 +693,12 @@ img_tiff_write(FILE *f, const struct image *img, enum img_format fmt,
 		TIFFClose(t.tif);
 	free(row);
 	if (ret < 0) {
-		tiff_mem_free(&t.mem);
+		img_tiff_mem_free(&t.mem);
 		return gf_fail(e, "cannot write %s as TIFF: %s", name, t.msg[0] ?
 		    t.msg : "out of memory");
 	}
 	if (fwrite(t.mem.p, 1, t.mem.len, f) != t.mem.len)
 		ret = gf_fail(e, "cannot write %s: %s", name, strerror(errno));
-	tiff_mem_free(&t.mem);
+	img_tiff_mem_free(&t.mem);
 	return ret;
 }
