@@ -426,6 +426,10 @@ test: check-deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
 	@sh tests/run.sh
 
+# What make test runs, built and not run: scripts/gpu.sh builds this on
+# the GPU machine and runs the suite there side by side.
+test-bins: all $(TESTS)
+
 # make bench keeps its tables in bench/figures.md (bench/figures.sh), with
 # the date, the commit and the GPU: the figures comments point to.
 bench: all build/bench/bench
@@ -528,7 +532,7 @@ uninstall:
 clean:
 	rm -rf bin build
 
-.PHONY: all deps check-deps demo test test-asan test-tsan fuzz bench bench-io bench-cpu install \
+.PHONY: all deps check-deps demo test test-bins test-asan test-tsan fuzz bench bench-io bench-cpu install \
     install-cmake uninstall clean FORCE
 .SECONDARY:
 
