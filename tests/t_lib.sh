@@ -85,11 +85,15 @@ else
 		readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; done | tr '\n' ' ')
 	why="NEEDED: $needed"
 	check lib/no-cuda-needed eval 'case "$needed" in *libcud*|"") false ;; esac'
-	LD_DEBUG=files LD_LIBRARY_PATH="$P/lib" "$L/edges" "$SAMPLES/coins.pgm" "$L/nocuda.png" \
-	    >"$L/out" 2>"$L/debug"
+	# The search path less CUDA's (a machine may keep its image
+	# libraries there too, as the GPU machine's carried ones).
+	nocuda=$(printf '%s\n' "$LD_LIBRARY_PATH" | tr ':' '\n' | grep -v -i cuda |
+	    paste -s -d: -)
+	LD_DEBUG=files LD_LIBRARY_PATH="$P/lib${nocuda:+:$nocuda}" "$L/edges" \
+	    "$SAMPLES/coins.pgm" "$L/nocuda.png" >"$L/out" 2>"$L/debug"
 	st=$?
-	LD_DEBUG=files LD_LIBRARY_PATH= "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" "$L/nocuda-tool.png" \
-	    2>>"$L/debug"
+	LD_DEBUG=files LD_LIBRARY_PATH="$nocuda" "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" \
+	    "$L/nocuda-tool.png" 2>>"$L/debug"
 	st=$st$?
 	loaded=$(grep -o 'file=libcudart[^ ]*' "$L/debug" | sort -u | tr '\n' ' ')
 	why="exit $st, loaded: $loaded $(grep -v '^ *[0-9]*:' "$L/debug" | head -3)"
