@@ -153,7 +153,10 @@ else
 		    'target_link_libraries(edges gpufilt::gpufilt)' \
 		    'add_executable(edges-static edges.c)' \
 		    'target_link_libraries(edges-static gpufilt::static)' >"$C/CMakeLists.txt"
-		(cmake -S "$C" -B "$C/build" -DWANT=0.1 -DCMAKE_PREFIX_PATH="$P" &&
+		# cc, as the pkg-config cases build it (the GPU machine's CC names a
+		# gcc whose static libstdc++ cannot go into a PIE).
+		(cmake -S "$C" -B "$C/build" -DWANT=0.1 -DCMAKE_PREFIX_PATH="$P" \
+		    -DCMAKE_C_COMPILER=cc &&
 		    cmake --build "$C/build") >"$C/log" 2>&1
 		st=$?
 		for exe in edges edges-static; do

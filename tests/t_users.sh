@@ -12,7 +12,7 @@ cp "$SAMPLES/coins.pgm" "$U/sp ace/a
 b.pgm"
 
 # A list from a file and from standard input; names after the operands.
-ls "$U"/in/*.pgm | sed 1d >"$U/list"
+ls "$U"/in/*.pgm | grep -v '/p1\.pgm$' >"$U/list"
 if "$BIN/sobel" -q --cpu --files-from "$U/list" -o "$U/o1" "$U/in/p1.pgm" &&
     [ "$(ls "$U/o1" | wc -l)" = 20 ] && cmp -s "$U/o1/p7.pgm" "$U/o1/p1.pgm"; then
 	pass users/files-from-file
