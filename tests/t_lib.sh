@@ -160,7 +160,7 @@ else
 		    cmake --build "$C/build") >"$C/log" 2>&1
 		st=$?
 		for exe in edges edges-static; do
-			[ $st -ne 0 ] || env -u LD_LIBRARY_PATH "$C/build/$exe" \
+			[ $st -ne 0 ] || LD_LIBRARY_PATH="$nocuda" "$C/build/$exe" \
 			    "$SAMPLES/coins.pgm" "$C/$exe.png" >>"$C/log" 2>&1 || st=$?
 		done
 		why="exit $st: $(grep -i -m 3 -e error -e 'not found' "$C/log")"

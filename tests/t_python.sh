@@ -21,8 +21,14 @@ pip_in() {
 # serve; $GF_PYTHON_EXTRA adds packages (cupy-cuda13x, torch: the GPU
 # tests), from PyPI or wherever pip is pointed (PIP_FIND_LINKS).
 python_deps() {
+	# setuptools 70.1 and later build wheels without the wheel package.
 	if [ -z "${GF_PYTHON_EXTRA:-}" ] &&
-	    "$Y/venv/bin/python" -c 'import numpy, setuptools, wheel' 2>/dev/null; then
+	    "$Y/venv/bin/python" -c 'import numpy, setuptools, sys
+v = tuple(int(x) for x in setuptools.__version__.split(".")[:2])
+try:
+    import wheel
+except ImportError:
+    sys.exit(v < (70, 1))' 2>/dev/null; then
 		return 0
 	fi
 	pip_in install -q numpy setuptools wheel ${GF_PYTHON_EXTRA:-}
