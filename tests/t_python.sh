@@ -33,12 +33,24 @@ except ImportError:
 	fi
 	pip_in install -q numpy setuptools wheel ${GF_PYTHON_EXTRA:-}
 }
+# A python3 that is itself a virtual environment (the GPU machine's holds
+# NumPy, CuPy and PyTorch) lends its packages to the test's venv too:
+# --system-site-packages reaches only the base interpreter's.
+python_inherit() {
+	python3 -c 'import site; print("\n".join(site.getsitepackages()))' \
+	    >"$Y/outer.pth" 2>/dev/null || return 1
+	for d in "$Y"/venv/lib/python*/site-packages; do
+		cp "$Y/outer.pth" "$d/zz-outer.pth" || return 1
+	done
+}
 if [ "$BUILD" != build ]; then
 	skip python "not the normal build"
 elif ! command -v python3 >/dev/null 2>&1; then
 	skip python "python3 is not installed"
 elif ! python3 -m venv --system-site-packages "$Y/venv" >"$Y/venv.log" 2>&1; then
 	skip python "python3 -m venv failed (python3-venv missing?): $(tail -n 1 "$Y/venv.log")"
+elif ! python_inherit; then
+	skip python "cannot see python3's own packages from the test's venv"
 elif ! python_deps; then
 	skip python "pip could not install numpy (no network?): $(tail -n 1 "$Y/pip.log")"
 else
