@@ -80,9 +80,10 @@ else
 fi
 have_gpu() { [ "$GPU" = 1 ]; }
 
-# Runs a command with a time limit where timeout(1) exists.
+# Runs a command with a time limit (LIMIT_S seconds, 60 unless set)
+# where timeout(1) exists.
 limited() {
-	if command -v timeout >/dev/null 2>&1; then timeout 60 "$@"; else "$@"; fi
+	if command -v timeout >/dev/null 2>&1; then timeout "${LIMIT_S:-60}" "$@"; else "$@"; fi
 }
 
 # The strategies, read from the table through --help (auto and cpu first).
