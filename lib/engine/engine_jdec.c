@@ -1,7 +1,9 @@
 /*
- * engine_jdec.c - the decode stage on the GPUs' own JPEG engines.  A
- * reader keeps a JPEG that the engines decode exactly (img_jpeg_bits_read,
- * the header checked on the host) as its bytes and queues it here instead
+ * engine_jdec.c - the decode stage on the GPUs' own JPEG engines, when
+ * GPUFILT_GPU_DECODE asks for it.  A reader keeps a JPEG that the engines
+ * decode exactly (img_jpeg_bits_read, the header checked on the host;
+ * jdec_check, the walk of lib/io/img_jpeg_check.c over its coded data:
+ * libjpeg-turbo's verdict first) as its bytes and queues it here instead
  * of decoding it; each GPU with engines has a decoder thread that takes
  * the queue in batches, decodes them with nvJPEG's hardware backend
  * (lib/io/jpeg_gpu.c) into device buffers of its own, and hands them to its
