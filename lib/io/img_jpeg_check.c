@@ -49,36 +49,48 @@
 /* The most a dequantised coefficient may be (12 bits, as baseline codes them). */
 #define CHECK_COEF_MAX 2047
 
+/* The orthonormal IDCT's basis: basis[x][u] = C(u)/2 cos((2x+1)u pi/16). */
+static const double check_basis[8][8] = {
+	{0.35355339059327379, 0.49039264020161522, 0.46193976625564337, 0.41573480615127262,
+	    0.35355339059327379, 0.27778511650980114, 0.19134171618254492, 0.097545161008064166},
+	{0.35355339059327379, 0.41573480615127262, 0.19134171618254492, -0.097545161008064096,
+	    -0.35355339059327373, -0.49039264020161522, -0.46193976625564342, -0.27778511650980109},
+	{0.35355339059327379, 0.27778511650980114, -0.19134171618254486, -0.49039264020161522,
+	    -0.35355339059327384, 0.097545161008064152, 0.46193976625564326, 0.41573480615127273},
+	{0.35355339059327379, 0.097545161008064166, -0.46193976625564337, -0.27778511650980109,
+	    0.35355339059327368, 0.41573480615127273, -0.19134171618254495, -0.49039264020161533},
+	{0.35355339059327379, -0.097545161008064096, -0.46193976625564342, 0.27778511650980092,
+	    0.35355339059327384, -0.41573480615127256, -0.19134171618254528, 0.49039264020161522},
+	{0.35355339059327379, -0.27778511650980098, -0.19134171618254517, 0.49039264020161522,
+	    -0.35355339059327334, -0.097545161008064013, 0.46193976625564337, -0.41573480615127251},
+	{0.35355339059327379, -0.41573480615127267, 0.191341716182545, 0.097545161008064388,
+	    -0.35355339059327356, 0.49039264020161533, -0.4619397662556432, 0.27778511650980076},
+	{0.35355339059327379, -0.49039264020161522, 0.46193976625564326, -0.41573480615127256,
+	    0.35355339059327329, -0.27778511650980076, 0.19134171618254478, -0.097545161008064291},
+};
+
 /*
- * Whether the dequantised block f (natural order) gives centred samples
- * within CHECK_SAMPLE_MAX: the separable orthonormal IDCT, in doubles.
+ * Whether block b, dequantised by q (natural order), gives centred
+ * samples within CHECK_SAMPLE_MAX: the separable orthonormal IDCT, in
+ * doubles, for the few blocks whose bound does not settle it.
  */
 static int
-check_idct_in_range(const int *f)
+check_idct_in_range(const JCOEF *b, const short *q)
 {
-	static double basis[8][8];      /* basis[x][u] = C(u)/2 cos((2x+1)u pi/16) */
-	static int ready;
 	double t[8][8];
 
-	if (!ready) {   /* the same values on every thread: a benign first race */
-		for (int x = 0; x < 8; x++)
-			for (int u = 0; u < 8; u++)
-				basis[x][u] = (u == 0 ? sqrt(0.5) : 1.0) / 2 *
-				    cos((2 * x + 1) * u * M_PI / 16);
-		ready = 1;
-	}
 	for (int v = 0; v < 8; v++)             /* rows of coefficients, then columns */
 		for (int x = 0; x < 8; x++) {
 			double s = 0;
 			for (int u = 0; u < 8; u++)
-				s += basis[x][u] * f[v * 8 + u];
+				s += check_basis[x][u] * b[v * 8 + u] * q[v * 8 + u];
 			t[v][x] = s;
 		}
 	for (int y = 0; y < 8; y++)
 		for (int x = 0; x < 8; x++) {
 			double s = 0;
 			for (int v = 0; v < 8; v++)
-				s += basis[y][v] * t[v][x];
+				s += check_basis[y][v] * t[v][x];
 			if (fabs(s) > CHECK_SAMPLE_MAX)
 				return 0;
 		}
@@ -107,37 +119,6 @@ check_quant_init(struct check_quant *cq, const UINT16 *q)
 		cq->q[k] = (short)(q[k] <= 32767 ? q[k] : 1);
 		cq->most[k] = (unsigned short)(CHECK_COEF_MAX / (q[k] >= 1 ? q[k] : 1));
 	}
-}
-
-/*
- * Whether the engines decode block b, quantised by cq, as libjpeg does:
- * every dequantised coefficient within CHECK_COEF_MAX, and the block's
- * samples within CHECK_SAMPLE_MAX of the centre, by the bound |DC|/8 +
- * sum |AC|/4 (each basis function is at most 1/8 for DC and 1/4 for AC),
- * else by the IDCT itself.  Plain loops over 16-bit numbers, which the
- * compiler vectorises.
- */
-static int
-check_block(const JCOEF *b, const struct check_quant *cq)
-{
-	unsigned short a[DCTSIZE2], over = 0;
-	int f[DCTSIZE2], sum = 0;
-
-	for (int k = 0; k < DCTSIZE2; k++) {
-		a[k] = (unsigned short)(b[k] < 0 ? -b[k] : b[k]);
-		over |= a[k] > cq->most[k] ? a[k] - cq->most[k] : 0;
-	}
-	if (over)
-		return 0;
-	/* Each term now at most CHECK_COEF_MAX: no overflow. */
-	for (int k = 0; k < DCTSIZE2; k++)
-		sum += (short)a[k] * cq->q[k];
-	sum = 2 * sum - a[0] * cq->q[0];
-	if (sum <= 8 * CHECK_SAMPLE_MAX)
-		return 1;
-	for (int k = 0; k < DCTSIZE2; k++)
-		f[k] = b[k] * cq->q[k];
-	return check_idct_in_range(f);
 }
 
 /*
@@ -306,9 +287,11 @@ walk_value(struct walk_bits *b, int s)
 /*
  * One block: its DC difference added to *pred.  With cq (a luma block),
  * its coefficients into blk (natural order, zeroed by the caller) and
- * whether the engines decode it as libjpeg does into *inside, weighed as
- * check_block does, the bound summed as the values come.  WALK_CLEAN or
- * WALK_UNSURE.  A code and its value take at most 16 + 11 bits: the
+ * into *inside whether the engines decode it as libjpeg does: every
+ * dequantised coefficient within CHECK_COEF_MAX, and the samples within
+ * CHECK_SAMPLE_MAX of the centre, by the bound |DC|/8 + sum |AC|/4 (each
+ * basis function is at most 1/8 for DC and 1/4 for AC), summed as the
+ * values come, else by the IDCT itself.  WALK_CLEAN or WALK_UNSURE.  A code and its value take at most 16 + 11 bits: the
  * buffer is kept above 32.
  */
 static int
@@ -366,7 +349,7 @@ walk_block(struct walk_bits *b, const struct walk_huff *dc,
 		blk[0] = (JCOEF)*pred;
 		over |= a > cq->most[0];
 		*inside = cq->usable && !over && (2 * sum + (long long)a * cq->q[0] <=
-		    8 * CHECK_SAMPLE_MAX || check_block(blk, cq));
+		    8 * CHECK_SAMPLE_MAX || check_idct_in_range(blk, cq->q));
 	}
 	return WALK_CLEAN;
 }
