@@ -250,9 +250,8 @@ cli_summary_rate(struct cli_ctx *c, const struct engine_stats *st)
 		fprintf(stderr, " (%d of them refused or failed by the engines)",
 		    st->jpeg_cpu);
 	if (st->jpeg_unsure > 0)
-		fprintf(stderr, " (%d kept from the engines by libjpeg-turbo's check: "
-		    "damaged, or coefficients the engines may decode otherwise)",
-		    st->jpeg_unsure);
+		fprintf(stderr, " (%d kept from them by the check of their coded "
+		    "data: damaged, or read otherwise by the engines)", st->jpeg_unsure);
 	for (int i = 0; i < st->ndevices; i++)
 		fprintf(stderr, "; GPU %d's engines busy %.0f%%", st->dev[i].device,
 		    100 * st->dev[i].jpeg_busy_ms / st->wall_ms);

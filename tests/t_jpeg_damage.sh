@@ -4,9 +4,10 @@
 # bits, cuts, zeros, truncation, markers in the wrong place, Huffman and
 # quantisation tables changed, restart intervals that lie, EXIF damage).
 #
-# On every machine: the check that stands before the engines
-# (img_reader_set_check) gives libjpeg-turbo's full decode's verdict and
-# message on every one of them (build/tests/jpegcheck).
+# On every machine: the walk that stands before the engines
+# (img_reader_set_check) is never clean where libjpeg-turbo's full decode
+# warns or fails, on any of them, and clean on every good file
+# (build/tests/jpegcheck).
 #
 # On a GPU with engines: the whole corpus in one batch, engines on
 # (GPUFILT_GPU_DECODE=2) and off (=0), gives the same files refused, the
@@ -35,7 +36,7 @@ why="$(tail -n 1 "$D/check.err")"
 check jpeg-damage/check-count [ "$(grep -c '^ok ' "$D/check.log")" -eq \
     "$(($(ls "$D/bad" | wc -l) + $(ls "$D/good" | wc -l)))" ]
 grep -v '^ok ' "$D/check.log" | head -n 5 | sed 's/^bad /bad check /' >"$D/check.bad"
-tally jpeg-damage "$D/check.bad" "the check's verdict is not the decode's"
+tally jpeg-damage "$D/check.bad" "the walk is clean where the decode is not"
 
 # Every good file is clean and within the engines' range: the check sends
 # no photograph to the CPU.

@@ -448,11 +448,12 @@ void jdec_buf_release(struct engine *en, struct device *d, struct slot *s);
 const struct gpu_image *jdec_luma(const struct slot *s, struct gpu_image *y);
 int jdec_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e);
 /*
- * Whether the JPEG file of bytes b (job's) may go to the engines: libjpeg-
- * turbo decodes its entropy-coded data without an error or a warning, and
- * every luma block is one the engines decode as libjpeg does
- * (img_reader_set_check).  0: the file is read on the CPU, whose verdict
- * and bytes it then gets; counted in en->jdec.unsure.
+ * Whether the JPEG file of bytes b (job's) may go to the engines: the
+ * walk over its coded data (img_reader_set_check, lib/io/img_jpeg_check.c)
+ * finds that libjpeg-turbo reads it without an error or a warning and
+ * that the engines decode every luma block as libjpeg does.  0: the file
+ * is read on the CPU, whose verdict and bytes it then gets; counted in
+ * en->jdec.unsure.
  */
 int jdec_check(struct engine *en, const struct img_jpeg_bits *b, int job);
 
