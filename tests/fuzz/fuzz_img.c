@@ -27,36 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_io.h"
 #include "img.h"
-
-/* The caller's-memory path: a fresh malloc per image, freed by the target. */
-static void *
-fuzz_get(void *arg, size_t bytes)
-{
-	void **slot = arg;
-
-	*slot = malloc(bytes > 0 ? bytes : 1);
-	return *slot;
-}
-
-/* The input as a pipe: its bytes in order, no seeking. */
-struct fuzz_pipe {
-	const uint8_t *p;
-	size_t n;
-};
-
-static ssize_t
-fuzz_pipe_read(void *cookie, char *buf, size_t size)
-{
-	struct fuzz_pipe *fp = cookie;
-
-	if (size > fp->n)
-		size = fp->n;
-	memcpy(buf, fp->p, size);
-	fp->p += size;
-	fp->n -= size;
-	return (ssize_t)size;
-}
 
 /* Writes img as PNM, PNG and TIFF into memory, to run the writers too. */
 static void
@@ -101,19 +73,6 @@ fuzz_pass_add(struct fuzz_pass *p, const struct image *img)
 	p->images++;
 }
 
-/* The input as a FILE: a pipe (no seeking) or memory. */
-static FILE *
-fuzz_open(struct fuzz_pipe *fp, const uint8_t *data, size_t size, int pipe)
-{
-	static const cookie_io_functions_t pipe_io = {fuzz_pipe_read, NULL, NULL,
-	    NULL};
-
-	fp->p = data;
-	fp->n = size;
-	return pipe ? fopencookie(fp, "rb", pipe_io) : fmemopen((void *)data,
-	    size, "rb");
-}
-
 /* A JPEG frame's bytes decoded alone, as the decode pool does. */
 static int
 fuzz_frame_decode(const struct img_frame *fr, int gray, struct image *img,
@@ -148,7 +107,7 @@ fuzz_split_pass(const uint8_t *data, size_t size, int gray, int pipe,
 	struct fuzz_pipe fp;
 	struct img_reader *r;
 	struct image img;
-	FILE *f = fuzz_open(&fp, data, size, pipe);
+	FILE *f = fuzz_stream(&fp, data, size, pipe ? FUZZ_PIPE : FUZZ_MEMORY);
 	int got = -1;
 
 	if (f == NULL || img_reader_open(&r, f, "fuzz", &p->e) < 0)
@@ -186,7 +145,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
-	if ((f = fuzz_open(&fp, data, size, size % 8 >= 4)) == NULL)
+	if ((f = fuzz_stream(&fp, data, size, size % 8 >= 4 ? FUZZ_PIPE :
+	    FUZZ_MEMORY)) == NULL)
 		return 0;
 	if (img_reader_open(&r, f, "fuzz", &e) == 0) {
 		img_reader_set_max_pixels(r, 1 << 20);

@@ -32,7 +32,7 @@ fuzz_judge(const uint8_t *p, size_t n, int check, struct verdict *v)
 	struct img_frame fr = {.len = n, .file = 1};
 	struct img_reader *r;
 	struct image img = {0};
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	FILE *f = fmemopen((void *)p, n, "rb");
 
 	memset(v, 0, sizeof(*v));

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_io.h"
 #include "img.h"
 
 /* One buffer of the caller's, grown as pages need, kept between pages. */
@@ -26,7 +27,7 @@ struct fuzz_buf {
 };
 
 static void *
-fuzz_get(void *arg, size_t bytes)
+fuzz_get_kept(void *arg, size_t bytes)
 {
 	struct fuzz_buf *b = arg;
 
@@ -40,33 +41,15 @@ fuzz_get(void *arg, size_t bytes)
 	return b->p;
 }
 
-/* The bytes as a FILE: a memfd for a regular file, else a memory stream. */
-static FILE *
-fuzz_open(const uint8_t *data, size_t size, int regular)
-{
-	int fd;
-	FILE *f;
-
-	if (!regular)
-		return fmemopen((void *)data, size, "rb");
-	if ((fd = memfd_create("fuzz_tiff", 0)) < 0)
-		return NULL;
-	if (write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0 ||
-	    (f = fdopen(fd, "rb")) == NULL) {
-		close(fd);
-		return NULL;
-	}
-	return f;
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_buf mine = {NULL, 0};
-	struct img_buffer b = {fuzz_get, &mine};
+	struct img_buffer b = {fuzz_get_kept, &mine};
 	struct img_reader *r;
 	struct image img;
 	struct gf_err e;
+	struct fuzz_pipe fp;
 	uint8_t *copy;
 	FILE *f;
 
@@ -74,7 +57,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	memcpy(copy, data[0] == 'M' ? "MM\0*" : "II*\0", 4);
-	if ((f = fuzz_open(copy, size, size % 2)) == NULL) {
+	if ((f = fuzz_stream(&fp, copy, size, size % 2 ? FUZZ_FILE : FUZZ_MEMORY)) ==
+	    NULL) {
 		free(copy);
 		return 0;
 	}

@@ -21,61 +21,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_io.h"
 #include "img.h"
-
-/* The caller's-memory path: a fresh malloc per image, freed by the target. */
-static void *
-fuzz_get(void *arg, size_t bytes)
-{
-	void **slot = arg;
-
-	*slot = malloc(bytes > 0 ? bytes : 1);
-	return *slot;
-}
-
-/* The input as a pipe: its bytes in order, no seeking. */
-struct fuzz_pipe {
-	const uint8_t *p;
-	size_t n;
-};
-
-static ssize_t
-fuzz_pipe_read(void *cookie, char *buf, size_t size)
-{
-	struct fuzz_pipe *fp = cookie;
-
-	if (size > fp->n)
-		size = fp->n;
-	memcpy(buf, fp->p, size);
-	fp->p += size;
-	fp->n -= size;
-	return (ssize_t)size;
-}
-
-/* The bytes as a FILE of kind 0 (regular file), 1 (memory) or 2 (pipe). */
-static FILE *
-fuzz_open(struct fuzz_pipe *fp, const uint8_t *data, size_t size, int kind)
-{
-	static const cookie_io_functions_t pipe_io = {fuzz_pipe_read, NULL, NULL,
-	    NULL};
-	int fd;
-	FILE *f;
-
-	fp->p = data;
-	fp->n = size;
-	if (kind == 1)
-		return fmemopen((void *)data, size, "rb");
-	if (kind == 2)
-		return fopencookie(fp, "rb", pipe_io);
-	if ((fd = memfd_create("fuzz_webp", 0)) < 0)
-		return NULL;
-	if (write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0 ||
-	    (f = fdopen(fd, "rb")) == NULL) {
-		close(fd);
-		return NULL;
-	}
-	return f;
-}
 
 /* What one reading gave: its images (a hash) and its end. */
 struct fuzz_pass {
@@ -105,9 +52,9 @@ fuzz_read(const uint8_t *data, size_t size, struct fuzz_pass *p)
 	struct img_reader *r;
 	struct img_buffer b;
 	struct image img;
-	struct gf_err e = {{0}};
+	struct gf_err e = {0};
 	void *mine = NULL;
-	FILE *f = fuzz_open(&fp, data, size, (int)(size % 3));
+	FILE *f = fuzz_stream(&fp, data, size, (enum fuzz_kind)(size % 3));
 	int got = -1;
 
 	if (f == NULL)
