@@ -80,9 +80,11 @@ LDFLAGS      ?=
 LDLIBS_CUDA   = -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm
 LDLIBS        = $(PKG_LIBS) $(LDLIBS_CUDA)
 
-# Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they share.
-TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
-BINS     := $(TOOLS:%=bin/%)
+# Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they
+# share.  cmd/gpufiltd.c is the server's main: it serves every tool, so
+# it links each definition built without its main.
+TOOLS    := $(filter-out cli gpufiltd,$(basename $(notdir $(wildcard cmd/*.c))))
+BINS     := $(TOOLS:%=bin/%) bin/gpufiltd
 LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(LIB_SRCS)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 # Short lines per step unless V=1: $(say) NAME target prints "  NAME target".
@@ -187,6 +189,17 @@ build/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
 	$(say) CC $@
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
+
+build/cmd/nomain/%.o: cmd/%.c
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_NO_MAIN -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
+
+bin/gpufiltd: build/cmd/gpufiltd.o build/cmd/cli.o \
+              $(TOOLS:%=build/cmd/nomain/%.o) build/libgpufilt.a
+	@mkdir -p $(@D)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) build/libgpufilt.a $(LDLIBS)
 
 bin/%: build/cmd/%.o build/cmd/cli.o build/libgpufilt.a
 	@mkdir -p $(@D)
