@@ -113,13 +113,11 @@ refused_dir(const char *name, const char *base, const char *dir, const char *w1,
 	    "%d %d: %s / %s", r0, r1, msg0, e.msg);
 }
 
-/* A mode of 0755, a symbolic link, someone else's directory: refused. */
+/* A mode of 0755 or 0710, a symbolic link, a file: refused. */
 static void
 test_resolve_refused(void)
 {
 	char base[128], dir[256], real[256];
-	struct passwd *pw;
-	uid_t nobody;
 
 	snprintf(base, sizeof(base), "%s/wide", top);
 	snprintf(dir, sizeof(dir), "%s/gpufilt-%u", base, (unsigned)getuid());
@@ -144,6 +142,15 @@ test_resolve_refused(void)
 	mkdir(base, 0700);
 	close(open(dir, O_WRONLY | O_CREAT, 0600));
 	refused_dir("dir_regular_file_refused", base, dir, "a regular file, not a directory", "remove");
+}
+
+/* Someone else's directory (as root: chowned to nobody): refused. */
+static void
+test_resolve_other_owner(void)
+{
+	char base[128], dir[256];
+	struct passwd *pw;
+	uid_t nobody;
 
 	if (getuid() != 0) {
 		printf("skip dir_other_owner_refused: not root, cannot chown\n");
@@ -430,13 +437,13 @@ env_cleared(void)
 	return !getenv("LISTEN_PID") && !getenv("LISTEN_FDS") && !getenv("LISTEN_FDNAMES");
 }
 
-/* systemd's activation with a real descriptor 3 and fake variables. */
+/* systemd's activation with a real descriptor 3 and fake variables: taken, or not ours. */
 static void
 test_systemd(const char *dir)
 {
 	char path[256];
 	struct gf_err e = {0};
-	int fd = -1, pair[2], r;
+	int fd = -1, r;
 
 	unsetenv("LISTEN_PID");
 	r = sockpath_systemd(&fd, &e);
@@ -456,7 +463,17 @@ test_systemd(const char *dir)
 	result("systemd_fd3_answers", sockpath_connect(path, &c, &e) == 0 &&
 	    accept(3, NULL, NULL) >= 0, "%s", e.msg);
 	close(c);
+}
 
+/* LISTEN_FDS other than 1, and a descriptor 3 that is not a listening packet socket. */
+static void
+test_systemd_refused(const char *dir)
+{
+	char path[256];
+	struct gf_err e = {0};
+	int fd = -1, pair[2], r;
+
+	snprintf(path, sizeof(path), "%s/sd", dir);
 	fake_systemd(-1, getpid(), "2");
 	r = sockpath_systemd(&fd, &e);
 	result("systemd_two_fds_refused", r < 0 && env_cleared() &&
@@ -500,6 +517,7 @@ main(void)
 	test_resolve_paths();
 	test_resolve_make();
 	test_resolve_refused();
+	test_resolve_other_owner();
 	test_too_long();
 	test_connect_nothing(dir);
 	test_listen_connect(dir);
@@ -507,6 +525,7 @@ main(void)
 	test_other_kind(dir);
 	test_listen_race(dir);
 	test_systemd(dir);
+	test_systemd_refused(dir);
 	char cmd[256];
 
 	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx %s 2>/dev/null; rm -rf %s", top, top);
