@@ -24,7 +24,8 @@
 #                   their symbols), their man pages, and bash, zsh and
 #                   fish completion under $(PREFIX)/share; the library
 #                   libgpufilt (.so and .a), gpufilt.h, gpufilt.pc and
-#                   gpufilt(3)
+#                   gpufilt(3); the server's systemd user units
+#                   (gpufiltd.socket, .service) under $(PREFIX)/lib
 #   make uninstall  removes what make install wrote (same PREFIX)
 #
 # Each step prints one short line (  CC lib/img.o); make V=1 prints the
@@ -533,10 +534,23 @@ install-cmake:
 	sed $(CMAKE_SED) lib/api/gpufilt-config-version.cmake.in \
 	    >$(DESTDIR)$(CMAKEDIR)/gpufilt-config-version.cmake
 
+# The server's systemd user units (systemd/): gpufiltd.socket, which
+# systemd --user listens on, and gpufiltd.service, which it starts on the
+# first connection, naming the installed server (BINDIR, not DESTDIR).
+SYSTEMDUSERDIR ?= $(PREFIX)/lib/systemd/user
+INSTALLED      += $(SYSTEMDUSERDIR)/gpufiltd.socket $(SYSTEMDUSERDIR)/gpufiltd.service
+
+install: install-systemd
+install-systemd:
+	mkdir -p $(DESTDIR)$(SYSTEMDUSERDIR)
+	cp systemd/gpufiltd.socket $(DESTDIR)$(SYSTEMDUSERDIR)/
+	sed -e 's|@BINDIR@|$(BINDIR)|g' systemd/gpufiltd.service.in \
+	    >$(DESTDIR)$(SYSTEMDUSERDIR)/gpufiltd.service
+
 # Then the directories that are left empty, up to (not with) PREFIX.
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	@for d in $(CMAKEDIR) $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
+	@for d in $(CMAKEDIR) $(SYSTEMDUSERDIR) $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
 	    $(MAN3DIR) $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
 		while [ "$${d#$(PREFIX)/}" != "$$d" ] && \
 		    rmdir "$(DESTDIR)$$d" 2>/dev/null; do d=$${d%/*}; done; \
@@ -546,7 +560,7 @@ clean:
 	rm -rf bin build
 
 .PHONY: all deps check-deps demo test test-bins test-asan test-tsan fuzz bench bench-io bench-cpu install \
-    install-cmake uninstall clean FORCE
+    install-cmake install-systemd uninstall clean FORCE
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
