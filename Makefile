@@ -493,6 +493,7 @@ LIB_INSTALLED = $(LIBDIR)/libgpufilt.so.$(VERSION) \
                $(INCLUDEDIR)/gpufilt.h $(MAN3DIR)/gpufilt.3
 # Every file make install writes: make uninstall removes these.
 INSTALLED    = $(TOOLS:%=$(BINDIR)/%) $(TOOLS:%=$(MAN1DIR)/%.1) \
+               $(BINDIR)/gpufiltd $(MAN1DIR)/gpufiltd.1 \
                $(TOOLS:%=$(BASHCOMPDIR)/%) $(TOOLS:%=$(ZSHCOMPDIR)/_%) \
                $(TOOLS:%=$(FISHCOMPDIR)/%.fish) $(LIB_INSTALLED)
 
@@ -501,8 +502,8 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
 	    $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(LIBDIR) \
 	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MAN3DIR)
 	cp $(BINS) $(DESTDIR)$(BINDIR)/
-	$(if $(STRIP),$(STRIP) $(TOOLS:%=$(DESTDIR)$(BINDIR)/%))
-	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(MAN1DIR)/
+	$(if $(STRIP),$(STRIP) $(BINS:bin/%=$(DESTDIR)$(BINDIR)/%))
+	cp $(TOOLS:%=man/%.1) man/gpufiltd.1 $(DESTDIR)$(MAN1DIR)/
 	cp $(BASH_COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
 	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(ZSHCOMPDIR)/
 	cp $(FISH_COMPLETIONS) $(DESTDIR)$(FISHCOMPDIR)/

@@ -539,6 +539,8 @@ static const char cli_common_help[] =
     "  -0, --null      --files-from's names end in NUL, as xargs -0 reads\n"
     "  --progress      progress lines (inputs, %, time left) on stderr even\n"
     "                  when it is not a terminal\n"
+    "  --no-server     run in this process, not through a server (gpufiltd)\n"
+    "                  that answers: GPUFILT_SERVER=off for one run\n"
     "  -v              timings per image on stderr\n"
     "  -q              no notices, progress or summary, even with -v\n"
     "  --completion SH print the completion script of shell SH: bash, zsh\n"

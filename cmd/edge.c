@@ -128,7 +128,7 @@ const struct cli_tool edge_cli = {
 	    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
 	    "            [--block WxH] [--border mode] [--device list] [--fallback]\n"
 	    "            [--high H] [--l1] [--low L] [--max-pixels n] [--no-autorotate]\n"
-	    "            [--quality n] [--quantiles] [--rows n] [--sigma S]\n"
+	    "            [--no-server] [--quality n] [--quantiles] [--rows n] [--sigma S]\n"
 	    "            [input [output]]\n"
 	    "       edge [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 	    "            -o dir [input ...]\n",

@@ -84,8 +84,8 @@ const struct cli_tool sobel_cli = {
 	.synopsis =
 	    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
 	    "             [--block WxH] [--border mode] [--device list] [--fallback]\n"
-	    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1] [--quality N]\n"
-	    "             [--rows N] [input [output]]\n"
+	    "             [--max-pixels N] [--no-autorotate] [--no-server] [--norm l2|l1]\n"
+	    "             [--quality N] [--rows N] [input [output]]\n"
 	    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 	    "             -o dir [input ...]\n",
 	.help =
