@@ -34,6 +34,14 @@ struct gf_opts {
 	int shard_k, shard_n;
 	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
 	int no_autorotate;      /* --no-autorotate: keep pixels as stored (EXIF, TIFF) */
+	/*
+	 * The small-run rule (lib/engine/engine_small.c): with -m auto and no
+	 * --device, one input (not -o) that holds one image of at most this
+	 * many pixels runs on the CPU, whose work ends before a GPU would
+	 * have opened.  0 (gf_opts_init's): never.  cmd/ sets
+	 * GF_SMALL_PIXELS, or GPUFILT_SMALL_PIXELS.
+	 */
+	long long small_pixels;
 	enum img_format format;
 	int quality;            /* --quality 1-100; 0: JPEG IMG_JPEG_QUALITY, WebP lossless */
 	const char *outdir;     /* -o DIR: batch mode */
@@ -52,6 +60,13 @@ struct gf_opts {
 	int help;
 	int version;
 };
+
+/*
+ * The tools' small_pixels: 16 MP (4096 x 4096), below the crossover that
+ * bench/crossover.sh measures for every tool (on 16 cores of the H100
+ * host, and on 2 slow cores).
+ */
+#define GF_SMALL_PIXELS (1LL << 24)
 
 /* Long-option codes of the shared options; a tool numbers its own from GF_OPT_TOOL. */
 enum {
