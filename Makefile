@@ -19,6 +19,8 @@
 #                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
+#   make bench-crossover  GPU only: one image, cold GPU against --cpu, by
+#                   size: the small-run rule's GF_SMALL_PIXELS
 #   make install    PREFIX=/usr/local, built for every GPU (GPU_ARCHS
 #                   below): the tools (stripped; STRIP= keeps
 #                   their symbols), their man pages, and bash, zsh and
@@ -453,6 +455,8 @@ bench-io: all build/bench/framegen build/bench/jpeggen build/bench/jpegdec \
 	sh bench/io.sh
 bench-cpu: all build/bench/cpuops
 	sh bench/cpu.sh
+bench-crossover: all build/bench/framegen build/bench/jpeggen build/tests/gpu_probe
+	sh bench/crossover.sh
 
 # Shell completion: each tool prints its own from its option tables.
 BASH_COMPLETIONS := $(TOOLS:%=build/completion/bash/%)
@@ -545,7 +549,7 @@ uninstall:
 clean:
 	rm -rf bin build
 
-.PHONY: all deps check-deps demo test test-bins test-asan test-tsan fuzz bench bench-io bench-cpu install \
+.PHONY: all deps check-deps demo test test-bins test-asan test-tsan fuzz bench bench-io bench-cpu bench-crossover install \
     install-cmake uninstall clean FORCE
 .SECONDARY:
 

@@ -322,7 +322,7 @@ struct small_stage {
 	double budget;          /* small_pixels / the tool's cpu_weight */
 	int images;             /* images of the input sized so far */
 	int ended;              /* the input ended */
-	int width, height, channels;    /* its first image */
+	int width, height;      /* its first image */
 };
 
 /*
@@ -463,7 +463,7 @@ void device_fail(struct engine *en, struct device *d, struct slot *s);
 /* ---- engine_small.c */
 
 void small_init(struct engine *en);
-void small_image(struct engine *en, int w, int h, int channels);
+void small_image(struct engine *en, int w, int h);
 void small_end(struct engine *en);
 int small_pending(const struct engine *en);
 int small_decide(struct engine *en, struct gf_err *e);

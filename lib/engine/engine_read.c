@@ -38,7 +38,7 @@ slot_in_get(void *arg, size_t bytes)
 		double t0 = gf_now_ms();
 		if (t->r != NULL) {
 			const struct image *im = img_reader_sizing(t->r);
-			small_image(en, im->width, im->height, im->channels);
+			small_image(en, im->width, im->height);
 		}
 		trace_job(en, t->job, 'a', 'r', n);
 		t->s = slot_take(t->rd, 0);

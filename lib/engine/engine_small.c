@@ -6,7 +6,7 @@
  * CUDA, until the reader has sized the input's first image and either
  * reached the input's end or sized its second image; an input of
  * exactly one image of at most small_pixels / the tool's cpu_weight
- * pixels (per channel for a colour tool) is then run on the CPU lane.
+ * pixels is then run on the CPU lane.
  * Any other run opens the GPUs as before: a first image too large is
  * known from its header, and a stream waits only for the header of its
  * second image.  The bytes are the same either way; only the time differs.
@@ -33,14 +33,11 @@ small_init(struct engine *en)
 	en->small.budget = (double)o->small_pixels / w;
 }
 
-/* The first image's pixels as the rule weighs them; under en->mu. */
+/* The first image's pixels; under en->mu. */
 static double
 small_weight(const struct engine *en)
 {
-	const struct small_stage *sm = &en->small;
-	int per_channel = !en->tool->gray && sm->channels > 1;
-
-	return (double)sm->width * sm->height * (per_channel ? sm->channels : 1);
+	return (double)en->small.width * en->small.height;
 }
 
 /*
@@ -58,11 +55,11 @@ small_pending(const struct engine *en)
 }
 
 /*
- * A reader knows the size of the next image of the input (from its
- * header, before its pixels): w x h, channels as decoded.
+ * A reader knows the size of the next image of the input, w x h, from
+ * its header, before its pixels.
  */
 void
-small_image(struct engine *en, int w, int h, int channels)
+small_image(struct engine *en, int w, int h)
 {
 	struct small_stage *sm = &en->small;
 
@@ -72,7 +69,6 @@ small_image(struct engine *en, int w, int h, int channels)
 	if (sm->images++ == 0) {
 		sm->width = w;
 		sm->height = h;
-		sm->channels = channels;
 	}
 	pthread_cond_broadcast(&en->cv);
 	pthread_mutex_unlock(&en->mu);
@@ -102,8 +98,7 @@ int
 small_decide(struct engine *en, struct gf_err *e)
 {
 	struct small_stage *sm = &en->small;
-	char per[32] = "";
-	int small, ch;
+	int small;
 
 	if (!sm->armed)
 		return 0;
@@ -115,11 +110,8 @@ small_decide(struct engine *en, struct gf_err *e)
 	pthread_mutex_unlock(&en->mu);
 	if (!small)
 		return 0;
-	ch = !en->tool->gray && sm->channels > 1 ? sm->channels : 1;
-	if (ch > 1)
-		snprintf(per, sizeof(per), " of %d channels", ch);
-	gf_fail(e, "one image of %dx%d, at most %.0f pixels%s: the CPU is done "
+	gf_fail(e, "one image of %dx%d, at most %.0f pixels: the CPU is done "
 	    "before a GPU could start; --device or -m runs it on the GPU",
-	    sm->width, sm->height, sm->budget / ch, per);
+	    sm->width, sm->height, sm->budget);
 	return 1;
 }

@@ -192,7 +192,7 @@ split_frame(struct reader *rd, struct img_reader *r, int job, int index,
 		return got;
 	}
 	/* Before split_admit, which may wait for the lanes. */
-	small_image(en, scratch->width, scratch->height, scratch->channels);
+	small_image(en, scratch->width, scratch->height);
 	if (!sp->grown)
 		split_start(en, rd);
 	w0 = gf_now_ms();

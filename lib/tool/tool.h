@@ -43,12 +43,12 @@ struct tool {
 	 */
 	int halo;
 	/*
-	 * The CPU's work per pixel of a gray image, as a multiple of the
-	 * tool's default (sobel, conv2d -k gauss:1.4, edge --sigma 1.4); 0
-	 * counts as 1.  The small-run rule (lib/engine/engine_small.c) takes
-	 * the CPU for an image of at most gf_opts.small_pixels / cpu_weight
-	 * pixels (and a colour tool's, per channel), so that a costlier run
-	 * (a 25x25 kernel) does not stay on the CPU past its crossover.
+	 * The CPU's work per pixel as a multiple of the tool's default run
+	 * (sobel, conv2d -k gauss:1.4, edge --sigma 1.4); below 1 counts as
+	 * 1.  The small-run rule (lib/engine/engine_small.c) takes the CPU
+	 * for an image of at most gf_opts.small_pixels / cpu_weight pixels,
+	 * so that a costlier run (a 25x25 kernel) does not stay on the CPU
+	 * past its crossover.
 	 */
 	double cpu_weight;
 	/*
