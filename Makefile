@@ -317,7 +317,7 @@ TSAN_OBJS   = $(patsubst lib/%.c,build/tsan/lib/%.o,$(LIB_SRCS)) \
 TSAN_BINS   = $(TOOLS:%=build/tsan/bin/%)
 TSAN_UNITS  = build/tsan/tests/gpu_probe build/tsan/tests/gpufilt_test
 TSAN_TESTS ?= unit t_stream t_split t_stream_bounds t_engine t_multi t_lib \
-              t_hostile t_env
+              t_hostile t_env t_small
 
 build/tsan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)

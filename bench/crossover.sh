@@ -66,7 +66,7 @@ row() {
 	in=$1 tool=$2
 	shift 2
 	: >"$WORK/g"; : >"$WORK/c"; : >"$WORK/r"
-	for i in $(seq "$RUNS"); do
+	for _ in $(seq "$RUNS"); do
 		GPUFILT_SMALL_PIXELS=0 msec "$BIN/$tool" "$@" "$in" "$WORK/out.pnm" >>"$WORK/g"
 		msec "$BIN/$tool" --cpu "$@" "$in" "$WORK/out.pnm" >>"$WORK/c"
 		msec "$BIN/$tool" "$@" "$in" "$WORK/out.pnm" >>"$WORK/r"

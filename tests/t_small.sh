@@ -73,7 +73,8 @@ small_not() {
 	env GPUFILT_SMALL_PIXELS=1000000 "$@" 2>"$SM/$name.err"
 	st=$?
 	if have_gpu; then
-		if [ $st = 0 ] && not_small "$SM/$name.err"; then
+		if [ $st = 0 ] && ! grep -q "running on the CPU" "$SM/$name.err" &&
+		    grep -q ': GPU [0-9]*: upload' "$SM/$name.err"; then
 			pass "small/not/$name"
 		else
 			fail "small/not/$name" "exit $st, or not on the GPU: $(head -c 300 "$SM/$name.err")"
@@ -86,6 +87,7 @@ small_not() {
 	fi
 }
 "$BIN/sobel" -q --cpu -t 60 "$SM/two.pgm" "$SM/two.cpu.pnm"
+"$BIN/sobel" -q --cpu -t 60 "$SM/two.jpg" "$SM/two.jpg.cpu.pnm"
 small_not stream-pnm "$BIN/sobel" -v -t 60 "$SM/two.pgm" "$SM/stream-pnm.pnm"
 small_not stream-pipe sh -c "cat '$SM/two.pgm' | '$BIN/sobel' -v -t 60 >'$SM/stream-pipe.pnm'"
 small_not stream-jpeg "$BIN/sobel" -v -t 60 "$SM/two.jpg" "$SM/stream-jpeg.pnm"
@@ -102,9 +104,12 @@ small_not weight "$BIN/conv2d" -v -k box:25 --no-separable "$SAMPLES/coins.pgm" 
     "$SM/weight.pnm"
 small_not sigma "$BIN/edge" -v --auto --sigma 10 "$SAMPLES/retina1023x517.pgm" "$SM/sigma.pnm"
 if have_gpu; then
+	# The first image was read while the rule waited, its output buffer
+	# left to the lane (slot_take_work): the bytes are still --cpu's.
 	for n in stream-pnm stream-pipe; do
 		check "small/not/$n/bytes" cmp -s "$SM/$n.pnm" "$SM/two.cpu.pnm"
 	done
+	check "small/not/stream-jpeg/bytes" cmp -s "$SM/stream-jpeg.pnm" "$SM/two.jpg.cpu.pnm"
 fi
 # ... and the same runs that fit take the rule; a colour image counts its
 # pixels, not its samples (bench/crossover.sh measures conv2d's colour
@@ -148,8 +153,11 @@ why="unset: $(head -c 300 "$SM/d.err")"
 check small/env/default small_said "$SM/d.err" 384x303 sobel
 GPUFILT_SMALL_PIXELS=lots "$BIN/sobel" -v "$SAMPLES/coins.pgm" "$SM/b.pnm" 2>"$SM/b.err"
 why="lots: $(head -c 300 "$SM/b.err")"
-check small/env/bad eval 'grep -q "^sobel: ignoring the environment: GPUFILT_SMALL_PIXELS .lots. is not an integer" "$SM/b.err" &&
-    small_said "$SM/b.err" 384x303 sobel'
+small_warned() {
+	grep -q "^sobel: ignoring the environment: GPUFILT_SMALL_PIXELS 'lots' is not an integer" "$1" &&
+	    small_said "$1" 384x303 sobel
+}
+check small/env/bad small_warned "$SM/b.err"
 GPUFILT_SMALL_PIXELS=-1 "$BIN/sobel" -q "$SAMPLES/coins.pgm" "$SM/b.pnm" 2>"$SM/bq.err"
 why="-q said: $(head -c 300 "$SM/bq.err")"
 check small/env/bad-quiet [ ! -s "$SM/bq.err" ]
