@@ -62,9 +62,12 @@ struct gf_opts {
 };
 
 /*
- * The tools' small_pixels: 16 MP (4096 x 4096), below the crossover that
- * bench/crossover.sh measures for every tool (on 16 cores of the H100
- * host, and on 2 slow cores).
+ * The tools' small_pixels: 16 MP (4096 x 4096).  A cold GPU costs a
+ * whole process some 300 ms (its context alone 280-316 ms on the H100
+ * host); on 2 slow cores the costliest default run, conv2d -k gauss:1.4
+ * on a colour JPEG, takes 228 ms with --cpu at 16 MP and 266 ms at 24
+ * MP, edge --auto 185 and 225: the crossover lies above 16 MP even
+ * there, and further up on more cores.  bench/crossover.sh measures it.
  */
 #define GF_SMALL_PIXELS (1LL << 24)
 
