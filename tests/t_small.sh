@@ -146,6 +146,21 @@ else
 	done
 fi
 
+# No CUDA at all: the rule's run opens neither libcuda nor a device
+# node, where the same run with the rule off does (strace's openat).
+if ! command -v strace >/dev/null 2>&1; then
+	skip small/no-cuda "strace is not installed"
+else
+	cuda_opens() {
+		env GPUFILT_SMALL_PIXELS="$1" strace -f -e trace=openat "$BIN/sobel" -t 60 \
+		    "$SAMPLES/coins.pgm" "$SM/strace.pnm" 2>&1 >/dev/null |
+		    grep -c -e libcuda -e /dev/nvidia
+	}
+	on=$(cuda_opens 1000000) off=$(cuda_opens 0)
+	why="openat of libcuda or /dev/nvidia*: $on with the rule, $off without"
+	check small/no-cuda awk -v on="$on" -v off="$off" 'BEGIN { exit !(on == 0 && off > 0) }'
+fi
+
 # The setting: unset, the default (16 MP) takes coins; a value that is
 # not a count is ignored with a warning (none with -q), and the default holds.
 env -u GPUFILT_SMALL_PIXELS "$BIN/sobel" -v "$SAMPLES/coins.pgm" "$SM/d.pnm" 2>"$SM/d.err"
