@@ -12,6 +12,13 @@
 
 SM=$TMP/small
 mkdir -p "$SM"
+# The rule is for runs in process: a server (GF_SERVED=1, make
+# test-served) has its GPUs open and takes every run, the small too
+# (small/served).  These cases run in process; the setting is restored
+# at the end.
+small_server=${GPUFILT_SERVER-unset}
+GPUFILT_SERVER=off
+export GPUFILT_SERVER
 cat "$SAMPLES/coins.pgm" "$SAMPLES/coins.pgm" >"$SM/two.pgm"
 cat "$SAMPLES/small.jpg" "$SAMPLES/small.jpg" >"$SM/two.jpg"
 
@@ -176,3 +183,14 @@ check small/env/bad small_warned "$SM/b.err"
 GPUFILT_SMALL_PIXELS=-1 "$BIN/sobel" -q "$SAMPLES/coins.pgm" "$SM/b.pnm" 2>"$SM/bq.err"
 why="-q said: $(head -c 300 "$SM/bq.err")"
 check small/env/bad-quiet [ ! -s "$SM/bq.err" ]
+
+if [ -z "$GF_SERVED" ]; then
+	skip small/served "no server of the harness's (GF_SERVED=1 starts one)"
+else
+	GPUFILT_SERVER=require GPUFILT_SMALL_PIXELS=1000000 "$BIN/sobel" -v -t 60 \
+	    "$SAMPLES/coins.pgm" "$SM/served.pnm" 2>"$SM/served.err"; st=$?
+	why="exit $st, the rule's notice, or not the server's: $(head -c 300 "$SM/served.err")"
+	served_ok() { [ "$1" = 0 ] && ! small_said "$2" 384x303 sobel && grep -q "(gpufiltd)" "$2"; }
+	check small/served served_ok "$st" "$SM/served.err"
+fi
+if [ "$small_server" = unset ]; then unset GPUFILT_SERVER; else GPUFILT_SERVER=$small_server; fi
