@@ -56,14 +56,16 @@ small_pending(const struct engine *en)
 
 /*
  * A reader knows the size of the next image of the input, w x h, from
- * its header, before its pixels.
+ * its header, before its pixels.  Past the second, nothing: the rule
+ * has what it needs, and a stream's frames take no lock here.  (The
+ * reader alone writes images, so it may read it unlocked.)
  */
 void
 small_image(struct engine *en, int w, int h)
 {
 	struct small_stage *sm = &en->small;
 
-	if (!sm->armed)
+	if (!sm->armed || sm->images >= 2)
 		return;
 	pthread_mutex_lock(&en->mu);
 	if (sm->images++ == 0) {
