@@ -108,7 +108,8 @@ awk '{ split($3, d, "x"); px = d[1] * d[2]; k = $1 " " $2
      END { min = -1
        for (i = 1; i <= n; i++) { k = keys[i]
          printf "crossover %-12s cpu wins up to %11.0f pixels%s\n", k, last[k],
-           over[k] ? sprintf(", the GPU from %.0f", over[k]) : " (every size: more than the largest)"
-         if (min < 0 || last[k] < min) min = last[k] }
-       printf "smallest crossover: %.0f pixels (%.1f MP): GF_SMALL_PIXELS should not exceed it\n", min, min / 1e6 }' \
+           over[k] ? sprintf(", the GPU from %.0f", over[k]) : " and beyond: the CPU won at every size"
+         if (min < 0 || last[k] < min) { min = last[k]; open = !over[k] } }
+       printf "smallest crossover: %s%.0f pixels (%.1f MP): GF_SMALL_PIXELS should not exceed it\n",
+         open ? "above " : "", min, min / 1e6 }' \
     "$WORK/rows"
