@@ -109,7 +109,7 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/gpu_probe build/bench/framegen build/bench/cpuops \
             build/bench/jpeggen build/bench/jpegdec build/bench/jpegdamage \
-            build/tests/jpegcheck
+            build/tests/jpegcheck build/tests/server_hostile
 
 # libgpufilt as installed: the shared library (its soname the major
 # version) exporting the names of lib/api/gpufilt.sym alone; and the static
@@ -273,9 +273,10 @@ ASAN_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=undefined
 ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(LIB_SRCS)) \
               $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
-ASAN_BINS   = $(TOOLS:%=build/asan/bin/%)
+ASAN_BINS   = $(TOOLS:%=build/asan/bin/%) build/asan/bin/gpufiltd
 ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)) \
-              build/asan/tests/gpu_probe build/asan/tests/jpegcheck
+              build/asan/tests/gpu_probe build/asan/tests/jpegcheck \
+              build/asan/tests/server_hostile
 
 build/asan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -286,6 +287,14 @@ build/asan/libgpufilt.a: $(ASAN_OBJS)
 	$(say) AR $@
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $(ASAN_OBJS)
+
+build/asan/bin/gpufiltd: cmd/gpufiltd.c cmd/cli.c $(TOOLS:%=cmd/%.c) \
+                         build/asan/libgpufilt.a
+	@mkdir -p $(@D)
+	$(say) CCLD $@
+	$(Q)$(ASAN_CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -DGF_NO_MAIN \
+	    -DGF_VERSION='"$(VERSION)"' -o $@ $(filter %.c,$^) \
+	    build/asan/libgpufilt.a $(LDLIBS)
 
 build/asan/bin/%: cmd/%.c cmd/cli.c build/asan/libgpufilt.a
 	@mkdir -p $(@D)
@@ -315,10 +324,10 @@ TSAN_CC    ?= clang
 TSAN_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 TSAN_OBJS   = $(patsubst lib/%.c,build/tsan/lib/%.o,$(LIB_SRCS)) \
               $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
-TSAN_BINS   = $(TOOLS:%=build/tsan/bin/%)
+TSAN_BINS   = $(TOOLS:%=build/tsan/bin/%) build/tsan/bin/gpufiltd
 TSAN_UNITS  = build/tsan/tests/gpu_probe build/tsan/tests/gpufilt_test
 TSAN_TESTS ?= unit t_stream t_split t_stream_bounds t_engine t_multi t_lib \
-              t_hostile t_env t_small
+              t_hostile t_env t_small t_server
 
 build/tsan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -329,6 +338,14 @@ build/tsan/libgpufilt.a: $(TSAN_OBJS)
 	$(say) AR $@
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $(TSAN_OBJS)
+
+build/tsan/bin/gpufiltd: cmd/gpufiltd.c cmd/cli.c $(TOOLS:%=cmd/%.c) \
+                         build/tsan/libgpufilt.a
+	@mkdir -p $(@D)
+	$(say) CCLD $@
+	$(Q)$(TSAN_CC) $(ALL_CFLAGS) $(TSAN_FLAGS) -DGF_NO_MAIN \
+	    -DGF_VERSION='"$(VERSION)"' -o $@ $(filter %.c,$^) \
+	    build/tsan/libgpufilt.a $(LDLIBS)
 
 build/tsan/bin/%: cmd/%.c cmd/cli.c build/tsan/libgpufilt.a
 	@mkdir -p $(@D)

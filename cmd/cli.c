@@ -138,13 +138,13 @@ cli_report(void *arg, const char *input, int index, const struct image *out,
 	else
 		fprintf(stderr, "read %.2f ms (decoder: CPU), ", t->read);
 	if (device >= 0)
-		fprintf(stderr, "GPU %d%s: upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
-		    "download %.2f ms, ", device, t->served ? " (gpufiltd)" : "",
-		    t->upload, t->kernel, gbs, t->download);
+		fprintf(stderr, "GPU %d: upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
+		    "download %.2f ms, ", device, t->upload, t->kernel, gbs,
+		    t->download);
 	else
-		fprintf(stderr, "cpu%s %.2f ms, ", t->served ? " (gpufiltd)" : "",
-		    t->cpu);
-	fprintf(stderr, "write %.2f ms\n", t->write);
+		fprintf(stderr, "cpu %.2f ms, ", t->cpu);
+	fprintf(stderr, "write %.2f ms%s\n", t->write, t->served ?
+	    " (filtered by gpufiltd)" : "");
 }
 
 /* "12 s", "3 min 05 s", "2 h 10 min": a time left of secs seconds. */
@@ -723,7 +723,6 @@ cli_tool_build(const struct cli_tool *def, int argc, char **argv, void **ctx,
 	static pthread_mutex_t getopt_mu = PTHREAD_MUTEX_INITIALIZER;
 	struct cli_tool run;
 	const char *shell = NULL;
-	const char *why;
 	int first, saved_opterr = opterr;
 
 	*ctx = NULL;
@@ -743,8 +742,6 @@ cli_tool_build(const struct cli_tool *def, int argc, char **argv, void **ctx,
 		    "options only", argc - first);
 	if (first >= 0 && run.check(run.ctx, e) < 0)
 		first = -1;
-	if (first >= 0 && run.unserved != NULL && (why = run.unserved(run.ctx)) != NULL)
-		first = gf_fail(e, "not served: %s", why);
 	if (first < 0) {
 		free(run.ctx);
 		return -1;
@@ -754,4 +751,66 @@ cli_tool_build(const struct cli_tool *def, int argc, char **argv, void **ctx,
 	run.make(run.ctx, t);
 	*ctx = run.ctx;
 	return 0;
+}
+
+void
+cli_serve_argv_free(char **v)
+{
+	for (int i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+int
+cli_serve_argv(const struct cli_tool *ct, int nopts, char **argv, char ***out,
+    struct gf_err *e)
+{
+	struct option longopts[GF_CLI_MAXOPTS];
+	char shortopts[64], **copy = calloc((size_t)nopts + 1, sizeof(*copy));
+	char **res = calloc(2 * (size_t)nopts + 2, sizeof(*res));
+	int c, n = 0, saved_opterr = opterr;
+
+	*out = NULL;
+	if (copy == NULL || res == NULL || (res[n++] = strdup(ct->name)) == NULL)
+		goto nomem;
+	memcpy(copy, argv, (size_t)nopts * sizeof(*copy));
+	cli_longopts(ct, longopts);
+	snprintf(shortopts, sizeof(shortopts), ":%s%s", GF_SHORTOPTS, ct->shortopts);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(nopts, copy, shortopts, longopts, NULL)) != -1) {
+		char *text = NULL, word[64];
+		int r = 0;
+		const struct option *l = longopts;
+
+		if (c == '?' || c == ':')
+			continue;       /* cannot be: cli_parse took these options */
+		if (optarg != NULL && ct->serve_value != NULL &&
+		    (r = ct->serve_value(ct->ctx, c, optarg, &text)) < 0) {
+			gf_fail(e, "a value of its options names a file a server does "
+			    "not read (%s)", optarg);
+			goto fail;
+		}
+		if (c < 256) {
+			snprintf(word, sizeof(word), "-%c", c);
+		} else {
+			while (l->name != NULL && l->val != c)
+				l++;
+			snprintf(word, sizeof(word), "--%s", l->name != NULL ? l->name : "");
+		}
+		if ((res[n++] = strdup(word)) == NULL ||
+		    (optarg != NULL && (res[n++] = r == 1 ? text : strdup(optarg)) == NULL))
+			goto nomem;
+	}
+	opterr = saved_opterr;
+	free(copy);
+	*out = res;
+	return n;
+nomem:
+	gf_nomem(e, "out of memory");
+fail:
+	opterr = saved_opterr;
+	free(copy);
+	cli_serve_argv_free(res);
+	return -1;
 }

@@ -38,11 +38,12 @@ struct cli_tool {
 	/* Builds the engine's tool from ctx; may print -v notes on stderr. */
 	void (*make)(void *ctx, struct tool *t);
 	/*
-	 * Why a run of these options cannot be handed to a server (gpufiltd),
-	 * or NULL when it can: conv2d's -k @FILE names a file in the
-	 * client's directory.  NULL: every run can.
+	 * The value of option c that a server (gpufiltd), which opens no
+	 * file a client names, parses in place of arg: 0 arg itself; 1 the
+	 * malloc'd *text (conv2d's -k @FILE: the file's text); -1 the run
+	 * cannot be served.  NULL: every value as given.
 	 */
-	const char *(*unserved)(void *ctx);
+	int (*serve_value)(void *ctx, int c, const char *arg, char **text);
 	/*
 	 * The tool's options: ctx_size bytes that init sets to the defaults,
 	 * with the shared options inside them at common_of(ctx).  Each run

@@ -24,6 +24,17 @@
 
 enum { SERVE_OFF, SERVE_AUTO, SERVE_START, SERVE_REQUIRE };
 
+/*
+ * The options argv[0 .. nopts-1] of run ct as the server gets them
+ * (cli.c): argv[0] the tool's name, each option as -c or --name and its
+ * value, a value the server cannot read (a file) replaced by what it
+ * holds (ct->serve_value).  The count, with *out NULL-terminated (free
+ * it with cli_serve_argv_free); -1 with e when the run cannot be served.
+ */
+int cli_serve_argv(const struct cli_tool *ct, int nopts, char **argv,
+    char ***out, struct gf_err *e);
+void cli_serve_argv_free(char **v);
+
 /* GPUFILT_SERVER's value: SERVE_*, or -1 when it is not one. */
 static inline int
 serve_mode(const char *v)
@@ -88,8 +99,9 @@ serve_start(const char *path, struct gf_err *e)
  * with -v, a note of why a server did not take it in note->msg, else
  * ""); else the exit status, and e says why: GPUFILT_SERVER is not a
  * setting (2), or require and the run cannot be served (1).  Runs the
- * server cannot take run in process: --no-server, conv2d -k @FILE, the
- * JPEG engines asked for (GPUFILT_GPU_DECODE, theirs are the process's).
+ * server cannot take run in process: --no-server, a kernel file whose
+ * text inline is another kernel, the JPEG engines asked for
+ * (GPUFILT_GPU_DECODE: theirs are the process's).
  */
 static inline int
 serve_decide(const struct cli_tool *ct, int nopts, char **argv,
@@ -103,8 +115,9 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct gf_err e = {0};
 	const char *why = NULL;
-	struct remote_hello h = {GF_VERSION, ct->name, nopts, argv,
+	struct remote_hello h = {GF_VERSION, ct->name, 0, NULL,
 	    rows != NULL && atoi(rows) > 0 ? atoi(rows) : 0};
+	char **sargv = NULL;
 
 	note->msg[0] = '\0';
 	if (mode < 0)
@@ -112,8 +125,9 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 		    "off, start or require", env), 2;
 	if (o->no_server || mode == SERVE_OFF)
 		return 0;
-	if (ct->unserved != NULL)
-		why = ct->unserved(ct->ctx);
+	if ((h.argc = cli_serve_argv(ct, nopts, argv, &sargv, &e)) < 0)
+		why = e.msg;
+	h.argv = sargv;
 	if (why == NULL && dec != NULL && (strcmp(dec, "1") == 0 ||
 	    strcmp(dec, "2") == 0))
 		why = "GPUFILT_GPU_DECODE asks for this process's JPEG engines";
@@ -136,6 +150,7 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 		snprintf(e.msg, sizeof(e.msg), "no server answers at %s", path);
 	if (why == NULL && rc != 1)
 		why = e.msg;
+	cli_serve_argv_free(sargv);
 	if (why == NULL)
 		return 0;
 	if (mode == SERVE_REQUIRE)

@@ -2,7 +2,10 @@
  * conv2d - any 2D filter given by its taps, on every image of the input.
  * The tool's definition for the shared main (cmd/cli.c).
  */
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "conv2d_tool.h"
@@ -19,7 +22,6 @@ enum {
 struct conv2d_cmd {
 	struct conv2d_opts o;
 	int have_k;
-	int k_file;             /* -k @FILE */
 };
 
 /* Handles conv2d's own option c: 1 if handled, 0 if not, -1 on a bad value. */
@@ -32,7 +34,6 @@ conv2d_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	switch (c) {
 	case 'k':
 		cmd->have_k = 1;
-		cmd->k_file = arg[0] == '@';
 		return kspec_parse(arg, &f->k, e) < 0 ? -1 : 1;
 	case OPT_NORMALIZE:
 		f->normalize = 1;
@@ -97,13 +98,39 @@ conv2d_make(void *ctx, struct tool *t)
 	conv2d_tool(t, &cmd->o);
 }
 
-/* A kernel file is read where the tool runs: such a run is not served. */
-static const char *
-conv2d_unserved(void *ctx)
+/*
+ * For a server, which reads no file: -k @FILE becomes the file's text,
+ * where that text given inline makes the very same kernel (kspec_parse
+ * reads a file's text as rows of numbers, and inline text by its first
+ * character); else the run is not served.
+ */
+static int
+conv2d_serve_value(void *ctx, int c, const char *arg, char **text)
 {
-	const struct conv2d_cmd *cmd = ctx;
+	struct kspec *kf, *ki;
+	struct gf_err e = {0};
+	int same;
 
-	return cmd->k_file ? "its kernel is read from a file (-k @FILE)" : NULL;
+	(void)ctx;
+	*text = NULL;
+	if (c != 'k' || arg[0] != '@')
+		return 0;
+	if (kspec_read_file(arg + 1, text, &e) < 0 || strlen(*text) > 16384 ||
+	    (kf = calloc(2, sizeof(*kf))) == NULL) {
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	ki = kf + 1;
+	same = kspec_parse(arg, kf, &e) == 0 && kspec_parse(*text, ki, &e) == 0 &&
+	    memcmp(kf, ki, offsetof(struct kspec, note)) == 0;
+	free(kf);
+	if (!same) {
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	return 1;
 }
 
 /* The defaults, before any option. */
@@ -162,7 +189,7 @@ const struct cli_tool conv2d_cli = {
 	.check = conv2d_check,
 	.complete = conv2d_complete,
 	.make = conv2d_make,
-	.unserved = conv2d_unserved,
+	.serve_value = conv2d_serve_value,
 	.ctx_size = sizeof(struct conv2d_cmd),
 	.init = conv2d_init,
 	.common_of = conv2d_common,

@@ -79,7 +79,11 @@ for doc in README.md man/*.1; do
 			skip "$name" "$why: $cmd"
 			continue
 		fi
-		if (cd "$EX/run" && PATH=$BIN:$PATH && GPUFILT_SOCKET=$EX/server &&
+		# The server's examples use a socket of their own; the others
+		# the harness's server, if it has one (make test-served).
+		ex_sock=${GPUFILT_SOCKET-}
+		case " $cmd " in *" gpufiltd "*|*GPUFILT_SERVER=start*) ex_sock=$EX/server ;; esac
+		if (cd "$EX/run" && PATH=$BIN:$PATH && GPUFILT_SOCKET=$ex_sock &&
 		    export PATH GPUFILT_SOCKET &&
 		    limited bash -o pipefail -c "$cmd") </dev/null >"$EX/out" 2>"$EX/err"
 		then

@@ -190,7 +190,7 @@ else
 	GPUFILT_SERVER=require GPUFILT_SMALL_PIXELS=1000000 "$BIN/sobel" -v -t 60 \
 	    "$SAMPLES/coins.pgm" "$SM/served.pnm" 2>"$SM/served.err"; st=$?
 	why="exit $st, the rule's notice, or not the server's: $(head -c 300 "$SM/served.err")"
-	served_ok() { [ "$1" = 0 ] && ! small_said "$2" 384x303 sobel && grep -q "(gpufiltd)" "$2"; }
+	served_ok() { [ "$1" = 0 ] && ! small_said "$2" 384x303 sobel && grep -q "(filtered by gpufiltd)" "$2"; }
 	check small/served served_ok "$st" "$SM/served.err"
 fi
 if [ "$small_server" = unset ]; then unset GPUFILT_SERVER; else GPUFILT_SERVER=$small_server; fi

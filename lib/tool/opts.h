@@ -62,12 +62,10 @@ struct gf_opts {
 };
 
 /*
- * The tools' small_pixels: 16 MP (4096 x 4096).  A cold GPU costs a
- * whole process some 300 ms (its context alone 280-316 ms on the H100
- * host); on 2 slow cores the costliest default run, conv2d -k gauss:1.4
- * on a colour JPEG, takes 228 ms with --cpu at 16 MP and 266 ms at 24
- * MP, edge --auto 185 and 225: the crossover lies above 16 MP even
- * there, and further up on more cores.  bench/crossover.sh measures it.
+ * The tools' small_pixels: 16 MP (4096 x 4096), below the crossover
+ * where a cold GPU process beats --cpu for the costliest default run
+ * (conv2d -k gauss:1.4 on a colour JPEG).  bench/crossover.sh measures
+ * it; the figures are in its output, not here.
  */
 #define GF_SMALL_PIXELS (1LL << 24)
 

@@ -93,6 +93,8 @@ int kspec_parse(const char *text, struct kspec *k, struct gf_err *e);
  * must never open a file its clients name.
  */
 void kspec_no_files(void);
+/* The text of kernel file path (what -k @path reads), malloc'd, into *text. */
+int kspec_read_file(const char *path, char **text, struct gf_err *e);
 
 /*
  * The named kernels for shell completion, blank-separated, in w (n

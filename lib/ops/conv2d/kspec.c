@@ -369,6 +369,12 @@ kspec_no_files(void)
 	kspec_files = 0;
 }
 
+int
+kspec_read_file(const char *path, char **text, struct gf_err *e)
+{
+	return read_small_file(path, text, e);
+}
+
 static int
 kspec_parse_file(const char *path, struct kspec *k, struct gf_err *e)
 {

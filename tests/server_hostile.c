@@ -1,0 +1,319 @@
+/*
+ * server_hostile - a client of gpufiltd that lies (tests/t_server.sh):
+ * garbage, short and long packets, lengths that do not match, unknown
+ * types, hellos whose strings do not add up, options that are not a
+ * run's, windows that are not sealed or not as large as they say, images
+ * outside their window, a flood of descriptors, and connections that end
+ * at every step.  After each, the server must have ended that
+ * connection (or refused the run) and still answer a status; at the end
+ * it must hold no more descriptors than at the start.  Prints "ok NAME"
+ * or "bad NAME WHY" lines for the harness's tally.
+ *
+ * usage: server_hostile SOCKET VERSION
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+static const char *sock_path, *version;
+static int server_pid;
+
+static int
+dial(void)
+{
+	struct sockaddr_un a = {0};
+	struct timeval tv = {10, 0};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	a.sun_family = AF_UNIX;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock_path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		perror("server_hostile: connect");
+		exit(2);
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* Sends raw bytes as one packet, with nfd copies of descriptor fd. */
+static void
+raw(int s, const void *p, size_t n, int fd, int nfd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * 200)];
+	struct iovec iov = {(void *)p, n};
+	struct msghdr m = {0};
+
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	if (nfd > 0) {
+		struct cmsghdr *c;
+		memset(cbuf, 0, sizeof(cbuf));
+		m.msg_control = cbuf;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * nfd);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * nfd);
+		for (int i = 0; i < nfd; i++)
+			memcpy(CMSG_DATA(c) + i * sizeof(int), &fd, sizeof(int));
+	}
+	sendmsg(s, &m, MSG_NOSIGNAL);
+}
+
+/* A message: header and payload. */
+static void
+msg(int s, uint32_t type, const void *p, size_t n, int fd)
+{
+	char buf[65536];
+	struct proto_hdr h = {type, (uint32_t)n};
+
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), p, n);
+	raw(s, buf, sizeof(h) + n, fd, fd >= 0);
+}
+
+/* A hello of argc strings packed as given (args: NUL-separated, len bytes). */
+static void
+hello(int s, uint32_t argc, const char *args, size_t len, const char *ver)
+{
+	char buf[40000];
+	struct proto_hello h;
+
+	memset(&h, 0, sizeof(h));
+	proto_build_this(&h.build, ver);
+	snprintf(h.tool, sizeof(h.tool), "sobel");
+	h.argc = argc;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), args, len);
+	msg(s, PROTO_HELLO, buf, sizeof(h) + len, -1);
+}
+
+/*
+ * What the server did with s: 0 it closed it, else the type of its
+ * answer (PROTO_REFUSED, PROTO_READY ...); -1 it said nothing in 10 s.
+ */
+static int
+answer(int s)
+{
+	char buf[8192];
+	ssize_t n = recv(s, buf, sizeof(buf), 0);
+	struct proto_hdr h;
+
+	if (n == 0 || (n < 0 && errno == ECONNRESET))
+		return 0;
+	if (n < (ssize_t)sizeof(h))
+		return -1;
+	memcpy(&h, buf, sizeof(h));
+	return (int)h.type;
+}
+
+/* Whether the server still answers a status; reads its pid the first time. */
+static int
+alive(void)
+{
+	int s = dial();
+	char buf[2048];
+	ssize_t n;
+
+	msg(s, PROTO_STATUS, NULL, 0, -1);
+	n = recv(s, buf, sizeof(buf) - 1, 0);
+	close(s);
+	if (n < (ssize_t)sizeof(struct proto_hdr))
+		return 0;
+	buf[n] = '\0';
+	if (server_pid == 0)
+		sscanf(buf + sizeof(struct proto_hdr), "pid %d", &server_pid);
+	return 1;
+}
+
+static int
+fds_of_server(void)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", server_pid);
+	if ((dir = opendir(path)) == NULL)
+		return -1;
+	while ((d = readdir(dir)) != NULL)
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+static void
+verdict(const char *name, int got, int want)
+{
+	if (got != want)
+		printf("bad hostile/%s: the server answered %d, not %d\n", name, got,
+		    want);
+	else if (!alive())
+		printf("bad hostile/%s: the server no longer answers\n", name);
+	else
+		printf("ok hostile/%s\n", name);
+}
+
+/* A connection past a good hello (sobel -t 60 --cpu), or -1. */
+static int
+ready(void)
+{
+	static const char args[] = "sobel\0-t\00060\0--cpu";
+	int s = dial();
+
+	hello(s, 4, args, sizeof(args), version);
+	if (answer(s) != PROTO_READY) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* A memfd of size bytes, sealed against shrinking when sealed. */
+static int
+window(size_t size, int sealed)
+{
+	int fd = memfd_create("hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0)
+		exit(2);
+	if (sealed)
+		fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK);
+	return fd;
+}
+
+static void
+image_case(const char *name, struct proto_image pi, size_t win)
+{
+	int s = ready(), fd = window(win, 1);
+	struct proto_window w = {win};
+
+	msg(s, PROTO_WINDOW, &w, sizeof(w), fd);
+	close(fd);
+	msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1);
+	verdict(name, answer(s), 0);
+	close(s);
+}
+
+int
+main(int argc, char **argv)
+{
+	char junk[512];
+	int s, fd, before, after, p[2];
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: server_hostile SOCKET VERSION\n");
+		return 2;
+	}
+	sock_path = argv[1];
+	version = argv[2];
+	if (!alive() || server_pid == 0) {
+		printf("bad hostile/start: no server answers at %s\n", sock_path);
+		return 0;
+	}
+	before = fds_of_server();
+	srand(42);
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)rand();
+
+	s = dial(); raw(s, junk, sizeof(junk), -1, 0);
+	verdict("garbage", answer(s), 0); close(s);
+	s = dial(); raw(s, junk, 3, -1, 0);
+	verdict("short", answer(s), 0); close(s);
+	s = dial();
+	{ struct proto_hdr h = {PROTO_STATUS, 1000}; raw(s, &h, sizeof(h), -1, 0); }
+	verdict("length-lie", answer(s), 0); close(s);
+	s = dial(); msg(s, 999, junk, 8, -1);
+	verdict("unknown-type", answer(s), 0); close(s);
+	s = dial(); { struct proto_image pi = {0}; msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1); }
+	verdict("image-before-hello", answer(s), 0); close(s);
+	s = dial(); hello(s, 5, "sobel\0-t", 9, version);
+	verdict("hello-argc-lie", answer(s), PROTO_REFUSED); close(s);
+	s = dial(); hello(s, 1, "sobel", 5, version);
+	verdict("hello-unterminated", answer(s), PROTO_REFUSED); close(s);
+	s = dial(); hello(s, 0, "", 0, version);
+	verdict("hello-no-args", answer(s), PROTO_REFUSED); close(s);
+	s = dial(); hello(s, 1, "rm\0", 3, version);
+	verdict("hello-not-a-tool", answer(s), PROTO_REFUSED); close(s);
+	s = dial(); hello(s, 2, "sobel\0--help", 13, version);
+	verdict("hello-help", answer(s), PROTO_REFUSED); close(s);
+	s = dial(); hello(s, 2, "sobel\0in.pgm", 13, version);
+	verdict("hello-operand", answer(s), PROTO_REFUSED); close(s);
+	s = dial(); hello(s, 3, "conv2d\0-k\0@/etc/passwd", 23, version);
+	verdict("hello-kernel-file", answer(s), PROTO_REFUSED); close(s);
+	s = dial(); hello(s, 1, "sobel", 6, "0.0-other");
+	verdict("hello-other-build", answer(s), PROTO_REFUSED); close(s);
+	s = dial(); close(s);
+	verdict("gone-at-once", 0, 0);
+
+	s = ready(); { struct proto_window w = {1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), -1); }
+	verdict("window-no-fd", answer(s), 0); close(s);
+	s = ready(); fd = window(1 << 20, 0);
+	{ struct proto_window w = {1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
+	close(fd);
+	verdict("window-unsealed", answer(s), 0); close(s);
+	s = ready(); fd = window(4096, 1);
+	{ struct proto_window w = {1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
+	close(fd);
+	verdict("window-larger-than-file", answer(s), 0); close(s);
+	s = ready();
+	if (pipe(p) < 0)
+		return 2;
+	{ struct proto_window w = {4096}; msg(s, PROTO_WINDOW, &w, sizeof(w), p[0]); }
+	close(p[0]); close(p[1]);
+	verdict("window-a-pipe", answer(s), 0); close(s);
+	s = ready(); fd = window(4096, 1);
+	raw(s, junk, 0, fd, 100);       /* a hundred descriptors, no message */
+	{ struct proto_window w = {4096}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
+	raw(s, junk, 16, fd, 150);
+	close(fd);
+	verdict("descriptor-flood", answer(s), 0); close(s);
+
+	image_case("image-outside", (struct proto_image){-1, 64, 64, 1, 255,
+	    4000, 0}, 4096);
+	image_case("image-overlap", (struct proto_image){-1, 32, 32, 1, 255, 0,
+	    512}, 4096);
+	image_case("image-zero-width", (struct proto_image){-1, 0, 8, 1, 255, 0,
+	    64}, 4096);
+	image_case("image-huge", (struct proto_image){-1, 1 << 24, 1 << 24, 4,
+	    65535, 0, 0}, 4096);
+	image_case("image-channels", (struct proto_image){-1, 8, 8, 5, 255, 0,
+	    1024}, 4096);
+	image_case("image-gpu-index", (struct proto_image){7, 8, 8, 1, 255, 0,
+	    1024}, 4096);
+	image_case("image-offset-wrap", (struct proto_image){-1, 8, 8, 1, 255,
+	    UINT64_MAX - 10, 1024}, 4096);
+
+	/* A good image after all that: the server still filters. */
+	s = ready(); fd = window(4096, 1);
+	{
+		struct proto_window w = {4096};
+		struct proto_image pi = {-1, 8, 8, 1, 255, 0, 1024};
+		msg(s, PROTO_WINDOW, &w, sizeof(w), fd);
+		msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1);
+	}
+	close(fd);
+	verdict("good-image-still-served", answer(s), PROTO_DONE);
+	close(s);
+
+	usleep(300000);         /* the connections' threads close their ends */
+	after = fds_of_server();
+	if (before < 0 || after > before)
+		printf("bad hostile/descriptors: the server held %d before, %d after\n",
+		    before, after);
+	else
+		printf("ok hostile/descriptors\n");
+	return 0;
+}

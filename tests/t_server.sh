@@ -1,0 +1,242 @@
+# The server (gpufiltd, issue 42) and the tools as its clients, on a
+# server of these cases' own (its socket in $SV): runs through it give
+# the bytes and messages of runs in process; a hostile client costs it
+# nothing but its connection (tests/server_hostile.c); Ctrl-C at a
+# client leaves no file; a server killed mid-run fails its clients with
+# a message, never hangs them; 32 clients at once each get their own
+# bytes; another user is refused; it ends when idle, on -k and on
+# SIGTERM, and removes its socket.  Without a GPU the server filters on
+# its CPU, so all of this runs in CI.  Sourced by tests/run.sh.
+
+SV=$TMP/server
+mkdir -m 700 "$SV"
+sv_saved_socket=${GPUFILT_SOCKET-unset} sv_saved_server=${GPUFILT_SERVER-unset}
+GPUFILT_SOCKET=$SV/sock
+export GPUFILT_SOCKET
+unset GPUFILT_SERVER
+VERSION=$("$BIN/sobel" --version | sed 's/.* //')
+
+# Starts a server (detached; it returns when ready), with environment $@.
+sv_start() { env "$@" "$BIN/gpufiltd" -q -i 0 2>"$SV/start.err"; }
+sv_stop() { "$BIN/gpufiltd" -k >/dev/null 2>&1; }
+sv_pid() { "$BIN/gpufiltd" -s 2>/dev/null | sed -n 's/.*: pid \([0-9]*\),.*/\1/p'; }
+
+why="gpufiltd did not start: $(cat "$SV/start.err" 2>/dev/null)"
+check server/start sv_start
+why="gpufiltd -s: $("$BIN/gpufiltd" -s 2>&1)"
+check server/status sh -c '"$1/gpufiltd" -s | grep -q "runs and"' sh "$BIN"
+check server/socket-mode sh -c '[ "$(stat -c %a "$1")" = 600 ]' sh "$SV/sock"
+check server/second-refused sh -c '! "$1/gpufiltd" -q -i 0 2>"$2/second.err" &&
+    grep -q "already answers" "$2/second.err"' sh "$BIN" "$SV"
+
+# Every tool, on gray, colour and 16-bit images, a stream and a batch:
+# through the server (require) and in process (off), the same bytes, the
+# same messages (-v's lines but the server's mark and times), the same
+# status; -v says the server filtered it.
+cat "$SAMPLES/coins.pgm" "$SAMPLES/px2x3.pgm" "$SAMPLES/astro16.pgm" >"$SV/stream.pnm"
+tool_runs | while read -r tool args; do
+	for f in coins.pgm chelsea.png astro16.pgm small.jpg "$SV/stream.pnm"; do
+		case $f in /*) in=$f ;; *) in=$SAMPLES/$f ;; esac
+		n=$tool-$(basename "$f" | tr -c 'a-z0-9\n' _)
+		# shellcheck disable=SC2086
+		GPUFILT_SERVER=require "$BIN/$tool" -v $args "$in" "$SV/$n.s.pnm" \
+		    2>"$SV/$n.s.err"; s1=$?
+		# shellcheck disable=SC2086
+		GPUFILT_SERVER=off "$BIN/$tool" -v $args "$in" "$SV/$n.p.pnm" \
+		    2>"$SV/$n.p.err"; s2=$?
+		strip() { sed -e '/: [0-9]* images in [0-9.]* s, /d' \
+		    -e 's/ (filtered by gpufiltd)$//' -e 's/[0-9.]* ms/T ms/g' \
+		    -e 's/[0-9.]* GB\/s/G GB\/s/' "$1"; }
+		if [ $s1 = 0 ] && [ $s2 = 0 ] && cmp -s "$SV/$n.s.pnm" "$SV/$n.p.pnm" &&
+		    [ "$(strip "$SV/$n.s.err")" = "$(strip "$SV/$n.p.err")" ] &&
+		    grep -q '(filtered by gpufiltd)$' "$SV/$n.s.err"; then
+			echo "ok $n"
+		else
+			echo "bad $n status $s1/$s2, or bytes or messages differ: $(diff "$SV/$n.s.err" "$SV/$n.p.err" | head -c 300 | tr '\n' ' ')"
+		fi
+	done
+done >"$SV/same.log"
+tally server/same "$SV/same.log" "through the server and in process differ"
+
+# A batch, and a failing input in it: the same files and the same status.
+mkdir -p "$SV/bs" "$SV/bp"
+head -c 500 "$SAMPLES/coins.pgm" >"$SV/trunc.pgm"
+GPUFILT_SERVER=require "$BIN/edge" -q -o "$SV/bs" "$SAMPLES/coins.pgm" "$SV/trunc.pgm" \
+    "$SAMPLES/chelsea.png" 2>"$SV/bs.err"; s1=$?
+GPUFILT_SERVER=off "$BIN/edge" -q -o "$SV/bp" "$SAMPLES/coins.pgm" "$SV/trunc.pgm" \
+    "$SAMPLES/chelsea.png" 2>"$SV/bp.err"; s2=$?
+why="status $s1/$s2; $(diff -r "$SV/bs" "$SV/bp" | head -3)"
+check server/batch-with-failure sh -c '[ $1 = 1 ] && [ $2 = 1 ] &&
+    diff -r "$3/bs" "$3/bp" >/dev/null && cmp -s "$3/bs.err" "$3/bp.err"' sh "$s1" "$s2" "$SV"
+
+# A pipe of the three tools, each a client.
+"$BIN/conv2d" -k gauss:1.4 "$SAMPLES/chelsea.png" - | "$BIN/sobel" -t 60 - - |
+    "$BIN/edge" --auto - "$SV/pipe.s.pgm"
+GPUFILT_SERVER=off "$BIN/conv2d" -k gauss:1.4 "$SAMPLES/chelsea.png" - |
+    GPUFILT_SERVER=off "$BIN/sobel" -t 60 - - |
+    GPUFILT_SERVER=off "$BIN/edge" --auto - "$SV/pipe.p.pgm"
+check server/pipe cmp -s "$SV/pipe.s.pgm" "$SV/pipe.p.pgm"
+
+# The hostile client: every lie ends its connection, the server lives on,
+# and it holds no descriptor more than before.
+if [ -x "$BUILD/tests/server_hostile" ]; then
+	"$BUILD/tests/server_hostile" "$SV/sock" "$VERSION" >"$SV/hostile.log" 2>&1 ||
+	    echo "run server_hostile exited $?" >>"$SV/hostile.log"
+	tally server "$SV/hostile.log" "the server did not hold"
+else
+	fail server/hostile "$BUILD/tests/server_hostile is not built"
+fi
+
+# 32 clients at once, 96 runs of mixed images and tools: each output is
+# the one its own run in process gives.
+mkdir -p "$SV/par"
+for k in 1 2 3 4 5 6 7 8; do
+	for f in coins.pgm chelsea.png astro16.pgm small.jpg; do
+		tool_runs | while read -r tool args; do echo "$tool|$args|$SAMPLES/$f"; done
+	done
+done | awk '{ print NR "|" $0 }' >"$SV/par.list"
+cat >"$SV/one.sh" <<'ONE'
+# one.sh N: run N of par.list through the server (GPUFILT_SERVER=$2).
+IFS='|' read -r n tool args f <<EOF2
+$(sed -n "$1p" "$SV/par.list")
+EOF2
+# shellcheck disable=SC2086
+GPUFILT_SERVER=$2 "$BIN/$tool" -q $args "$f" "$SV/par/$n.$2.pnm" 2>"$SV/par/$n.$2.err" ||
+    echo "exit $?" >>"$SV/par/$n.$2.err"
+ONE
+export SV BIN
+seq "$(wc -l <"$SV/par.list")" | xargs -P 32 -I{} sh "$SV/one.sh" {} require
+seq "$(wc -l <"$SV/par.list")" | xargs -P 2 -I{} sh "$SV/one.sh" {} off
+bad=0
+for n in $(seq "$(wc -l <"$SV/par.list")"); do
+	cmp -s "$SV/par/$n.require.pnm" "$SV/par/$n.off.pnm" && [ ! -s "$SV/par/$n.require.err" ] ||
+	    { bad=$((bad + 1)); echo "$n: $(sed -n "${n}p" "$SV/par.list") $(head -c 200 "$SV/par/$n.require.err")"; }
+done >"$SV/par.bad"
+why="$bad of $(wc -l <"$SV/par.list") runs differ: $(head -3 "$SV/par.bad" | tr '\n' ' ')"
+check server/32-clients [ "$bad" = 0 ]
+
+# Ctrl-C (SIGINT) and SIGTERM at a client in the middle of a stream fed
+# slowly: it dies of the signal, leaves no output or temporary file, and
+# the server ends that run (no client left) and serves the next.
+mkfifo "$SV/slow"
+for sig in INT TERM; do
+	d=$SV/sig$sig
+	mkdir -p "$d"
+	# A background job of sh ignores SIGINT: the tool gets it back.
+	env --default-signal=INT "$BIN/sobel" -t 60 - "$d/out.pgm" <"$SV/slow" 2>/dev/null &
+	pid=$!
+	( cat "$SAMPLES/coins.pgm"; sleep 3 ) >"$SV/slow" &
+	sleep 1
+	kill -"$sig" "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null; st=$?
+	wait
+	sleep 0.3
+	why="status $st; left: $(ls -A "$d" | tr '\n' ' '); server: $("$BIN/gpufiltd" -s 2>&1)"
+	check "server/sig$sig-at-client" sh -c '[ $4 -gt 128 ] && [ -z "$(ls -A "$1")" ] &&
+	    "$2/gpufiltd" -s | grep -q "; 0 clients now" &&
+	    "$2/sobel" -t 60 "$3/coins.pgm" "$1/after.pgm"' sh "$d" "$BIN" "$SAMPLES" "$st"
+	rm -f "$d/after.pgm"
+done
+
+# Another user, where the socket is reachable (a directory they may
+# enter, the socket 0666): the server refuses them (its peer's user), and
+# require fails their run; they are never served by another's server.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	OU=$(mktemp -d /tmp/gpufilt-peer.XXXXXX) && chmod 711 "$OU"
+	GPUFILT_SOCKET=$OU/sock "$BIN/gpufiltd" -q -i 0 && chmod 666 "$OU/sock"
+	setpriv --reuid=65534 --regid=65534 --clear-groups env GPUFILT_SOCKET="$OU/sock" \
+	    GPUFILT_SERVER=require "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" - \
+	    >/dev/null 2>"$SV/other.err"; st=$?
+	setpriv --reuid=65534 --regid=65534 --clear-groups env GPUFILT_SOCKET="$OU/sock" \
+	    "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" - >"$SV/other.pgm" 2>/dev/null; st2=$?
+	# The server's own check: a status asked by another user gets nothing.
+	if PATH=/usr/bin:/bin command -v python3 >/dev/null 2>&1; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/env -i python3 -c '
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+s.send(struct.pack("II", 7, 0))
+try:
+    got = s.recv(4096)
+except ConnectionResetError:
+    got = b""
+sys.exit(0 if got == b"" else 1)' "$OU/sock"; st3=$?
+		check server/other-user-closed [ $st3 = 0 ]
+	fi
+	GPUFILT_SOCKET=$OU/sock "$BIN/gpufiltd" -k >/dev/null 2>&1
+	rm -rf "$OU"
+	why="status $st: $(cat "$SV/other.err"); auto: status $st2"
+	check server/other-user-refused sh -c '[ $1 = 1 ] && [ $3 = 0 ] && [ -s "$4" ] &&
+	    grep -q "runs as uid 0, not as this user" "$2"' \
+	    sh "$st" "$SV/other.err" "$st2" "$SV/other.pgm"
+else
+	skip server/other-user-refused "needs root and setpriv"
+fi
+
+# -k ends it; its socket goes; a client then runs in process (auto) or
+# fails (require).
+sv_stop
+check server/stopped sh -c '[ ! -e "$1/sock" ] && ! "$2/gpufiltd" -s 2>/dev/null' sh "$SV" "$BIN"
+"$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" "$SV/auto.pgm"; st=$?
+check server/none-auto-in-process [ $st = 0 ]
+GPUFILT_SERVER=require "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" "$SV/req.pgm" 2>"$SV/req.err"; st=$?
+check server/none-require-fails sh -c '[ $1 = 1 ] && [ ! -e "$2/req.pgm" ] &&
+    grep -q "no server answers" "$2/req.err"' sh "$st" "$SV"
+GPUFILT_SERVER=bogus "$BIN/sobel" "$SAMPLES/coins.pgm" "$SV/bogus.pgm" 2>"$SV/bogus.err"; st=$?
+check server/bad-setting sh -c '[ $1 = 2 ] && grep -q "GPUFILT_SERVER=bogus is not" "$2"' \
+    sh "$st" "$SV/bogus.err"
+
+# GPUFILT_SERVER=start starts one when none answers, and uses it.
+GPUFILT_SERVER=start "$BIN/sobel" -v -t 60 "$SAMPLES/coins.pgm" "$SV/start.pgm" 2>"$SV/start2.err"; st=$?
+check server/start-on-demand sh -c '[ $1 = 0 ] && grep -q "filtered by gpufiltd" "$2" &&
+    "$3/gpufiltd" -s >/dev/null' sh "$st" "$SV/start2.err" "$BIN"
+
+# A server killed in the middle of a client's stream: the client fails
+# with a message (exit 1) and leaves no output file.
+( cat "$SAMPLES/coins.pgm"; sleep 2; cat "$SAMPLES/coins.pgm" ) |
+    GPUFILT_SERVER=require "$BIN/sobel" -t 60 - "$SV/killed.pgm" 2>"$SV/killed.err" &
+pid=$!
+sleep 1
+kill -9 "$(sv_pid)" 2>/dev/null
+wait $pid; st=$?
+why="status $st: $(cat "$SV/killed.err")"
+check server/killed-mid-run sh -c '[ $1 = 1 ] && [ ! -e "$2/killed.pgm" ] &&
+    grep -q "ended during the run" "$2/killed.err"' sh "$st" "$SV"
+
+# Idle: it ends by itself, and removes its socket (a killed one left its
+# socket behind: the next server replaces it).
+sv_start GPUFILTD_IDLE_MS=300
+sleep 2.5
+check server/idle-exit sh -c '! "$1/gpufiltd" -s 2>/dev/null && [ ! -e "$2/sock" ]' sh "$BIN" "$SV"
+
+# SIGTERM ends it cleanly.
+sv_start
+pid=$(sv_pid)
+kill -TERM "$pid" 2>/dev/null
+# Ended: gone, or a zombie its new parent (init) has not reaped yet.
+sv_ended() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+i=0
+while ! sv_ended "$pid" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check server/sigterm sh -c '[ ! -e "$2/sock" ] && ! kill -0 "$1" 2>/dev/null ||
+    grep -q "^State:.*Z" "/proc/$1/status"' sh "$pid" "$SV"
+
+# GPU: a context lost on a GPU (GPUFILTD_FAULT=2: the server's second
+# image faults) fails that run with a message; the server makes the
+# context anew and the next run works.
+if have_gpu; then
+	sv_start GPUFILTD_FAULT=2
+	GPUFILT_SERVER=require "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" "$SV/f1.pgm" 2>/dev/null
+	GPUFILT_SERVER=require "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" "$SV/f2.pgm" 2>"$SV/f2.err"; s2=$?
+	GPUFILT_SERVER=require "$BIN/sobel" -t 60 "$SAMPLES/coins.pgm" "$SV/f3.pgm" 2>"$SV/f3.err"; s3=$?
+	why="second run $s2 ($(cat "$SV/f2.err")), third $s3 ($(cat "$SV/f3.err"))"
+	check server/gpu-context-lost sh -c '[ $1 = 1 ] && [ ! -e "$3/f2.pgm" ] &&
+	    grep -q "context anew" "$3/f2.err" && [ $2 = 0 ] && cmp -s "$3/f1.pgm" "$3/f3.pgm"' \
+	    sh "$s2" "$s3" "$SV"
+	sv_stop
+else
+	skip server/gpu-context-lost "no GPU"
+fi
+
+[ "$sv_saved_socket" = unset ] && unset GPUFILT_SOCKET || GPUFILT_SOCKET=$sv_saved_socket
+[ "$sv_saved_server" = unset ] && unset GPUFILT_SERVER || GPUFILT_SERVER=$sv_saved_server
+export GPUFILT_SOCKET GPUFILT_SERVER 2>/dev/null
