@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gf.h"
+#include "sobel_op_core.h"
 
 enum sobel_mode {
 	SOBEL_MAG_L2,           /* min(maxval, round(sqrt(gx^2 + gy^2))) */
@@ -27,12 +28,16 @@ enum sobel_mode {
 /*
  * What the core needs besides the pixels.  thresh is the largest value
  * that does not pass: floor(t^2) for L2, floor(t) for L1, so the test
- * "value > t" is done exactly in integers.
+ * "value > t" is done exactly in integers.  op is the operator (enum
+ * sobel_op): the 3x3 Sobel's paths are this header's and
+ * kernels/sobel.cu's, the others' sobel_op_core.h's and
+ * kernels/sobel_op.cu's.
  */
 struct sobel_params {
 	int mode;
 	unsigned maxval;
 	uint64_t thresh;
+	int op;
 };
 
 GF_HD int
@@ -97,6 +102,32 @@ sobel_value(int gx, int gy, const struct sobel_params *p)
 		else
 			m = gf_isqrt_round((uint64_t)ax * ax + (uint64_t)ay * ay);
 		return m < p->maxval ? m : p->maxval;
+	}
+}
+
+/*
+ * One output sample from the gradients of any operator: sobel_value's
+ * rules, in 64-bit arithmetic at every depth (sobel7's gradients of
+ * 16-bit samples reach 640 * 65535; their squares need 52 bits).  For the
+ * 3x3 Sobel it equals sobel_value.
+ */
+GF_HD unsigned
+sobel_value_op(int gx, int gy, const struct sobel_params *p)
+{
+	uint64_t ax = gx < 0 ? (uint64_t)-(int64_t)gx : (uint64_t)gx;
+	uint64_t ay = gy < 0 ? (uint64_t)-(int64_t)gy : (uint64_t)gy;
+	uint64_t l1 = ax + ay, s = ax * ax + ay * ay, m;
+
+	switch (p->mode) {
+	case SOBEL_MAG_L1:
+		return l1 < p->maxval ? (unsigned)l1 : p->maxval;
+	case SOBEL_THRESH_L1:
+		return l1 > p->thresh ? p->maxval : 0;
+	case SOBEL_THRESH_L2:
+		return s > p->thresh ? p->maxval : 0;
+	default:
+		m = gf_isqrt_round(s);
+		return m < p->maxval ? (unsigned)m : p->maxval;
 	}
 }
 

@@ -128,6 +128,11 @@ sobel_cpu(const struct image *gray, struct image *out,
 
 	if (p->mode < SOBEL_MAG_L2 || p->mode > SOBEL_THRESH_L1)
 		return gf_fail(e, "sobel mode %d is not one of 0 to 3", p->mode);
+	if (p->op < 0 || p->op >= SOBEL_NOPS)
+		return gf_fail(e, "sobel operator %d is not one of 0 to %d", p->op,
+		    SOBEL_NOPS - 1);
+	if (p->op != SOBEL_OP_SOBEL)
+		return sobel_op_cpu(gray, out, p, border, nthreads, e);
 	if (img_alloc_like(out, gray, 1, e) < 0)
 		return -1;
 	zero = calloc((size_t)gray->width, 2);
