@@ -17,6 +17,14 @@ reflect|--border reflect|--border reflect
 wrap|--border wrap|--border wrap
 auto|-t auto|-t auto
 l1auto|--norm l1 -t auto --border reflect|--norm l1 -t auto --border reflect
+prewitt|--operator prewitt|--operator prewitt
+scharr|--operator scharr|--operator scharr
+sobel5|--operator sobel5|--operator sobel5
+sobel7|--operator sobel7|--operator sobel7
+scharrl1z|--operator scharr --norm l1 --border zero|--operator scharr --norm l1 --border zero
+sobel5thr|--operator sobel5 -t 600 --border reflect|--operator sobel5 -t 154200 --border reflect
+sobel7thr|--operator sobel7 -t 9000.5 --border wrap|--operator sobel7 -t 2313128.5 --border wrap
+sobel7l1|--operator sobel7 --norm l1 -t 12000 --border zero|--operator sobel7 --norm l1 -t 3084000 --border zero
 END
 }
 
@@ -28,5 +36,8 @@ sobel_sanitize() {
 
 -t 60 --border zero
 --norm l1 --border reflect
+--operator scharr --border zero
+--operator sobel5 -t 600 --border reflect
+--operator sobel7 --norm l1
 END
 }
