@@ -98,41 +98,19 @@ op_slide(int (*w)[OP_WIN(T, R)])
 			w[j][k] = w[j + 1][k];
 }
 
-/*
- * Shared tile layout: (rows per block + 2R) rows of stride
- * (block_w + 2) * VEC samples; row r holds image row y0 - R + r, and
- * column VEC + j holds image column x0 + j, so the left apron's R
- * samples sit at VEC - R .. VEC - 1 and the right one's at VEC + tile
- * width on (R < VEC: one chunk either side holds them).
- */
+/* The shared tile's layout is gf_tile_load's (stencil.cuh), with an apron of R. */
 template <typename T, int R>
 __global__ void
 op_shared(gpu_image in, gpu_image out, struct sobel_params p,
     struct sobel_taps t, int border, int rows)
 {
 	extern __shared__ uint4 smem[];
-	T *tile = (T *)smem;
-	const int N = VEC(T);
-	const int tw = blockDim.x * N, th = blockDim.y * rows;
-	const int stride = tw + 2 * N;
+	const int N = VEC(T), tw = blockDim.x * N, th = blockDim.y * rows;
 	const int x0 = blockIdx.x * tw, y0 = blockIdx.y * th;
-	const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-	const int nthreads = blockDim.x * blockDim.y;
+	const int stride = tw + 2 * N;
+	T *tile = (T *)smem;
 
-	for (int i = tid; i < (th + 2 * R) * (int)blockDim.x; i += nthreads) {
-		int r = i / blockDim.x, cx = i % blockDim.x;
-		int yi = gf_border_index(y0 - R + r, in.height, border);
-		gf_load_chunk<T>(in, yi, x0 + cx * N, border, tile + r * stride + N + cx * N);
-	}
-	for (int i = tid; i < (th + 2 * R) * 2 * R; i += nthreads) {
-		int r = i / (2 * R), k = i % (2 * R), right = k >= R;
-		int off = right ? k - R : k;
-		int yi = gf_border_index(y0 - R + r, in.height, border);
-		int xi = gf_border_index(right ? x0 + tw + off : x0 - R + off,
-		    in.width, border);
-		tile[r * stride + (right ? N + tw + off : N - R + off)] =
-		    yi < 0 || xi < 0 ? 0 : gf_row<T>(in, yi)[xi];
-	}
+	gf_tile_load<T>(tile, in, x0, y0, tw, th, R, border);
 	__syncthreads();
 
 	const int x = x0 + threadIdx.x * N, ty = threadIdx.y * rows;

@@ -106,6 +106,8 @@ bad_cases() {
 sobel|t-abc|2|||-t abc "$C" "$OUT"
 sobel|t-negative|2|||-t -5 "$C" "$OUT"
 sobel|norm-bogus|2||not a norm|--norm l3 "$C" "$OUT"
+sobel|operator-bogus|2||'laplace' is not an operator; choose sobel, prewitt, scharr, sobel5 or sobel7|--operator laplace "$C" "$OUT"
+sobel|operator-auto|2||-t auto takes Otsu's threshold of the 3x3 Sobel gradient only, not of --operator scharr|--operator scharr -t auto "$C" "$OUT"
 conv2d|no-kernel|2||no kernel|"$C" "$OUT"
 conv2d|ragged|2||row 2 has 2 values; row 1 has 3|-k "1 2 1; 2 4" "$C" "$OUT"
 conv2d|not-a-number|2||row 1, value 2: 'x'|-k "1 x 1" "$C" "$OUT"

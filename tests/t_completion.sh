@@ -57,3 +57,15 @@ for tool in $TOOLS; do
 		fail "completion/$tool/zsh-source" "$(cat "$d/err")"
 	fi
 done
+
+# sobel's --operator completes with the operators' names.
+d=$TMP/completion/sobel
+got=$(bash -c '. "$1"; COMP_WORDS=(sobel --operator s); COMP_CWORD=2; _gpufilt_sobel
+    echo "${COMPREPLY[*]}"; COMP_WORDS=(sobel --operator p); COMP_CWORD=2
+    _gpufilt_sobel; echo "${COMPREPLY[*]}"' sh "$d/bash" 2>&1)
+if [ "$got" = "sobel scharr sobel5 sobel7
+prewitt" ]; then
+	pass "completion/sobel/operator"
+else
+	fail "completion/sobel/operator" "--operator s, --operator p gave: $got"
+fi
