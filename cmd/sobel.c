@@ -8,12 +8,16 @@
 #include "cli.h"
 #include "sobel_tool.h"
 
-enum { OPT_NORM = GF_OPT_TOOL, OPT_OPERATOR };
+enum { OPT_NORM = GF_OPT_TOOL, OPT_OPERATOR, OPT_COLOUR };
 
-/* The values of -t besides numbers, of --norm and of --operator, for completion. */
+/* The values of -t besides numbers, --norm, --operator and --colour, for completion. */
 static int
 sobel_complete(int c, char *w, size_t n)
 {
+	if (c == OPT_COLOUR) {
+		snprintf(w, n, "gray channels");
+		return 1;
+	}
 	if (c == OPT_OPERATOR) {
 		size_t k = 0;
 		w[0] = '\0';
@@ -28,12 +32,22 @@ sobel_complete(int c, char *w, size_t n)
 	return 1;
 }
 
-/* Handles -t (a number >= 0, or "auto"), --norm l2|l1 and --operator NAME. */
+/*
+ * Handles -t (a number >= 0, or "auto"), --norm l2|l1, --operator NAME
+ * and --colour gray|channels.
+ */
 static int
 sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 {
 	struct sobel_opts *so = ctx;
 
+	if (c == OPT_COLOUR) {
+		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0)
+			return gf_fail(e, "--colour '%s' is not a colour mode; choose "
+			    "gray or channels", arg);
+		so->channels = strcmp(arg, "channels") == 0;
+		return 1;
+	}
 	if (c == OPT_OPERATOR)
 		return sobel_op_parse(arg, &so->op, e) < 0 ? -1 : 1;
 
@@ -80,6 +94,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{"colour", required_argument, NULL, OPT_COLOUR},
 		{"norm", required_argument, NULL, OPT_NORM},
 		{"operator", required_argument, NULL, OPT_OPERATOR},
 		{"threshold", required_argument, NULL, 't'},
@@ -90,9 +105,10 @@ main(int argc, char **argv)
 		.name = "sobel",
 		.synopsis =
 		    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
-		    "             [--block WxH] [--border mode] [--device list] [--fallback]\n"
-		    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1]\n"
-		    "             [--operator name] [--quality N] [--rows N] [input [output]]\n"
+		    "             [--block WxH] [--border mode] [--colour gray|channels]\n"
+		    "             [--device list] [--fallback] [--max-pixels N] [--no-autorotate]\n"
+		    "             [--norm l2|l1] [--operator name] [--quality N] [--rows N]\n"
+		    "             [input [output]]\n"
 		    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 		    "             -o dir [input ...]\n",
 		.help =
@@ -100,7 +116,9 @@ main(int argc, char **argv)
 		    "                  -t auto takes Otsu's threshold of each image\n"
 		    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n"
 		    "  --operator name gradient operator: sobel (3x3, default), prewitt,\n"
-		    "                  scharr, sobel5, sobel7 (OpenCV's Sobel ksize 5, 7)\n",
+		    "                  scharr, sobel5, sobel7 (OpenCV's Sobel ksize 5, 7)\n"
+		    "  --colour gray|channels  colour input made gray (default), or each\n"
+		    "                  colour channel filtered alone (alpha kept), as vips sobel\n",
 		.shortopts = "t:",
 		.longopts = longopts,
 		.option = sobel_option,

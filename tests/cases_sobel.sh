@@ -25,7 +25,15 @@ scharrl1z|--operator scharr --norm l1 --border zero|--operator scharr --norm l1 
 sobel5thr|--operator sobel5 -t 600 --border reflect|--operator sobel5 -t 154200 --border reflect
 sobel7thr|--operator sobel7 -t 9000.5 --border wrap|--operator sobel7 -t 2313128.5 --border wrap
 sobel7l1|--operator sobel7 --norm l1 -t 12000 --border zero|--operator sobel7 --norm l1 -t 3084000 --border zero
+chan|--colour channels|--colour channels
+chanauto|--colour channels -t auto --border reflect|--colour channels -t auto --border reflect
 END
+}
+
+# The extension of sample $1's output under option set $2: PPM for the
+# colour samples filtered channel by channel, else PGM.
+sobel_ext() {
+	case $2:$1 in chan*:chelsea*|chan*:small*) echo ppm ;; *) echo pgm ;; esac
 }
 
 
@@ -39,5 +47,6 @@ sobel_sanitize() {
 --operator scharr --border zero
 --operator sobel5 -t 600 --border reflect
 --operator sobel7 --norm l1
+--colour channels -t auto
 END
 }

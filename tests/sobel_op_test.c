@@ -3,15 +3,18 @@
  * sobel7): the CPU reference against a step computed by hand, against the
  * window core (sobel_op_grad, what every GPU kernel calls) pixel by
  * pixel, on any number of threads; sobel_value_op against sobel_value;
- * then every GPU strategy and launch shape against the CPU, bit for bit
- * (skipped without a GPU).  Prints "pass NAME", "fail NAME: why" or
+ * the tool's --colour channels on the CPU against sobel_cpu of each
+ * channel alone, alpha copied; then every GPU strategy and launch shape
+ * against the CPU, bit for bit (skipped without a GPU).  Prints "pass NAME", "fail NAME: why" or
  * "skip NAME: why".
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "border.h"
+#include "otsu.h"
 #include "sobel_tool.h"
+#include "tool.h"
 #include "unit.h"
 
 static const char *op_names[] = {"sobel", "prewitt", "scharr", "sobel5", "sobel7"};
@@ -201,6 +204,72 @@ test_value(void)
 	result("op_value_equals_sobel_value", bad == 0, "%zu gradients differ", bad);
 }
 
+/*
+ * --colour channels: the tool's CPU work on an RGB+alpha image, 8- and
+ * 16-bit, with sobel5 and a threshold and with -t auto (each channel its
+ * own Otsu threshold), is sobel_cpu (and otsu_cpu) of each colour channel
+ * alone, and alpha unchanged.
+ */
+static void
+test_channels(void)
+{
+	char name[64];
+
+	for (int deep = 0; deep < 2; deep++)
+		for (int autot = 0; autot < 2; autot++) {
+			unsigned m = deep ? 65535 : 255;
+			struct image in = image_noise(45, 31, 4, m, m / 3, 77u + deep);
+			struct image plane = image_of(45, 31, 1, m, NULL), want;
+			struct image got = {0, 0, 0, 0, NULL};
+			struct sobel_opts o;
+			struct tool t;
+			struct gf_times tm;
+			struct gf_err e = {0};
+			size_t n = 45 * 31, bad = 0;
+			int ok;
+
+			memset(&o, 0, sizeof(o));
+			gf_opts_init(&o.common);
+			o.channels = 1;
+			o.op = autot ? SOBEL_OP_SOBEL : SOBEL_OP_SOBEL5;
+			o.threshold = !autot;
+			o.threshold_auto = autot;
+			o.t = m * 48 / 8.5;
+			sobel_tool(&t, &o);
+			memset(&tm, 0, sizeof(tm));
+			ok = !t.gray && t.cpu(t.ctx, &in, &got, &tm, &e) == 0 &&
+			    got.channels == 4;
+			for (int c = 0; ok && c < 4; c++) {
+				for (size_t i = 0; i < n; i++)
+					img_set(&plane, i, img_get(&in, i * 4 + c));
+				if (c < 3) {
+					uint32_t ot = 0;
+					struct sobel_params p;
+					if (autot && otsu_cpu(&plane, 0, 0, &ot, 1, &e) < 0)
+						ok = 0;
+					p = sobel_params_for(&o, m, autot ? ot : o.t);
+					if (!ok || sobel_cpu(&plane, &want, &p, 0, 1, &e) < 0) {
+						ok = 0;
+						break;
+					}
+				} else {
+					want = image_of(45, 31, 1, m, NULL);
+					memcpy(want.px, plane.px, n * gf_sample_bytes(m));
+				}
+				for (size_t i = 0; i < n; i++)
+					bad += img_get(&got, i * 4 + c) != img_get(&want, i);
+				img_free(&want);
+			}
+			snprintf(name, sizeof(name), "op_channels_%d%s", deep ? 16 : 8,
+			    autot ? "_auto" : "");
+			result(name, ok && bad == 0, "%s; %zu samples differ", e.msg, bad);
+			if (got.px != NULL)
+				img_free(&got);
+			img_free(&plane);
+			img_free(&in);
+		}
+}
+
 /* ---- GPU against the CPU reference */
 
 static const struct gf_launch shapes[] = {{0, 0, 0}, {7, 3, 5}, {32, 8, 2},
@@ -337,6 +406,7 @@ main(void)
 	test_step();
 	test_cpu_plain();
 	test_value();
+	test_channels();
 	test_gpu();
 	return nfail ? 1 : 0;
 }

@@ -58,14 +58,16 @@ for tool in $TOOLS; do
 	fi
 done
 
-# sobel's --operator completes with the operators' names.
+# sobel's --operator completes with the operators' names, --colour with its modes.
 d=$TMP/completion/sobel
 got=$(bash -c '. "$1"; COMP_WORDS=(sobel --operator s); COMP_CWORD=2; _gpufilt_sobel
     echo "${COMPREPLY[*]}"; COMP_WORDS=(sobel --operator p); COMP_CWORD=2
+    _gpufilt_sobel; echo "${COMPREPLY[*]}"; COMP_WORDS=(sobel --colour ""); COMP_CWORD=2
     _gpufilt_sobel; echo "${COMPREPLY[*]}"' sh "$d/bash" 2>&1)
 if [ "$got" = "sobel scharr sobel5 sobel7
-prewitt" ]; then
-	pass "completion/sobel/operator"
+prewitt
+gray channels" ]; then
+	pass "completion/sobel/operator-colour"
 else
-	fail "completion/sobel/operator" "--operator s, --operator p gave: $got"
+	fail "completion/sobel/operator-colour" "--operator s, --operator p, --colour gave: $got"
 fi

@@ -18,15 +18,19 @@ Without OpenCV (numpy alone): the gradients are a direct 2D correlation
 with kernels derived as OpenCV derives them, smoothing = the binomial row
 of ksize taps, derivative = [-1, 1] convolved with the binomial row of
 ksize - 1 taps (Prewitt: box and [-1, 0, 1]; Scharr: 3 10 3 and
-[-1, 0, 1]), over the PGM samples only (no PNG or JPEG reader without
-OpenCV: those files are reported as skipped).
+[-1, 0, 1]), over the PNM samples, and the PNG ones decoded by netpbm's
+pngtopam where it is installed (no JPEG reader then: those files are
+reported as skipped).
+
+--colour channels: each colour channel alone, in the golden's channel
+order (OpenCV's BGR on both sides, or RGB on both).
 
 Either way the rounding and threshold comparisons are written out in
 numpy, and Otsu's threshold (-t auto) comes from numpy's cumulative sums.
 
 Usage: python3 tests/golden/check_sobel.py [--numpy]   (from anywhere)
 """
-import glob, os, sys
+import glob, os, shutil, subprocess, sys
 import numpy as np
 
 try:
@@ -51,20 +55,35 @@ def taps(op):
     k = {'sobel': 3, 'sobel5': 5, 'sobel7': 7}[op]
     return binomial(k), np.convolve([-1, 1], binomial(k - 1))
 
-def gray(path):
+def readable(path):
+    """Whether this run can read the sample at path."""
+    return cv2 is not None or path.endswith(('.pgm', '.ppm')) or \
+        (path.endswith('.png') and shutil.which('pngtopam') is not None)
+
+def load(path, channels):
+    """The sample as the tool filters it: gray, or its colour channels
+    (BGR with OpenCV, RGB without) with --colour channels."""
     if cv2 is None:
-        return read_pgm(path)
+        im = read_pgm(path) if not path.endswith('.png') else \
+            read_pgm(None, subprocess.run(['pngtopam', path], check=True,
+                                          stdout=subprocess.PIPE).stdout)
+        if im.ndim == 3 and not channels:
+            r, g, b = im[..., 0], im[..., 1], im[..., 2]
+            im = (299 * r + 587 * g + 114 * b + 500) // 1000
+        return im
     if path.endswith('.jpg'):
-        return cv2.imread(path, cv2.IMREAD_GRAYSCALE).astype(np.int64)
+        return cv2.imread(path, cv2.IMREAD_COLOR if channels else
+                          cv2.IMREAD_GRAYSCALE).astype(np.int64)
     im = cv2.imread(path, cv2.IMREAD_UNCHANGED).astype(np.int64)
-    if im.ndim == 3:
+    if im.ndim == 3 and not channels:
         b, g, r = im[..., 0], im[..., 1], im[..., 2]
         im = (299 * r + 587 * g + 114 * b + 500) // 1000
     return im
 
-def read_pgm(path):
-    """A binary PGM (P5) with no comments, as samples/ and the goldens are."""
-    data = open(path, 'rb').read()
+def read_pgm(path, data=None):
+    """A binary PGM or PPM (P5, P6) with no comments, as samples/ and the
+    goldens are; RGB for a PPM."""
+    data = open(path, 'rb').read() if data is None else data
     fields, pos = [], 0
     while len(fields) < 4:
         while data[pos:pos + 1].isspace():
@@ -75,10 +94,12 @@ def read_pgm(path):
         fields.append(data[pos:end])
         pos = end
     pos += 1
-    assert fields[0] == b'P5', path
+    assert fields[0] in (b'P5', b'P6'), path
+    ch = 3 if fields[0] == b'P6' else 1
     w, h, maxval = int(fields[1]), int(fields[2]), int(fields[3])
     dt = '>u2' if maxval > 255 else 'u1'
-    return np.frombuffer(data, dtype=dt, count=w * h, offset=pos).reshape(h, w).astype(np.int64)
+    im = np.frombuffer(data, dtype=dt, count=w * h * ch, offset=pos)
+    return (im.reshape(h, w, 3) if ch == 3 else im.reshape(h, w)).astype(np.int64)
 
 def option(opts, name, default=None):
     return opts.split(name + ' ')[1].split()[0] if name + ' ' in opts else default
@@ -137,6 +158,9 @@ def otsu(mag, maxval):
     return int(np.argmax(score))
 
 def expected(im, opts, maxval):
+    if im.ndim == 3:
+        return np.stack([expected(im[..., c], opts, maxval)
+                         for c in range(im.shape[2])], axis=2)
     gx, gy = grads(im, opts)
     l1 = '--norm l1' in opts
     t = option(opts, '-t')
@@ -164,16 +188,16 @@ def main():
         cases[cfg] = (o8, o16)
     bad = skipped = 0
     print('gradients by', 'OpenCV ' + cv2.__version__ if cv2 else 'numpy alone')
-    for g in sorted(glob.glob(root + '/tests/golden/sobel/*.pgm')):
+    for g in sorted(glob.glob(root + '/tests/golden/sobel/*.p[gp]m')):
         name, cfg = os.path.basename(g)[:-4].rsplit('.', 1)
         src = [f for f in glob.glob(root + '/samples/' + name + '.*') if not f.endswith('.py')][0]
-        if cv2 is None and not src.endswith('.pgm'):
+        if not readable(src):
             skipped += 1
-            print('%-40s skipped (no OpenCV to read %s)' % (os.path.basename(g), src.rsplit('/', 1)[1]))
+            print('%-40s skipped (no reader for %s)' % (os.path.basename(g), src.rsplit('/', 1)[1]))
             continue
-        im = gray(src)
         maxval = 65535 if name == 'astro16' else 255
         opts = cases[cfg][1 if name == 'astro16' else 0]
+        im = load(src, '--colour channels' in opts)
         want = expected(im, opts, maxval)
         got = (cv2.imread(g, cv2.IMREAD_UNCHANGED) if cv2 else read_pgm(g)).astype(np.int64).reshape(want.shape)
         n = int((want != got).sum())

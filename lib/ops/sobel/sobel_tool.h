@@ -20,6 +20,7 @@ struct sobel_opts {
 	int threshold_auto;     /* -t auto: Otsu's threshold per image */
 	double t;
 	int op;                 /* --operator: enum sobel_op */
+	int channels;           /* --colour channels: each colour channel alone */
 };
 
 /*
