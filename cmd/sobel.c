@@ -8,14 +8,18 @@
 #include "cli.h"
 #include "sobel_tool.h"
 
-enum { OPT_NORM = GF_OPT_TOOL, OPT_OPERATOR, OPT_COLOUR };
+enum { OPT_NORM = GF_OPT_TOOL, OPT_OPERATOR, OPT_COLOUR, OPT_GRADIENT };
 
-/* The values of -t besides numbers, --norm, --operator and --colour, for completion. */
+/*
+ * The values of -t besides numbers, --norm, --operator, --colour and
+ * --gradient, for completion.
+ */
 static int
 sobel_complete(int c, char *w, size_t n)
 {
-	if (c == OPT_COLOUR) {
-		snprintf(w, n, "gray channels");
+	if (c == OPT_COLOUR || c == OPT_GRADIENT) {
+		snprintf(w, n, "%s", c == OPT_COLOUR ? "gray channels" :
+		    "magnitude direction");
 		return 1;
 	}
 	if (c == OPT_OPERATOR) {
@@ -33,14 +37,21 @@ sobel_complete(int c, char *w, size_t n)
 }
 
 /*
- * Handles -t (a number >= 0, or "auto"), --norm l2|l1, --operator NAME
- * and --colour gray|channels.
+ * Handles -t (a number >= 0, or "auto"), --norm l2|l1, --operator NAME,
+ * --colour gray|channels and --gradient magnitude|direction.
  */
 static int
 sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 {
 	struct sobel_opts *so = ctx;
 
+	if (c == OPT_GRADIENT) {
+		if (strcmp(arg, "magnitude") != 0 && strcmp(arg, "direction") != 0)
+			return gf_fail(e, "--gradient '%s' is not an output; choose "
+			    "magnitude or direction", arg);
+		so->direction = strcmp(arg, "direction") == 0;
+		return 1;
+	}
 	if (c == OPT_COLOUR) {
 		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0)
 			return gf_fail(e, "--colour '%s' is not a colour mode; choose "
@@ -69,14 +80,18 @@ sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 }
 
 /*
- * Otsu's threshold (-t auto) is taken of the 3x3 Sobel's magnitudes
- * alone; every other combination of sobel's options is valid.
+ * The direction takes no threshold, and Otsu's threshold (-t auto) is
+ * taken of the 3x3 Sobel's magnitudes alone; every other combination of
+ * sobel's options is valid.
  */
 static int
 sobel_check(void *ctx, struct gf_err *e)
 {
 	const struct sobel_opts *so = ctx;
 
+	if (so->direction && (so->threshold || so->threshold_auto))
+		return gf_fail(e, "--gradient direction writes the direction, which "
+		    "takes no threshold; leave out -t");
 	if (so->threshold_auto && so->op != SOBEL_OP_SOBEL)
 		return gf_fail(e, "-t auto takes Otsu's threshold of the 3x3 Sobel "
 		    "gradient only, not of --operator %s; give -t a number",
@@ -95,6 +110,7 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"colour", required_argument, NULL, OPT_COLOUR},
+		{"gradient", required_argument, NULL, OPT_GRADIENT},
 		{"norm", required_argument, NULL, OPT_NORM},
 		{"operator", required_argument, NULL, OPT_OPERATOR},
 		{"threshold", required_argument, NULL, 't'},
@@ -106,9 +122,9 @@ main(int argc, char **argv)
 		.synopsis =
 		    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
 		    "             [--block WxH] [--border mode] [--colour gray|channels]\n"
-		    "             [--device list] [--fallback] [--max-pixels N] [--no-autorotate]\n"
-		    "             [--norm l2|l1] [--operator name] [--quality N] [--rows N]\n"
-		    "             [input [output]]\n"
+		    "             [--device list] [--fallback] [--gradient magnitude|direction]\n"
+		    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1]\n"
+		    "             [--operator name] [--quality N] [--rows N] [input [output]]\n"
 		    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 		    "             -o dir [input ...]\n",
 		.help =
@@ -117,6 +133,8 @@ main(int argc, char **argv)
 		    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n"
 		    "  --operator name gradient operator: sobel (3x3, default), prewitt,\n"
 		    "                  scharr, sobel5, sobel7 (OpenCV's Sobel ksize 5, 7)\n"
+		    "  --gradient magnitude|direction  the magnitude (default), or the\n"
+		    "                  direction: atan2(gy,gx) in 256 bins, 0 to 255\n"
 		    "  --colour gray|channels  colour input made gray (default), or each\n"
 		    "                  colour channel filtered alone (alpha kept), as vips sobel\n",
 		.shortopts = "t:",

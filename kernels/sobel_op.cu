@@ -1,6 +1,7 @@
 /*
  * sobel_op.cu - sobel's other operators (--operator prewitt, scharr,
- * sobel5, sobel7) on the GPU, four ways.  Every kernel gathers the
+ * sobel5, sobel7) and the direction of any operator (--gradient
+ * direction) on the GPU, four ways.  Every kernel gathers the
  * (2R+1) x (2R+1) window of an output pixel and hands it to
  * sobel_op_grad and sobel_value_op (lib/ops/sobel/sobel_op_core.h), the
  * core that the CPU reference's integers equal; they differ only in how
@@ -262,7 +263,7 @@ sobel_op_launch(enum gf_strategy s, const struct gpu_image *in,
     const struct gpu_image *out, const struct sobel_params *p, int border,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream)
 {
-	if (p->op <= SOBEL_OP_SOBEL || p->op >= SOBEL_NOPS)
+	if (!sobel_op_path(p) || p->op < 0 || p->op >= SOBEL_NOPS)
 		return cudaErrorInvalidValue;
 	if (in->maxval > 255)
 		return op_launch_type<uint16_t>(s, *in, *out, *p, border, l, tex, stream);

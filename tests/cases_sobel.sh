@@ -27,6 +27,8 @@ sobel7thr|--operator sobel7 -t 9000.5 --border wrap|--operator sobel7 -t 2313128
 sobel7l1|--operator sobel7 --norm l1 -t 12000 --border zero|--operator sobel7 --norm l1 -t 3084000 --border zero
 chan|--colour channels|--colour channels
 chanauto|--colour channels -t auto --border reflect|--colour channels -t auto --border reflect
+dir|--gradient direction|--gradient direction
+dir7|--gradient direction --operator sobel7 --border reflect|--gradient direction --operator sobel7 --border reflect
 END
 }
 
@@ -48,5 +50,6 @@ sobel_sanitize() {
 --operator sobel5 -t 600 --border reflect
 --operator sobel7 --norm l1
 --colour channels -t auto
+--gradient direction --border wrap
 END
 }

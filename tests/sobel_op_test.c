@@ -8,6 +8,7 @@
  * against the CPU, bit for bit (skipped without a GPU).  Prints "pass NAME", "fail NAME: why" or
  * "skip NAME: why".
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +21,7 @@
 static const char *op_names[] = {"sobel", "prewitt", "scharr", "sobel5", "sobel7"};
 static const char *border_names[] = {"replicate", "zero", "reflect", "wrap"};
 
-/* The parameters of operator op, mode 0..3 (enum sobel_mode), threshold t. */
+/* The parameters of operator op, mode 0..4 (enum sobel_mode), threshold t. */
 static struct sobel_params
 op_params(int op, int mode, unsigned maxval, double t)
 {
@@ -29,6 +30,7 @@ op_params(int op, int mode, unsigned maxval, double t)
 	memset(&o, 0, sizeof(o));
 	o.l1 = mode == SOBEL_MAG_L1 || mode == SOBEL_THRESH_L1;
 	o.threshold = mode == SOBEL_THRESH_L2 || mode == SOBEL_THRESH_L1;
+	o.direction = mode == SOBEL_DIRECTION;
 	o.t = t;
 	o.op = op;
 	return sobel_params_for(&o, maxval, t);
@@ -119,7 +121,8 @@ op_plain(const struct image *in, const struct sobel_params *p, int border)
 
 /*
  * sobel_cpu on 1, 3 and 7 threads gives the window core's samples, for
- * every operator, border, mode and depth, on odd sizes (narrower and
+ * every operator, border, mode (the direction too) and depth (the 3x3
+ * Sobel's magnitudes through its own rows), on odd sizes (narrower and
  * shorter than the window too).  Thresholds sit inside the gradients'
  * range, full-range and low-contrast noise alike.
  */
@@ -130,12 +133,12 @@ test_cpu_plain(void)
 	static const int threads[] = {1, 3, 7};
 	char name[64], why[600] = "";
 
-	for (int op = SOBEL_OP_PREWITT; op < SOBEL_NOPS; op++)
+	for (int op = SOBEL_OP_SOBEL; op < SOBEL_NOPS; op++)
 		for (int deep = 0; deep < 2; deep++) {
 			unsigned m = deep ? 65535 : 255;
 			static const double scale[] = {4, 3, 16, 48, 640};
 			size_t bad = 0;
-			for (int mode = 0; mode < 4; mode++) {
+			for (int mode = 0; mode <= SOBEL_DIRECTION; mode++) {
 				struct sobel_params p = op_params(op, mode, m,
 				    m * scale[op] / 5.5);
 				for (size_t k = 0; k < 5; k++)
@@ -270,6 +273,45 @@ test_channels(void)
 		}
 }
 
+/*
+ * sobel_dir_bin: the axes and diagonals by hand (theta 0, 45, 90, ...:
+ * bins 0, 32, 64, ...; just either side of 0 degrees: 0 and 255), then
+ * every gradient with |gx|, |gy| <= 4080 (any 3x3 operator's on 8-bit
+ * samples) against floor(atan2(gy, gx) * 128 / pi) mod 256: the nearest
+ * boundary lies far further from any of them than atan2's error.
+ */
+static void
+test_direction(void)
+{
+	static const int cases[][3] = {
+		{0, 0, 0}, {1, 0, 0}, {1, 1, 32}, {0, 1, 64}, {-1, 1, 96},
+		{-1, 0, 128}, {-1, -1, 160}, {0, -1, 192}, {1, -1, 224},
+		{1000, 1, 0}, {1000, -1, 255}, {-1000, 1, 127}, {-1000, -1, 128},
+		{1, 1000, 63}, {-1, 1000, 64}, {7, 0, 0}, {0, -5, 192},
+	};
+	size_t bad = 0, k;
+	int bx = 0, by = 0;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		if (sobel_dir_bin(cases[k][0], cases[k][1]) != (unsigned)cases[k][2])
+			break;
+	result("op_direction_by_hand", k == sizeof(cases) / sizeof(cases[0]),
+	    "(%d, %d) gives %u, expected %d", cases[k % 17][0], cases[k % 17][1],
+	    sobel_dir_bin(cases[k % 17][0], cases[k % 17][1]), cases[k % 17][2]);
+	for (int gy = -4080; gy <= 4080; gy++)
+		for (int gx = -4080; gx <= 4080; gx++) {
+			double a = atan2((double)gy, (double)gx) * 128.0 / M_PI;
+			int want = (int)floor(a < 0 ? a + 256.0 : a) & 255;
+			if (sobel_dir_bin(gx, gy) != (unsigned)want && bad++ == 0) {
+				bx = gx;
+				by = gy;
+			}
+		}
+	result("op_direction_atan2", bad == 0, "%zu gradients differ, first "
+	    "(%d, %d): %u, atan2 says %g", bad, bx, by, sobel_dir_bin(bx, by),
+	    atan2(by, bx) * 128.0 / M_PI);
+}
+
 /* ---- GPU against the CPU reference */
 
 static const struct gf_launch shapes[] = {{0, 0, 0}, {7, 3, 5}, {32, 8, 2},
@@ -353,8 +395,9 @@ gpu_case(struct gpu *g, const struct image *in, int op, int border, int mode,
 /*
  * Random 8- and 16-bit images, full range and low contrast, of odd sizes
  * (narrower than a window, a tile's width plus one), every operator,
- * border and mode, through every strategy and shape: the CPU's samples.
- * One case per operator, strategy and shape.
+ * border and mode, and the 3x3 Sobel's direction, through every strategy
+ * and shape: the CPU's samples.  One case per operator, strategy and
+ * shape (op_gpu_sobel_*: the direction alone).
  */
 static void
 test_gpu(void)
@@ -374,13 +417,15 @@ test_gpu(void)
 				struct image in = image_noise(sizes[z][0],
 				    sizes[z][1], 1, mv, mv / div,
 				    11 + (uint32_t)z * 37 + div);
-				for (int op = SOBEL_OP_PREWITT; op < SOBEL_NOPS; op++)
+				for (int op = SOBEL_OP_SOBEL; op < SOBEL_NOPS; op++)
 					for (int b = 0; b < 4; b++)
-						for (int m = 0; m < 4; m++)
-							gpu_case(&g, &in, op, b, m, t[op]);
+						for (int m = 0; m <= SOBEL_DIRECTION; m++)
+							if (op != SOBEL_OP_SOBEL ||
+							    m == SOBEL_DIRECTION)
+								gpu_case(&g, &in, op, b, m, t[op]);
 				img_free(&in);
 			}
-	for (int op = SOBEL_OP_PREWITT; op < SOBEL_NOPS; op++)
+	for (int op = SOBEL_OP_SOBEL; op < SOBEL_NOPS; op++)
 		for (int s = 0; s < NGPU; s++)
 			for (size_t l = 0; l < NSHAPES; l++) {
 				struct tally *c = &t[op][s][l];
@@ -406,6 +451,7 @@ main(void)
 	test_step();
 	test_cpu_plain();
 	test_value();
+	test_direction();
 	test_channels();
 	test_gpu();
 	return nfail ? 1 : 0;

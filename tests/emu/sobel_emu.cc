@@ -1,6 +1,7 @@
 /*
  * sobel_emu - the kernels of sobel's operators (kernels/sobel_op.cu:
- * prewitt, scharr, sobel5, sobel7) run on the CPU through emu.h, against
+ * prewitt, scharr, sobel5, sobel7, and the direction of every operator,
+ * the 3x3 Sobel's too) run on the CPU through emu.h, against
  * the CPU reference, bit for bit: global, shared and sliding (texture
  * reads go through tex2D, which the emulator lacks; its kernel is
  * global's with another loader), every border, every output mode, the
@@ -72,7 +73,8 @@ main(int argc, char **argv)
 {
 	static const char *ops[] = {"sobel", "prewitt", "scharr", "sobel5", "sobel7"};
 	static const char *borders[] = {"replicate", "zero", "reflect", "wrap"};
-	static const char *modes[] = {"l2", "l1", "thresh_l2", "thresh_l1"};
+	static const char *modes[] = {"l2", "l1", "thresh_l2", "thresh_l1",
+	    "direction"};
 	static const struct gf_launch shapes[] = {{0, 0, 0}, {3, 2, 5}, {1, 1, 1},
 	    {5, 3, 2}};
 
@@ -83,11 +85,14 @@ main(int argc, char **argv)
 		const char *base = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
 		/* Thresholds that split typical gradients of each operator. */
 		const double scale = im.maxval / 255.0;
-		for (int op = SOBEL_OP_PREWITT; op < SOBEL_NOPS; op++) {
+		for (int op = SOBEL_OP_SOBEL; op < SOBEL_NOPS; op++) {
 			const double t = (op == SOBEL_OP_SOBEL7 ? 9000.5 :
 			    op == SOBEL_OP_SOBEL5 ? 600 : 80.5) * scale;
 			for (int bo = 0; bo < 4; bo++)
-				for (int m = 0; m < 4; m++) {
+				for (int m = 0; m <= SOBEL_DIRECTION; m++) {
+					/* The 3x3 Sobel comes here for its direction alone. */
+					if (op == SOBEL_OP_SOBEL && m != SOBEL_DIRECTION)
+						continue;
 					struct sobel_params p;
 					char name[200];
 					p.mode = m;

@@ -23,7 +23,9 @@ pngtopam where it is installed (no JPEG reader then: those files are
 reported as skipped).
 
 --colour channels: each colour channel alone, in the golden's channel
-order (OpenCV's BGR on both sides, or RGB on both).
+order (OpenCV's BGR on both sides, or RGB on both).  --gradient
+direction: numpy's arctan2 of those gradients, in degrees from 0 to
+360, times 256 / 360, floored.
 
 Either way the rounding and threshold comparisons are written out in
 numpy, and Otsu's threshold (-t auto) comes from numpy's cumulative sums.
@@ -162,6 +164,11 @@ def expected(im, opts, maxval):
         return np.stack([expected(im[..., c], opts, maxval)
                          for c in range(im.shape[2])], axis=2)
     gx, gy = grads(im, opts)
+    if '--gradient direction' in opts:
+        # cv2.phase's angle, atan2(gy, gx) in [0, 360) degrees, in 256 bins.
+        deg = np.degrees(np.arctan2(gy.astype(np.float64), gx.astype(np.float64)))
+        deg = np.where(deg < 0, deg + 360.0, deg)
+        return np.minimum(np.floor(deg * 256.0 / 360.0).astype(np.int64), 255)
     l1 = '--norm l1' in opts
     t = option(opts, '-t')
     if t == 'auto':

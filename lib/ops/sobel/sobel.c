@@ -53,6 +53,10 @@ sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 	p.maxval = maxval;
 	p.thresh = 0;
 	p.op = o->op;
+	if (o->direction) {
+		p.mode = SOBEL_DIRECTION;
+		return p;
+	}
 	if (!o->threshold && !o->threshold_auto) {
 		p.mode = o->l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
 		return p;
@@ -74,6 +78,9 @@ sobel_op_gpu(struct gpu *g, const struct gpu_image *in,
 	int tw, th;
 	size_t smem;
 
+	if (p->mode == SOBEL_DIRECTION && in->maxval < 255)
+		return gf_fail(e, "the direction's bins 0 to 255 need a maxval of "
+		    "255 or more; this image's is %u", in->maxval);
 	if (s == GF_AUTO)
 		s = SOBEL_OP_AUTO;
 	sobel_op_shape(s, p->op, in->maxval, &shape, &tw, &th, &smem);
@@ -94,7 +101,7 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
 	int tw, th;
 	size_t smem;
 
-	if (p->op != SOBEL_OP_SOBEL)
+	if (sobel_op_path(p))
 		return sobel_op_gpu(g, in, out, p, border, s, l, e);
 	if (s == GF_AUTO)
 		s = SOBEL_AUTO(in->maxval);

@@ -26,8 +26,9 @@ int sobel_cpu(const struct image *gray, struct image *out,
     const struct sobel_params *p, int border, int nthreads, struct gf_err *e);
 
 /*
- * The same for an operator other than the 3x3 Sobel (p->op, sobel_op_core.h):
- * sobel_cpu's work then (lib/ops/sobel/sobel_op_cpu.c).
+ * The same for an operator other than the 3x3 Sobel (p->op,
+ * sobel_op_core.h) or the direction (sobel_op_path): sobel_cpu's work
+ * then (lib/ops/sobel/sobel_op_cpu.c).
  */
 int sobel_op_cpu(const struct image *gray, struct image *out,
     const struct sobel_params *p, int border, int nthreads, struct gf_err *e);
@@ -58,8 +59,8 @@ cudaError_t sobel_launch(enum gf_strategy s, const struct gpu_image *in,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream);
 
 /*
- * The operators' kernels (kernels/sobel_op.cu), for p->op other than
- * the 3x3 Sobel: as sobel_shape and sobel_launch, with an apron of the
+ * The operators' kernels (kernels/sobel_op.cu), for the parameters of
+ * sobel_op_path: as sobel_shape and sobel_launch, with an apron of the
  * operator's radius.
  */
 void sobel_op_shape(enum gf_strategy s, int op, unsigned maxval,

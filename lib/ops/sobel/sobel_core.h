@@ -22,7 +22,8 @@ enum sobel_mode {
 	SOBEL_MAG_L2,           /* min(maxval, round(sqrt(gx^2 + gy^2))) */
 	SOBEL_MAG_L1,           /* min(maxval, |gx| + |gy|) */
 	SOBEL_THRESH_L2,        /* maxval if gx^2 + gy^2 > t^2, else 0 */
-	SOBEL_THRESH_L1         /* maxval if |gx| + |gy| > t, else 0 */
+	SOBEL_THRESH_L1,        /* maxval if |gx| + |gy| > t, else 0 */
+	SOBEL_DIRECTION         /* sobel_dir_bin: 0 .. 255 (sobel_op_core.h's paths) */
 };
 
 /*
@@ -107,7 +108,7 @@ sobel_value(int gx, int gy, const struct sobel_params *p)
 
 /*
  * One output sample from the gradients of any operator: sobel_value's
- * rules, in 64-bit arithmetic at every depth (sobel7's gradients of
+ * rules, or the direction's bin, in 64-bit arithmetic at every depth (sobel7's gradients of
  * 16-bit samples reach 640 * 65535; their squares need 52 bits).  For the
  * 3x3 Sobel it equals sobel_value.
  */
@@ -125,10 +126,23 @@ sobel_value_op(int gx, int gy, const struct sobel_params *p)
 		return l1 > p->thresh ? p->maxval : 0;
 	case SOBEL_THRESH_L2:
 		return s > p->thresh ? p->maxval : 0;
+	case SOBEL_DIRECTION:
+		return sobel_dir_bin(gx, gy);
 	default:
 		m = gf_isqrt_round(s);
 		return m < p->maxval ? (unsigned)m : p->maxval;
 	}
+}
+
+/*
+ * Whether p runs through sobel_op_core.h's paths (sobel_op_cpu,
+ * kernels/sobel_op.cu): an operator other than the 3x3 Sobel, or the
+ * direction.
+ */
+GF_HD int
+sobel_op_path(const struct sobel_params *p)
+{
+	return p->op != SOBEL_OP_SOBEL || p->mode == SOBEL_DIRECTION;
 }
 
 /*

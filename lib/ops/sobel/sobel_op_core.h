@@ -105,4 +105,72 @@ sobel_op_grad(const struct sobel_taps *t, int R, const int *v, int stride,
 	*gy = sy;
 }
 
+/*
+ * tan(k * 45 / 32 degrees) for k = 1 .. 31, the boundaries of the
+ * direction bins inside an octant, each the double nearest the true
+ * value (from a 60-digit computation), written out so that the host and
+ * the device compare with the very same numbers.
+ */
+#define SOBEL_DIR_TANS(X) \
+	X(0.024548622108925444) X(0.049126849769467254) X(0.07376443152244928) \
+	X(0.09849140335716425) X(0.12333823613673868) X(0.14833598753834742) \
+	X(0.17351646013785577) X(0.198912367379658) X(0.2245575093171293) \
+	X(0.25048696019130545) X(0.2767372701404143) X(0.3033466836073424) \
+	X(0.3303553773443339) X(0.3578057213145241) X(0.38574256627112125) \
+	X(0.41421356237309503) X(0.44326951389086433) X(0.4729647758913199) \
+	X(0.5033576997992942) X(0.5345111359507917) X(0.566493002730344) \
+	X(0.5993769336819238) X(0.6332430161775692) X(0.6681786379192989) \
+	X(0.7042794608650442) X(0.7416505462720354) X(0.7804076596539437) \
+	X(0.8206787908286604) X(0.8626059322567399) X(0.9063471690191471) \
+	X(0.9520791467009253)
+
+/* One term of sobel_dir_bin's counts: 1 where the boundary lies at or below y / x. */
+#define SOBEL_DIR_LE(t) + ((t) * fx <= fy)
+/* 1 where the boundary lies below x / y. */
+#define SOBEL_DIR_LT(t) + ((t) * fy < fx)
+
+/*
+ * The direction of the gradient (gx, gy) in 256 bins of 360/256 degrees:
+ * floor(theta * 256 / 360) for theta = atan2(gy, gx) in [0, 360) degrees,
+ * from +x towards +y (down the image), as cv2.phase measures it; 0 for a
+ * zero gradient.  No atan2, whose last bits differ between libraries:
+ * (gx, gy) is turned by multiples of 90 degrees in integers into the
+ * first quadrant (64 bins each, q of them below), where theta' < 45
+ * (y < x) has bin floor(theta' * 32 / 45), the boundaries tan_k x <= y
+ * that hold, and theta' >= 45 has 64 - ceil((90 - theta') * 32 / 45),
+ * 64 less the boundaries k = 0 .. 31 with tan_k y < x.  No boundary but
+ * k = 0 has a rational tangent, so no integer point lies on one; the
+ * double products (correctly rounded on the host and the device alike)
+ * decide every gradient the same way on every path, and as the real
+ * numbers do for every gradient of an 8-bit image under the 3x3
+ * operators (tests/sobel_op_test.c checks |gx|, |gy| <= 4080 against
+ * atan2).
+ */
+GF_HD unsigned
+sobel_dir_bin(int gx, int gy)
+{
+	int x = gx, y = gy, t;
+	unsigned q = 0;
+	double fx, fy;
+
+	if (x == 0 && y == 0)
+		return 0;
+	if (y < 0 || (y == 0 && x < 0)) {
+		x = -x;
+		y = -y;
+		q = 2;
+	}
+	if (x <= 0) {
+		t = x;
+		x = y;
+		y = -t;
+		q++;
+	}
+	fx = x;
+	fy = y;
+	if (y < x)
+		return 64 * q + (0 SOBEL_DIR_TANS(SOBEL_DIR_LE));
+	return 64 * q + 63 - (0 SOBEL_DIR_TANS(SOBEL_DIR_LT));
+}
+
 #endif

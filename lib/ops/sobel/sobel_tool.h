@@ -21,6 +21,7 @@ struct sobel_opts {
 	double t;
 	int op;                 /* --operator: enum sobel_op */
 	int channels;           /* --colour channels: each colour channel alone */
+	int direction;          /* --gradient direction: the direction's bin */
 };
 
 /*
