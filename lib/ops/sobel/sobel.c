@@ -133,9 +133,10 @@ image_params(struct gf_times *t, const struct sobel_opts *o, unsigned maxval,
 
 /* The CPU's work on a one-channel image: -t auto's threshold, then the filter. */
 static int
-sobel_plane_cpu(const struct sobel_opts *o, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e)
+sobel_plane_cpu(void *ctx, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e)
 {
+	const struct sobel_opts *o = ctx;
 	const int border = o->common.border, nthreads = o->common.threads;
 	struct sobel_params p;
 	uint32_t otsu = 0;
@@ -148,47 +149,16 @@ sobel_plane_cpu(const struct sobel_opts *o, const struct image *in,
 }
 
 /*
- * --colour channels on the CPU: each colour channel of in filtered alone
- * (its own -t auto threshold), as the GPU path runs the tool on each
- * channel's plane; alpha copied unchanged.  out gets in's channels.
+ * A colour image reaches the CPU path under --colour channels alone:
+ * each channel is filtered alone (its own -t auto threshold), as the GPU
+ * path is handed each plane.
  */
-static int
-sobel_channels_cpu(const struct sobel_opts *o, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e)
-{
-	const size_t n = (size_t)in->width * in->height, ch = in->channels;
-	struct image plane = {in->width, in->height, 1, in->maxval, NULL}, po;
-	int ret = 0;
-
-	if (img_alloc_like(out, in, in->channels, e) < 0)
-		return -1;
-	if (img_alloc(&plane, e) < 0) {
-		img_free(out);
-		return -1;
-	}
-	for (int c = 0; c < img_colour_channels(in) && ret == 0; c++) {
-		for (size_t i = 0; i < n; i++)
-			img_set(&plane, i, img_get(in, i * ch + c));
-		if ((ret = sobel_plane_cpu(o, &plane, &po, t, e)) < 0)
-			break;
-		for (size_t i = 0; i < n; i++)
-			img_set(out, i * ch + c, img_get(&po, i));
-		img_free(&po);
-	}
-	for (size_t i = 0; ret == 0 && img_has_alpha(in) && i < n; i++)
-		img_set(out, i * ch + ch - 1, img_get(in, i * ch + ch - 1));
-	img_free(&plane);
-	if (ret < 0)
-		img_free(out);
-	return ret;
-}
-
 static int
 sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
 	if (in->channels > 1)
-		return sobel_channels_cpu(ctx, in, out, t, e);
+		return tool_channels_cpu(in, out, sobel_plane_cpu, ctx, t, e);
 	return sobel_plane_cpu(ctx, in, out, t, e);
 }
 
