@@ -113,6 +113,7 @@ sobel|colour-bogus|2||--colour 'rgb' is not a colour mode; choose gray or channe
 sobel|gradient-bogus|2||--gradient 'x' is not an output; choose magnitude or direction|--gradient x "$C" "$OUT"
 sobel|gradient-direction-t|2||--gradient direction writes the direction, which takes no threshold; leave out -t|--gradient direction -t 5 "$C" "$OUT"
 sobel|direction-maxval15|1||the direction's bins 0 to 255 need a maxval of 255 or more; this image's is 15|--cpu --gradient direction "$BAD/maxval15.pgm" "$OUT"
+edge|colour-bogus|2||--colour 'rgb' is not a colour mode; choose gray or channels|--colour rgb "$C" "$OUT"
 conv2d|no-kernel|2||no kernel|"$C" "$OUT"
 conv2d|ragged|2||row 2 has 2 values; row 1 has 3|-k "1 2 1; 2 4" "$C" "$OUT"
 conv2d|not-a-number|2||row 1, value 2: 'x'|-k "1 x 1" "$C" "$OUT"

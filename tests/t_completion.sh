@@ -74,3 +74,12 @@ direction" ]; then
 else
 	fail "completion/sobel/operator-colour-gradient" "--operator s, --operator p, --colour, --gradient d gave: $got"
 fi
+
+# edge's --colour completes with its modes.
+got=$(bash -c '. "$1"; COMP_WORDS=(edge --colour c); COMP_CWORD=2; _gpufilt_edge
+    echo "${COMPREPLY[*]}"' sh "$TMP/completion/edge/bash" 2>&1)
+if [ "$got" = "channels" ]; then
+	pass "completion/edge/colour"
+else
+	fail "completion/edge/colour" "--colour c gave: $got"
+fi
