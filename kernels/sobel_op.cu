@@ -161,8 +161,8 @@ op_sliding(gpu_image in, gpu_image out, struct sobel_params p,
 /*
  * Default launch shapes: global and texture as the 3x3 Sobel's; shared
  * and sliding at 32x4 threads of 4 rows, whose window of up to 7 rows of
- * 22 samples a thread keeps in registers (make bench does not sweep
- * them yet).
+ * 22 samples a thread keeps in registers (make bench times the defaults
+ * but does not sweep other shapes for these kernels yet).
  */
 static const struct gf_launch op_defaults[GF_NSTRATEGIES] = {
 	{0, 0, 0},              /* auto: resolved before launch */

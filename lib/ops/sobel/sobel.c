@@ -20,9 +20,10 @@
 #define SOBEL_AUTO(maxval) ((maxval) <= 255 ? GF_SLIDING : GF_SHARED)
 
 /*
- * The other operators' -m auto on a GPU: shared, whose tile serves each
- * sample's 2r+1 rows from shared memory (make bench does not measure
- * them yet).
+ * The other operators' and the direction's -m auto on a GPU: shared,
+ * whose tile serves each sample's 2r+1 rows from shared memory, until
+ * make bench's rows for them (sobel scharr, sobel5, sobel7, direction)
+ * say otherwise.
  */
 #define SOBEL_OP_AUTO GF_SHARED
 
