@@ -24,7 +24,8 @@
 #                   their symbols), their man pages, and bash, zsh and
 #                   fish completion under $(PREFIX)/share; the library
 #                   libgpufilt (.so and .a), gpufilt.h, gpufilt.pc and
-#                   gpufilt(3)
+#                   gpufilt(3); the server's systemd user units
+#                   (gpufiltd.socket, .service) under $(PREFIX)/lib
 #   make uninstall  removes what make install wrote (same PREFIX)
 #
 # Each step prints one short line (  CC lib/img.o); make V=1 prints the
@@ -80,9 +81,11 @@ LDFLAGS      ?=
 LDLIBS_CUDA   = -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm
 LDLIBS        = $(PKG_LIBS) $(LDLIBS_CUDA)
 
-# Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they share.
-TOOLS    := $(filter-out cli,$(basename $(notdir $(wildcard cmd/*.c))))
-BINS     := $(TOOLS:%=bin/%)
+# Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they
+# share.  cmd/gpufiltd.c is the server's main: it serves every tool, so
+# it links each definition built without its main.
+TOOLS    := $(filter-out cli gpufiltd,$(basename $(notdir $(wildcard cmd/*.c))))
+BINS     := $(TOOLS:%=bin/%) bin/gpufiltd
 LIB_OBJS := $(patsubst lib/%.c,build/lib/%.o,$(LIB_SRCS)) \
             $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 # Short lines per step unless V=1: $(say) NAME target prints "  NAME target".
@@ -187,6 +190,17 @@ build/cmd/%.o: cmd/%.c
 	@mkdir -p $(@D)
 	$(say) CC $@
 	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
+
+build/cmd/nomain/%.o: cmd/%.c
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -DGF_NO_MAIN -DGF_VERSION='"$(VERSION)"' -c -o $@ $<
+
+bin/gpufiltd: build/cmd/gpufiltd.o build/cmd/cli.o \
+              $(TOOLS:%=build/cmd/nomain/%.o) build/libgpufilt.a
+	@mkdir -p $(@D)
+	$(say) LD $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) build/libgpufilt.a $(LDLIBS)
 
 bin/%: build/cmd/%.o build/cmd/cli.o build/libgpufilt.a
 	@mkdir -p $(@D)
@@ -520,10 +534,23 @@ install-cmake:
 	sed $(CMAKE_SED) lib/api/gpufilt-config-version.cmake.in \
 	    >$(DESTDIR)$(CMAKEDIR)/gpufilt-config-version.cmake
 
+# The server's systemd user units (systemd/): gpufiltd.socket, which
+# systemd --user listens on, and gpufiltd.service, which it starts on the
+# first connection, naming the installed server (BINDIR, not DESTDIR).
+SYSTEMDUSERDIR ?= $(PREFIX)/lib/systemd/user
+INSTALLED      += $(SYSTEMDUSERDIR)/gpufiltd.socket $(SYSTEMDUSERDIR)/gpufiltd.service
+
+install: install-systemd
+install-systemd:
+	mkdir -p $(DESTDIR)$(SYSTEMDUSERDIR)
+	cp systemd/gpufiltd.socket $(DESTDIR)$(SYSTEMDUSERDIR)/
+	sed -e 's|@BINDIR@|$(BINDIR)|g' systemd/gpufiltd.service.in \
+	    >$(DESTDIR)$(SYSTEMDUSERDIR)/gpufiltd.service
+
 # Then the directories that are left empty, up to (not with) PREFIX.
 uninstall:
 	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	@for d in $(CMAKEDIR) $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
+	@for d in $(CMAKEDIR) $(SYSTEMDUSERDIR) $(FISHCOMPDIR) $(ZSHCOMPDIR) $(BASHCOMPDIR) $(MAN1DIR) \
 	    $(MAN3DIR) $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
 		while [ "$${d#$(PREFIX)/}" != "$$d" ] && \
 		    rmdir "$(DESTDIR)$$d" 2>/dev/null; do d=$${d%/*}; done; \
@@ -533,7 +560,7 @@ clean:
 	rm -rf bin build
 
 .PHONY: all deps check-deps demo test test-bins test-asan test-tsan fuzz bench bench-io bench-cpu install \
-    install-cmake uninstall clean FORCE
+    install-cmake install-systemd uninstall clean FORCE
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "cli.h"
 #include "cli_complete.h"
 #include "cli_env.h"
+#include "cli_serve.h"
 #include "engine.h"
 #include "gpu.h"
 
@@ -136,11 +138,12 @@ cli_report(void *arg, const char *input, int index, const struct image *out,
 	else
 		fprintf(stderr, "read %.2f ms (decoder: CPU), ", t->read);
 	if (device >= 0)
-		fprintf(stderr, "GPU %d: upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
-		    "download %.2f ms, ", device, t->upload, t->kernel, gbs,
-		    t->download);
+		fprintf(stderr, "GPU %d%s: upload %.2f ms, kernel %.3f ms (%.1f GB/s), "
+		    "download %.2f ms, ", device, t->served ? " (gpufiltd)" : "",
+		    t->upload, t->kernel, gbs, t->download);
 	else
-		fprintf(stderr, "cpu %.2f ms, ", t->cpu);
+		fprintf(stderr, "cpu%s %.2f ms, ", t->served ? " (gpufiltd)" : "",
+		    t->cpu);
 	fprintf(stderr, "write %.2f ms\n", t->write);
 }
 
@@ -231,7 +234,8 @@ cli_summary_rate(struct cli_ctx *c, const struct engine_stats *st)
 	    "read %.0f%% (%d threads), %s %.0f%% (%d lanes), write %.0f%% "
 	    "(%d threads)\n", c->prog, st->images, s, st->images / s,
 	    st->bytes_in / 1e6 / s, 100 * st->read_ms / (st->wall_ms *
-	    st->readers), st->readers, st->on_gpu ? "gpu" : "cpu",
+	    st->readers), st->readers, st->served ? (st->on_gpu ? "gpufiltd gpu" :
+	    "gpufiltd cpu") : st->on_gpu ? "gpu" : "cpu",
 	    100 * st->filter_ms / (st->wall_ms * st->lanes), st->lanes,
 	    100 * st->write_ms / (st->wall_ms * st->writers), st->writers);
 	for (int i = 0; i < st->ndevices; i++)
@@ -342,6 +346,25 @@ cli_shard(const char *prog, const struct gf_opts *o, int argc, char **argv)
 }
 
 /*
+ * Whether the run goes to the server (serve_decide): the exit status of
+ * a refusal, after its message; 0 when decided, after -v's note.
+ */
+static int
+cli_serve(const struct cli_tool *ct, int nopts, char **opts)
+{
+	struct gf_err note, err = {0};
+	int status = serve_decide(ct, nopts, opts, &note, &err);
+
+	if (status == 2)
+		return cli_usage(ct->name, "%s", err.msg);
+	if (status != 0)
+		cli_say(ct->name, "%s", err.msg);
+	else if (note.msg[0] != '\0' && ct->common->verbose && !ct->common->quiet)
+		cli_say(ct->name, "%s", note.msg);
+	return status;
+}
+
+/*
  * Runs tool t over the operands after option parsing and returns the exit
  * status: 0 if every image was written, 1 if any run failed, 2 for a
  * usage error (too many operands, -o without a directory, --shard
@@ -349,7 +372,7 @@ cli_shard(const char *prog, const struct gf_opts *o, int argc, char **argv)
  */
 static int
 cli_run_operands(const struct cli_tool *ct, const struct tool *t, int argc,
-    char **argv)
+    char **argv, int nopts, char **opts)
 {
 	const char *prog = ct->name;
 	const struct gf_opts *o = ct->common;
@@ -378,6 +401,8 @@ cli_run_operands(const struct cli_tool *ct, const struct tool *t, int argc,
 	if (o->outdir != NULL && o->shard_n > 0 &&
 	    (argc = cli_shard(prog, o, argc, argv)) <= 0)
 		return argc < 0 ? 1 : cli_close_stdout(prog);
+	if ((status = cli_serve(ct, nopts, opts)) != 0)
+		return status;
 	if (o->outdir != NULL) {
 		njobs = argc;
 		if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL) {
@@ -400,6 +425,8 @@ cli_run_operands(const struct cli_tool *ct, const struct tool *t, int argc,
 	cli_summary(&c, &stats, failed, njobs);
 	if (jobs != &one)
 		free(jobs);
+	remote_close(o->remote);
+	ct->common->remote = NULL;
 	if (status == 0)
 		status = cli_close_stdout(prog);
 	return status;
@@ -455,7 +482,7 @@ cli_files_from(const char *prog, const struct gf_opts *o, int n, char **argv,
  */
 static int
 cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
-    char **argv)
+    char **argv, int nopts, char **opts)
 {
 	const struct gf_opts *o = ct->common;
 	char **all = NULL, **list = NULL;
@@ -465,14 +492,14 @@ cli_run(const struct cli_tool *ct, const struct tool *t, int argc,
 		return cli_usage(ct->name, "-0 reads the names of --files-from as "
 		    "ending in NUL; give --files-from FILE");
 	if (o->files_from == NULL)
-		return cli_run_operands(ct, t, argc, argv);
+		return cli_run_operands(ct, t, argc, argv, nopts, opts);
 	if (o->outdir == NULL)
 		return cli_usage(ct->name, "--files-from needs a batch (-o DIR): "
 		    "the names it lists are inputs, each written to DIR");
 	status = cli_files_from(ct->name, o, argc, argv, &all, &nall, &list,
 	    &nlist);
 	if (status == 0)
-		status = cli_run_operands(ct, t, nall, all);
+		status = cli_run_operands(ct, t, nall, all, nopts, opts);
 	free(all);
 	batch_list_free(list, nlist);
 	return status;
@@ -644,15 +671,32 @@ cli_parse(const struct cli_tool *ct, int argc, char **argv,
 	return optind;
 }
 
+/* A run's copy of ct with options of its own, at their defaults; -1: no memory. */
+static int
+cli_instance(const struct cli_tool *ct, struct cli_tool *run)
+{
+	*run = *ct;
+	if ((run->ctx = calloc(1, ct->ctx_size)) == NULL)
+		return -1;
+	ct->init(run->ctx);
+	run->common = ct->common_of(run->ctx);
+	return 0;
+}
+
 int
-cli_main(const struct cli_tool *ct, int argc, char **argv)
+cli_main(const struct cli_tool *def, int argc, char **argv)
 {
 	struct gf_err e = {0};
+	struct cli_tool run, *ct = &run;
 	struct tool t;
 	const char *shell = NULL;
 	int first;
 
-	cli_start(ct->name);
+	cli_start(def->name);
+	if (cli_instance(def, &run) < 0) {
+		fprintf(stderr, "%s: out of memory\n", def->name);
+		return 1;
+	}
 	if ((first = cli_parse(ct, argc, argv, &shell, &e)) >= 0 && shell != NULL)
 		return cli_completion(ct, shell);
 	if (first < 0 || (!ct->common->help && !ct->common->version &&
@@ -666,5 +710,45 @@ cli_main(const struct cli_tool *ct, int argc, char **argv)
 		return cli_close_stdout(ct->name);
 	}
 	ct->make(ct->ctx, &t);
-	return cli_run(ct, &t, argc - first, argv + first);
+	return cli_run(ct, &t, argc - first, argv + first, first, argv);
+}
+
+int
+cli_tool_build(const struct cli_tool *def, int argc, char **argv, void **ctx,
+    struct tool *t, struct gf_err *e)
+{
+	static pthread_mutex_t getopt_mu = PTHREAD_MUTEX_INITIALIZER;
+	struct cli_tool run;
+	const char *shell = NULL;
+	const char *why;
+	int first, saved_opterr = opterr;
+
+	*ctx = NULL;
+	if (cli_instance(def, &run) < 0)
+		return gf_nomem(e, "out of memory");
+	pthread_mutex_lock(&getopt_mu);
+	optind = 0;             /* glibc: start afresh, as for a new argv */
+	opterr = 0;
+	first = cli_parse(&run, argc, argv, &shell, e);
+	opterr = saved_opterr;
+	pthread_mutex_unlock(&getopt_mu);
+	if (first >= 0 && (shell != NULL || run.common->help ||
+	    run.common->version))
+		first = gf_fail(e, "--help, --version and --completion are not runs");
+	if (first >= 0 && first != argc)
+		first = gf_fail(e, "%d operands after the options: a client sends "
+		    "options only", argc - first);
+	if (first >= 0 && run.check(run.ctx, e) < 0)
+		first = -1;
+	if (first >= 0 && run.unserved != NULL && (why = run.unserved(run.ctx)) != NULL)
+		first = gf_fail(e, "not served: %s", why);
+	if (first < 0) {
+		free(run.ctx);
+		return -1;
+	}
+	run.common->verbose = 0;        /* make's notes are the client's to print */
+	run.common->quiet = 1;
+	run.make(run.ctx, t);
+	*ctx = run.ctx;
+	return 0;
 }

@@ -37,8 +37,23 @@ struct cli_tool {
 	int (*complete)(int c, char *w, size_t n);
 	/* Builds the engine's tool from ctx; may print -v notes on stderr. */
 	void (*make)(void *ctx, struct tool *t);
+	/*
+	 * Why a run of these options cannot be handed to a server (gpufiltd),
+	 * or NULL when it can: conv2d's -k @FILE names a file in the
+	 * client's directory.  NULL: every run can.
+	 */
+	const char *(*unserved)(void *ctx);
+	/*
+	 * The tool's options: ctx_size bytes that init sets to the defaults,
+	 * with the shared options inside them at common_of(ctx).  Each run
+	 * (a process, or a client of the server) has its own.
+	 */
+	size_t ctx_size;
+	void (*init)(void *ctx);
+	struct gf_opts *(*common_of)(void *ctx);
+	/* A run's own ctx and its shared options: set on cli_main's copy. */
 	void *ctx;
-	struct gf_opts *common; /* the shared options, inside ctx */
+	struct gf_opts *common;
 	/*
 	 * Words that users of the other tools or of other programs type
 	 * ("-t", "--threshold"), each with what this tool takes instead,
@@ -58,5 +73,18 @@ struct cli_hint {
  * every image was written, 1 if a run failed, 2 for a usage error.
  */
 int cli_main(const struct cli_tool *ct, int argc, char **argv);
+
+/* The tools, for the server, which serves them all (cmd/gpufiltd.c). */
+extern const struct cli_tool sobel_cli, conv2d_cli, edge_cli;
+
+/*
+ * For the server: the tool of ct that the options argv[1 .. argc-1] make
+ * (a client's, as its cli_main parsed them), into *t with its options in
+ * a new *ctx (free it with free), without printing anything.  -1 with e
+ * set when they are not a run's (a usage error, --help, a run that
+ * cannot be served).  Thread-safe: getopt's state is guarded.
+ */
+int cli_tool_build(const struct cli_tool *ct, int argc, char **argv,
+    void **ctx, struct tool *t, struct gf_err *e);
 
 #endif

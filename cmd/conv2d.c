@@ -19,6 +19,7 @@ enum {
 struct conv2d_cmd {
 	struct conv2d_opts o;
 	int have_k;
+	int k_file;             /* -k @FILE */
 };
 
 /* Handles conv2d's own option c: 1 if handled, 0 if not, -1 on a bad value. */
@@ -31,6 +32,7 @@ conv2d_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	switch (c) {
 	case 'k':
 		cmd->have_k = 1;
+		cmd->k_file = arg[0] == '@';
 		return kspec_parse(arg, &f->k, e) < 0 ? -1 : 1;
 	case OPT_NORMALIZE:
 		f->normalize = 1;
@@ -95,54 +97,81 @@ conv2d_make(void *ctx, struct tool *t)
 	conv2d_tool(t, &cmd->o);
 }
 
+/* A kernel file is read where the tool runs: such a run is not served. */
+static const char *
+conv2d_unserved(void *ctx)
+{
+	const struct conv2d_cmd *cmd = ctx;
+
+	return cmd->k_file ? "its kernel is read from a file (-k @FILE)" : NULL;
+}
+
+/* The defaults, before any option. */
+static void
+conv2d_init(void *ctx)
+{
+	struct conv2d_cmd *cmd = ctx;
+
+	gf_opts_init(&cmd->o.common);
+	cmd->o.filter.allow_separable = 1;
+}
+
+static struct gf_opts *
+conv2d_common(void *ctx)
+{
+	return &((struct conv2d_cmd *)ctx)->o.common;
+}
+
+static const struct option longopts[] = {
+	{"kernel", required_argument, NULL, 'k'},
+	{"normalize", no_argument, NULL, OPT_NORMALIZE},
+	{"divisor", required_argument, NULL, OPT_DIVISOR},
+	{"bias", required_argument, NULL, OPT_BIAS},
+	{"abs", no_argument, NULL, OPT_ABS},
+	{"no-separable", no_argument, NULL, OPT_NO_SEPARABLE},
+	{NULL, 0, NULL, 0}
+};
+
+const struct cli_tool conv2d_cli = {
+	.name = "conv2d",
+	.synopsis =
+	    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
+	    "              [--abs] [--bias B] [--block WxH] [--border mode] [--device list]\n"
+	    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
+	    "              [--no-autorotate] [--no-separable] [--quality N] [--rows N]\n"
+	    "              [input [output]]\n"
+	    "       conv2d [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+	    "              -o dir [input ...]\n",
+	.help =
+	    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\" (one row of 9, 25, 49\n"
+	    "                  values: square), \"3x3: 1,2,1,...\" (ImageMagick's),\n"
+	    "                  @file, or box:N, gauss:SIGMA[:SIZE], log:SIGMA,\n"
+	    "                  dog:S1,S2, unsharp:SIGMA,AMOUNT, sharpen, laplace,\n"
+	    "                  laplacian (8 neighbours), laplacian:4, prewittx,\n"
+	    "                  prewitty, scharrx, scharry, emboss, sobelx, sobely,\n"
+	    "                  identity (negative responses clip to 0: conv2d(1))\n"
+	    "  --normalize     divide by the sum of the taps (when it is not 0);\n"
+	    "                  the default when no tap is negative\n"
+	    "  --divisor D     divide by D (1: keep the sum);  --bias B  add B\n"
+	    "                  after dividing\n"
+	    "  --abs           the magnitude of the response, before dividing\n"
+	    "  --no-separable  run a separable kernel as a 2D one\n",
+	.shortopts = "k:",
+	.longopts = longopts,
+	.option = conv2d_option,
+	.check = conv2d_check,
+	.complete = conv2d_complete,
+	.make = conv2d_make,
+	.unserved = conv2d_unserved,
+	.ctx_size = sizeof(struct conv2d_cmd),
+	.init = conv2d_init,
+	.common_of = conv2d_common,
+};
+
+#ifndef GF_NO_MAIN
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"kernel", required_argument, NULL, 'k'},
-		{"normalize", no_argument, NULL, OPT_NORMALIZE},
-		{"divisor", required_argument, NULL, OPT_DIVISOR},
-		{"bias", required_argument, NULL, OPT_BIAS},
-		{"abs", no_argument, NULL, OPT_ABS},
-		{"no-separable", no_argument, NULL, OPT_NO_SEPARABLE},
-		{NULL, 0, NULL, 0}
-	};
-	static struct conv2d_cmd cmd;
-	const struct cli_tool ct = {
-		.name = "conv2d",
-		.synopsis =
-		    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
-		    "              [--abs] [--bias B] [--block WxH] [--border mode] [--device list]\n"
-		    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
-		    "              [--no-autorotate] [--no-separable] [--quality N] [--rows N]\n"
-		    "              [input [output]]\n"
-		    "       conv2d [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
-		    "              -o dir [input ...]\n",
-		.help =
-		    "  -k, --kernel K  taps: \"1 2 1; 2 4 2; 1 2 1\" (one row of 9, 25, 49\n"
-		    "                  values: square), \"3x3: 1,2,1,...\" (ImageMagick's),\n"
-		    "                  @file, or box:N, gauss:SIGMA[:SIZE], log:SIGMA,\n"
-		    "                  dog:S1,S2, unsharp:SIGMA,AMOUNT, sharpen, laplace,\n"
-		    "                  laplacian (8 neighbours), laplacian:4, prewittx,\n"
-		    "                  prewitty, scharrx, scharry, emboss, sobelx, sobely,\n"
-		    "                  identity (negative responses clip to 0: conv2d(1))\n"
-		    "  --normalize     divide by the sum of the taps (when it is not 0);\n"
-		    "                  the default when no tap is negative\n"
-		    "  --divisor D     divide by D (1: keep the sum);  --bias B  add B\n"
-		    "                  after dividing\n"
-		    "  --abs           the magnitude of the response, before dividing\n"
-		    "  --no-separable  run a separable kernel as a 2D one\n",
-		.shortopts = "k:",
-		.longopts = longopts,
-		.option = conv2d_option,
-		.check = conv2d_check,
-		.complete = conv2d_complete,
-		.make = conv2d_make,
-		.ctx = &cmd,
-		.common = &cmd.o.common,
-	};
-
-	gf_opts_init(&cmd.o.common);
-	cmd.o.filter.allow_separable = 1;
-	return cli_main(&ct, argc, argv);
+	return cli_main(&conv2d_cli, argc, argv);
 }
+#endif

@@ -107,60 +107,77 @@ edge_make(void *ctx, struct tool *t)
 	edge_tool(t, &cmd->o);
 }
 
+/* The defaults, before any option. */
+static void
+edge_init(void *ctx)
+{
+	struct edge_cmd *cmd = ctx;
+
+	gf_opts_init(&cmd->o.common);
+	cmd->o.sigma = 1.4;
+}
+
+static struct gf_opts *
+edge_common(void *ctx)
+{
+	return &((struct edge_cmd *)ctx)->o.common;
+}
+
+static const struct option longopts[] = {
+	{"sigma", required_argument, NULL, OPT_SIGMA},
+	{"low", required_argument, NULL, OPT_LOW},
+	{"high", required_argument, NULL, OPT_HIGH},
+	{"auto", no_argument, NULL, OPT_AUTO},
+	{"l1", no_argument, NULL, OPT_L1},
+	{"quantiles", no_argument, NULL, OPT_QUANTILES},
+	{"colour", required_argument, NULL, OPT_COLOUR},
+	{NULL, 0, NULL, 0}
+};
+static const struct cli_hint hints[] = {
+	{"-t", "edge's thresholds are --high H and --low L (or --auto); -t "
+	    "is sobel's"},
+	{"--threshold", "edge's thresholds are --high H and --low L (or "
+	    "--auto)"},
+	{NULL, NULL}
+};
+
+const struct cli_tool edge_cli = {
+	.name = "edge",
+	.synopsis =
+	    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
+	    "            [--block WxH] [--border mode] [--colour gray|channels]\n"
+	    "            [--device list] [--fallback] [--high H] [--l1] [--low L]\n"
+	    "            [--max-pixels n] [--no-autorotate] [--quality n] [--quantiles]\n"
+	    "            [--rows n] [--sigma S] [input [output]]\n"
+	    "       edge [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+	    "            -o dir [input ...]\n",
+	.help =
+	    "  --sigma S       Gaussian smoothing, 0 to 10 (default 1.4; 0: none)\n"
+	    "  --high H        high threshold (alone: low = H / 2): a magnitude\n"
+	    "                  (40), a percentage of the image's range of\n"
+	    "                  magnitudes (30%), or a quantile of them (q0.9)\n"
+	    "  --low L         low threshold, as H; needs --high, at most H\n"
+	    "  --quantiles     plain --high and --low are quantiles (0.9 = q0.9)\n"
+	    "  --auto          Otsu's thresholds of each image (the default)\n"
+	    "  --l1            magnitude |gx|+|gy| instead of sqrt(gx^2+gy^2)\n"
+	    "  --colour gray|channels  colour input made gray (default), or each\n"
+	    "                  colour channel detected alone (alpha kept)\n",
+	.shortopts = "",
+	.longopts = longopts,
+	.option = edge_option,
+	.check = edge_check,
+	.complete = edge_complete,
+	.make = edge_make,
+	.hints = hints,
+	.ctx_size = sizeof(struct edge_cmd),
+	.init = edge_init,
+	.common_of = edge_common,
+};
+
+#ifndef GF_NO_MAIN
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"sigma", required_argument, NULL, OPT_SIGMA},
-		{"low", required_argument, NULL, OPT_LOW},
-		{"high", required_argument, NULL, OPT_HIGH},
-		{"auto", no_argument, NULL, OPT_AUTO},
-		{"l1", no_argument, NULL, OPT_L1},
-		{"quantiles", no_argument, NULL, OPT_QUANTILES},
-		{"colour", required_argument, NULL, OPT_COLOUR},
-		{NULL, 0, NULL, 0}
-	};
-	static const struct cli_hint hints[] = {
-		{"-t", "edge's thresholds are --high H and --low L (or --auto); -t "
-		    "is sobel's"},
-		{"--threshold", "edge's thresholds are --high H and --low L (or "
-		    "--auto)"},
-		{NULL, NULL}
-	};
-	static struct edge_cmd cmd;
-	const struct cli_tool ct = {
-		.name = "edge",
-		.synopsis =
-		    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
-		    "            [--block WxH] [--border mode] [--colour gray|channels]\n"
-		    "            [--device list] [--fallback] [--high H] [--l1] [--low L]\n"
-		    "            [--max-pixels n] [--no-autorotate] [--quality n] [--quantiles]\n"
-		    "            [--rows n] [--sigma S] [input [output]]\n"
-		    "       edge [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
-		    "            -o dir [input ...]\n",
-		.help =
-		    "  --sigma S       Gaussian smoothing, 0 to 10 (default 1.4; 0: none)\n"
-		    "  --high H        high threshold (alone: low = H / 2): a magnitude\n"
-		    "                  (40), a percentage of the image's range of\n"
-		    "                  magnitudes (30%), or a quantile of them (q0.9)\n"
-		    "  --low L         low threshold, as H; needs --high, at most H\n"
-		    "  --quantiles     plain --high and --low are quantiles (0.9 = q0.9)\n"
-		    "  --auto          Otsu's thresholds of each image (the default)\n"
-		    "  --l1            magnitude |gx|+|gy| instead of sqrt(gx^2+gy^2)\n"
-		    "  --colour gray|channels  colour input made gray (default), or each\n"
-		    "                  colour channel detected alone (alpha kept)\n",
-		.shortopts = "",
-		.longopts = longopts,
-		.option = edge_option,
-		.check = edge_check,
-		.complete = edge_complete,
-		.make = edge_make,
-		.hints = hints,
-		.ctx = &cmd,
-		.common = &cmd.o.common,
-	};
-
-	gf_opts_init(&cmd.o.common);
-	cmd.o.sigma = 1.4;
-	return cli_main(&ct, argc, argv);
+	return cli_main(&edge_cli, argc, argv);
 }
+#endif

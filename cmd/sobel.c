@@ -105,48 +105,65 @@ sobel_make(void *ctx, struct tool *t)
 	sobel_tool(t, ctx);
 }
 
+/* The defaults, before any option. */
+static void
+sobel_init(void *ctx)
+{
+	struct sobel_opts *so = ctx;
+
+	gf_opts_init(&so->common);
+}
+
+static struct gf_opts *
+sobel_common(void *ctx)
+{
+	return &((struct sobel_opts *)ctx)->common;
+}
+
+static const struct option longopts[] = {
+	{"colour", required_argument, NULL, OPT_COLOUR},
+	{"gradient", required_argument, NULL, OPT_GRADIENT},
+	{"norm", required_argument, NULL, OPT_NORM},
+	{"operator", required_argument, NULL, OPT_OPERATOR},
+	{"threshold", required_argument, NULL, 't'},
+	{NULL, 0, NULL, 0}
+};
+
+const struct cli_tool sobel_cli = {
+	.name = "sobel",
+	.synopsis =
+	    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
+	    "             [--block WxH] [--border mode] [--colour gray|channels]\n"
+	    "             [--device list] [--fallback] [--gradient magnitude|direction]\n"
+	    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1]\n"
+	    "             [--operator name] [--quality N] [--rows N] [input [output]]\n"
+	    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
+	    "             -o dir [input ...]\n",
+	.help =
+	    "  -t, --threshold T  edge map: maxval where the gradient exceeds T, else 0;\n"
+	    "                  -t auto takes Otsu's threshold of each image\n"
+	    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n"
+	    "  --operator name gradient operator: sobel (3x3, default), prewitt,\n"
+	    "                  scharr, sobel5, sobel7 (OpenCV's Sobel ksize 5, 7)\n"
+	    "  --gradient magnitude|direction  the magnitude (default), or the\n"
+	    "                  direction: atan2(gy,gx) in 256 bins, 0 to 255\n"
+	    "  --colour gray|channels  colour input made gray (default), or each\n"
+	    "                  colour channel filtered alone (alpha kept), as vips sobel\n",
+	.shortopts = "t:",
+	.longopts = longopts,
+	.option = sobel_option,
+	.check = sobel_check,
+	.complete = sobel_complete,
+	.make = sobel_make,
+	.ctx_size = sizeof(struct sobel_opts),
+	.init = sobel_init,
+	.common_of = sobel_common,
+};
+
+#ifndef GF_NO_MAIN
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"colour", required_argument, NULL, OPT_COLOUR},
-		{"gradient", required_argument, NULL, OPT_GRADIENT},
-		{"norm", required_argument, NULL, OPT_NORM},
-		{"operator", required_argument, NULL, OPT_OPERATOR},
-		{"threshold", required_argument, NULL, 't'},
-		{NULL, 0, NULL, 0}
-	};
-	static struct sobel_opts so;
-	const struct cli_tool ct = {
-		.name = "sobel",
-		.synopsis =
-		    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
-		    "             [--block WxH] [--border mode] [--colour gray|channels]\n"
-		    "             [--device list] [--fallback] [--gradient magnitude|direction]\n"
-		    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1]\n"
-		    "             [--operator name] [--quality N] [--rows N] [input [output]]\n"
-		    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
-		    "             -o dir [input ...]\n",
-		.help =
-		    "  -t, --threshold T  edge map: maxval where the gradient exceeds T, else 0;\n"
-		    "                  -t auto takes Otsu's threshold of each image\n"
-		    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n"
-		    "  --operator name gradient operator: sobel (3x3, default), prewitt,\n"
-		    "                  scharr, sobel5, sobel7 (OpenCV's Sobel ksize 5, 7)\n"
-		    "  --gradient magnitude|direction  the magnitude (default), or the\n"
-		    "                  direction: atan2(gy,gx) in 256 bins, 0 to 255\n"
-		    "  --colour gray|channels  colour input made gray (default), or each\n"
-		    "                  colour channel filtered alone (alpha kept), as vips sobel\n",
-		.shortopts = "t:",
-		.longopts = longopts,
-		.option = sobel_option,
-		.check = sobel_check,
-		.complete = sobel_complete,
-		.make = sobel_make,
-		.ctx = &so,
-		.common = &so.common,
-	};
-
-	gf_opts_init(&so.common);
-	return cli_main(&ct, argc, argv);
+	return cli_main(&sobel_cli, argc, argv);
 }
+#endif

@@ -39,8 +39,32 @@ fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpufilt-test.XXXXXX") || exit 1
 # A harness stopped by a signal stops: its cases would fail without TMP.
-trap 'rm -rf "$TMP"' EXIT
+trap 'serve_end; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
+
+# GF_SERVED=1 (make test-served): every run goes through a server of the
+# harness's own (bin/gpufiltd, its socket in TMP), and a run that does not
+# fails (GPUFILT_SERVER=require).  The cases that test the server itself
+# (t_server) start their own.
+SERVED_PID=
+serve_end() {
+	[ -n "$SERVED_PID" ] && kill "$SERVED_PID" 2>/dev/null && wait "$SERVED_PID" 2>/dev/null
+	SERVED_PID=
+}
+if [ -n "$GF_SERVED" ]; then
+	mkdir -m 700 "$TMP/served" || exit 1
+	GPUFILT_SOCKET=$TMP/served/server GPUFILT_SERVER=require
+	export GPUFILT_SOCKET GPUFILT_SERVER
+	"$BIN/gpufiltd" -f -q -i 0 &
+	SERVED_PID=$!
+	i=0
+	until "$BIN/gpufiltd" -s >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { echo "FAIL served: gpufiltd did not answer"; exit 1; }
+		sleep 0.1
+	done
+	echo "served: every run through $("$BIN/gpufiltd" -s)"
+fi
 VERBOSE=
 [ "$1" = -v ] && { VERBOSE=1; shift; }
 

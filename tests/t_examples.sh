@@ -7,8 +7,10 @@
 # example that names a file the repository does not have, and that no
 # example before it makes, fails.  One that names a GPU strategy (-m
 # shared) without --fallback is skipped without a GPU; one that needs a
-# program that is not installed (ffmpeg) is skipped too.  Sourced by
-# tests/run.sh.
+# program that is not installed (ffmpeg) is skipped too.  The server's
+# (gpufiltd.1) run without a GPU are skipped, and run with one on a socket
+# of their own (GPUFILT_SOCKET), stopped after them; systemctl's never
+# run (they would change the user's units).  Sourced by tests/run.sh.
 
 # The example commands of a README or a rendered man page, one a line; a
 # line that ends with "|" goes on into the next.
@@ -40,6 +42,10 @@ ex_gpu=${ex_gpu%|}
 
 # Why example $1 cannot run here (nothing: it can).
 ex_skip_why() {
+	case " $1 " in
+	*" systemctl "*) echo "systemctl would change the user's units"; return ;;
+	*" gpufiltd "*) have_gpu || { echo "no GPU for gpufiltd"; return; } ;;
+	esac
 	if ! have_gpu && ! expr " $1 " : ".* --fallback " >/dev/null &&
 	    printf " %s \n" "$1" | grep -Eq -- " -m ($ex_gpu) "; then
 		echo "no GPU"
@@ -73,7 +79,8 @@ for doc in README.md man/*.1; do
 			skip "$name" "$why: $cmd"
 			continue
 		fi
-		if (cd "$EX/run" && PATH=$BIN:$PATH && export PATH &&
+		if (cd "$EX/run" && PATH=$BIN:$PATH && GPUFILT_SOCKET=$EX/server &&
+		    export PATH GPUFILT_SOCKET &&
 		    limited bash -o pipefail -c "$cmd") </dev/null >"$EX/out" 2>"$EX/err"
 		then
 			pass "$name"
@@ -81,4 +88,6 @@ for doc in README.md man/*.1; do
 			fail "$name" "$cmd: $(head -c 300 "$EX/err")"
 		fi
 	done <"$EX/list"
+	# A server an example started and another did not stop.
+	[ ! -x "$BIN/gpufiltd" ] || "$BIN/gpufiltd" -k -S "$EX/server" >/dev/null 2>&1
 done

@@ -307,6 +307,13 @@ else
 	done
 	why="$why; missing or wrong:$bad"
 	check habits/install/installed eval '[ $st = 0 ] && [ -z "$bad" ]'
+	# The server's units name the server as installed (there once
+	# cmd/gpufiltd.c is).
+	u=$P/lib/systemd/user
+	why="$(grep -h '^ExecStart=\|^Listen' "$u"/gpufiltd.* 2>&1 | tr '\n' ' ')"
+	check habits/install/server-units eval '[ -s "$u/gpufiltd.socket" ] &&
+	    grep -qx "ExecStart=$P/bin/gpufiltd -f" "$u/gpufiltd.service" &&
+	    { [ ! -f "$ROOT/cmd/gpufiltd.c" ] || [ -x "$P/bin/gpufiltd" ]; }'
 	inst uninstall
 	st=$?
 	why="status $st, left: $(cd "$P" 2>/dev/null && find . | tr '\n' ' ')"

@@ -16,7 +16,7 @@ layer() {
 	lib/io/*) echo 2 ;;
 	lib/tool/*) echo 3 ;;
 	lib/ops/*|kernels/*) echo 4 ;;
-	lib/engine/*) echo 5 ;;
+	lib/engine/*|lib/serve/*) echo 5 ;;
 	lib/api/*) echo 6 ;;
 	cmd/*) echo 7 ;;
 	*) echo 0 ;;

@@ -32,7 +32,7 @@ pinned_budget(struct engine *en)
 		p->ahead_max = 0;
 	/* GPUFILT_PINNED=0: never (the bench's staging figures). */
 	pin = (env = getenv("GPUFILT_PINNED")) == NULL || strcmp(env, "0") != 0;
-	if (!pin)
+	if (!pin || en->o->remote != NULL)     /* the server's lanes: no CUDA here */
 		p->pinned_max = 0;
 }
 
@@ -185,6 +185,7 @@ engine_stats_fill(const struct engine *en, int state, struct engine_stats *st)
 {
 	st->readers = en->read.nreaders;
 	st->on_gpu = state == GPU_READY;
+	st->served = en->gpus.remote;
 	st->lanes = en->filter.nlanes;
 	for (int i = 0; i < en->read.nreaders; i++)
 		st->read_ms += en->read.rd[i].busy_ms;
@@ -246,7 +247,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	if (state == GPU_FATAL) {
 		*e = en.gpus.err;
 		failures = -1;
-	} else if (en.gpus.broken != NULL) {
+	} else if (en.gpus.broken != NULL || en.gpus.remote_broken) {
 		gf_fail(e, "%s; the run stopped, and %d of %d inputs were not "
 		    "written", en.gpus.broken_err.msg, njobs - committed, njobs);
 		failures = -1;

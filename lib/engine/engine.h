@@ -47,6 +47,7 @@ struct engine_stats {
 	int images;
 	int readers, lanes, writers;    /* threads of each stage */
 	int on_gpu;
+	int served;             /* the lanes were the server's (gpufiltd) */
 	int ndevices;           /* the GPUs used (0: the CPU), in dev */
 	struct engine_device_stats dev[GF_MAX_DEVICES];
 	double wall_ms;
@@ -94,5 +95,29 @@ struct engine_hooks {
 int engine_run(const struct tool *t, const struct gf_opts *o,
     const struct engine_job *jobs, int njobs, const struct engine_hooks *hooks,
     struct engine_stats *st, struct gf_err *e);
+
+/*
+ * The server's (gpufiltd's) way to the filter stage, outside a run: a
+ * worker is a lane (two streams, events, staging buffers, device
+ * buffers that grow and are kept) on the open GPU base, used by one
+ * thread at a time; engine_worker_filter runs tool t on in into out
+ * (host memory, out's size, channels and maxval set as a lane's slot
+ * would have them: one channel for a gray tool), strip by strip
+ * (strip_rows as GPUFILT_STRIP_ROWS; 0: by size), with the bytes a run's
+ * lane gives.  After a failure, engine_worker_broken says whether the
+ * GPU's context is lost (every worker on it must close).
+ * engine_cpu_filter is a run's CPU lane on one image: out is allocated
+ * (img_free it).
+ */
+struct engine_worker;
+int engine_worker_open(struct engine_worker **w, const struct gpu *base,
+    struct gf_err *e);
+int engine_worker_filter(struct engine_worker *w, const struct tool *t,
+    int strip_rows, const struct image *in, struct image *out,
+    struct gf_times *tm, struct gf_err *e);
+int engine_worker_broken(struct engine_worker *w);
+void engine_worker_close(struct engine_worker *w);
+int engine_cpu_filter(const struct tool *t, const struct image *in,
+    struct image *out, struct gf_times *tm, struct gf_err *e);
 
 #endif

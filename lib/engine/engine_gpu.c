@@ -24,7 +24,7 @@ device_open_main(void *arg)
 void
 devices_close(struct engine *en)
 {
-	for (int i = 0; i < en->gpus.ndev; i++) {
+	for (int i = 0; i < en->gpus.ndev && !en->gpus.remote; i++) {
 		jdec_close_device(&en->gpus.dev[i]);
 		if (en->gpus.dev[i].opened)
 			gpu_close(&en->gpus.dev[i].base);
@@ -80,6 +80,36 @@ devices_open(struct engine *en, struct gf_err *e)
 	return -1;
 }
 
+/*
+ * The server's GPUs for the run, as devices_open's: 0 (en->gpus.dev set
+ * from them, opened there, not here), -2 with e when it has none.  The
+ * server answered for --device already: a GPU it does not have was a
+ * refusal, and the run is in process.
+ */
+static int
+devices_remote(struct engine *en, struct gf_err *e)
+{
+	struct remote *r = en->o->remote;
+	const char *why;
+	int n = remote_gpus(r, &why);
+
+	en->gpus.remote = 1;
+	if (n == 0)
+		return gf_fail(e, "%s", why), -2;
+	if ((en->gpus.dev = calloc((size_t)n, sizeof(*en->gpus.dev))) == NULL)
+		return gf_nomem(e, "out of memory");
+	en->gpus.ndev = n;
+	for (int i = 0; i < n; i++) {
+		struct device *d = &en->gpus.dev[i];
+		d->en = en;
+		d->number = remote_gpu_number(r, i);
+		d->base.device = d->number;
+		snprintf(d->base.name, sizeof(d->base.name), "%s",
+		    remote_gpu_name(r, i));
+	}
+	return 0;
+}
+
 /* "--device 0,2" or "--device all", as the user named the GPUs, in w. */
 static void
 gpu_named(const struct gf_opts *o, char *w, size_t n)
@@ -108,9 +138,10 @@ gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
 	int r;
 
 	*fallback = 0;
+	en->gpus.remote = o->remote != NULL;
 	if (o->strategy == GF_CPU)
 		return 0;
-	if ((r = devices_open(en, e)) == 0)
+	if ((r = o->remote != NULL ? devices_remote(en, e) : devices_open(en, e)) == 0)
 		return 1;
 	/*
 	 * -m auto with no GPU named (the default one, or all there are, if
@@ -144,7 +175,7 @@ opener_main(void *arg)
 	en->gpus.state = r > 0 ? GPU_READY : r == 0 ? GPU_UNUSED : GPU_FATAL;
 	en->gpus.fallback = fallback;
 	en->gpus.err = e;
-	jdec_decide(en, r > 0);
+	jdec_decide(en, r > 0 && !en->gpus.remote);
 	if (r < 0)
 		en->stop = 1;
 	engine_wake(en);
@@ -161,6 +192,7 @@ opener_main(void *arg)
 int
 devices_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 {
+	en->gpus.remote = en->o->remote != NULL;
 	if (en->o->strategy == GF_CPU)
 		en->gpus.state = GPU_UNUSED;
 	else if (pthread_create(opener, NULL, opener_main, en) != 0)

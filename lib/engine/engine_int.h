@@ -75,6 +75,7 @@
 #include "engine.h"
 #include "img.h"
 #include "jpeg_gpu.h"
+#include "remote.h"
 
 enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
 
@@ -248,6 +249,8 @@ struct lane {
 	void *stage[2];         /* STAGE_BYTES each, pinned; NULL: none */
 	cudaEvent_t stage_ev[2];        /* the last move of each */
 	double busy_ms;
+	struct remote_lane *rl; /* the server's lane (en->gpus.remote) */
+	int solo;               /* a worker of the server's, outside a run */
 };
 
 /* engine_slot.c's state: every slot, and the host memory they hold. */
@@ -297,6 +300,13 @@ struct gpu_set {
 	struct device *broken;  /* the device that stopped the run, with why */
 	struct gf_err broken_err;
 	int fail_gpu, fail_at;  /* GPUFILT_FAIL_GPU=D:K: GPU D breaks at its image K */
+	/*
+	 * The server's (o->remote): dev are its GPUs, opened there, and the
+	 * lanes hand it their images; nothing here touches CUDA.  On its
+	 * CPU (state GPU_UNUSED) too, one lane does.
+	 */
+	int remote;
+	int remote_broken;      /* the server ended: the run stops (broken_err) */
 };
 
 /*

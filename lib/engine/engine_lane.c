@@ -283,7 +283,7 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 		rc = strip_queue(en, ln, &ln->sub[k % ln->nsub], s, y0, n, ln->ev + 4 * k,
 		    e);
 	}
-	if (nstrips > 1 && rc == 0)
+	if (nstrips > 1 && rc == 0 && !ln->solo)
 		rc = strips_to_writer(ln, s, rows, nstrips, e);
 	for (int i = 0; i < ln->nsub; i++) {
 		cudaError_t err = cudaStreamSynchronize(ln->sub[i].stream);
@@ -448,22 +448,90 @@ lane_image(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 }
 
 /*
- * Slot s on the CPU: the tool's filter, on the gray of a colour image
- * when the tool works on gray.
+ * The tool's CPU work on in into out (allocated by the tool), on the gray
+ * of a colour image when the tool works on gray.
  */
 static int
-cpu_image(const struct tool *tl, struct slot *s)
+cpu_filter(const struct tool *tl, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e)
 {
 	struct image gray = {0};
 	int ret;
 
-	if (tl->gray && s->in.channels != 1 &&
-	    img_to_gray(&s->in, &gray, &s->err) < 0)
+	if (tl->gray && in->channels != 1 && img_to_gray(in, &gray, e) < 0)
 		return -1;
-	ret = tl->cpu(tl->ctx, gray.px != NULL ? &gray : &s->in, &s->out, &s->t,
-	    &s->err);
+	ret = tl->cpu(tl->ctx, gray.px != NULL ? &gray : in, out, t, e);
 	img_free(&gray);
 	return ret;
+}
+
+/* Slot s on the CPU. */
+static int
+cpu_image(const struct tool *tl, struct slot *s)
+{
+	return cpu_filter(tl, &s->in, &s->out, &s->t, &s->err);
+}
+
+/*
+ * The server's lane stopped working (it ended): the run stops, and its
+ * error says so once, as device_fail's does for a GPU.
+ */
+static void
+remote_fail(struct engine *en, struct slot *s)
+{
+	pthread_mutex_lock(&en->mu);
+	if (!en->gpus.remote_broken) {
+		en->gpus.remote_broken = 1;
+		gf_fail(&en->gpus.broken_err, "%s image %d: %s",
+		    engine_job_name(en, s->job), s->index, s->err.msg);
+	}
+	en->stop = 1;
+	engine_wake(en);
+	pthread_mutex_unlock(&en->mu);
+	s->err.msg[0] = '\0';
+}
+
+/*
+ * Slot s through the server's lane ln->rl: on its GPU ln->dev, or on its
+ * CPU (no dev), into s->out (the slot's buffer, or one of its own for
+ * the CPU).  As lane_image: an image that fails there fails its job; a
+ * lane that breaks (the server ended, its GPU broke) stops the run.
+ */
+static void
+lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
+{
+	struct engine *en = ln->en;
+	struct device *d = ln->dev;
+	int rc = -2, gpu = d != NULL ? (int)(d - en->gpus.dev) : -1;
+
+	s->device = d != NULL ? d->base.device : -1;
+	if (open_err != NULL) {
+		s->err = *open_err;
+	} else if (d != NULL && device_begin(en, d)) {
+		gf_fail(&s->err, "GPUFILT_FAIL_GPU made it fail at its image %d",
+		    en->gpus.fail_at);
+	} else if (s->out.px == NULL && img_alloc_like(&s->out, &s->in,
+	    en->tool->gray ? 1 : s->in.channels, &s->err) < 0) {
+		rc = -1;        /* no output buffer: the CPU's, as the tool's would be */
+	} else {
+		s->out_malloced = s->out_malloced || s->outbuf.p != s->out.px;
+		double t0 = gf_now_ms();
+		rc = remote_filter(ln->rl, gpu, &s->in, &s->out, &s->t, &s->err);
+		if (d == NULL)
+			s->t.cpu = gf_now_ms() - t0;
+	}
+	s->failed = rc < 0;
+	if (d != NULL && open_err == NULL)
+		device_end(en, d, rc == 0);
+	if (rc == -2 && d != NULL)
+		device_fail(en, d, s);
+	else if (rc == -2)
+		remote_fail(en, s);
+	else if (s->failed && d != NULL && en->gpus.ndev > 1) {
+		struct gf_err e = s->err;
+		gf_fail(&s->err, "GPU %d (%s): %s", d->base.device, d->base.name,
+		    e.msg);
+	}
 }
 
 void *
@@ -473,7 +541,8 @@ lane_main(void *arg)
 	struct engine *en = ln->en;
 	const struct tool *tl = en->tool;
 	struct gf_err open_err = {0};
-	int opened = ln->dev == NULL || lane_open(ln, &open_err) == 0;
+	int opened = en->gpus.remote ? remote_lane_open(en->o->remote, &ln->rl,
+	    &open_err) == 0 : ln->dev == NULL || lane_open(ln, &open_err) == 0;
 	struct slot *s;
 
 	int me = (int)(ln - en->filter.ln);
@@ -483,6 +552,8 @@ lane_main(void *arg)
 		trace_mark(en, s, 'l', 'l', me);
 		if (engine_job_failed(en, s->job)) {
 			s->failed = 1;
+		} else if (en->gpus.remote) {
+			lane_remote(ln, s, opened ? NULL : &open_err);
 		} else if (ln->dev != NULL) {
 			lane_image(ln, s, opened ? NULL : &open_err);
 		} else {
@@ -504,7 +575,89 @@ lane_main(void *arg)
 			slot_post_done(en, s);
 		}
 	}
-	if (ln->dev != NULL)
+	if (en->gpus.remote)
+		remote_lane_close(ln->rl);
+	else if (ln->dev != NULL)
 		lane_close(ln);
 	return NULL;
+}
+
+/* ---- the server's workers: a lane outside a run (engine.h) */
+
+struct engine_worker {
+	struct engine en;       /* what the lane reads of a run: tool, strips */
+	struct device dev;
+	struct lane ln;
+};
+
+int
+engine_worker_open(struct engine_worker **wp, const struct gpu *base,
+    struct gf_err *e)
+{
+	struct engine_worker *w = calloc(1, sizeof(*w));
+
+	*wp = NULL;
+	if (w == NULL)
+		return gf_nomem(e, "out of memory");
+	pthread_mutex_init(&w->en.mu, NULL);
+	pthread_cond_init(&w->en.cv, NULL);
+	w->en.filter.staging = 1;       /* the client's window is plain memory */
+	w->dev.en = &w->en;
+	w->dev.base = *base;
+	w->dev.base.owns_shared = 0;
+	w->dev.opened = 1;
+	w->ln.en = &w->en;
+	w->ln.dev = &w->dev;
+	w->ln.solo = 1;
+	if (lane_open(&w->ln, e) < 0) {
+		engine_worker_close(w);
+		return -1;
+	}
+	*wp = w;
+	return 0;
+}
+
+int
+engine_worker_filter(struct engine_worker *w, const struct tool *t,
+    int strip_rows, const struct image *in, struct image *out,
+    struct gf_times *tm, struct gf_err *e)
+{
+	struct slot s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	w->en.tool = t;
+	w->en.filter.strip_rows = strip_rows > 0 ? strip_rows : 0;
+	s.en = &w->en;
+	s.in = *in;
+	s.out = *out;
+	GPU_TRY(e, cudaSetDevice(w->dev.base.device));
+	rc = lane_gpu(&w->ln, &s, e);
+	*tm = s.t;
+	return rc;
+}
+
+int
+engine_worker_broken(struct engine_worker *w)
+{
+	return cudaSetDevice(w->dev.base.device) != cudaSuccess ||
+	    cudaDeviceSynchronize() != cudaSuccess;
+}
+
+void
+engine_worker_close(struct engine_worker *w)
+{
+	if (w == NULL)
+		return;
+	lane_close(&w->ln);
+	pthread_mutex_destroy(&w->en.mu);
+	pthread_cond_destroy(&w->en.cv);
+	free(w);
+}
+
+int
+engine_cpu_filter(const struct tool *t, const struct image *in,
+    struct image *out, struct gf_times *tm, struct gf_err *e)
+{
+	return cpu_filter(t, in, out, tm, e);
 }

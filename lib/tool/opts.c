@@ -254,6 +254,9 @@ gf_opts_common(struct gf_opts *o, int c, const char *arg, struct gf_err *e)
 	case '0':
 		o->null_sep = 1;
 		return 1;
+	case GF_OPT_NO_SERVER:
+		o->no_server = 1;
+		return 1;
 	case GF_OPT_PROGRESS:
 		o->progress = 1;
 		return 1;

@@ -1,7 +1,8 @@
 /*
  * opts.h - the options every tool shares (-m, --cpu, --fallback, --border,
  * -f, -j, -o, --quality, --block, --rows, --device, --shard, --max-pixels,
- * --no-autorotate, --files-from, -0, --progress, -v, -q, -h, -V) and the parsers for option values, so
+ * --no-autorotate, --files-from, -0, --progress, --no-server, -v, -q, -h,
+ * -V) and the parsers for option values, so
  * that the three tools accept and refuse values alike.
  */
 #ifndef GF_OPTS_H
@@ -40,6 +41,12 @@ struct gf_opts {
 	const char *files_from; /* --files-from FILE: batch inputs listed there; "-": stdin */
 	int null_sep;           /* -0, --null: that list's names end in NUL, not newline */
 	int progress;           /* --progress: progress lines on any stderr */
+	int no_server;          /* --no-server: in process, whatever GPUFILT_SERVER says */
+	/*
+	 * The server (gpufiltd) that filters this run's images (remote.h),
+	 * or NULL: the run filters them itself.
+	 */
+	struct remote *remote;
 	int verbose;            /* -v: a line per image */
 	int quiet;              /* -q: no notices, progress or summary, even with -v */
 	int help;
@@ -60,6 +67,7 @@ enum {
 	GF_OPT_NO_AUTOROTATE,
 	GF_OPT_FILES_FROM,
 	GF_OPT_PROGRESS,
+	GF_OPT_NO_SERVER,
 	GF_OPT_TOOL = 300
 };
 
@@ -78,6 +86,7 @@ enum {
 	{"files-from", required_argument, NULL, GF_OPT_FILES_FROM}, \
 	{"null", no_argument, NULL, '0'}, \
 	{"progress", no_argument, NULL, GF_OPT_PROGRESS}, \
+	{"no-server", no_argument, NULL, GF_OPT_NO_SERVER}, \
 	{"help", no_argument, NULL, 'h'}, \
 	{"version", no_argument, NULL, 'V'}
 

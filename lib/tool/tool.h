@@ -18,6 +18,7 @@ struct gf_times {
 	double cpu;             /* CPU: the filter */
 	double decode;          /* its share of its batch's time on the GPU's JPEG engines */
 	int engines;            /* decoded by the GPU's JPEG engines, not the CPU */
+	int served;             /* filtered by the server (gpufiltd), not this process */
 	double write;           /* encode and write */
 	double kernel_bytes;    /* for GB/s: bytes read + written by the kernels */
 	int thresholds;         /* 0, 1 (threshold) or 2 (low and high) */

@@ -88,6 +88,11 @@ int conv2d_normalizes(const struct conv2d_filter *p);
  * message naming the bad row or value.
  */
 int kspec_parse(const char *text, struct kspec *k, struct gf_err *e);
+/*
+ * From now on, kspec_parse refuses @FILE: for a process (the server) that
+ * must never open a file its clients name.
+ */
+void kspec_no_files(void);
 
 /*
  * The named kernels for shell completion, blank-separated, in w (n

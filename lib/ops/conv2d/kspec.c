@@ -360,12 +360,24 @@ read_small_file(const char *path, char **text, struct gf_err *e)
 	return 0;
 }
 
+/* Whether -k @FILE may read a file here (kspec_no_files). */
+static int kspec_files = 1;
+
+void
+kspec_no_files(void)
+{
+	kspec_files = 0;
+}
+
 static int
 kspec_parse_file(const char *path, struct kspec *k, struct gf_err *e)
 {
 	char *text = NULL;
 	int rc;
 
+	if (!kspec_files)
+		return gf_fail(e, "kernel file %s: this process reads no kernel "
+		    "files (a server: the tool reads them and runs itself)", path);
 	if (*path == '\0')
 		return gf_fail(e, "kernel '@' names no file; write -k @FILE");
 	if (read_small_file(path, &text, e) < 0)

@@ -1,0 +1,678 @@
+/*
+ * server.c - the server (server.h): its GPUs, each with a bounded set of
+ * workers (engine.h's lanes outside a run), and a thread per connection
+ * that reads a client's messages (proto.h), one function per message.
+ *
+ * What a client can cost it: a thread while connected (at most
+ * max_clients of them), a mapping of the window the client made (its
+ * memory, not the server's), and a worker's time per image.  Memory on
+ * a GPU is bounded by its workers: WORKERS per GPU, each keeping the
+ * buffers of the largest image it filtered.  Nothing a client sends is
+ * trusted: sizes, offsets and indices are checked before use, and a
+ * message that is not one ends that connection.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "gpu.h"
+#include "poison.h"
+#include "proto.h"
+#include "server.h"
+#include "sockpath.h"
+
+/* Workers per GPU: images filtered on it at once, and its memory's bound. */
+#define WORKERS 4
+
+/* A GPU the server keeps open, and its workers. */
+struct sdev {
+	struct server *srv;
+	struct gpu base;
+	int opened;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct engine_worker *free[WORKERS];
+	int nfree, nmade;       /* idle, and made (idle or at work) */
+	int images;             /* filtered here (mu) */
+	/*
+	 * Lost: an error stuck to its context.  The workers close as they
+	 * come back, and once none is out the context is made anew.
+	 */
+	int lost;
+	char why[512];          /* why it could not be made anew; "" while it can */
+};
+
+struct server {
+	struct server_opts o;
+	struct sdev dev[GF_MAX_DEVICES];
+	int ndev;
+	char why[512];          /* no GPU: why */
+	double t0;
+	pthread_mutex_t mu;     /* the counts below */
+	pthread_cond_t cv;      /* a connection ended */
+	int clients;            /* connections now */
+	int socks[4096];        /* theirs, to end them (-1: free) */
+	long runs, images;
+	double last;            /* when the last connection ended */
+	int stop;               /* a client asked it to stop */
+};
+
+/* A client's connection. */
+struct conn {
+	struct server *srv;
+	int sock, slot;
+	void *ctx;              /* its tool's options (cli_tool_build's) */
+	struct tool tool;
+	const struct gf_opts *o;
+	int strip_rows;
+	int gpus[PROTO_MAX_GPUS];       /* the run's GPUs: indices of srv->dev */
+	int ngpus;
+	void *map;              /* its window */
+	size_t size;
+	char *buf;              /* a message */
+};
+
+#define MSG_CAP (sizeof(struct proto_hdr) + sizeof(struct proto_hello) + \
+    PROTO_MAX_ARGBYTES)
+
+static void __attribute__((format(printf, 2, 3)))
+slog(struct server *s, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (s->o.log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	s->o.log(s->o.log_arg, line);
+}
+
+/* ---- the GPUs and their workers */
+
+static int
+sdev_open(struct sdev *d, int number, struct gf_err *e)
+{
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->cv, NULL);
+	if (gpu_open(&d->base, number, e) < 0)
+		return -1;
+	d->opened = 1;
+	return 0;
+}
+
+/*
+ * A worker of d, made if fewer than WORKERS are; waits while all are at
+ * work.  NULL with e when d is lost for good or a worker cannot be made.
+ */
+static struct engine_worker *
+worker_take(struct sdev *d, struct gf_err *e)
+{
+	struct engine_worker *w = NULL;
+
+	pthread_mutex_lock(&d->mu);
+	while (d->why[0] == '\0' && (d->lost || (d->nfree == 0 &&
+	    d->nmade == WORKERS)))
+		pthread_cond_wait(&d->cv, &d->mu);
+	if (d->why[0] != '\0') {
+		gf_fail(e, "GPU %d (%s) is lost: %s", d->base.device, d->base.name,
+		    d->why);
+	} else if (d->nfree > 0) {
+		w = d->free[--d->nfree];
+	} else {
+		d->nmade++;
+		pthread_mutex_unlock(&d->mu);
+		if (engine_worker_open(&w, &d->base, e) == 0)
+			return w;
+		pthread_mutex_lock(&d->mu);
+		d->nmade--;
+		pthread_cond_broadcast(&d->cv);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return w;
+}
+
+/*
+ * d's context is lost: with every worker back and closed, the context is
+ * made anew (a reset of the device), so that later runs work.  Called
+ * with d->mu held and d->nmade 0.
+ */
+static void
+sdev_remake(struct sdev *d)
+{
+	struct gf_err e = {0};
+	int number = d->base.device;
+
+	gpu_close(&d->base);
+	d->opened = 0;
+	if (cudaSetDevice(number) == cudaSuccess)
+		cudaDeviceReset();
+	cudaGetLastError();
+	if (gpu_open(&d->base, number, &e) < 0)
+		snprintf(d->why, sizeof(d->why), "%s", e.msg);
+	else
+		d->opened = 1;
+	d->lost = 0;
+	slog(d->srv, "GPU %d: its context was lost; %s", number,
+	    d->opened ? "made anew" : d->why);
+}
+
+/* Gives w back to d; closed instead when lost says the context is. */
+static void
+worker_give(struct sdev *d, struct engine_worker *w, int lost)
+{
+	pthread_mutex_lock(&d->mu);
+	if (lost)
+		d->lost = 1;
+	if (d->lost) {
+		engine_worker_close(w);
+		d->nmade--;
+		while (d->nfree > 0) {
+			engine_worker_close(d->free[--d->nfree]);
+			d->nmade--;
+		}
+		if (d->nmade == 0)
+			sdev_remake(d);
+	} else {
+		d->free[d->nfree++] = w;
+	}
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+}
+
+static void
+sdev_close(struct sdev *d)
+{
+	while (d->nfree > 0)
+		engine_worker_close(d->free[--d->nfree]);
+	if (d->opened)
+		gpu_close(&d->base);
+	pthread_mutex_destroy(&d->mu);
+	pthread_cond_destroy(&d->cv);
+}
+
+int
+server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
+{
+	struct server *s = calloc(1, sizeof(*s));
+	struct gf_err ge = {0};
+	int n = 0;
+
+	*sp = NULL;
+	if (s == NULL)
+		return gf_nomem(e, "out of memory");
+	s->o = *o;
+	s->t0 = s->last = gf_now_ms();
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	for (size_t i = 0; i < sizeof(s->socks) / sizeof(s->socks[0]); i++)
+		s->socks[i] = -1;
+	if (s->o.max_clients <= 0 || s->o.max_clients > (int)(sizeof(s->socks) /
+	    sizeof(s->socks[0])))
+		s->o.max_clients = sizeof(s->socks) / sizeof(s->socks[0]);
+	if (gpu_count(&n, &ge) < 0) {
+		snprintf(s->why, sizeof(s->why), "%s", ge.msg);
+		n = 0;
+	}
+	s->ndev = o->ndevices > 0 ? o->ndevices : n < GF_MAX_DEVICES ? n :
+	    GF_MAX_DEVICES;
+	if (s->ndev > PROTO_MAX_GPUS)
+		s->ndev = PROTO_MAX_GPUS;
+	for (int i = 0; i < s->ndev; i++) {
+		s->dev[i].srv = s;
+		if (sdev_open(&s->dev[i], o->ndevices > 0 ? o->devices[i] : i,
+		    e) < 0) {
+			server_close(s);
+			return -1;
+		}
+	}
+	*sp = s;
+	return 0;
+}
+
+int
+server_gpus(const struct server *s, const char **why)
+{
+	if (why != NULL)
+		*why = s->why;
+	return s->ndev;
+}
+
+void
+server_close(struct server *s)
+{
+	if (s == NULL)
+		return;
+	for (int i = 0; i < s->ndev; i++)
+		sdev_close(&s->dev[i]);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}
+
+/* ---- a connection's messages */
+
+static int
+send_text(struct conn *c, uint32_t type, const char *fmt, ...)
+{
+	struct proto_text t = {0};
+	struct gf_err e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t.text, sizeof(t.text), fmt, ap);
+	va_end(ap);
+	return proto_send(c->sock, type, &t, sizeof(t), -1, &e);
+}
+
+/*
+ * The GPUs of c's run, as its --device names them, among the server's:
+ * the first (no --device), all, or the list.  -1 with e naming one the
+ * server does not have.
+ */
+static int
+conn_gpus(struct conn *c, struct gf_err *e)
+{
+	struct server *s = c->srv;
+	const struct gf_opts *o = c->o;
+
+	c->ngpus = 0;
+	if (s->ndev == 0)
+		return 0;
+	if (o->ndevices == 0) {
+		c->ngpus = o->all_devices ? s->ndev : 1;
+		for (int i = 0; i < c->ngpus; i++)
+			c->gpus[i] = i;
+		return 0;
+	}
+	for (int k = 0; k < o->ndevices; k++) {
+		int i;
+		for (i = 0; i < s->ndev && s->dev[i].base.device != o->devices[k]; i++)
+			;
+		if (i == s->ndev)
+			return gf_fail(e, "GPU %d is not one the server has open",
+			    o->devices[k]);
+		c->gpus[c->ngpus++] = i;
+	}
+	return 0;
+}
+
+/* PROTO_HELLO: builds the client's tool and answers with its GPUs. */
+static int
+on_hello(struct conn *c, char *p, size_t len)
+{
+	struct server *s = c->srv;
+	struct proto_hello h;
+	struct proto_ready r;
+	char *argv[PROTO_MAX_ARGS + 1];
+	struct gf_err e = {0};
+
+	if (c->ctx != NULL || len < sizeof(h))
+		return -1;
+	memcpy(&h, p, sizeof(h));
+	if (!proto_build_same(&h.build, s->o.version))
+		return send_text(c, PROTO_REFUSED, "the server (gpufiltd %.31s) is "
+		    "of another build than this tool (%s)", h.build.version,
+		    s->o.version), -1;
+	if (proto_strings(p + sizeof(h), len - sizeof(h), h.argc, argv, &e) < 0 ||
+	    s->o.build((int)h.argc, argv, &c->ctx, &c->tool, &c->o, &e) < 0 ||
+	    conn_gpus(c, &e) < 0)
+		return send_text(c, PROTO_REFUSED, "%s", e.msg), -1;
+	c->strip_rows = h.strip_rows > 0 ? h.strip_rows : 0;
+	memset(&r, 0, sizeof(r));
+	r.ngpus = (uint32_t)c->ngpus;
+	for (int i = 0; i < c->ngpus; i++) {
+		const struct gpu *g = &s->dev[c->gpus[i]].base;
+		r.number[i] = g->device;
+		snprintf(r.name[i], sizeof(r.name[i]), "%s", g->name);
+	}
+	snprintf(r.why, sizeof(r.why), "%s", s->why);
+	r.pid = (int32_t)getpid();
+	pthread_mutex_lock(&s->mu);
+	s->runs++;
+	pthread_mutex_unlock(&s->mu);
+	return proto_send(c->sock, PROTO_READY, &r, sizeof(r), -1, &e);
+}
+
+/* PROTO_WINDOW: maps the client's memfd, once it is sealed against shrinking. */
+static int
+on_window(struct conn *c, const char *p, size_t len, int fd)
+{
+	struct proto_window w;
+	struct stat st;
+	int seals;
+	void *m;
+
+	if (c->ctx == NULL || len != sizeof(w) || fd < 0)
+		return -1;
+	memcpy(&w, p, sizeof(w));
+	seals = fcntl(fd, F_GET_SEALS);
+	if (w.size == 0 || w.size > PROTO_MAX_WINDOW || seals < 0 ||
+	    !(seals & F_SEAL_SHRINK) || fstat(fd, &st) < 0 ||
+	    (uint64_t)st.st_size < w.size)
+		return -1;
+	m = mmap(NULL, (size_t)w.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	if (c->map != NULL)
+		munmap(c->map, c->size);
+	c->map = m;
+	c->size = (size_t)w.size;
+	return 0;
+}
+
+/*
+ * The image of pi in c's window, and where its output goes: 0, or -1
+ * when a size, an offset or an index is not one (the client lies).
+ */
+static int
+image_check(const struct conn *c, const struct proto_image *pi,
+    struct image *in, struct image *out)
+{
+	size_t inb, outb;
+
+	if (c->map == NULL || pi->width < 1 || pi->height < 1 ||
+	    pi->width > (1 << 24) || pi->height > (1 << 24) || pi->channels < 1 ||
+	    pi->channels > 4 || pi->maxval < 1 || pi->maxval > 65535 ||
+	    pi->gpu < -1 || pi->gpu >= c->ngpus)
+		return -1;
+	*in = (struct image){pi->width, pi->height, pi->channels, pi->maxval,
+	    NULL};
+	*out = *in;
+	out->channels = c->tool.gray ? 1 : pi->channels;
+	inb = img_bytes(in);
+	outb = img_bytes(out);
+	if (inb == 0 || outb == 0 || pi->in_off > c->size ||
+	    inb > c->size - pi->in_off || pi->out_off > c->size ||
+	    outb > c->size - pi->out_off ||
+	    (pi->in_off < pi->out_off + outb && pi->out_off < pi->in_off + inb))
+		return -1;
+	in->px = (char *)c->map + pi->in_off;
+	out->px = (char *)c->map + pi->out_off;
+	return 0;
+}
+
+/* One image on the server's CPU, into out (the window). */
+static int
+image_cpu(struct conn *c, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e)
+{
+	struct image o = {0};
+	int rc = engine_cpu_filter(&c->tool, in, &o, t, e);
+
+	if (rc == 0 && img_bytes(&o) != img_bytes(out))
+		rc = gf_fail(e, "the CPU made a %dx%d image of %d channels",
+		    o.width, o.height, o.channels);
+	if (rc == 0)
+		memcpy(out->px, o.px, img_bytes(out));
+	img_free(&o);
+	return rc;
+}
+
+/* One image on GPU d: 1 when d's context was lost on it. */
+static int
+image_gpu(struct conn *c, struct sdev *d, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e)
+{
+	struct server *s = c->srv;
+	struct engine_worker *w = worker_take(d, e);
+	int rc, lost = 0, k;
+
+	if (w == NULL)
+		return -1;
+	pthread_mutex_lock(&d->mu);
+	k = ++d->images;
+	pthread_mutex_unlock(&d->mu);
+	if (s->o.fault_at > 0 && k == s->o.fault_at) {
+		rc = gpu_poison(&d->base, e);
+	} else {
+		rc = engine_worker_filter(w, &c->tool, c->strip_rows, in, out, t, e);
+	}
+	if (rc < 0)
+		lost = engine_worker_broken(w);
+	worker_give(d, w, lost);
+	return rc < 0 ? (lost ? 1 : -1) : 0;
+}
+
+/* PROTO_IMAGE: filters it, and answers PROTO_DONE. */
+static int
+on_image(struct conn *c, const char *p, size_t len)
+{
+	struct server *s = c->srv;
+	struct proto_image pi;
+	struct proto_done d;
+	struct image in, out;
+	struct gf_err e = {0};
+	int rc;
+
+	if (c->ctx == NULL || len != sizeof(pi))
+		return -1;
+	memcpy(&pi, p, sizeof(pi));
+	if (image_check(c, &pi, &in, &out) < 0)
+		return -1;
+	memset(&d, 0, sizeof(d));
+	if (pi.gpu < 0)
+		rc = image_cpu(c, &in, &out, &d.t, &e);
+	else
+		rc = image_gpu(c, &s->dev[c->gpus[pi.gpu]], &in, &out, &d.t, &e);
+	d.ok = rc == 0;
+	d.broken = rc == 1;
+	if (rc == 1) {
+		struct sdev *dv = &s->dev[c->gpus[pi.gpu]];
+		slog(s, "GPU %d lost its context: %s", dv->base.device, e.msg);
+		gf_fail(&e, "%s (the server makes the GPU's context anew)", e.msg);
+	}
+	snprintf(d.msg, sizeof(d.msg), "%s", e.msg);
+	pthread_mutex_lock(&s->mu);
+	s->images += rc == 0;
+	pthread_mutex_unlock(&s->mu);
+	return proto_send(c->sock, PROTO_DONE, &d, sizeof(d), -1, &e);
+}
+
+/* PROTO_STATUS: a line about the server. */
+static int
+on_status(struct conn *c)
+{
+	struct server *s = c->srv;
+	char gpus[1024] = "";
+	size_t n = 0;
+	long runs, images;
+	int clients;
+
+	for (int i = 0; i < s->ndev && n < sizeof(gpus); i++)
+		n += (size_t)snprintf(gpus + n, sizeof(gpus) - n, "%sGPU %d (%s)",
+		    i ? ", " : "", s->dev[i].base.device, s->dev[i].base.name);
+	pthread_mutex_lock(&s->mu);
+	runs = s->runs;
+	images = s->images;
+	clients = s->clients - 1;
+	pthread_mutex_unlock(&s->mu);
+	return send_text(c, PROTO_TEXT, "pid %d, up %.0f s, %s%s; %d clients now; "
+	    "%ld runs and %ld images served", (int)getpid(),
+	    (gf_now_ms() - s->t0) / 1000, s->ndev > 0 ? gpus : "no GPU: ",
+	    s->ndev > 0 ? "" : s->why, clients, runs, images);
+}
+
+/* One message of c: 0 go on, -1 end the connection. */
+static int
+conn_message(struct conn *c)
+{
+	struct gf_err e = {0};
+	uint32_t type;
+	size_t len;
+	int fd, rc;
+	char *p = c->buf + sizeof(struct proto_hdr);
+
+	rc = proto_recv(c->sock, c->buf, MSG_CAP, &type, &len, &fd, &e);
+	if (rc <= 0)
+		return -1;
+	if (fd >= 0 && type != PROTO_WINDOW) {
+		close(fd);
+		return -1;
+	}
+	switch (type) {
+	case PROTO_HELLO:
+		return on_hello(c, p, len);
+	case PROTO_WINDOW:
+		rc = on_window(c, p, len, fd);
+		if (fd >= 0)
+			close(fd);      /* the mapping keeps what it needs */
+		return rc;
+	case PROTO_IMAGE:
+		return on_image(c, p, len);
+	case PROTO_STATUS:
+		return c->ctx == NULL && len == 0 ? on_status(c) : -1;
+	case PROTO_STOP:
+		if (c->ctx != NULL || len != 0)
+			return -1;
+		pthread_mutex_lock(&c->srv->mu);
+		c->srv->stop = 1;
+		pthread_mutex_unlock(&c->srv->mu);
+		return send_text(c, PROTO_TEXT, "stopping"), -1;
+	default:
+		return -1;
+	}
+}
+
+static void *
+conn_main(void *arg)
+{
+	struct conn *c = arg;
+	struct server *s = c->srv;
+	struct gf_err e = {0};
+
+	if (sockpath_peer_ok(c->sock, &e) < 0)
+		slog(s, "refused: %s", e.msg);
+	else
+		while (conn_message(c) == 0)
+			;
+	if (c->map != NULL)
+		munmap(c->map, c->size);
+	free(c->ctx);
+	free(c->buf);
+	pthread_mutex_lock(&s->mu);
+	close(c->sock);
+	s->socks[c->slot] = -1;
+	s->clients--;
+	s->last = gf_now_ms();
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	free(c);
+	return NULL;
+}
+
+/* A new connection: its thread, or closed at once when there are too many. */
+static void
+conn_start(struct server *s, int sock)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	pthread_attr_t at;
+	pthread_t th;
+	int slot = -1;
+
+	pthread_mutex_lock(&s->mu);
+	if (c != NULL && s->clients < s->o.max_clients)
+		for (slot = 0; s->socks[slot] >= 0; slot++)
+			;
+	if (slot >= 0) {
+		s->socks[slot] = sock;
+		s->clients++;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (slot < 0 || (c->buf = malloc(MSG_CAP)) == NULL)
+		goto refuse;
+	c->srv = s;
+	c->sock = sock;
+	c->slot = slot;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &at, conn_main, c) == 0) {
+		pthread_attr_destroy(&at);
+		return;
+	}
+	pthread_attr_destroy(&at);
+refuse:
+	slog(s, "a client was refused: %s", slot < 0 ? "too many clients" :
+	    "out of memory or threads");
+	pthread_mutex_lock(&s->mu);
+	if (slot >= 0) {
+		s->socks[slot] = -1;
+		s->clients--;
+	}
+	pthread_mutex_unlock(&s->mu);
+	close(sock);
+	if (c != NULL)
+		free(c->buf);
+	free(c);
+}
+
+/* Ends every connection (their reads return) and waits for their threads. */
+static void
+conns_end(struct server *s)
+{
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < sizeof(s->socks) / sizeof(s->socks[0]); i++)
+		if (s->socks[i] >= 0)
+			shutdown(s->socks[i], SHUT_RDWR);
+	while (s->clients > 0)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+}
+
+int
+server_run(struct server *s, int listen_fd, int stop_fd, struct gf_err *e)
+{
+	int rc = 0;
+
+	for (;;) {
+		struct pollfd p[2] = {{listen_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+		int timeout = 1000, idle, stop;
+		double now = gf_now_ms();
+
+		pthread_mutex_lock(&s->mu);
+		idle = s->clients == 0 && s->o.idle_ms > 0 &&
+		    now - s->last >= s->o.idle_ms;
+		stop = s->stop;
+		pthread_mutex_unlock(&s->mu);
+		if (idle || stop) {
+			slog(s, idle ? "idle for %d s: ending" : "asked to stop: ending",
+			    s->o.idle_ms / 1000);
+			break;
+		}
+		if (poll(p, 2, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = gf_fail(e, "poll: %s", strerror(errno));
+			break;
+		}
+		if (p[1].revents != 0) {
+			slog(s, "signalled: ending");
+			break;
+		}
+		if (p[0].revents & (POLLERR | POLLNVAL)) {
+			rc = gf_fail(e, "the listening socket failed");
+			break;
+		}
+		if (p[0].revents & POLLIN) {
+			int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+			if (c >= 0)
+				conn_start(s, c);
+			else if (errno == EMFILE || errno == ENFILE)
+				usleep(10000);  /* out of descriptors: let some close */
+		}
+	}
+	conns_end(s);
+	return rc;
+}
