@@ -19,6 +19,8 @@
 #                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
 #   make bench-cpu  the CPU path against libvips, pamedge (and cv2, if any)
+#   make bench-crossover  GPU only: one image, cold GPU against --cpu, by
+#                   size: the small-run rule's GF_SMALL_PIXELS
 #   make install    PREFIX=/usr/local, built for every GPU (GPU_ARCHS
 #                   below): the tools (stripped; STRIP= keeps
 #                   their symbols), their man pages, and bash, zsh and
@@ -316,7 +318,7 @@ TSAN_OBJS   = $(patsubst lib/%.c,build/tsan/lib/%.o,$(LIB_SRCS)) \
 TSAN_BINS   = $(TOOLS:%=build/tsan/bin/%)
 TSAN_UNITS  = build/tsan/tests/gpu_probe build/tsan/tests/gpufilt_test
 TSAN_TESTS ?= unit t_stream t_split t_stream_bounds t_engine t_multi t_lib \
-              t_hostile t_env
+              t_hostile t_env t_small
 
 build/tsan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -440,6 +442,12 @@ test: check-deps
 	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
 	@sh tests/run.sh
 
+# test-served: the whole suite with every run through a server of its own
+# (tests/run.sh GF_SERVED=1: a run the server does not take fails).
+test-served: check-deps
+	@j=; $(SUBMAKE_J); $(MAKE) --no-print-directory $$j all $(TESTS)
+	@GF_SERVED=1 sh tests/run.sh
+
 # What make test runs, built and not run: scripts/gpu.sh builds this on
 # the GPU machine and runs the suite there side by side.
 test-bins: all $(TESTS)
@@ -454,6 +462,8 @@ bench-io: all build/bench/framegen build/bench/jpeggen build/bench/jpegdec \
 	sh bench/io.sh
 bench-cpu: all build/bench/cpuops
 	sh bench/cpu.sh
+bench-crossover: all build/bench/framegen build/bench/jpeggen build/tests/gpu_probe
+	sh bench/crossover.sh
 
 # Shell completion: each tool prints its own from its option tables.
 BASH_COMPLETIONS := $(TOOLS:%=build/completion/bash/%)
@@ -493,6 +503,7 @@ LIB_INSTALLED = $(LIBDIR)/libgpufilt.so.$(VERSION) \
                $(INCLUDEDIR)/gpufilt.h $(MAN3DIR)/gpufilt.3
 # Every file make install writes: make uninstall removes these.
 INSTALLED    = $(TOOLS:%=$(BINDIR)/%) $(TOOLS:%=$(MAN1DIR)/%.1) \
+               $(BINDIR)/gpufiltd $(MAN1DIR)/gpufiltd.1 \
                $(TOOLS:%=$(BASHCOMPDIR)/%) $(TOOLS:%=$(ZSHCOMPDIR)/_%) \
                $(TOOLS:%=$(FISHCOMPDIR)/%.fish) $(LIB_INSTALLED)
 
@@ -501,8 +512,8 @@ install: all $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
 	    $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(LIBDIR) \
 	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MAN3DIR)
 	cp $(BINS) $(DESTDIR)$(BINDIR)/
-	$(if $(STRIP),$(STRIP) $(TOOLS:%=$(DESTDIR)$(BINDIR)/%))
-	cp $(TOOLS:%=man/%.1) $(DESTDIR)$(MAN1DIR)/
+	$(if $(STRIP),$(STRIP) $(BINS:bin/%=$(DESTDIR)$(BINDIR)/%))
+	cp $(TOOLS:%=man/%.1) man/gpufiltd.1 $(DESTDIR)$(MAN1DIR)/
 	cp $(BASH_COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)/
 	cp $(ZSH_COMPLETIONS) $(DESTDIR)$(ZSHCOMPDIR)/
 	cp $(FISH_COMPLETIONS) $(DESTDIR)$(FISHCOMPDIR)/
@@ -559,8 +570,8 @@ uninstall:
 clean:
 	rm -rf bin build
 
-.PHONY: all deps check-deps demo test test-bins test-asan test-tsan fuzz bench bench-io bench-cpu install \
-    install-cmake install-systemd uninstall clean FORCE
+.PHONY: all deps check-deps demo test test-served test-bins test-asan test-tsan fuzz bench bench-io \
+    bench-cpu bench-crossover install install-cmake install-systemd uninstall clean FORCE
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -539,6 +539,8 @@ static const char cli_common_help[] =
     "  -0, --null      --files-from's names end in NUL, as xargs -0 reads\n"
     "  --progress      progress lines (inputs, %, time left) on stderr even\n"
     "                  when it is not a terminal\n"
+    "  --no-server     run in this process, not through a server (gpufiltd)\n"
+    "                  that answers: GPUFILT_SERVER=off for one run\n"
     "  -v              timings per image on stderr\n"
     "  -q              no notices, progress or summary, even with -v\n"
     "  --completion SH print the completion script of shell SH: bash, zsh\n"
@@ -709,6 +711,7 @@ cli_main(const struct cli_tool *def, int argc, char **argv)
 			printf("%s (gpufilt) %s\n", ct->name, GF_VERSION);
 		return cli_close_stdout(ct->name);
 	}
+	cli_env_settings(ct->name, ct->common);
 	ct->make(ct->ctx, &t);
 	return cli_run(ct, &t, argc - first, argv + first, first, argv);
 }

@@ -2,8 +2,9 @@
  * cli_env.h - what every main does about hostile surroundings, first and
  * last: standard descriptors that were closed, signals that must not
  * leave temporary files behind, and the check that standard output was
- * really written.  Kept apart from cli.h's operand loop; printing and
- * exiting live here, in cmd/, never in lib/.
+ * really written, and the GPUFILT_* settings that cmd/ reads from the
+ * environment into the options.  Kept apart from cli.h's operand loop;
+ * printing, exiting and getenv live here, in cmd/, never in lib/.
  */
 #ifndef GF_CLI_ENV_H
 #define GF_CLI_ENV_H
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "opts.h"
 #include "outfile.h"
 
 /*
@@ -132,6 +134,29 @@ cli_start(const char *prog)
 		exit(1);
 	}
 	cli_signals();
+}
+
+/*
+ * The environment's settings of o: GPUFILT_SMALL_PIXELS, the small-run
+ * rule's pixels (opts.h; unset: GF_SMALL_PIXELS, 0: off).  A value that
+ * is not a count is ignored, as ls ignores a bad TABSIZE, with a warning
+ * (none with -q).
+ */
+static inline void
+cli_env_settings(const char *prog, struct gf_opts *o)
+{
+	const char *env = getenv("GPUFILT_SMALL_PIXELS");
+	struct gf_err e = {0};
+	long v;
+
+	o->small_pixels = GF_SMALL_PIXELS;
+	if (env == NULL)
+		return;
+	if (gf_parse_int(env, "GPUFILT_SMALL_PIXELS", 0, 1L << 40, &v, &e) == 0)
+		o->small_pixels = v;
+	else if (!o->quiet)
+		fprintf(stderr, "%s: ignoring the environment: %s (the default, "
+		    "%lld, holds)\n", prog, e.msg, GF_SMALL_PIXELS);
 }
 
 /*

@@ -123,10 +123,14 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 		why = e.msg;
 	if (why == NULL && (rc = remote_open(&o->remote, path, &h, &e)) == 0 &&
 	    mode == SERVE_START) {
-		if (serve_start(path, &e) < 0)
+		/*
+		 * Tools that start one at once race: the losers' gpufiltd exits
+		 * 1 (one answers already), so the answer is what counts.
+		 */
+		int started = serve_start(path, &e);
+		rc = remote_open(&o->remote, path, &h, &e);
+		if (rc == 0 && started < 0)
 			rc = -1;
-		else
-			rc = remote_open(&o->remote, path, &h, &e);
 	}
 	if (why == NULL && rc == 0)
 		snprintf(e.msg, sizeof(e.msg), "no server answers at %s", path);

@@ -138,8 +138,8 @@ const struct cli_tool conv2d_cli = {
 	    "usage: conv2d [-qVv] [-f format] [-j N] [-m strategy | --cpu] -k kernel\n"
 	    "              [--abs] [--bias B] [--block WxH] [--border mode] [--device list]\n"
 	    "              [--divisor D | --normalize] [--fallback] [--max-pixels N]\n"
-	    "              [--no-autorotate] [--no-separable] [--quality N] [--rows N]\n"
-	    "              [input [output]]\n"
+	    "              [--no-autorotate] [--no-separable] [--no-server] [--quality N]\n"
+	    "              [--rows N] [input [output]]\n"
 	    "       conv2d [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 	    "              -o dir [input ...]\n",
 	.help =

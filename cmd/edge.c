@@ -147,8 +147,8 @@ const struct cli_tool edge_cli = {
 	    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
 	    "            [--block WxH] [--border mode] [--colour gray|channels]\n"
 	    "            [--device list] [--fallback] [--high H] [--l1] [--low L]\n"
-	    "            [--max-pixels n] [--no-autorotate] [--quality n] [--quantiles]\n"
-	    "            [--rows n] [--sigma S] [input [output]]\n"
+	    "            [--max-pixels n] [--no-autorotate] [--no-server] [--quality n]\n"
+	    "            [--quantiles] [--rows n] [--sigma S] [input [output]]\n"
 	    "       edge [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 	    "            -o dir [input ...]\n",
 	.help =

@@ -39,7 +39,8 @@
 
 static const char usage_text[] =
     "usage: gpufiltd [-fqv] [-d list] [-i minutes] [-S socket]\n"
-    "       gpufiltd -k | -s [-S socket]\n";
+    "       gpufiltd -k [-S socket]\n"
+    "       gpufiltd -s [-S socket]\n";
 
 struct daemon_opts {
 	int foreground, verbose, quiet, stop, status;
@@ -304,20 +305,6 @@ tell(int ready, const char *msg)
 	close(ready);
 }
 
-/* The socket file this server made (its inode), to remove it at the end. */
-static struct stat own_socket;
-
-/* Removes the socket at path if it is still the one this server made. */
-static void
-unlink_own(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	    st.st_dev == own_socket.st_dev && st.st_ino == own_socket.st_ino)
-		unlink(path);
-}
-
 static int
 serve(const struct daemon_opts *d, const char *path)
 {
@@ -332,9 +319,8 @@ serve(const struct daemon_opts *d, const char *path)
 		say("%s", e.msg);
 		return 1;
 	}
-	if (!systemd && (sockpath_listen(path, &fd, &e) < 0 ||
-	    lstat(path, &own_socket) < 0)) {
-		say("%s", e.msg[0] ? e.msg : strerror(errno));
+	if (!systemd && sockpath_listen(path, &fd, &e) < 0) {
+		say("%s", e.msg);
 		return 1;
 	}
 	if (!systemd && !d->foreground)
@@ -366,7 +352,7 @@ serve(const struct daemon_opts *d, const char *path)
 		if (ready < 0)
 			say("%s", e.msg);
 		if (!systemd)
-			unlink_own(path);
+			sockpath_unlisten(path, fd);
 		return 1;
 	}
 	if (server_gpus(srv, &why) == 0)
@@ -378,9 +364,10 @@ serve(const struct daemon_opts *d, const char *path)
 	rc = server_run(srv, fd, stop_pipe[0], &e);
 	if (rc < 0)
 		say("%s", e.msg);
-	if (!systemd)
-		unlink_own(path);
-	close(fd);
+	if (systemd)
+		close(fd);
+	else
+		sockpath_unlisten(path, fd);
 	server_close(srv);
 	return rc < 0 ? 1 : 0;
 }

@@ -135,7 +135,7 @@ const struct cli_tool sobel_cli = {
 	    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
 	    "             [--block WxH] [--border mode] [--colour gray|channels]\n"
 	    "             [--device list] [--fallback] [--gradient magnitude|direction]\n"
-	    "             [--max-pixels N] [--no-autorotate] [--norm l2|l1]\n"
+	    "             [--max-pixels N] [--no-autorotate] [--no-server] [--norm l2|l1]\n"
 	    "             [--operator name] [--quality N] [--rows N] [input [output]]\n"
 	    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 	    "             -o dir [input ...]\n",

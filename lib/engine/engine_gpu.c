@@ -141,6 +141,10 @@ gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
 	en->gpus.remote = o->remote != NULL;
 	if (o->strategy == GF_CPU)
 		return 0;
+	if (small_decide(en, e)) {      /* one modest image: the CPU, as e says */
+		*fallback = 1;
+		return 0;
+	}
 	if ((r = o->remote != NULL ? devices_remote(en, e) : devices_open(en, e)) == 0)
 		return 1;
 	/*
@@ -186,13 +190,15 @@ opener_main(void *arg)
 }
 
 /*
- * Starts the thread that opens the GPUs and decides (opener_main); for
- * --cpu the decision is made: no GPU.  -1 if the thread cannot start.
+ * Starts the thread that opens the GPUs and decides (opener_main),
+ * after the small-run rule's setting (small_init); for --cpu the
+ * decision is made: no GPU.  -1 if the thread cannot start.
  */
 int
 devices_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 {
 	en->gpus.remote = en->o->remote != NULL;
+	small_init(en);
 	if (en->o->strategy == GF_CPU)
 		en->gpus.state = GPU_UNUSED;
 	else if (pthread_create(opener, NULL, opener_main, en) != 0)

@@ -13,6 +13,8 @@
  *                    the pool decode them side by side into slots
  *   engine_gpu.c     the GPUs (en->gpus): opened while the first input
  *                    is read, then shared by their lanes
+ *   engine_small.c   the small-run rule (en->small): one modest image
+ *                    of one input runs on the CPU, no GPU opened
  *   engine_jdec.c    the GPUs' JPEG engines (en->jdec): a decoder per
  *                    GPU that decodes the JPEGs readers kept as their
  *                    bytes, in batches, into device memory for its lanes
@@ -41,7 +43,9 @@
  *            encoders and tells of them in the same order), and gives
  *            each slot back to its reader.
  *   opener   opens the GPUs (one thread each, at once) while the first
- *            input is read; the lanes start once it has decided.
+ *            input is read; the lanes start once it has decided.  Under
+ *            the small-run rule it first waits for the reader to size
+ *            the input's first image, and its second or its end.
  *
  * A slot carries one image from reader to writer and goes back only to
  * the reader it came from.  Each reader owns a fixed number of slots, so
@@ -310,6 +314,18 @@ struct gpu_set {
 };
 
 /*
+ * engine_small.c's state: whether the small-run rule decides the run,
+ * and what the reader has seen of the input so far (en->mu).
+ */
+struct small_stage {
+	int armed;              /* the rule applies (small_init) */
+	double budget;          /* small_pixels / the tool's cpu_weight */
+	int images;             /* images of the input sized so far */
+	int ended;              /* the input ended */
+	int width, height;      /* its first image */
+};
+
+/*
  * engine_jdec.c's state: whether JPEGs go to the GPUs' engines, the
  * ones waiting for a decoder, and what was decoded where.
  */
@@ -370,6 +386,7 @@ struct engine {
 	struct read_stage read;
 	struct split_stage split;
 	struct gpu_set gpus;
+	struct small_stage small;
 	struct filter_stage filter;
 	struct trace *trace;    /* GPUFILT_TRACE's; NULL: not asked */
 	int exiting;            /* engine_hooks' */
@@ -442,6 +459,14 @@ void devices_close(struct engine *en);
 int device_begin(struct engine *en, struct device *d);
 void device_end(struct engine *en, struct device *d, int filtered);
 void device_fail(struct engine *en, struct device *d, struct slot *s);
+
+/* ---- engine_small.c */
+
+void small_init(struct engine *en);
+void small_image(struct engine *en, int w, int h);
+void small_end(struct engine *en);
+int small_pending(const struct engine *en);
+int small_decide(struct engine *en, struct gf_err *e);
 
 /* ---- engine_jdec.c */
 

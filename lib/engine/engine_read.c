@@ -24,6 +24,7 @@ struct take {
 	struct slot *s;
 	double wait_ms;
 	int job;                /* for the trace */
+	struct img_reader *r;   /* the decoder that asks; NULL: a JPEG's bytes */
 };
 
 static void *
@@ -35,6 +36,10 @@ slot_in_get(void *arg, size_t bytes)
 		struct engine *en = t->rd->en;
 		int n = (int)(t->rd - en->read.rd);
 		double t0 = gf_now_ms();
+		if (t->r != NULL) {
+			const struct image *im = img_reader_sizing(t->r);
+			small_image(en, im->width, im->height);
+		}
 		trace_job(en, t->job, 'a', 'r', n);
 		t->s = slot_take(t->rd, 0);
 		trace_job(en, t->job, 'A', 'r', n);
@@ -202,7 +207,7 @@ read_job(struct reader *rd, int j)
 {
 	struct engine *en = rd->en;
 	struct img_reader *r = NULL;
-	struct take tk = {rd, NULL, 0, j};
+	struct take tk = {rd, NULL, 0, j, NULL};
 	int me = (int)(rd - en->read.rd);
 	struct img_buffer b = {slot_in_get, &tk};
 	struct gf_err err = {0};
@@ -223,6 +228,7 @@ read_job(struct reader *rd, int j)
 			trace_mark(en, s, 'q', 'r', me);
 		}
 	} else if (f != NULL && reader_open(en, &r, f, j, &err) == 0) {
+		tk.r = r;
 		img_reader_set_buffer(r, &b);
 		for (;; idx++) {
 			if (engine_job_failed(en, j)) {
@@ -246,6 +252,7 @@ read_job(struct reader *rd, int j)
 		fclose(f);
 	if (tk.s != NULL)       /* taken for an image that then failed */
 		slot_give_back(en, tk.s);
+	small_end(en);
 	m = slot_take(rd, 1);
 	m->job = j;
 	m->index = idx;

@@ -131,6 +131,8 @@ hbuf_get(struct engine *en, struct hbuf *b, size_t n)
  * when a GPU may filter it: memory that is new is touched here, on the
  * reader's thread, so that the download does not fault page by page, and
  * pinned at once (hbuf_pin), so that the download lands in it directly.
+ * Not while the small-run rule may yet choose the CPU (small_pending):
+ * a lane of a GPU gives it the buffer then (slot_take_work).
  */
 void
 slot_prepare_out(struct engine *en, struct slot *s)
@@ -138,12 +140,13 @@ slot_prepare_out(struct engine *en, struct slot *s)
 	struct image o = s->in;
 	void *old = s->outbuf.p;
 	size_t n;
-	int state;
+	int state, later;
 
 	pthread_mutex_lock(&en->mu);
 	state = en->gpus.state;
+	later = state == GPU_PENDING && small_pending(en);
 	pthread_mutex_unlock(&en->mu);
-	if (state != GPU_PENDING && state != GPU_READY)
+	if ((state != GPU_PENDING && state != GPU_READY) || later)
 		return;
 	o.channels = en->tool->gray ? 1 : s->in.channels;
 	n = img_bytes(&o);
@@ -315,8 +318,8 @@ slot_post_done(struct engine *en, struct slot *s)
 
 /*
  * The next work for a lane of GPU d (NULL: the CPU lane): what d's JPEG
- * engines decoded first, else the next read; NULL when every reader and
- * decoder has finished.
+ * engines decoded first, else the next read, with its output buffer;
+ * NULL when every reader and decoder has finished.
  */
 struct slot *
 slot_take_work(struct engine *en, struct device *d)
@@ -330,6 +333,8 @@ slot_take_work(struct engine *en, struct device *d)
 	s = d != NULL && d->decoded.head != NULL ? fifo_pop(&d->decoded) :
 	    fifo_pop(&en->work);
 	pthread_mutex_unlock(&en->mu);
+	if (s != NULL && d != NULL && s->out.px == NULL)
+		slot_prepare_out(en, s);        /* read while the rule waited */
 	return s;
 }
 

@@ -191,6 +191,8 @@ split_frame(struct reader *rd, struct img_reader *r, int job, int index,
 		rd->busy_ms += gf_now_ms() - t0;
 		return got;
 	}
+	/* Before split_admit, which may wait for the lanes. */
+	small_image(en, scratch->width, scratch->height);
 	if (!sp->grown)
 		split_start(en, rd);
 	w0 = gf_now_ms();

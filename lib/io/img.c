@@ -93,11 +93,19 @@ img_reader_alloc(struct img_reader *r, struct image *img, struct gf_err *e)
 {
 	if (r->buf.get == NULL)
 		return img_alloc(img, e);
+	r->sizing = *img;
+	r->sizing.px = NULL;
 	img->px = r->buf.get(r->buf.arg, img_bytes(img));
 	if (img->px == NULL)
 		return gf_nomem(e, "%s: out of memory for a %d x %d image", r->name,
 		    img->width, img->height);
 	return 0;
+}
+
+const struct image *
+img_reader_sizing(const struct img_reader *r)
+{
+	return &r->sizing;
 }
 
 void

@@ -112,6 +112,14 @@ struct img_buffer {
 
 void img_reader_set_buffer(struct img_reader *r, const struct img_buffer *b);
 
+/*
+ * While get runs (and until the next image), the image it is asked for:
+ * its width, height, channels and maxval as the header gave them, known
+ * before a pixel is decoded (px NULL).  A caller can so weigh an image
+ * by its size, not only its bytes, before deciding what to do with it.
+ */
+const struct image *img_reader_sizing(const struct img_reader *r);
+
 /* The default pixel limit of a reader: 2^28 pixels (a 16384 x 16384 image). */
 #define IMG_DEFAULT_MAX_PIXELS (1LL << 28)
 

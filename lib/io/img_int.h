@@ -109,6 +109,7 @@ struct img_reader {
 	const char *endless;
 	long long max_pixels;   /* width * height above this is refused; 0: no limit */
 	struct img_buffer buf;  /* where pixels go; get == NULL: img_alloc */
+	struct image sizing;    /* the image get was last asked for (no px) */
 	unsigned char head[IMG_HEAD_MAX]; /* sniffed bytes, read before f's */
 	size_t nhead;           /* bytes in head */
 	size_t hpos;            /* bytes of head already consumed */

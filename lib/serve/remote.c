@@ -90,6 +90,8 @@ remote_greet(struct remote *r, int *sock, struct gf_err *e)
 
 	if ((rc = sockpath_connect(r->path, sock, e)) != 0)
 		return rc > 0 ? 0 : -1;
+	if (sockpath_peer_ok(*sock, e) < 0)     /* the server is this user's */
+		goto fail;
 	setsockopt(*sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (proto_send(*sock, PROTO_HELLO, r->hello, r->hello_len, -1, e) < 0)
 		goto fail;
@@ -107,6 +109,7 @@ remote_greet(struct remote *r, int *sock, struct gf_err *e)
 		t.text[sizeof(t.text) - 1] = '\0';
 		gf_fail(e, "%s", t.text);
 		close(*sock);
+		*sock = -1;
 		return -2;
 	}
 	if (type != PROTO_READY || len != sizeof(r->ready)) {

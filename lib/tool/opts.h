@@ -34,6 +34,14 @@ struct gf_opts {
 	int shard_k, shard_n;
 	long long max_pixels;   /* --max-pixels: larger images refused; 0: no limit */
 	int no_autorotate;      /* --no-autorotate: keep pixels as stored (EXIF, TIFF) */
+	/*
+	 * The small-run rule (lib/engine/engine_small.c): with -m auto and no
+	 * --device, one input (not -o) that holds one image of at most this
+	 * many pixels runs on the CPU, whose work ends before a GPU would
+	 * have opened.  0 (gf_opts_init's): never.  cmd/ sets
+	 * GF_SMALL_PIXELS, or GPUFILT_SMALL_PIXELS.
+	 */
+	long long small_pixels;
 	enum img_format format;
 	int quality;            /* --quality 1-100; 0: JPEG IMG_JPEG_QUALITY, WebP lossless */
 	const char *outdir;     /* -o DIR: batch mode */
@@ -52,6 +60,16 @@ struct gf_opts {
 	int help;
 	int version;
 };
+
+/*
+ * The tools' small_pixels: 16 MP (4096 x 4096).  A cold GPU costs a
+ * whole process some 300 ms (its context alone 280-316 ms on the H100
+ * host); on 2 slow cores the costliest default run, conv2d -k gauss:1.4
+ * on a colour JPEG, takes 228 ms with --cpu at 16 MP and 266 ms at 24
+ * MP, edge --auto 185 and 225: the crossover lies above 16 MP even
+ * there, and further up on more cores.  bench/crossover.sh measures it.
+ */
+#define GF_SMALL_PIXELS (1LL << 24)
 
 /* Long-option codes of the shared options; a tool numbers its own from GF_OPT_TOOL. */
 enum {

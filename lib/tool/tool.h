@@ -43,6 +43,15 @@ struct tool {
 	 */
 	int halo;
 	/*
+	 * The CPU's work per pixel as a multiple of the tool's default run
+	 * (sobel, conv2d -k gauss:1.4, edge --sigma 1.4); below 1 counts as
+	 * 1.  The small-run rule (lib/engine/engine_small.c) takes the CPU
+	 * for an image of at most gf_opts.small_pixels / cpu_weight pixels,
+	 * so that a costlier run (a 25x25 kernel) does not stay on the CPU
+	 * past its crossover.
+	 */
+	double cpu_weight;
+	/*
 	 * The CPU: makes out (allocating out->px with img_alloc) from in,
 	 * and fills t's thresholds.  in has one channel when gray is 1 (the
 	 * engine converts colour first), else it may have several.

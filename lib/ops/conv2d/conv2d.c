@@ -174,6 +174,9 @@ conv2d_tool(struct tool *t, struct conv2d_opts *o)
 	t->gray = 0;
 	/* The anchor row is kh / 2: no tap is further than that above or below. */
 	t->halo = o->filter.border == GF_BORDER_WRAP ? -1 : k->kh / 2;
+	/* Taps per sample, against gauss:1.4's 9 + 9 (separable, 9x9). */
+	t->cpu_weight = (k->separable && o->filter.allow_separable ?
+	    k->kw + k->kh : k->kw * k->kh) / 18.0;
 	t->cpu = conv2d_tool_cpu;
 	t->gpu = conv2d_tool_gpu;
 	t->ctx = o;

@@ -308,6 +308,11 @@ edge_tool(struct tool *t, struct edge_opts *o)
 	/* --colour channels: the engine hands the GPU path each colour plane. */
 	t->gray = !o->channels;
 	t->halo = -1;           /* hysteresis links pixels across the whole image */
+	/*
+	 * The smoothing's taps grow with sigma; the other stages' do not,
+	 * so this overstates a larger sigma's cost, on the safe side.
+	 */
+	t->cpu_weight = o->sigma / 1.4;
 	t->cpu = edge_tool_cpu;
 	t->gpu = edge_tool_gpu;
 	t->ctx = o;
