@@ -149,17 +149,20 @@ sobel_validate(struct bench *b, const struct image *want, struct gf_err *e)
 	return ret;
 }
 
-/* Validates and times every strategy for one mode, after NPP's peer npp. */
+/*
+ * Validates and times every strategy for one mode, after NPP's peer npp
+ * (NULL: none).
+ */
 static int
 bench_sobel_mode(struct bench *b, const char *name, const struct sobel_params *p,
     const struct bench_npp_call *npp, struct gf_err *e)
 {
 	struct image want;
-	double ms, npp_ms;
+	double ms, npp_ms = 0;
 	char what[64];
 	int ret = 0;
 
-	if (npp_peer(b, npp, &npp_ms, e) < 0 ||
+	if ((npp != NULL && npp_peer(b, npp, &npp_ms, e) < 0) ||
 	    sobel_cpu(&b->host, &want, p, 0, 0, e) < 0)
 		return -1;
 	for (int s = GF_FIRST_GPU; s <= GF_LAST_GPU && ret == 0; s++) {
@@ -211,7 +214,9 @@ bench_sobel_shapes(struct bench *b, const char *name, const struct sobel_params 
 /*
  * Magnitude and threshold 100.  NPP's peers: the gradient with its
  * magnitude as 16-bit (unrounded to ours, unclamped), then that compared
- * with the threshold.
+ * with the threshold.  Then the magnitudes of the operators Scharr,
+ * Sobel 5x5 and 7x7 (kernels/sobel_op.cu; Prewitt runs Scharr's kernel)
+ * and the 3x3 Sobel's direction, with no peer.
  */
 static int
 bench_sobel(struct bench *b, struct gf_err *e)
@@ -227,6 +232,19 @@ bench_sobel(struct bench *b, struct gf_err *e)
 	if (bench_sobel_mode(b, "magnitude", &mag, &npp_mag, e) < 0 ||
 	    bench_sobel_mode(b, "threshold", &thr, &npp_thr, e) < 0)
 		return -1;
+	o.threshold = 0;
+	for (int op = SOBEL_OP_SCHARR; op < SOBEL_NOPS; op++) {
+		o.op = op;
+		struct sobel_params p = sobel_params_for(&o, 255, 0);
+		if (bench_sobel_mode(b, sobel_op_names[op], &p, NULL, e) < 0)
+			return -1;
+	}
+	o.op = SOBEL_OP_SOBEL;
+	o.direction = 1;
+	struct sobel_params dir = sobel_params_for(&o, 255, 0);
+	if (bench_sobel_mode(b, "direction", &dir, NULL, e) < 0)
+		return -1;
+	o.direction = 0;
 	if (b->shapes && (bench_sobel_shapes(b, "mag", &mag, e) < 0 ||
 	    bench_sobel_shapes(b, "thr", &thr, e) < 0))
 		return -1;

@@ -3,6 +3,7 @@
  * tool's definition for the shared main (cmd/cli.c).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "edge_tool.h"
@@ -13,7 +14,8 @@ enum {
 	OPT_HIGH,
 	OPT_AUTO,
 	OPT_L1,
-	OPT_QUANTILES
+	OPT_QUANTILES,
+	OPT_COLOUR
 };
 
 /* edge's options and the thresholds as given (read once all options are in). */
@@ -22,6 +24,16 @@ struct edge_cmd {
 	const char *low, *high;
 	int quantiles;
 };
+
+/* The values of --colour, for completion. */
+static int
+edge_complete(int c, char *w, size_t n)
+{
+	if (c != OPT_COLOUR)
+		return 0;
+	snprintf(w, n, "gray channels");
+	return 1;
+}
 
 /* Handles one of edge's own options: 1, 0 if not ours, -1 on a bad value. */
 static int
@@ -51,6 +63,12 @@ edge_option(void *ctx, int c, const char *arg, struct gf_err *e)
 		return 1;
 	case OPT_L1:
 		o->l1 = 1;
+		return 1;
+	case OPT_COLOUR:
+		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0)
+			return gf_fail(e, "--colour '%s' is not a colour mode; choose "
+			    "gray or channels", arg);
+		o->channels = strcmp(arg, "channels") == 0;
 		return 1;
 	default:
 		return 0;
@@ -112,6 +130,7 @@ static const struct option longopts[] = {
 	{"auto", no_argument, NULL, OPT_AUTO},
 	{"l1", no_argument, NULL, OPT_L1},
 	{"quantiles", no_argument, NULL, OPT_QUANTILES},
+	{"colour", required_argument, NULL, OPT_COLOUR},
 	{NULL, 0, NULL, 0}
 };
 static const struct cli_hint hints[] = {
@@ -126,10 +145,10 @@ const struct cli_tool edge_cli = {
 	.name = "edge",
 	.synopsis =
 	    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
-	    "            [--block WxH] [--border mode] [--device list] [--fallback]\n"
-	    "            [--high H] [--l1] [--low L] [--max-pixels n] [--no-autorotate]\n"
-	    "            [--no-server] [--quality n] [--quantiles] [--rows n] [--sigma S]\n"
-	    "            [input [output]]\n"
+	    "            [--block WxH] [--border mode] [--colour gray|channels]\n"
+	    "            [--device list] [--fallback] [--high H] [--l1] [--low L]\n"
+	    "            [--max-pixels n] [--no-autorotate] [--no-server] [--quality n]\n"
+	    "            [--quantiles] [--rows n] [--sigma S] [input [output]]\n"
 	    "       edge [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 	    "            -o dir [input ...]\n",
 	.help =
@@ -140,11 +159,14 @@ const struct cli_tool edge_cli = {
 	    "  --low L         low threshold, as H; needs --high, at most H\n"
 	    "  --quantiles     plain --high and --low are quantiles (0.9 = q0.9)\n"
 	    "  --auto          Otsu's thresholds of each image (the default)\n"
-	    "  --l1            magnitude |gx|+|gy| instead of sqrt(gx^2+gy^2)\n",
+	    "  --l1            magnitude |gx|+|gy| instead of sqrt(gx^2+gy^2)\n"
+	    "  --colour gray|channels  colour input made gray (default), or each\n"
+	    "                  colour channel detected alone (alpha kept)\n",
 	.shortopts = "",
 	.longopts = longopts,
 	.option = edge_option,
 	.check = edge_check,
+	.complete = edge_complete,
 	.make = edge_make,
 	.hints = hints,
 	.ctx_size = sizeof(struct edge_cmd),

@@ -8,23 +8,59 @@
 #include "cli.h"
 #include "sobel_tool.h"
 
-enum { OPT_NORM = GF_OPT_TOOL };
+enum { OPT_NORM = GF_OPT_TOOL, OPT_OPERATOR, OPT_COLOUR, OPT_GRADIENT };
 
-/* The values of -t besides numbers, and of --norm, for completion. */
+/*
+ * The values of -t besides numbers, --norm, --operator, --colour and
+ * --gradient, for completion.
+ */
 static int
 sobel_complete(int c, char *w, size_t n)
 {
+	if (c == OPT_COLOUR || c == OPT_GRADIENT) {
+		snprintf(w, n, "%s", c == OPT_COLOUR ? "gray channels" :
+		    "magnitude direction");
+		return 1;
+	}
+	if (c == OPT_OPERATOR) {
+		size_t k = 0;
+		w[0] = '\0';
+		for (int i = 0; i < SOBEL_NOPS && k < n; i++)
+			k += snprintf(w + k, n - k, "%s%s", i ? " " : "",
+			    sobel_op_names[i]);
+		return 1;
+	}
 	if (c != 't' && c != OPT_NORM)
 		return 0;
 	snprintf(w, n, "%s", c == 't' ? "auto" : "l2 l1");
 	return 1;
 }
 
-/* Handles -t (a number >= 0, or "auto") and --norm l2|l1. */
+/*
+ * Handles -t (a number >= 0, or "auto"), --norm l2|l1, --operator NAME,
+ * --colour gray|channels and --gradient magnitude|direction.
+ */
 static int
 sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 {
 	struct sobel_opts *so = ctx;
+
+	if (c == OPT_GRADIENT) {
+		if (strcmp(arg, "magnitude") != 0 && strcmp(arg, "direction") != 0)
+			return gf_fail(e, "--gradient '%s' is not an output; choose "
+			    "magnitude or direction", arg);
+		so->direction = strcmp(arg, "direction") == 0;
+		return 1;
+	}
+	if (c == OPT_COLOUR) {
+		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0)
+			return gf_fail(e, "--colour '%s' is not a colour mode; choose "
+			    "gray or channels", arg);
+		so->channels = strcmp(arg, "channels") == 0;
+		return 1;
+	}
+	if (c == OPT_OPERATOR)
+		return sobel_op_parse(arg, &so->op, e) < 0 ? -1 : 1;
 
 	if (c == 't' && strcmp(arg, "auto") == 0) {
 		so->threshold_auto = 1;
@@ -43,12 +79,23 @@ sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	return 1;
 }
 
-/* Every combination of sobel's options is valid. */
+/*
+ * The direction takes no threshold, and Otsu's threshold (-t auto) is
+ * taken of the 3x3 Sobel's magnitudes alone; every other combination of
+ * sobel's options is valid.
+ */
 static int
 sobel_check(void *ctx, struct gf_err *e)
 {
-	(void)ctx;
-	(void)e;
+	const struct sobel_opts *so = ctx;
+
+	if (so->direction && (so->threshold || so->threshold_auto))
+		return gf_fail(e, "--gradient direction writes the direction, which "
+		    "takes no threshold; leave out -t");
+	if (so->threshold_auto && so->op != SOBEL_OP_SOBEL)
+		return gf_fail(e, "-t auto takes Otsu's threshold of the 3x3 Sobel "
+		    "gradient only, not of --operator %s; give -t a number",
+		    sobel_op_names[so->op]);
 	return 0;
 }
 
@@ -74,7 +121,10 @@ sobel_common(void *ctx)
 }
 
 static const struct option longopts[] = {
+	{"colour", required_argument, NULL, OPT_COLOUR},
+	{"gradient", required_argument, NULL, OPT_GRADIENT},
 	{"norm", required_argument, NULL, OPT_NORM},
+	{"operator", required_argument, NULL, OPT_OPERATOR},
 	{"threshold", required_argument, NULL, 't'},
 	{NULL, 0, NULL, 0}
 };
@@ -83,15 +133,22 @@ const struct cli_tool sobel_cli = {
 	.name = "sobel",
 	.synopsis =
 	    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
-	    "             [--block WxH] [--border mode] [--device list] [--fallback]\n"
+	    "             [--block WxH] [--border mode] [--colour gray|channels]\n"
+	    "             [--device list] [--fallback] [--gradient magnitude|direction]\n"
 	    "             [--max-pixels N] [--no-autorotate] [--no-server] [--norm l2|l1]\n"
-	    "             [--quality N] [--rows N] [input [output]]\n"
+	    "             [--operator name] [--quality N] [--rows N] [input [output]]\n"
 	    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
 	    "             -o dir [input ...]\n",
 	.help =
 	    "  -t, --threshold T  edge map: maxval where the gradient exceeds T, else 0;\n"
 	    "                  -t auto takes Otsu's threshold of each image\n"
-	    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n",
+	    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n"
+	    "  --operator name gradient operator: sobel (3x3, default), prewitt,\n"
+	    "                  scharr, sobel5, sobel7 (OpenCV's Sobel ksize 5, 7)\n"
+	    "  --gradient magnitude|direction  the magnitude (default), or the\n"
+	    "                  direction: atan2(gy,gx) in 256 bins, 0 to 255\n"
+	    "  --colour gray|channels  colour input made gray (default), or each\n"
+	    "                  colour channel filtered alone (alpha kept), as vips sobel\n",
 	.shortopts = "t:",
 	.longopts = longopts,
 	.option = sobel_option,

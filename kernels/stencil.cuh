@@ -204,6 +204,41 @@ gf_load_chunk(const gpu_image &im, int yi, int x0, int border, T *dst)
 	    gf_chunk_border<T>(row, x0, im.width, border);
 }
 
+/*
+ * Copies a block's tile of th rows of tw samples at (x0, y0) of im, with
+ * an apron of R rows and columns around it (R < VEC), into tile, through
+ * the border rule; the block's threads share the copies, and the caller
+ * synchronizes after.  Layout: th + 2R rows of stride tw + 2 VEC
+ * samples; row r holds image row y0 - R + r, and column VEC + j image
+ * column x0 + j, so the left apron sits at VEC - R .. VEC - 1 and the
+ * right one at VEC + tw on: every chunk and row 16-byte aligned.  The
+ * tile takes gf_launch_shape's shared memory with apron R.
+ */
+template <typename T>
+__device__ __forceinline__ void
+gf_tile_load(T *tile, const gpu_image &im, int x0, int y0, int tw, int th,
+    int R, int border)
+{
+	const int N = VEC(T), stride = tw + 2 * N, cols = tw / N;
+	const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+	const int nthreads = blockDim.x * blockDim.y;
+
+	for (int i = tid; i < (th + 2 * R) * cols; i += nthreads) {
+		int r = i / cols, cx = i % cols;
+		int yi = gf_border_index(y0 - R + r, im.height, border);
+		gf_load_chunk<T>(im, yi, x0 + cx * N, border, tile + r * stride + N + cx * N);
+	}
+	for (int i = tid; i < (th + 2 * R) * 2 * R; i += nthreads) {
+		int r = i / (2 * R), k = i % (2 * R), right = k >= R;
+		int off = right ? k - R : k;
+		int yi = gf_border_index(y0 - R + r, im.height, border);
+		int xi = gf_border_index(right ? x0 + tw + off : x0 - R + off,
+		    im.width, border);
+		tile[r * stride + (right ? N + tw + off : N - R + off)] =
+		    yi < 0 || xi < 0 ? 0 : gf_row<T>(im, yi)[xi];
+	}
+}
+
 /* Samples src[-R .. VEC+R-1] of a shared-memory row; src is 16-byte aligned. */
 template <typename T, int R>
 __device__ __forceinline__ void

@@ -14,7 +14,15 @@ l1|--l1 --sigma 1 --low 50 --high 120|--l1 --sigma 1 --low 12850 --high 30840
 high|--sigma 2.5 --high 30|--sigma 2.5 --high 7710
 reflect|--border reflect --sigma 0 --low 30 --high 90|--border reflect --sigma 0 --low 7710 --high 23130
 zero|--border zero --sigma 1 --low 30 --high 90|--border zero --sigma 1 --low 7710 --high 23130
+chan|--colour channels --sigma 0 --low 40 --high 100|--colour channels --sigma 0 --low 10280 --high 25700
+chanauto|--colour channels|--colour channels
 END
+}
+
+# The extension of sample $1's output under option set $2: PPM for the
+# colour samples detected channel by channel, else PGM.
+edge_ext() {
+	case $2:$1 in chan*:chelsea*|chan*:small*) echo ppm ;; *) echo pgm ;; esac
 }
 
 # The option sets that scripts/gpu.sh runs under compute-sanitizer on
@@ -23,5 +31,6 @@ edge_sanitize() {
 	cat <<'END'
 
 --auto --sigma 0
+--colour channels --sigma 0 --high q0.9
 END
 }

@@ -17,7 +17,25 @@ reflect|--border reflect|--border reflect
 wrap|--border wrap|--border wrap
 auto|-t auto|-t auto
 l1auto|--norm l1 -t auto --border reflect|--norm l1 -t auto --border reflect
+prewitt|--operator prewitt|--operator prewitt
+scharr|--operator scharr|--operator scharr
+sobel5|--operator sobel5|--operator sobel5
+sobel7|--operator sobel7|--operator sobel7
+scharrl1z|--operator scharr --norm l1 --border zero|--operator scharr --norm l1 --border zero
+sobel5thr|--operator sobel5 -t 600 --border reflect|--operator sobel5 -t 154200 --border reflect
+sobel7thr|--operator sobel7 -t 9000.5 --border wrap|--operator sobel7 -t 2313128.5 --border wrap
+sobel7l1|--operator sobel7 --norm l1 -t 12000 --border zero|--operator sobel7 --norm l1 -t 3084000 --border zero
+chan|--colour channels|--colour channels
+chanauto|--colour channels -t auto --border reflect|--colour channels -t auto --border reflect
+dir|--gradient direction|--gradient direction
+dir7|--gradient direction --operator sobel7 --border reflect|--gradient direction --operator sobel7 --border reflect
 END
+}
+
+# The extension of sample $1's output under option set $2: PPM for the
+# colour samples filtered channel by channel, else PGM.
+sobel_ext() {
+	case $2:$1 in chan*:chelsea*|chan*:small*) echo ppm ;; *) echo pgm ;; esac
 }
 
 
@@ -28,5 +46,10 @@ sobel_sanitize() {
 
 -t 60 --border zero
 --norm l1 --border reflect
+--operator scharr --border zero
+--operator sobel5 -t 600 --border reflect
+--operator sobel7 --norm l1
+--colour channels -t auto
+--gradient direction --border wrap
 END
 }

@@ -3,8 +3,8 @@
 # samples TOOL_SAMPLES and the option sets TOOL_configs, rows of
 # name|options, or name|options for 8-bit|options for 16-bit samples),
 # each output compared with its golden file byte for byte.  A case table
-# may give TOOL_ext SAMPLE, the extension of that sample's output (else
-# pgm).  Sourced by those scripts after their case table.
+# may give TOOL_ext SAMPLE CONFIG, the extension of that sample's output
+# under that option set (else pgm).  Sourced by those scripts after their case table.
 
 golden_base() { n=${1##*/}; echo "${n%.*}"; }
 
@@ -33,7 +33,7 @@ golden_one() {
 		    2>"$d.err" || echo "run $cfg, 16-bit: $(head -c 300 "$d.err")"
 		for s in $samples; do
 			n=$(golden_base "$s") e=pgm
-			! command -v "${tool}_ext" >/dev/null || e=$("${tool}_ext" "$s")
+			! command -v "${tool}_ext" >/dev/null || e=$("${tool}_ext" "$s" "$cfg")
 			if cmp -s "$d/$n.$e" "$GOLDEN/$tool/$n.$cfg.$e"; then
 				echo "ok $n.$cfg"
 			else

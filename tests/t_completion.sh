@@ -57,3 +57,29 @@ for tool in $TOOLS; do
 		fail "completion/$tool/zsh-source" "$(cat "$d/err")"
 	fi
 done
+
+# sobel's --operator completes with the operators' names, --colour and
+# --gradient with their values.
+d=$TMP/completion/sobel
+got=$(bash -c '. "$1"; COMP_WORDS=(sobel --operator s); COMP_CWORD=2; _gpufilt_sobel
+    echo "${COMPREPLY[*]}"; COMP_WORDS=(sobel --operator p); COMP_CWORD=2
+    _gpufilt_sobel; echo "${COMPREPLY[*]}"; COMP_WORDS=(sobel --colour ""); COMP_CWORD=2
+    _gpufilt_sobel; echo "${COMPREPLY[*]}"; COMP_WORDS=(sobel --gradient d); COMP_CWORD=2
+    _gpufilt_sobel; echo "${COMPREPLY[*]}"' sh "$d/bash" 2>&1)
+if [ "$got" = "sobel scharr sobel5 sobel7
+prewitt
+gray channels
+direction" ]; then
+	pass "completion/sobel/operator-colour-gradient"
+else
+	fail "completion/sobel/operator-colour-gradient" "--operator s, --operator p, --colour, --gradient d gave: $got"
+fi
+
+# edge's --colour completes with its modes.
+got=$(bash -c '. "$1"; COMP_WORDS=(edge --colour c); COMP_CWORD=2; _gpufilt_edge
+    echo "${COMPREPLY[*]}"' sh "$TMP/completion/edge/bash" 2>&1)
+if [ "$got" = "channels" ]; then
+	pass "completion/edge/colour"
+else
+	fail "completion/edge/colour" "--colour c gave: $got"
+fi

@@ -139,7 +139,8 @@ fi
 # 8 and 16 bit, gray and colour, heights that are not multiples of 7.
 for m in $(gpu_strategies sobel); do
 	if ! have_gpu; then skip "engine/strips/$m" "no GPU"; continue; fi
-	for c in "sobel -t 60" "sobel --border reflect" "conv2d -k gauss:2" \
+	for c in "sobel -t 60" "sobel --border reflect" "sobel --operator sobel7 -t 9000" \
+	    "sobel --operator scharr --border zero" "conv2d -k gauss:2" \
 	    "conv2d -k box:5 --no-separable --border zero" "conv2d -k 0,0,1;0,0,0;0,0,0"; do
 		n=$(echo "$c" | tr -c 'a-z0-9' _)
 		for f in retina1023x517.pgm astro16.pgm chelsea.png; do

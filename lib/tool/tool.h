@@ -70,4 +70,16 @@ struct tool {
 	void *ctx;
 };
 
+/*
+ * A gray tool's CPU work (plane_cpu, a struct tool's cpu) on each colour
+ * channel of in alone: out gets in's channels, each colour channel
+ * plane_cpu's output for that channel's plane, and alpha copied.  What a
+ * tool whose gray is 0 for --colour channels does on the CPU, as the
+ * engine hands its gpu each plane (lib/tool/tool_channels.c).
+ */
+int tool_channels_cpu(const struct image *in, struct image *out,
+    int (*plane_cpu)(void *ctx, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e), void *ctx, struct gf_times *t,
+    struct gf_err *e);
+
 #endif

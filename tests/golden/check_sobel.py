@@ -1,32 +1,150 @@
 #!/usr/bin/python3
-"""Independent check of the sobel golden files, run once by hand (needs
-python3-opencv and numpy; make test does not run it).  It recomputes every
-golden image with a second formula: OpenCV's Sobel (ksize 3) with the
-matching border type in float64, gray made with OpenCV's own BGR-to-gray
-weights replaced by img_to_gray's integer formula (a JPEG: its luma, as
-OpenCV's IMREAD_GRAYSCALE reads it), and the rounding written out in
-numpy.  Prints one line per file and the number that differ."""
-import glob, os, sys
-import cv2
+"""Independent check of the sobel golden files, run by hand (make test does
+not run it).  It recomputes every golden image with a second formula and
+prints one line per file and the number that differ; exit status 1 if any
+differs.
+
+With OpenCV (python3-opencv, as on the GPU machine): the gradients are
+OpenCV's own, cv2.Sobel with ksize 3, 5 or 7 (--operator sobel, sobel5,
+sobel7), cv2.Scharr (scharr), and cv2.filter2D with Prewitt's kernel
+(prewitt; OpenCV has no Prewitt), in float64 over the image padded by
+numpy's modes ('edge', 'constant', 'reflect', 'wrap' are the border
+definitions of lib/base/border.h); it also checks that the separable taps
+OpenCV derives (cv2.getDerivKernels) are those of numpy's derivation
+below.  Gray is made with img_to_gray's integer formula (a JPEG: its luma,
+as OpenCV's IMREAD_GRAYSCALE reads it).
+
+Without OpenCV (numpy alone): the gradients are a direct 2D correlation
+with kernels derived as OpenCV derives them, smoothing = the binomial row
+of ksize taps, derivative = [-1, 1] convolved with the binomial row of
+ksize - 1 taps (Prewitt: box and [-1, 0, 1]; Scharr: 3 10 3 and
+[-1, 0, 1]), over the PNM samples, and the PNG ones decoded by netpbm's
+pngtopam where it is installed (no JPEG reader then: those files are
+reported as skipped).
+
+--colour channels: each colour channel alone, in the golden's channel
+order (OpenCV's BGR on both sides, or RGB on both).  --gradient
+direction: numpy's arctan2 of those gradients, in degrees from 0 to
+360, times 256 / 360, floored.
+
+Either way the rounding and threshold comparisons are written out in
+numpy, and Otsu's threshold (-t auto) comes from numpy's cumulative sums.
+
+Usage: python3 tests/golden/check_sobel.py [--numpy]   (from anywhere)
+"""
+import glob, os, shutil, subprocess, sys
 import numpy as np
 
-BORDERS = {'zero': cv2.BORDER_CONSTANT, 'reflect': cv2.BORDER_REFLECT_101,
-           'wrap': cv2.BORDER_WRAP}
+try:
+    import cv2
+except ImportError:
+    cv2 = None
+if '--numpy' in sys.argv:
+    cv2 = None
 
-def gray(path):
+# --operator's names: (ksize, smoothing, derivative) as OpenCV builds them.
+def binomial(n):
+    row = np.array([1], dtype=np.int64)
+    for _ in range(n - 1):
+        row = np.convolve(row, [1, 1])
+    return row
+
+def taps(op):
+    if op == 'prewitt':
+        return np.array([1, 1, 1]), np.array([-1, 0, 1])
+    if op == 'scharr':
+        return np.array([3, 10, 3]), np.array([-1, 0, 1])
+    k = {'sobel': 3, 'sobel5': 5, 'sobel7': 7}[op]
+    return binomial(k), np.convolve([-1, 1], binomial(k - 1))
+
+def readable(path):
+    """Whether this run can read the sample at path."""
+    return cv2 is not None or path.endswith(('.pgm', '.ppm')) or \
+        (path.endswith('.png') and shutil.which('pngtopam') is not None)
+
+def load(path, channels):
+    """The sample as the tool filters it: gray, or its colour channels
+    (BGR with OpenCV, RGB without) with --colour channels."""
+    if cv2 is None:
+        im = read_pgm(path) if not path.endswith('.png') else \
+            read_pgm(None, subprocess.run(['pngtopam', path], check=True,
+                                          stdout=subprocess.PIPE).stdout)
+        if im.ndim == 3 and not channels:
+            r, g, b = im[..., 0], im[..., 1], im[..., 2]
+            im = (299 * r + 587 * g + 114 * b + 500) // 1000
+        return im
     if path.endswith('.jpg'):
-        return cv2.imread(path, cv2.IMREAD_GRAYSCALE).astype(np.int64)
+        return cv2.imread(path, cv2.IMREAD_COLOR if channels else
+                          cv2.IMREAD_GRAYSCALE).astype(np.int64)
     im = cv2.imread(path, cv2.IMREAD_UNCHANGED).astype(np.int64)
-    if im.ndim == 3:
+    if im.ndim == 3 and not channels:
         b, g, r = im[..., 0], im[..., 1], im[..., 2]
         im = (299 * r + 587 * g + 114 * b + 500) // 1000
     return im
 
-def pad(im, opts):
-    """Pads by one pixel; numpy's modes are lib/base/border.h's definitions."""
-    b = opts.split('--border ')[1].split()[0] if '--border ' in opts else 'replicate'
+def read_pgm(path, data=None):
+    """A binary PGM or PPM (P5, P6) with no comments, as samples/ and the
+    goldens are; RGB for a PPM."""
+    data = open(path, 'rb').read() if data is None else data
+    fields, pos = [], 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        end = pos
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[pos:end])
+        pos = end
+    pos += 1
+    assert fields[0] in (b'P5', b'P6'), path
+    ch = 3 if fields[0] == b'P6' else 1
+    w, h, maxval = int(fields[1]), int(fields[2]), int(fields[3])
+    dt = '>u2' if maxval > 255 else 'u1'
+    im = np.frombuffer(data, dtype=dt, count=w * h * ch, offset=pos)
+    return (im.reshape(h, w, 3) if ch == 3 else im.reshape(h, w)).astype(np.int64)
+
+def option(opts, name, default=None):
+    return opts.split(name + ' ')[1].split()[0] if name + ' ' in opts else default
+
+def pad(im, opts, r):
+    """Pads by r pixels; numpy's modes are lib/base/border.h's definitions."""
+    b = option(opts, '--border', 'replicate')
     mode = {'zero': 'constant', 'reflect': 'reflect', 'wrap': 'wrap'}.get(b, 'edge')
-    return np.pad(im, 1, mode=mode)
+    return np.pad(im, r, mode=mode)
+
+def correlate(p, k, r):
+    """The 'valid' correlation of padded p with the square kernel k."""
+    h, w = p.shape[0] - 2 * r, p.shape[1] - 2 * r
+    out = np.zeros((h, w), dtype=np.int64)
+    for j in range(2 * r + 1):
+        for i in range(2 * r + 1):
+            out += int(k[j, i]) * p[j:j + h, i:i + w]
+    return out
+
+def grads(im, opts):
+    op = option(opts, '--operator', 'sobel')
+    s, d = taps(op)
+    r = len(s) // 2
+    p = pad(im, opts, r)
+    if cv2 is None:
+        return correlate(p, np.outer(s, d), r), correlate(p, np.outer(d, s), r)
+    f = p.astype(np.float64)
+    rep = cv2.BORDER_REPLICATE
+    if op == 'prewitt':
+        kx = np.outer(s, d).astype(np.float64)
+        gx = cv2.filter2D(f, cv2.CV_64F, kx, borderType=rep)
+        gy = cv2.filter2D(f, cv2.CV_64F, kx.T.copy(), borderType=rep)
+    elif op == 'scharr':
+        gx = cv2.Scharr(f, cv2.CV_64F, 1, 0, borderType=rep)
+        gy = cv2.Scharr(f, cv2.CV_64F, 0, 1, borderType=rep)
+    else:
+        k = 2 * r + 1
+        cs, cd = cv2.getDerivKernels(1, 0, k)
+        assert list(cs.ravel()) == list(d) and list(cd.ravel()) == list(s), op
+        gx = cv2.Sobel(f, cv2.CV_64F, 1, 0, ksize=k, borderType=rep)
+        gy = cv2.Sobel(f, cv2.CV_64F, 0, 1, ksize=k, borderType=rep)
+    crop = (slice(r, -r), slice(r, -r))
+    return gx[crop].astype(np.int64), gy[crop].astype(np.int64)
 
 def otsu(mag, maxval):
     """Otsu's threshold of the magnitudes: the t (pass: value > t) that
@@ -41,15 +159,20 @@ def otsu(mag, maxval):
                          (s0 * n - s * w0) ** 2 / (w0 * w1), -1)
     return int(np.argmax(score))
 
-def expected(im, cfg, opts, maxval):
-    p = pad(im, opts).astype(np.float64)
-    gx = cv2.Sobel(p, cv2.CV_64F, 1, 0, ksize=3, borderType=cv2.BORDER_REPLICATE)[1:-1, 1:-1]
-    gy = cv2.Sobel(p, cv2.CV_64F, 0, 1, ksize=3, borderType=cv2.BORDER_REPLICATE)[1:-1, 1:-1]
-    gx, gy = gx.astype(np.int64), gy.astype(np.int64)
+def expected(im, opts, maxval):
+    if im.ndim == 3:
+        return np.stack([expected(im[..., c], opts, maxval)
+                         for c in range(im.shape[2])], axis=2)
+    gx, gy = grads(im, opts)
+    if '--gradient direction' in opts:
+        # cv2.phase's angle, atan2(gy, gx) in [0, 360) degrees, in 256 bins.
+        deg = np.degrees(np.arctan2(gy.astype(np.float64), gx.astype(np.float64)))
+        deg = np.where(deg < 0, deg + 360.0, deg)
+        return np.minimum(np.floor(deg * 256.0 / 360.0).astype(np.int64), 255)
     l1 = '--norm l1' in opts
-    t = opts.split('-t ')[1].split()[0] if '-t ' in opts else None
+    t = option(opts, '-t')
     if t == 'auto':
-        t = otsu(expected(im, cfg, opts.replace('-t auto', ''), maxval), maxval)
+        t = otsu(expected(im, opts.replace('-t auto', ''), maxval), maxval)
     elif t is not None:
         t = float(t)
     if l1:
@@ -70,19 +193,24 @@ def main():
     for line in open(root + '/tests/cases_sobel.sh').read().split("<<'END'\n")[1].split('END')[0].splitlines():
         cfg, o8, o16 = line.split('|')
         cases[cfg] = (o8, o16)
-    bad = 0
-    for g in sorted(glob.glob(root + '/tests/golden/sobel/*.pgm')):
+    bad = skipped = 0
+    print('gradients by', 'OpenCV ' + cv2.__version__ if cv2 else 'numpy alone')
+    for g in sorted(glob.glob(root + '/tests/golden/sobel/*.p[gp]m')):
         name, cfg = os.path.basename(g)[:-4].rsplit('.', 1)
         src = [f for f in glob.glob(root + '/samples/' + name + '.*') if not f.endswith('.py')][0]
-        im = gray(src)
+        if not readable(src):
+            skipped += 1
+            print('%-40s skipped (no reader for %s)' % (os.path.basename(g), src.rsplit('/', 1)[1]))
+            continue
         maxval = 65535 if name == 'astro16' else 255
         opts = cases[cfg][1 if name == 'astro16' else 0]
-        want = expected(im, cfg, opts, maxval)
-        got = cv2.imread(g, cv2.IMREAD_UNCHANGED).astype(np.int64).reshape(want.shape)
+        im = load(src, '--colour channels' in opts)
+        want = expected(im, opts, maxval)
+        got = (cv2.imread(g, cv2.IMREAD_UNCHANGED) if cv2 else read_pgm(g)).astype(np.int64).reshape(want.shape)
         n = int((want != got).sum())
         bad += n != 0
         print('%-40s %s' % (os.path.basename(g), 'ok' if n == 0 else '%d pixels differ' % n))
-    print('%d files differ' % bad)
+    print('%d files differ, %d skipped' % (bad, skipped))
     return bad != 0
 
 sys.exit(main())

@@ -10,7 +10,7 @@ sobel_configs | while IFS='|' read -r cfg opt8 opt16; do
 	for s in $SOBEL_SAMPLES; do
 		case $s in astro16*) o=$opt16 ;; *) o=$opt8 ;; esac
 		n=${s%.*}
-		g=tests/golden/sobel/$n.$cfg.pgm
+		g=tests/golden/sobel/$n.$cfg.$(sobel_ext "$s" "$cfg")
 		[ -e "$g" ] && continue
 		# shellcheck disable=SC2086
 		bin/sobel --cpu $o "$SAMPLES/$s" "$g" && echo "wrote $g"

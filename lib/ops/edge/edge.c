@@ -260,7 +260,7 @@ note_thresholds(struct gf_times *t, const struct edge_opts *o,
 }
 
 static int
-edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
+edge_plane_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
 	const struct edge_opts *o = ctx;
@@ -271,6 +271,20 @@ edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
 		return -1;
 	note_thresholds(t, o, &info);
 	return 0;
+}
+
+/*
+ * A colour image reaches the CPU path under --colour channels alone:
+ * each channel is detected alone (its own thresholds), as the GPU path
+ * is handed each plane.
+ */
+static int
+edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e)
+{
+	if (in->channels > 1)
+		return tool_channels_cpu(in, out, edge_plane_cpu, ctx, t, e);
+	return edge_plane_cpu(ctx, in, out, t, e);
 }
 
 static int
@@ -291,7 +305,8 @@ edge_tool(struct tool *t, struct edge_opts *o)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = "edge";
-	t->gray = 1;
+	/* --colour channels: the engine hands the GPU path each colour plane. */
+	t->gray = !o->channels;
 	t->halo = -1;           /* hysteresis links pixels across the whole image */
 	/*
 	 * The smoothing's taps grow with sigma; the other stages' do not,

@@ -22,6 +22,7 @@ struct edge_opts {
 	int auto_thresh;        /* --auto: high = Otsu's threshold, low = high / 2 */
 	double low, high;       /* --low, --high, in the units of their kind */
 	enum edge_tkind low_kind, high_kind;
+	int channels;           /* --colour channels: each colour channel alone */
 };
 
 struct tool;

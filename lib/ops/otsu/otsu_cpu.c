@@ -42,7 +42,7 @@ hist_band(void *arg, int b, void *scratch)
 	const struct hist_job *j = arg;
 	const struct image *g = j->gray;
 	struct sobel_params sp = {j->l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2,
-	    g->maxval, 0};
+	    g->maxval, 0, SOBEL_OP_SOBEL};
 	uint32_t *hist = j->hists + (size_t)b * (g->maxval + 1);
 	int w = g->width, y0, y1;
 	int *grad = scratch;

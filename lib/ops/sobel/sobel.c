@@ -19,6 +19,33 @@
  */
 #define SOBEL_AUTO(maxval) ((maxval) <= 255 ? GF_SLIDING : GF_SHARED)
 
+/*
+ * The other operators' and the direction's -m auto on a GPU: shared,
+ * whose tile serves each sample's 2r+1 rows from shared memory, until
+ * make bench's rows for them (sobel scharr, sobel5, sobel7, direction)
+ * say otherwise.
+ */
+#define SOBEL_OP_AUTO GF_SHARED
+
+const char *const sobel_op_names[SOBEL_NOPS] = {
+	[SOBEL_OP_SOBEL] = "sobel", [SOBEL_OP_PREWITT] = "prewitt",
+	[SOBEL_OP_SCHARR] = "scharr", [SOBEL_OP_SOBEL5] = "sobel5",
+	[SOBEL_OP_SOBEL7] = "sobel7"
+};
+
+int
+sobel_op_parse(const char *name, int *op, struct gf_err *e)
+{
+	for (int k = 0; k < SOBEL_NOPS; k++) {
+		if (strcmp(name, sobel_op_names[k]) == 0) {
+			*op = k;
+			return 0;
+		}
+	}
+	return gf_fail(e, "'%s' is not an operator; choose sobel, prewitt, "
+	    "scharr, sobel5 or sobel7", name);
+}
+
 struct sobel_params
 sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 {
@@ -26,6 +53,11 @@ sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 
 	p.maxval = maxval;
 	p.thresh = 0;
+	p.op = o->op;
+	if (o->direction) {
+		p.mode = SOBEL_DIRECTION;
+		return p;
+	}
 	if (!o->threshold && !o->threshold_auto) {
 		p.mode = o->l1 ? SOBEL_MAG_L1 : SOBEL_MAG_L2;
 		return p;
@@ -34,6 +66,30 @@ sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 	p.mode = o->l1 ? SOBEL_THRESH_L1 : SOBEL_THRESH_L2;
 	p.thresh = (uint64_t)floor(o->l1 ? t : t * t);
 	return p;
+}
+
+/* sobel_gpu for the operators of kernels/sobel_op.cu. */
+static int
+sobel_op_gpu(struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, const struct sobel_params *p, int border,
+    enum gf_strategy s, const struct gf_launch *l, struct gf_err *e)
+{
+	struct gf_launch shape = *l;
+	cudaTextureObject_t tex;
+	int tw, th;
+	size_t smem;
+
+	if (p->mode == SOBEL_DIRECTION && in->maxval < 255)
+		return gf_fail(e, "the direction's bins 0 to 255 need a maxval of "
+		    "255 or more; this image's is %u", in->maxval);
+	if (s == GF_AUTO)
+		s = SOBEL_OP_AUTO;
+	sobel_op_shape(s, p->op, in->maxval, &shape, &tw, &th, &smem);
+	if (gpu_check_shape(g, gf_strategies[s].name, &shape, tw, th, in->width,
+	    in->height, smem, e) < 0 || gpu_strategy_input(g, s, in, &tex, e) < 0)
+		return -1;
+	return gpu_check_launch(sobel_op_launch(s, in, out, p, border, &shape,
+	    tex, g->stream), gf_strategies[s].name, &shape, e);
 }
 
 int
@@ -46,6 +102,8 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
 	int tw, th;
 	size_t smem;
 
+	if (sobel_op_path(p))
+		return sobel_op_gpu(g, in, out, p, border, s, l, e);
 	if (s == GF_AUTO)
 		s = SOBEL_AUTO(in->maxval);
 	sobel_shape(s, in->maxval, in->width, in->height, &shape, &tw, &th, &smem);
@@ -74,8 +132,9 @@ image_params(struct gf_times *t, const struct sobel_opts *o, unsigned maxval,
 	return sobel_params_for(o, maxval, thresh);
 }
 
+/* The CPU's work on a one-channel image: -t auto's threshold, then the filter. */
 static int
-sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
+sobel_plane_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
 	const struct sobel_opts *o = ctx;
@@ -88,6 +147,20 @@ sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
 		return -1;
 	p = image_params(t, o, in->maxval, otsu);
 	return sobel_cpu(in, out, &p, border, nthreads, e);
+}
+
+/*
+ * A colour image reaches the CPU path under --colour channels alone:
+ * each channel is filtered alone (its own -t auto threshold), as the GPU
+ * path is handed each plane.
+ */
+static int
+sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
+    struct gf_times *t, struct gf_err *e)
+{
+	if (in->channels > 1)
+		return tool_channels_cpu(in, out, sobel_plane_cpu, ctx, t, e);
+	return sobel_plane_cpu(ctx, in, out, t, e);
 }
 
 static int
@@ -111,10 +184,15 @@ sobel_tool(struct tool *t, struct sobel_opts *o)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = "sobel";
-	t->gray = 1;
-	/* Otsu's threshold is the whole image's; a wrapping border reads the far edge. */
+	/* --colour channels: the engine hands the GPU path each colour plane. */
+	t->gray = !o->channels;
+	/*
+	 * Otsu's threshold is the whole image's; a wrapping border reads the
+	 * far edge; else an output row reads the operator's radius of rows
+	 * either side.
+	 */
 	t->halo = o->threshold_auto || o->common.border == GF_BORDER_WRAP ?
-	    -1 : 1;
+	    -1 : sobel_op_radius(o->op);
 	t->cpu = sobel_tool_cpu;
 	t->gpu = sobel_tool_gpu;
 	t->ctx = o;

@@ -26,6 +26,14 @@ int sobel_cpu(const struct image *gray, struct image *out,
     const struct sobel_params *p, int border, int nthreads, struct gf_err *e);
 
 /*
+ * The same for an operator other than the 3x3 Sobel (p->op,
+ * sobel_op_core.h) or the direction (sobel_op_path): sobel_cpu's work
+ * then (lib/ops/sobel/sobel_op_cpu.c).
+ */
+int sobel_op_cpu(const struct image *gray, struct image *out,
+    const struct sobel_params *p, int border, int nthreads, struct gf_err *e);
+
+/*
  * Row y of sobel's output for p into o (a row of gray's sample type): the
  * CPU path's step, also Otsu's magnitude histogram.  zero is a row of
  * zeros as wide as gray; grad is 2 * width ints of scratch for 16-bit
@@ -47,6 +55,17 @@ int sobel_gpu(struct gpu *g, const struct gpu_image *in,
 void sobel_shape(enum gf_strategy s, unsigned maxval, int width, int height,
     struct gf_launch *l, int *tile_w, int *tile_h, size_t *smem);
 cudaError_t sobel_launch(enum gf_strategy s, const struct gpu_image *in,
+    const struct gpu_image *out, const struct sobel_params *p, int border,
+    const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream);
+
+/*
+ * The operators' kernels (kernels/sobel_op.cu), for the parameters of
+ * sobel_op_path: as sobel_shape and sobel_launch, with an apron of the
+ * operator's radius.
+ */
+void sobel_op_shape(enum gf_strategy s, int op, unsigned maxval,
+    struct gf_launch *l, int *tile_w, int *tile_h, size_t *smem);
+cudaError_t sobel_op_launch(enum gf_strategy s, const struct gpu_image *in,
     const struct gpu_image *out, const struct sobel_params *p, int border,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream);
 

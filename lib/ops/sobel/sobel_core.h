@@ -16,23 +16,29 @@
 #include <string.h>
 
 #include "gf.h"
+#include "sobel_op_core.h"
 
 enum sobel_mode {
 	SOBEL_MAG_L2,           /* min(maxval, round(sqrt(gx^2 + gy^2))) */
 	SOBEL_MAG_L1,           /* min(maxval, |gx| + |gy|) */
 	SOBEL_THRESH_L2,        /* maxval if gx^2 + gy^2 > t^2, else 0 */
-	SOBEL_THRESH_L1         /* maxval if |gx| + |gy| > t, else 0 */
+	SOBEL_THRESH_L1,        /* maxval if |gx| + |gy| > t, else 0 */
+	SOBEL_DIRECTION         /* sobel_dir_bin: 0 .. 255 (sobel_op_core.h's paths) */
 };
 
 /*
  * What the core needs besides the pixels.  thresh is the largest value
  * that does not pass: floor(t^2) for L2, floor(t) for L1, so the test
- * "value > t" is done exactly in integers.
+ * "value > t" is done exactly in integers.  op is the operator (enum
+ * sobel_op): the 3x3 Sobel's paths are this header's and
+ * kernels/sobel.cu's, the others' sobel_op_core.h's and
+ * kernels/sobel_op.cu's.
  */
 struct sobel_params {
 	int mode;
 	unsigned maxval;
 	uint64_t thresh;
+	int op;
 };
 
 GF_HD int
@@ -98,6 +104,45 @@ sobel_value(int gx, int gy, const struct sobel_params *p)
 			m = gf_isqrt_round((uint64_t)ax * ax + (uint64_t)ay * ay);
 		return m < p->maxval ? m : p->maxval;
 	}
+}
+
+/*
+ * One output sample from the gradients of any operator: sobel_value's
+ * rules, or the direction's bin, in 64-bit arithmetic at every depth (sobel7's gradients of
+ * 16-bit samples reach 640 * 65535; their squares need 52 bits).  For the
+ * 3x3 Sobel it equals sobel_value.
+ */
+GF_HD unsigned
+sobel_value_op(int gx, int gy, const struct sobel_params *p)
+{
+	uint64_t ax = gx < 0 ? (uint64_t)-(int64_t)gx : (uint64_t)gx;
+	uint64_t ay = gy < 0 ? (uint64_t)-(int64_t)gy : (uint64_t)gy;
+	uint64_t l1 = ax + ay, s = ax * ax + ay * ay, m;
+
+	switch (p->mode) {
+	case SOBEL_MAG_L1:
+		return l1 < p->maxval ? (unsigned)l1 : p->maxval;
+	case SOBEL_THRESH_L1:
+		return l1 > p->thresh ? p->maxval : 0;
+	case SOBEL_THRESH_L2:
+		return s > p->thresh ? p->maxval : 0;
+	case SOBEL_DIRECTION:
+		return sobel_dir_bin(gx, gy);
+	default:
+		m = gf_isqrt_round(s);
+		return m < p->maxval ? (unsigned)m : p->maxval;
+	}
+}
+
+/*
+ * Whether p runs through sobel_op_core.h's paths (sobel_op_cpu,
+ * kernels/sobel_op.cu): an operator other than the 3x3 Sobel, or the
+ * direction.
+ */
+GF_HD int
+sobel_op_path(const struct sobel_params *p)
+{
+	return p->op != SOBEL_OP_SOBEL || p->mode == SOBEL_DIRECTION;
 }
 
 /*

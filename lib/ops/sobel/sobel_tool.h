@@ -19,7 +19,22 @@ struct sobel_opts {
 	int threshold;          /* -t given */
 	int threshold_auto;     /* -t auto: Otsu's threshold per image */
 	double t;
+	int op;                 /* --operator: enum sobel_op */
+	int channels;           /* --colour channels: each colour channel alone */
+	int direction;          /* --gradient direction: the direction's bin */
 };
+
+/*
+ * The names of --operator, in enum sobel_op's order: "sobel",
+ * "prewitt", "scharr", "sobel5", "sobel7".
+ */
+extern const char *const sobel_op_names[SOBEL_NOPS];
+
+/*
+ * Looks up an --operator name into *op; -1 with a message that lists
+ * the names if it is none of them.
+ */
+int sobel_op_parse(const char *name, int *op, struct gf_err *e);
 
 /* The core's parameters for an image of maxval m and threshold t. */
 struct sobel_params sobel_params_for(const struct sobel_opts *o, unsigned m,

@@ -8,7 +8,7 @@ SAMPLES=samples
 edge_configs | while IFS='|' read -r cfg opt8 opt16; do
 	for s in $EDGE_SAMPLES; do
 		case $s in astro16*) o=$opt16 ;; *) o=$opt8 ;; esac
-		g=tests/golden/edge/${s%.*}.$cfg.pgm
+		g=tests/golden/edge/${s%.*}.$cfg.$(edge_ext "$s" "$cfg")
 		[ -e "$g" ] && continue
 		# shellcheck disable=SC2086
 		bin/edge --cpu $o "$SAMPLES/$s" "$g" && echo "wrote $g"
