@@ -115,10 +115,58 @@ sanitize)
 		    >/tmp/san/$n.log 2>&1; then echo "clean $t $*"
 		else echo "DIRTY $t $*"; tail -n 20 /tmp/san/$n.log; fi' sh \
 	    </tmp/san/jobs >"$OUT/sanitize.log" 2>&1
+	# The server under each sanitizer with eight clients in flight at
+	# once (every tool; gray, colour, 16-bit, a stream in strips), then
+	# stopped: its exit status is the sanitizer's verdict.
+	for t in memcheck racecheck; do
+		sock=/tmp/san/srv-$t
+		compute-sanitizer --tool $t --error-exitcode 9 bin/gpufiltd -f -q -i 0 \
+		    -S $sock >/tmp/san/srv-$t.log 2>&1 &
+		spid=$!
+		i=0
+		until bin/gpufiltd -s -S $sock >/dev/null 2>&1 || [ $i -gt 600 ]; do
+			sleep 0.2; i=$((i + 1)); done
+		for k in 1 2; do
+			tool_runs | while read -r tool args; do
+				for img in samples/retina1023x517.pgm samples/chelsea.png \
+				    samples/astro16.pgm /tmp/san/stream.pnm; do
+					echo "$tool $args $img"
+				done
+			done
+		done | awk '{ print NR, $0 }' | xargs -P 8 -L 1 sh -c 'n=$1; shift
+			f=$(eval echo \${$#}); set -- $(echo "$@" | sed "s# [^ ]*\$##")
+			t=$1; shift
+			GPUFILT_SERVER=require GPUFILT_SOCKET='"$sock"' GPUFILT_STRIP_ROWS=64 \
+			    bin/$t -q "$@" "$f" /tmp/san/srv.$n.out || echo "client $n failed"' sh \
+		    >>/tmp/san/srv-$t.log 2>&1
+		bin/gpufiltd -k -S $sock >/dev/null 2>&1
+		if wait $spid && ! grep -q "client .* failed" /tmp/san/srv-$t.log; then
+			echo "clean $t gpufiltd with 8 clients" >>"$OUT/sanitize.log"
+		else
+			echo "DIRTY $t gpufiltd with 8 clients" >>"$OUT/sanitize.log"
+			tail -n 20 /tmp/san/srv-$t.log >>"$OUT/sanitize.log"
+		fi
+	done
 	echo "sanitizer: $(grep -c '^clean' "$OUT/sanitize.log") clean," \
 	    "$(grep -c '^DIRTY' "$OUT/sanitize.log") dirty"
 	grep -A5 '^DIRTY' "$OUT/sanitize.log" | head -n 40
 	grep -q '^DIRTY' "$OUT/sanitize.log" && status=1
+	;;
+served)
+	# The whole suite again, every run through a server of each harness's
+	# own (make test-served).
+	GF_SERVED=1 sh tests/run.sh -P "$nproc" "$OUT/served" >"$OUT/served.log" 2>&1 || status=1
+	head -n 40 "$OUT/served.log" | grep -v ' passed, '
+	tail -n 1 "$OUT/served.log"
+	;;
+serve)
+	# The server's targets (issue 42): bench/serve.sh.
+	sh bench/serve.sh >"$OUT/serve.log" 2>&1 || status=1
+	cat "$OUT/serve.log"
+	;;
+crossover)
+	sh bench/crossover.sh >"$OUT/crossover.log" 2>&1 || status=1
+	cat "$OUT/crossover.log"
 	;;
 stream)
 	sh bench/stream.sh 1000 >"$OUT/stream.log" 2>&1 || status=1
