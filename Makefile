@@ -479,6 +479,11 @@ bench-io: all build/bench/framegen build/bench/jpeggen build/bench/jpegdec \
 	sh bench/io.sh
 bench-cpu: all build/bench/cpuops
 	sh bench/cpu.sh
+# bench-serve: issue 42's table, each row against its baseline in the
+# same run (bench/serve.sh): one image, a pipe, xargs, batches, streams.
+bench-serve: all build/bench/framegen build/bench/jpegdec
+	sh bench/serve.sh
+
 bench-crossover: all build/bench/framegen build/bench/jpeggen build/tests/gpu_probe
 	sh bench/crossover.sh
 
@@ -588,7 +593,7 @@ clean:
 	rm -rf bin build
 
 .PHONY: all deps check-deps demo test test-served test-bins test-asan test-tsan fuzz bench bench-io \
-    bench-cpu bench-crossover install install-cmake install-systemd uninstall clean FORCE
+    bench-cpu bench-crossover bench-serve install install-cmake install-systemd uninstall clean FORCE
 .SECONDARY:
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -29,7 +29,7 @@ small_said() { grep -q "^$3: running on the CPU (one image of $2, at most " "$1"
 # GPU: the run went to the GPU (or, without one, to the fallback).
 not_small() {
 	! grep -q "running on the CPU (one image of" "$1" &&
-	    { grep -q "running on the CPU (" "$1" || grep -q ": GPU [0-9]*: upload" "$1"; }
+	    { grep -q "running on the CPU (" "$1" || grep -q "GPU [0-9]*: upload" "$1"; }
 }
 
 # One small image, each tool, each kind of reader (PNM, PNG whole, a
@@ -44,7 +44,7 @@ tool_runs | while read -r tool args; do
 		GPUFILT_SMALL_PIXELS=1000000 "$BIN/$tool" -v $args "$in" "$SM/$n.pnm" \
 		    2>"$SM/$n.err"; st=$?
 		if [ $st = 0 ] && small_said "$SM/$n.err" "$size" "$tool" &&
-		    ! grep -q ': GPU [0-9]*:' "$SM/$n.err" &&
+		    ! grep -q 'GPU [0-9]*: upload' "$SM/$n.err" &&
 		    cmp -s "$SM/$n.pnm" "$SM/$n.cpu.pnm"; then
 			echo "ok small/$n/cpu"
 		else
@@ -81,7 +81,7 @@ small_not() {
 	st=$?
 	if have_gpu; then
 		if [ $st = 0 ] && ! grep -q "running on the CPU" "$SM/$name.err" &&
-		    grep -q ': GPU [0-9]*: upload' "$SM/$name.err"; then
+		    grep -q 'GPU [0-9]*: upload' "$SM/$name.err"; then
 			pass "small/not/$name"
 		else
 			fail "small/not/$name" "exit $st, or not on the GPU: $(head -c 300 "$SM/$name.err")"

@@ -45,12 +45,7 @@ struct sdev {
 	struct engine_worker *free[WORKERS];
 	int nfree, nmade;       /* idle, and made (idle or at work) */
 	int images;             /* filtered here (mu) */
-	/*
-	 * Lost: an error stuck to its context.  The workers close as they
-	 * come back, and once none is out the context is made anew.
-	 */
-	int lost;
-	char why[512];          /* why it could not be made anew; "" while it can */
+	char why[512];          /* why it takes no more work ("" while it does) */
 };
 
 struct server {
@@ -123,8 +118,7 @@ worker_take(struct sdev *d, struct gf_err *e)
 	struct engine_worker *w = NULL;
 
 	pthread_mutex_lock(&d->mu);
-	while (d->why[0] == '\0' && (d->lost || (d->nfree == 0 &&
-	    d->nmade == WORKERS)))
+	while (d->why[0] == '\0' && d->nfree == 0 && d->nmade == WORKERS)
 		pthread_cond_wait(&d->cv, &d->mu);
 	if (d->why[0] != '\0') {
 		gf_fail(e, "GPU %d (%s) is lost: %s", d->base.device, d->base.name,
@@ -145,51 +139,38 @@ worker_take(struct sdev *d, struct gf_err *e)
 }
 
 /*
- * d's context is lost: with every worker back and closed, the context is
- * made anew (a reset of the device), so that later runs work.  Called
- * with d->mu held and d->nmade 0.
+ * Gives w back to d.  When lost says that d's context is (an error stuck
+ * to it, which no call in this process can undo), w and d's idle workers
+ * are closed, d takes no more work, and the server ends: the runs on it
+ * fail with a message, and later runs start a new server or run in
+ * process.
  */
-static void
-sdev_remake(struct sdev *d)
-{
-	struct gf_err e = {0};
-	int number = d->base.device;
-
-	gpu_close(&d->base);
-	d->opened = 0;
-	if (cudaSetDevice(number) == cudaSuccess)
-		cudaDeviceReset();
-	cudaGetLastError();
-	if (gpu_open(&d->base, number, &e) < 0)
-		snprintf(d->why, sizeof(d->why), "%s", e.msg);
-	else
-		d->opened = 1;
-	d->lost = 0;
-	slog(d->srv, "GPU %d: its context was lost; %s", number,
-	    d->opened ? "made anew" : d->why);
-}
-
-/* Gives w back to d; closed instead when lost says the context is. */
 static void
 worker_give(struct sdev *d, struct engine_worker *w, int lost)
 {
+	struct server *s = d->srv;
+
 	pthread_mutex_lock(&d->mu);
-	if (lost)
-		d->lost = 1;
-	if (d->lost) {
+	if (lost && d->why[0] == '\0')
+		snprintf(d->why, sizeof(d->why), "its context was lost; the server "
+		    "ends");
+	if (d->why[0] != '\0') {
 		engine_worker_close(w);
 		d->nmade--;
 		while (d->nfree > 0) {
 			engine_worker_close(d->free[--d->nfree]);
 			d->nmade--;
 		}
-		if (d->nmade == 0)
-			sdev_remake(d);
 	} else {
 		d->free[d->nfree++] = w;
 	}
 	pthread_cond_broadcast(&d->cv);
 	pthread_mutex_unlock(&d->mu);
+	if (lost) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = 1;
+		pthread_mutex_unlock(&s->mu);
+	}
 }
 
 static void
@@ -471,8 +452,10 @@ on_image(struct conn *c, const char *p, size_t len)
 	d.broken = rc == 1;
 	if (rc == 1) {
 		struct sdev *dv = &s->dev[c->gpus[pi.gpu]];
-		slog(s, "GPU %d lost its context: %s", dv->base.device, e.msg);
-		gf_fail(&e, "%s (the server makes the GPU's context anew)", e.msg);
+		struct gf_err lost = e;
+		slog(s, "GPU %d lost its context: %s", dv->base.device, lost.msg);
+		gf_fail(&e, "%s (the GPU's context is lost: the server ends)",
+		    lost.msg);
 	}
 	snprintf(d.msg, sizeof(d.msg), "%s", e.msg);
 	pthread_mutex_lock(&s->mu);
@@ -638,7 +621,7 @@ server_run(struct server *s, int listen_fd, int stop_fd, struct gf_err *e)
 
 	for (;;) {
 		struct pollfd p[2] = {{listen_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-		int timeout = 1000, idle, stop;
+		int timeout = 200, idle, stop;
 		double now = gf_now_ms();
 
 		pthread_mutex_lock(&s->mu);

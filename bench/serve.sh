@@ -1,0 +1,197 @@
+#!/bin/sh
+# make bench-serve: the rows of issue 42's table, each against its
+# baseline in the same run, whole processes as a user runs them:
+#
+#   one     sobel -t 60 on one 1920x1080 JPEG and one 4000x3000 JPEG:
+#           a cold GPU (no server, the small-run rule off), no server
+#           (the rule on: the default), --cpu, and a warm server;
+#           median of REPS runs each
+#   pipe    conv2d -k gauss:1.4 | sobel -t 60 | edge --auto on the
+#           1080p JPEG, the same four ways
+#   xargs   xargs -P 16 over RUNS single-image sobel runs of 1080p JPEGs:
+#           no server (the GPU: rule off), --cpu, a warm server
+#   batch   edge --auto -o DIR over PHOTOS 4000x3000 JPEGs and BIG times
+#           as many: in process and through a warm server, against the
+#           JPEG engines decoding them alone (build/bench/jpegdec); PNG
+#           and PGM batches of the same photos the same two ways
+#   stream  FRAMES 1080p JPEG frames (MJPEG) and PGM frames through a
+#           pipe: cat | cat, in process, through a warm server
+#   large   one 12288x12288 PGM: in process, through a warm server
+#
+# The server is this run's own (its socket in WORK), started before the
+# rows that use it and warmed by one run; -v of one served run says where
+# the time goes.  Usage: sh bench/serve.sh [one pipe xargs batch stream
+# large ...]
+cd "$(dirname "$0")/.." || exit 1
+REPS=${REPS:-15}
+RUNS=${RUNS:-1000}
+PHOTOS=${PHOTOS:-200}
+BIG=${BIG:-4}
+FRAMES=${FRAMES:-1000}
+WORK=${WORK:-/dev/shm/gpufilt-bench-serve}
+mkdir -p "$WORK" && chmod 700 "$WORK"
+GPUFILT_SOCKET=$WORK/server
+export GPUFILT_SOCKET
+
+# Wall seconds of a shell command (output thrown away; a failure is said).
+secs() {
+	t0=$(date +%s.%N)
+	sh -c "$1" >/dev/null 2>"$WORK/err" || echo "bench-serve: '$1' failed: $(tail -n 2 "$WORK/err")" >&2
+	t1=$(date +%s.%N)
+	echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }'
+}
+# The median of $1 runs of command $2.
+med() {
+	i=0
+	while [ $i -lt "$1" ]; do secs "$2"; echo; i=$((i + 1)); done |
+	    sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+ms() { echo "$1" | awk '{ printf "%8.1f ms", $1 * 1000 }'; }
+ratio() { echo "$1 $2" | awk '{ printf "%6.2fx", $1 / $2 }'; }
+
+serve_up() {
+	bin/gpufiltd -q -i 0 2>/dev/null || bin/gpufiltd -s >/dev/null || exit 1
+	GPUFILT_SERVER=require bin/sobel -t 60 samples/coins.pgm "$WORK/warm.pgm"
+}
+serve_down() { bin/gpufiltd -k >/dev/null 2>&1; }
+
+# The four ways of a command $1 (its output to $WORK), in REPS runs each.
+four() {
+	cold=$(med "$REPS" "GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0 $1")
+	dflt=$(med "$REPS" "GPUFILT_SERVER=off $1")
+	cpu=$(med "$REPS" "GPUFILT_SERVER=off $(echo "$1" | sed 's#bin/\([a-z0-9]*\) #bin/\1 --cpu #g')")
+	serve_up
+	warm=$(med "$REPS" "GPUFILT_SERVER=require $1")
+	serve_down
+	printf '    cold GPU %s   no server %s   --cpu %s   server warm %s\n' \
+	    "$(ms "$cold")" "$(ms "$dflt")" "$(ms "$cpu")" "$(ms "$warm")"
+	printf '    no server / --cpu %s   server warm / --cpu %s   cold / warm %s\n' \
+	    "$(ratio "$dflt" "$cpu")" "$(ratio "$warm" "$cpu")" "$(ratio "$cold" "$warm")"
+}
+
+photos() {
+	d=$WORK/photos
+	if [ ! -s "$d/.done" ]; then
+		python3 bench/make_photos.py -f jpg,png,pgm "$PHOTOS" "$d" samples/chelsea.png \
+		    samples/small.jpg samples/coins.pgm samples/retina1023x517.pgm || exit 1
+		touch "$d/.done"
+	fi
+	[ -s "$WORK/hd.jpg" ] || python3 -c '
+import cv2, sys
+im = cv2.imread(sys.argv[1])
+cv2.imwrite(sys.argv[2], cv2.resize(im, (1920, 1080), interpolation=cv2.INTER_AREA),
+            [cv2.IMWRITE_JPEG_QUALITY, 90])' "$d/p0000.jpg" "$WORK/hd.jpg" || exit 1
+	cat "$d"/*.* "$WORK/hd.jpg" >/dev/null
+}
+
+one() {
+	photos
+	for f in "$WORK/hd.jpg:1920x1080" "$WORK/photos/p0000.jpg:4000x3000"; do
+		echo "one: sobel -t 60 on one ${f#*:} JPEG (median of $REPS)"
+		four "bin/sobel -t 60 ${f%%:*} $WORK/one.pgm"
+	done
+	serve_up
+	GPUFILT_SERVER=require bin/sobel -v -t 60 "$WORK/hd.jpg" "$WORK/one.pgm" 2>&1 |
+	    sed 's/^/    -v: /'
+	serve_down
+}
+
+pipe() {
+	photos
+	echo "pipe: conv2d -k gauss:1.4 | sobel -t 60 | edge --auto, one 1080p JPEG (median of $REPS)"
+	four "bin/conv2d -k gauss:1.4 $WORK/hd.jpg - | bin/sobel -t 60 - - | bin/edge --auto - $WORK/pipe.pgm"
+}
+
+xargs_runs() {
+	photos
+	mkdir -p "$WORK/many" "$WORK/many-out"
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		[ -e "$WORK/many/$i.jpg" ] || ln "$WORK/hd.jpg" "$WORK/many/$i.jpg"
+		i=$((i + 1))
+	done
+	echo "xargs: xargs -P 16 over $RUNS runs of sobel -t 60 on one 1080p JPEG each"
+	run="ls $WORK/many/*.jpg | xargs -P 16 -I{} sh -c 'bin/sobel -q -t 60 \$1 $WORK/many-out/\$(basename \$1 .jpg).pgm' sh {}"
+	cold=$(secs "GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0 $run")
+	cpu=$(secs "GPUFILT_SERVER=off $(echo "$run" | sed 's#bin/sobel #bin/sobel --cpu #')")
+	serve_up
+	warm=$(secs "GPUFILT_SERVER=require $run")
+	serve_down
+	for w in "no server (GPU):$cold" "--cpu:$cpu" "server warm:$warm"; do
+		echo "${w##*:}" | awk -v n="$RUNS" -v what="${w%:*}" \
+		    '{ printf "    %-18s %7.2f s %8.1f runs/s\n", what, $1, n / $1 }'
+	done
+	printf '    server warm: %s faster than no server, %s faster than --cpu\n' \
+	    "$(ratio "$cold" "$warm")" "$(ratio "$cpu" "$warm")"
+}
+
+# A batch row: edge --auto -o over the files of $1 ($2 of them), in
+# process and through the warm server (median of 3 each), against $3
+# images/s (the engines' rate, or 0).
+batch_row() {
+	p=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=off bin/edge -q --auto -o $WORK/out $1")
+	serve_up
+	s=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1")
+	serve_down
+	echo "$2 $p $s $3" | awk -v w="$4" '{ printf "    %-22s in process %7.1f images/s   server warm %7.1f images/s", w, $1 / $2, $1 / $3;
+	    if ($4 > 0) printf "   (%.1f%% and %.1f%% of the engines)", 100 * $1 / $2 / $4, 100 * $1 / $3 / $4; printf "\n" }'
+}
+
+batch() {
+	photos
+	d=$WORK/photos
+	big=$((PHOTOS * BIG))
+	mkdir -p "$d/big"
+	for f in "$d"/*.jpg; do
+		for k in $(seq "$BIG"); do
+			[ -e "$d/big/$(basename "$f" .jpg)-$k.jpg" ] || ln "$f" "$d/big/$(basename "$f" .jpg)-$k.jpg"
+		done
+	done
+	ceil=$(build/bench/jpegdec -b 32 "$d"/*.jpg 2>&1 | tail -n 1)
+	echo "batch: edge --auto -o DIR, 4000x3000 photos ($(nproc) cores); engines alone: $ceil"
+	ceil=$(echo "$ceil" | sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p')
+	batch_row "$d/*.jpg" "$PHOTOS" "${ceil:-0}" "$PHOTOS JPEG"
+	batch_row "$d/big/*.jpg" "$big" "${ceil:-0}" "$big JPEG"
+	batch_row "$d/*.png" "$PHOTOS" 0 "$PHOTOS PNG"
+	batch_row "$d/*.pgm" "$PHOTOS" 0 "$PHOTOS PGM"
+}
+
+stream() {
+	f=$WORK/frames.mjpeg g=$WORK/frames.pgm
+	if [ ! -s "$f" ]; then
+		python3 bench/make_mjpeg.py "$FRAMES" 1920 1080 samples/chelsea.png \
+		    samples/small.jpg >"$f.tmp" && mv "$f.tmp" "$f" || exit 1
+	fi
+	[ -s "$g" ] || build/bench/framegen "$FRAMES" 1920 1080 >"$g"
+	cat "$f" "$g" >/dev/null
+	for x in "$f:JPEG" "$g:PGM"; do
+		in=${x%:*}
+		base=$(med 3 "cat $in | cat >/dev/null")
+		p=$(med 3 "cat $in | GPUFILT_SERVER=off bin/sobel -q -t 60 >/dev/null")
+		serve_up
+		s=$(med 3 "cat $in | GPUFILT_SERVER=require bin/sobel -q -t 60 >/dev/null")
+		serve_down
+		echo "$FRAMES $base $p $s" | awk -v w="${x#*:}" '{ printf "stream: %d 1080p %s frames through sobel -t 60: cat | cat %.0f frames/s; in process %.0f (%.1f%% of cat); server warm %.0f (%.1f%% of cat)\n",
+		    $1, w, $1 / $2, $1 / $3, 100 * $2 / $3, $1 / $4, 100 * $2 / $4 }'
+	done
+}
+
+large() {
+	f=$WORK/large.pgm
+	[ -s "$f" ] || build/bench/framegen 1 12288 12288 >"$f"
+	cat "$f" >/dev/null
+	p=$(med 3 "GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0 bin/sobel -q -t 60 $f $WORK/large.out.pgm")
+	serve_up
+	s=$(med 3 "GPUFILT_SERVER=require bin/sobel -q -t 60 $f $WORK/large.out.pgm")
+	serve_down
+	echo "$p $s" | awk '{ printf "large: one 12288x12288 PGM, sobel -t 60: in process %.3f s, server warm %.3f s (%.2fx)\n", $1, $2, $1 / $2 }'
+}
+
+for step in ${*:-one pipe xargs batch stream large}; do
+	case $step in
+	xargs) xargs_runs ;;
+	one|pipe|batch|stream|large) $step ;;
+	*) echo "bench/serve.sh: no step '$step'" >&2; exit 2 ;;
+	esac
+done
+serve_down
