@@ -58,7 +58,7 @@ serve_down() { bin/gpufiltd -k >/dev/null 2>&1; }
 # The four ways of a command $1 (its output to $WORK), in REPS runs each.
 four() {
 	cold=$(med "$REPS" "GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0 $1")
-	dflt=$(med "$REPS" "GPUFILT_SERVER=off $1")
+	dflt=$(med "$REPS" "unset GPUFILT_SMALL_PIXELS; GPUFILT_SERVER=off $1")
 	cpu=$(med "$REPS" "GPUFILT_SERVER=off $(echo "$1" | sed 's#bin/\([a-z0-9]*\) #bin/\1 --cpu #g')")
 	serve_up
 	warm=$(med "$REPS" "GPUFILT_SERVER=require $1")

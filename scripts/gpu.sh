@@ -15,7 +15,11 @@
 #   . .deps/env.sh; sh scripts/gpu.sh multi)
 OUT=${OUT:-build/gpu-logs}
 mkdir -p "$OUT"
-steps=${*:-test sanitize bench io}
+# A single image under -m auto would take the small-run rule (the CPU,
+# no CUDA at all): every run here is meant for the GPU.
+GPUFILT_SMALL_PIXELS=0
+export GPUFILT_SMALL_PIXELS
+steps=${*:-test sanitize sanitize-server bench io}
 # The tools, each with the options of a typical run (cmd/tools);
 # SAN_TOOLS may name fewer for the sanitizers.
 tool_runs() { grep -v '^#' cmd/tools; }
@@ -115,6 +119,16 @@ sanitize)
 		    >/tmp/san/$n.log 2>&1; then echo "clean $t $*"
 		else echo "DIRTY $t $*"; tail -n 20 /tmp/san/$n.log; fi' sh \
 	    </tmp/san/jobs >"$OUT/sanitize.log" 2>&1
+	echo "sanitizer: $(grep -c '^clean' "$OUT/sanitize.log") clean," \
+	    "$(grep -c '^DIRTY' "$OUT/sanitize.log") dirty"
+	grep -A5 '^DIRTY' "$OUT/sanitize.log" | head -n 40
+	grep -q '^DIRTY' "$OUT/sanitize.log" && status=1
+	;;
+sanitize-server)
+	mkdir -p /tmp/san
+	cat samples/retina1023x517.pgm samples/astro16.pgm samples/coins.pgm \
+	    samples/px2x3.pgm >/tmp/san/stream.pnm
+	: >"$OUT/sanitize-server.log"
 	# The server under each sanitizer with eight clients in flight at
 	# once (every tool; gray, colour, 16-bit, a stream in strips), then
 	# stopped: its exit status is the sanitizer's verdict.
@@ -137,20 +151,18 @@ sanitize)
 			f=$(eval echo \${$#}); set -- $(echo "$@" | sed "s# [^ ]*\$##")
 			t=$1; shift
 			GPUFILT_SERVER=require GPUFILT_SOCKET='"$sock"' GPUFILT_STRIP_ROWS=64 \
-			    bin/$t -q "$@" "$f" /tmp/san/srv.$n.out || echo "client $n failed"' sh \
+			    bin/$t -q "$@" "$f" /tmp/san/srv.$n.pnm || echo "client $n failed"' sh \
 		    >>/tmp/san/srv-$t.log 2>&1
 		bin/gpufiltd -k -S $sock >/dev/null 2>&1
 		if wait $spid && ! grep -q "client .* failed" /tmp/san/srv-$t.log; then
-			echo "clean $t gpufiltd with 8 clients" >>"$OUT/sanitize.log"
+			echo "clean $t gpufiltd with 8 clients" >>"$OUT/sanitize-server.log"
 		else
-			echo "DIRTY $t gpufiltd with 8 clients" >>"$OUT/sanitize.log"
-			tail -n 20 /tmp/san/srv-$t.log >>"$OUT/sanitize.log"
+			echo "DIRTY $t gpufiltd with 8 clients" >>"$OUT/sanitize-server.log"
+			tail -n 20 /tmp/san/srv-$t.log >>"$OUT/sanitize-server.log"
 		fi
 	done
-	echo "sanitizer: $(grep -c '^clean' "$OUT/sanitize.log") clean," \
-	    "$(grep -c '^DIRTY' "$OUT/sanitize.log") dirty"
-	grep -A5 '^DIRTY' "$OUT/sanitize.log" | head -n 40
-	grep -q '^DIRTY' "$OUT/sanitize.log" && status=1
+	cat "$OUT/sanitize-server.log"
+	grep -q '^DIRTY' "$OUT/sanitize-server.log" && status=1
 	;;
 served)
 	# The whole suite again, every run through a server of each harness's
