@@ -101,7 +101,9 @@ serve_start(const char *path, struct gf_err *e)
  * setting (2), or require and the run cannot be served (1).  Runs the
  * server cannot take run in process: --no-server, a kernel file whose
  * text inline is another kernel, the JPEG engines asked for
- * (GPUFILT_GPU_DECODE: theirs are the process's).
+ * (GPUFILT_GPU_DECODE: theirs are the process's), a GPU the server has
+ * not opened.  Of these, require fails only the kernel file: the others
+ * are the user's choice, in process by design.
  */
 static inline int
 serve_decide(const struct cli_tool *ct, int nopts, char **argv,
@@ -129,8 +131,12 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 		why = e.msg;
 	h.argv = sargv;
 	if (why == NULL && dec != NULL && (strcmp(dec, "1") == 0 ||
-	    strcmp(dec, "2") == 0))
-		why = "GPUFILT_GPU_DECODE asks for this process's JPEG engines";
+	    strcmp(dec, "2") == 0)) {
+		/* By design in process, whatever GPUFILT_SERVER says. */
+		gf_fail(note, "not served (GPUFILT_GPU_DECODE asks for this "
+		    "process's JPEG engines): running in this process");
+		return 0;
+	}
 	if (why == NULL && sockpath_resolve(path, sizeof(path),
 	    getenv("GPUFILT_SOCKET"), getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
 	    mode == SERVE_START, &e) < 0)
@@ -153,7 +159,7 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 	cli_serve_argv_free(sargv);
 	if (why == NULL)
 		return 0;
-	if (mode == SERVE_REQUIRE)
+	if (mode == SERVE_REQUIRE && rc != -3)
 		return gf_fail(err, "GPUFILT_SERVER=require: the run is not served: "
 		    "%s", why), 1;
 	if (rc != 0)

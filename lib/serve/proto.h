@@ -12,7 +12,9 @@
  *   tool                                   server
  *   PROTO_HELLO  tool, options (argv)  ->
  *                                      <-  PROTO_READY  its GPUs for the run
- *                                      <-  PROTO_REFUSED  why not (run in process)
+ *                                      <-  PROTO_REFUSED  why not
+ *                                      <-  PROTO_ELSEWHERE  what it asks this
+ *                                          server has not (a GPU): in process
  *   PROTO_WINDOW + a memfd             ->  (sealed against shrinking; mapped)
  *   PROTO_IMAGE  where in the window   ->
  *                                      <-  PROTO_DONE  times, or the error
@@ -48,6 +50,7 @@ enum proto_type {
 	PROTO_STATUS,
 	PROTO_STOP,
 	PROTO_TEXT,
+	PROTO_ELSEWHERE,
 	PROTO_NTYPES
 };
 
@@ -101,7 +104,7 @@ struct proto_done {
 	char msg[sizeof(((struct gf_err *)0)->msg)];
 };
 
-/* PROTO_TEXT and PROTO_REFUSED: a line of text. */
+/* PROTO_TEXT, PROTO_REFUSED and PROTO_ELSEWHERE: a line of text. */
 struct proto_text {
 	char text[1024];
 };

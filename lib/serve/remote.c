@@ -103,14 +103,15 @@ remote_greet(struct remote *r, int *sock, struct gf_err *e)
 		goto fail;
 	if (fd >= 0)
 		close(fd);
-	if (type == PROTO_REFUSED && len == sizeof(struct proto_text)) {
+	if ((type == PROTO_REFUSED || type == PROTO_ELSEWHERE) &&
+	    len == sizeof(struct proto_text)) {
 		struct proto_text t;
 		memcpy(&t, m.buf + sizeof(m.h), sizeof(t));
 		t.text[sizeof(t.text) - 1] = '\0';
 		gf_fail(e, "%s", t.text);
 		close(*sock);
 		*sock = -1;
-		return -2;
+		return type == PROTO_ELSEWHERE ? -3 : -2;
 	}
 	if (type != PROTO_READY || len != sizeof(r->ready)) {
 		gf_fail(e, "the server at %s answered the hello with a message of "

@@ -27,7 +27,9 @@ struct remote_hello {
 /*
  * Asks the server at path to serve the run h describes.  1: it will
  * (*r); 0: no server answers there; -2: the server refuses this run (e
- * says why: run it in process); -1: e says what failed.
+ * says why); -3: the run asks for what this server has not (a GPU it
+ * did not open: e says which), so it belongs in process; -1: e says
+ * what failed.
  */
 int remote_open(struct remote **r, const char *path,
     const struct remote_hello *h, struct gf_err *e);

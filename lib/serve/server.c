@@ -308,9 +308,10 @@ on_hello(struct conn *c, char *p, size_t len)
 		    "of another build than this tool (%s)", h.build.version,
 		    s->o.version), -1;
 	if (proto_strings(p + sizeof(h), len - sizeof(h), h.argc, argv, &e) < 0 ||
-	    s->o.build((int)h.argc, argv, &c->ctx, &c->tool, &c->o, &e) < 0 ||
-	    conn_gpus(c, &e) < 0)
+	    s->o.build((int)h.argc, argv, &c->ctx, &c->tool, &c->o, &e) < 0)
 		return send_text(c, PROTO_REFUSED, "%s", e.msg), -1;
+	if (conn_gpus(c, &e) < 0)
+		return send_text(c, PROTO_ELSEWHERE, "%s", e.msg), -1;
 	c->strip_rows = h.strip_rows > 0 ? h.strip_rows : 0;
 	memset(&r, 0, sizeof(r));
 	r.ngpus = (uint32_t)c->ngpus;
