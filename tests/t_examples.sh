@@ -8,9 +8,10 @@
 # example before it makes, fails.  One that names a GPU strategy (-m
 # shared) without --fallback is skipped without a GPU; one that needs a
 # program that is not installed (ffmpeg) is skipped too.  The server's
-# (gpufiltd.1) run without a GPU are skipped, and run with one on a socket
-# of their own (GPUFILT_SOCKET), stopped after them; systemctl's never
-# run (they would change the user's units).  Sourced by tests/run.sh.
+# (gpufiltd, with or without a GPU: it then filters on its CPU) run on a
+# socket of their own (GPUFILT_SOCKET), stopped after them; systemctl's
+# never run (they would change the user's units).  Sourced by
+# tests/run.sh.
 
 # The example commands of a README or a rendered man page, one a line; a
 # line that ends with "|" goes on into the next.
@@ -44,7 +45,6 @@ ex_gpu=${ex_gpu%|}
 ex_skip_why() {
 	case " $1 " in
 	*" systemctl "*) echo "systemctl would change the user's units"; return ;;
-	*" gpufiltd "*) have_gpu || { echo "no GPU for gpufiltd"; return; } ;;
 	esac
 	if ! have_gpu && ! expr " $1 " : ".* --fallback " >/dev/null &&
 	    printf " %s \n" "$1" | grep -Eq -- " -m ($ex_gpu) "; then
@@ -82,7 +82,9 @@ for doc in README.md man/*.1; do
 		# The server's examples use a socket of their own; the others
 		# the harness's server, if it has one (make test-served).
 		ex_sock=${GPUFILT_SOCKET-}
-		case " $cmd " in *" gpufiltd "*|*GPUFILT_SERVER=start*) ex_sock=$EX/server ;; esac
+		case " $cmd " in
+		*" gpufiltd "*|*"/gpufiltd "*|*GPUFILT_SERVER=start*) ex_sock=$EX/server ;;
+		esac
 		if (cd "$EX/run" && PATH=$BIN:$PATH && GPUFILT_SOCKET=$ex_sock &&
 		    export PATH GPUFILT_SOCKET &&
 		    limited bash -o pipefail -c "$cmd") </dev/null >"$EX/out" 2>"$EX/err"

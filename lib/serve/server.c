@@ -75,6 +75,7 @@ struct conn {
 	int ngpus;
 	void *map;              /* its window */
 	size_t size;
+	int images;             /* filtered for it */
 	char *buf;              /* a message */
 };
 
@@ -459,6 +460,7 @@ on_image(struct conn *c, const char *p, size_t len)
 		    lost.msg);
 	}
 	snprintf(d.msg, sizeof(d.msg), "%s", e.msg);
+	c->images += rc == 0;
 	pthread_mutex_lock(&s->mu);
 	s->images += rc == 0;
 	pthread_mutex_unlock(&s->mu);
@@ -537,11 +539,18 @@ conn_main(void *arg)
 	struct server *s = c->srv;
 	struct gf_err e = {0};
 
+	struct ucred who = {0};
+	socklen_t n = sizeof(who);
+
+	getsockopt(c->sock, SOL_SOCKET, SO_PEERCRED, &who, &n);
 	if (sockpath_peer_ok(c->sock, &e) < 0)
 		slog(s, "refused: %s", e.msg);
 	else
 		while (conn_message(c) == 0)
 			;
+	if (c->ctx != NULL)
+		slog(s, "pid %d: %s lane, %d images", (int)who.pid, c->tool.name,
+		    c->images);
 	if (c->map != NULL)
 		munmap(c->map, c->size);
 	free(c->ctx);
