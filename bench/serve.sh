@@ -71,7 +71,7 @@ four() {
 
 photos() {
 	d=$WORK/photos
-	if [ ! -s "$d/.done" ]; then
+	if [ ! -e "$d/.done" ]; then
 		python3 bench/make_photos.py -f jpg,png,pgm "$PHOTOS" "$d" samples/chelsea.png \
 		    samples/small.jpg samples/coins.pgm samples/retina1023x517.pgm || exit 1
 		touch "$d/.done"
@@ -111,13 +111,15 @@ xargs_runs() {
 		i=$((i + 1))
 	done
 	echo "xargs: xargs -P 16 over $RUNS runs of sobel -t 60 on one 1080p JPEG each"
-	run="ls $WORK/many/*.jpg | xargs -P 16 -I{} sh -c 'bin/sobel -q -t 60 \$1 $WORK/many-out/\$(basename \$1 .jpg).pgm' sh {}"
-	cold=$(secs "GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0 $run")
-	cpu=$(secs "GPUFILT_SERVER=off $(echo "$run" | sed 's#bin/sobel #bin/sobel --cpu #')")
+	# The settings go to xargs, whose runs inherit them.
+	run="ls $WORK/many/*.jpg | env \$E xargs -P 16 -I{} sh -c 'bin/sobel -q -t 60 \$1 $WORK/many-out/\$(basename \$1 .jpg).pgm' sh {}"
+	cold=$(secs "E='GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0'; $run")
+	dflt=$(secs "E='GPUFILT_SERVER=off'; $run")
+	cpu=$(secs "E='GPUFILT_SERVER=off'; $(echo "$run" | sed 's#bin/sobel #bin/sobel --cpu #')")
 	serve_up
-	warm=$(secs "GPUFILT_SERVER=require $run")
+	warm=$(secs "E='GPUFILT_SERVER=require'; $run")
 	serve_down
-	for w in "no server (GPU):$cold" "--cpu:$cpu" "server warm:$warm"; do
+	for w in "no server, GPU:$cold" "no server:$dflt" "--cpu:$cpu" "server warm:$warm"; do
 		echo "${w##*:}" | awk -v n="$RUNS" -v what="${w%:*}" \
 		    '{ printf "    %-18s %7.2f s %8.1f runs/s\n", what, $1, n / $1 }'
 	done
