@@ -685,20 +685,15 @@ cli_instance(const struct cli_tool *ct, struct cli_tool *run)
 	return 0;
 }
 
-int
-cli_main(const struct cli_tool *def, int argc, char **argv)
+/* cli_main on run, its options allocated (freed by the caller). */
+static int
+cli_main_run(const struct cli_tool *ct, int argc, char **argv)
 {
 	struct gf_err e = {0};
-	struct cli_tool run, *ct = &run;
 	struct tool t;
 	const char *shell = NULL;
 	int first;
 
-	cli_start(def->name);
-	if (cli_instance(def, &run) < 0) {
-		fprintf(stderr, "%s: out of memory\n", def->name);
-		return 1;
-	}
 	if ((first = cli_parse(ct, argc, argv, &shell, &e)) >= 0 && shell != NULL)
 		return cli_completion(ct, shell);
 	if (first < 0 || (!ct->common->help && !ct->common->version &&
@@ -711,9 +706,24 @@ cli_main(const struct cli_tool *def, int argc, char **argv)
 			printf("%s (gpufilt) %s\n", ct->name, GF_VERSION);
 		return cli_close_stdout(ct->name);
 	}
-	cli_env_settings(ct->name, ct->common);
 	ct->make(ct->ctx, &t);
 	return cli_run(ct, &t, argc - first, argv + first, first, argv);
+}
+
+int
+cli_main(const struct cli_tool *def, int argc, char **argv)
+{
+	struct cli_tool run;
+	int status;
+
+	cli_start(def->name);
+	if (cli_instance(def, &run) < 0) {
+		fprintf(stderr, "%s: out of memory\n", def->name);
+		return 1;
+	}
+	status = cli_main_run(&run, argc, argv);
+	free(run.ctx);
+	return status;
 }
 
 int
