@@ -706,6 +706,7 @@ cli_main_run(const struct cli_tool *ct, int argc, char **argv)
 			printf("%s (gpufilt) %s\n", ct->name, GF_VERSION);
 		return cli_close_stdout(ct->name);
 	}
+	cli_env_settings(ct->name, ct->common);
 	ct->make(ct->ctx, &t);
 	return cli_run(ct, &t, argc - first, argv + first, first, argv);
 }

@@ -155,10 +155,10 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 import socket, struct, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.connect(sys.argv[1])
-s.send(struct.pack("II", 7, 0))
 try:
+    s.send(struct.pack("II", 7, 0))
     got = s.recv(4096)
-except ConnectionResetError:
+except (BrokenPipeError, ConnectionResetError):
     got = b""
 sys.exit(0 if got == b"" else 1)' "$OU/sock"; st3=$?
 		check server/other-user-closed [ $st3 = 0 ]
@@ -196,7 +196,10 @@ check server/start-on-demand sh -c '[ $1 = 0 ] && grep -q "filtered by gpufiltd"
 ( cat "$SAMPLES/coins.pgm"; sleep 2; cat "$SAMPLES/coins.pgm" ) |
     GPUFILT_SERVER=require "$BIN/sobel" -t 60 - "$SV/killed.pgm" 2>"$SV/killed.err" &
 pid=$!
-sleep 1
+i=0     # until the client is connected (a slow machine takes its time)
+until "$BIN/gpufiltd" -s 2>/dev/null | grep -q "; [1-9][0-9]* clients now" ||
+    [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.3
 kill -9 "$(sv_pid)" 2>/dev/null
 wait $pid; st=$?
 why="status $st: $(cat "$SV/killed.err")"
