@@ -293,6 +293,8 @@ main(int argc, char **argv)
 	    1024}, 4096);
 	image_case("image-gpu-index", (struct proto_image){7, 8, 8, 1, 255, 0,
 	    1024}, 4096);
+	image_case("image-over-max-pixels", (struct proto_image){-1, 20000, 20000,
+	    1, 255, 0, 400000000}, (size_t)1 << 30);
 	image_case("image-offset-wrap", (struct proto_image){-1, 8, 8, 1, 255,
 	    UINT64_MAX - 10, 1024}, 4096);
 

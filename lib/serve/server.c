@@ -358,7 +358,8 @@ on_window(struct conn *c, const char *p, size_t len, int fd)
 
 /*
  * The image of pi in c's window, and where its output goes: 0, or -1
- * when a size, an offset or an index is not one (the client lies).
+ * when a size, an offset or an index is not one, or the image is larger
+ * than the run's --max-pixels (the client lies).
  */
 static int
 image_check(const struct conn *c, const struct proto_image *pi,
@@ -371,6 +372,9 @@ image_check(const struct conn *c, const struct proto_image *pi,
 	    pi->channels > 4 || pi->maxval < 1 || pi->maxval > 65535 ||
 	    pi->gpu < -1 || pi->gpu >= c->ngpus)
 		return -1;
+	if (c->o->max_pixels > 0 &&
+	    (long long)pi->width * pi->height > c->o->max_pixels)
+		return -1;      /* the client's reader refuses such an image */
 	*in = (struct image){pi->width, pi->height, pi->channels, pi->maxval,
 	    NULL};
 	*out = *in;
