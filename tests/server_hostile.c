@@ -79,7 +79,8 @@ msg(int s, uint32_t type, const void *p, size_t n, int fd)
 	struct proto_hdr h = {type, (uint32_t)n};
 
 	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), p, n);
+	if (n > 0)
+		memcpy(buf + sizeof(h), p, n);
 	raw(s, buf, sizeof(h) + n, fd, fd >= 0);
 }
 
