@@ -272,7 +272,7 @@ def tiff_page(w, h, compression, offsets, counts, rps=None, spp=1, photometric=1
 
 
 # Floating-point TIFF (issue 43): [0, 1] is black to white; below 0 and
-# NaN are 0, above 1 65535 (lib/io/img_tiff.c, tiff_float_sample).
+# NaN are 0, above 1 65535 (lib/io/img_tiff_float.c).
 FLOAT_SPECIAL = [0.0, 0.5, 1.0, -1.0, 2.0, math.nan, 0.25, 0.75, math.inf,
                  -math.inf, 1e-9, 0.99999, 1 / 65535, 0.5 / 65535]
 FLOAT_FMT = {16: 'e', 32: 'f', 64: 'd'}
