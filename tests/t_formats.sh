@@ -195,6 +195,53 @@ why="exit $st: $(cat "$F/err")"
 check formats/tiff-truncated eval '[ $st -eq 1 ] && [ ! -e "$F/short.pgm" ] &&
     grep -q "^sobel: $F/short.tif: cannot read the TIFF file: Failed to read directory at offset" "$F/err"'
 
+# ---- Floating-point TIFF (issue 43): 16-, 32- and 64-bit samples, both
+# byte orders, gray, gray+alpha, RGB, RGBA, min-is-white, strips, tiles,
+# and deflate with the floating-point predictor, from tests/fuzz/seeds.py.
+# [0, 1] is black to white at 16 bits, rounded half up; below 0 and NaN
+# are 0, above 1 65535: the six values of the man page, by hand.
+python3 "$ROOT/tests/fuzz/seeds.py" "$F/seeds" 2>"$F/err" ||
+	fail formats/tiff-float-seeds "seeds.py failed: $(cat "$F/err")"
+FS=$F/seeds/img
+for n in row32 rgbrow32; do
+	rm -f "$F/$n.pam"
+	"$BIN/conv2d" -q --cpu -k identity "$FS/float-$n.tif" "$F/$n.pam" 2>"$F/err"
+	got=$(tail -c 12 "$F/$n.pam" | od -A n -t u2 --endian=big | tr -s ' ')
+	why="got '$got': $(cat "$F/err")"
+	check formats/tiff-float-values/$n eval '[ "$got" = " 0 32768 65535 0 65535 0" ] &&
+	    grep -q "^MAXVAL 65535$" "$F/$n.pam"'
+done
+# Each float TIFF filters as its 16-bit twin, the values made by that rule
+# (uint-*.tif), by each tool, and from a pipe.
+for f in "$FS"/float-*.tif; do
+	n=${f##*/float-} n=${n%.tif} twin=$FS/uint-$n.tif
+	ok=1 why=
+	for run in "sobel -q --cpu" "edge -q --cpu --sigma 1" \
+	    "conv2d -q --cpu -k gauss:1" "conv2d -q --cpu -k identity"; do
+		$BIN/$run "$f" >"$F/float.out" 2>"$F/err" &&
+		    $BIN/$run "$twin" >"$F/twin.out" 2>>"$F/err" &&
+		    cmp -s "$F/float.out" "$F/twin.out" ||
+		    { ok=0 why="$why $run: $(cat "$F/err");"; }
+	done
+	$BIN/conv2d -q --cpu -k identity - <"$f" >"$F/float.out" 2>"$F/err" &&
+	    cmp -s "$F/float.out" "$F/twin.out" || { ok=0 why="$why pipe: $(cat "$F/err")"; }
+	check formats/tiff-float/$n [ $ok = 1 ]
+done
+# Hostile float TIFFs: a sentence, exit 1, no output (t_io.sh has them all).
+for s in "float-huge:more than the limit" \
+    "float-truncated:strip 1 of 1 is 6400 bytes at offset 146, past the end" \
+    "float-tile-bomb:has tiles of 4096 x 4096 pixels for a 4 x 4 image" \
+    "float-deflate-cut:cannot decode strip 1 (rows 1 to 64)"; do
+	n=${s%%:*} needle=${s#*:}
+	rm -f "$F/$n.pgm"
+	"$BIN/sobel" -q --cpu "$FS/regress-tiff-$n.tif" "$F/$n.pgm" 2>"$F/err"
+	st=$?
+	why="exit $st: $(cat "$F/err")"
+	check formats/tiff-float-refused/$n eval '[ $st -eq 1 ] && [ ! -e "$F/$n.pgm" ] &&
+	    grep -q "^sobel: $FS/regress-tiff-$n.tif: .*$needle" "$F/err" &&
+	    [ $(wc -l <"$F/err") -eq 1 ]'
+done
+
 # ---- EXIF orientation: chelsea (451 x 300) as JPEG with an APP1 EXIF
 # block whose IFD0 holds Orientation o, spliced in after SOI.  It is read
 # turned (5-8: 300 x 451) unless --no-autorotate; pixels are checked

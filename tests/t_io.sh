@@ -55,7 +55,13 @@ regress-psd.psd|not an image this tool reads
 regress-hdr.hdr|not an image this tool reads
 regress-tiff-huge.tif|100000 x 100000 = 10000000000 pixels, more than the limit
 regress-tiff-12bit.tif|TIFF page 1 has 12 bits per sample; 8 and 16 are read
-regress-tiff-float.tif|TIFF page 1 has sample format 3 (floating point)
+regress-tiff-float24.tif|TIFF page 1 has floating-point samples of 24 bits; 16, 32 and 64 are read
+regress-tiff-signed.tif|TIFF page 1 has sample format 2 (signed integer); unsigned integer and floating-point
+regress-tiff-float-huge.tif|100000 x 100000 = 10000000000 pixels, more than the limit
+regress-tiff-float-truncated.tif|TIFF page 1: strip 1 of 1 is 6400 bytes at offset 146, past the end of the file
+regress-tiff-float-tile-bomb.tif|TIFF page 1 has tiles of 4096 x 4096 pixels for a 4 x 4 image
+regress-tiff-float-deflate-bomb.tif|TIFF page 1 is 8192 x 8192 pixels of 1 samples (268435456 bytes), more than its 84 bytes of compression 8 can give
+regress-tiff-float-deflate-cut.tif|TIFF page 1: cannot decode strip 1 (rows 1 to 64): Decoding error
 regress-tiff-planar.tif|TIFF page 1 stores each channel in a plane of its own
 regress-tiff-truncated.tif|TIFF page 1: strip 1 of 1 is 1600 bytes at offset 146, past the end of the file
 regress-tiff-ifd-loop.tif|cannot read TIFF page 2: its directory

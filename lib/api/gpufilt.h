@@ -162,9 +162,10 @@ int gf_edge_device(gf_context *ctx, const gf_image *in, const gf_image *out,
 /*
  * Reads the first image of a file in any format the tools read (PNM,
  * PNG, JPEG, TIFF, WebP, BMP, TGA, GIF), turned as its EXIF or TIFF
- * orientation says unless GF_LOAD_AS_STORED.  With GF_LOAD_GRAY, colour
- * comes out gray, one channel, as sobel(1) and edge(1) make it: a
- * colour JPEG as its luma (the Y plane it stores), other colour as
+ * orientation says unless GF_LOAD_AS_STORED; a floating-point TIFF as
+ * 16 bit, 0 to 1 being black to white (sobel(1)).  With GF_LOAD_GRAY,
+ * colour comes out gray, one channel, as sobel(1) and edge(1) make it:
+ * a colour JPEG as its luma (the Y plane it stores), other colour as
  * (299 R + 587 G + 114 B + 500) / 1000, alpha dropped; gf_sobel and
  * gf_edge make colour gray by that formula, so only an image loaded
  * gray gives the tools' bytes for a colour JPEG.  gf_save writes one

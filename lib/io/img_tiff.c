@@ -9,9 +9,10 @@
  * which keep libtiff's reason in the call's struct: nothing is printed
  * and readers on several threads share nothing.
  *
- * In: 8- and 16-bit unsigned samples, one strip or tile layout with the
- * channels interleaved; gray (min-is-black or min-is-white), RGB and
- * JPEG-compressed YCbCr, each with at most one extra sample, kept as
+ * In: 8- and 16-bit unsigned samples, and 16-, 32- and 64-bit floating
+ * point ones made 16-bit (img_tiff_float_put), one strip or tile layout
+ * with the channels interleaved; gray (min-is-black or min-is-white), RGB
+ * and JPEG-compressed YCbCr, each with at most one extra sample, kept as
  * alpha; every page of a multi-page file, one image each; the
  * Orientation tag applied unless the reader says not (img_orient).  A
  * warning while a page's pixels are decoded fails the page, whose
@@ -174,6 +175,23 @@ struct tiff_page {
 	int colours;            /* 1 or 3 */
 };
 
+/*
+ * The maxval of the image a page becomes: 255 for 8-bit samples, 65535
+ * for 16-bit ones and for floating point (img_tiff_float_put).
+ */
+static unsigned
+tiff_maxval(const struct tiff_page *p)
+{
+	return p->bits == 8 ? 255 : 65535;
+}
+
+/* The bytes of a pixel of the page as stored (as libtiff decodes it). */
+static size_t
+tiff_pixel_bytes(const struct tiff_page *p)
+{
+	return (size_t)p->spp * (p->bits / 8);
+}
+
 /* The tags of the current page; -1 (e set) for a layout we do not read. */
 static int
 tiff_page_tags(struct img_reader *r, TIFF *tif, struct tiff_page *p,
@@ -192,14 +210,19 @@ tiff_page_tags(struct img_reader *r, TIFF *tif, struct tiff_page *p,
 	TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &p->planar);
 	TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &p->compression);
 	TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &p->orientation);
-	if (p->format != SAMPLEFORMAT_UINT)
-		return gf_fail(e, "%s: TIFF page %d has sample format %u (%s); only "
-		    "unsigned integer samples are read", r->name, page, p->format,
-		    p->format == SAMPLEFORMAT_IEEEFP ? "floating point" :
-		    p->format == SAMPLEFORMAT_INT ? "signed integer" : "other");
-	if (p->bits != 8 && p->bits != 16)
+	if (p->format == SAMPLEFORMAT_IEEEFP) {
+		if (p->bits != 16 && p->bits != 32 && p->bits != 64)
+			return gf_fail(e, "%s: TIFF page %d has floating-point samples of "
+			    "%u bits; 16, 32 and 64 are read", r->name, page, p->bits);
+	} else if (p->format != SAMPLEFORMAT_UINT) {
+		return gf_fail(e, "%s: TIFF page %d has sample format %u (%s); "
+		    "unsigned integer and floating-point samples are read", r->name,
+		    page, p->format, p->format == SAMPLEFORMAT_INT ?
+		    "signed integer" : "other");
+	} else if (p->bits != 8 && p->bits != 16) {
 		return gf_fail(e, "%s: TIFF page %d has %u bits per sample; 8 and 16 "
 		    "are read", r->name, page, p->bits);
+	}
 	if (p->planar != PLANARCONFIG_CONTIG)
 		return gf_fail(e, "%s: TIFF page %d stores each channel in a plane of "
 		    "its own (planar configuration %u); only interleaved channels "
@@ -233,26 +256,57 @@ tiff_page_tags(struct img_reader *r, TIFF *tif, struct tiff_page *p,
 	return 0;
 }
 
-/* Decodes the strips of the page into img (its rows are the page's rows). */
+/*
+ * Puts n samples of the page as libtiff decodes them (host byte order),
+ * at src, into img from sample k: unsigned ones copied, floating-point
+ * ones made 16-bit (img_tiff_float_put).
+ */
+static void
+tiff_put(const struct tiff_page *p, struct image *img, size_t k,
+    const unsigned char *src, size_t n)
+{
+	if (p->format == SAMPLEFORMAT_IEEEFP)
+		img_tiff_float_put(img, k, src, n, p->bits);
+	else
+		memcpy((char *)img->px + k * (p->bits / 8), src, n * (p->bits / 8));
+}
+
+/*
+ * Decodes the strips of the page into img (its rows are the page's
+ * rows): unsigned samples in place, floating-point ones through one
+ * strip's buffer.  rowbytes: a row's bytes as stored.
+ */
 static int
-tiff_read_strips(struct img_reader *r, struct img_tiff *t, struct image *img,
-    size_t rowbytes, struct gf_err *e)
+tiff_read_strips(struct img_reader *r, struct img_tiff *t,
+    const struct tiff_page *p, struct image *img, size_t rowbytes,
+    struct gf_err *e)
 {
 	uint32_t rps = 0, nstrips = TIFFNumberOfStrips(t->tif);
+	size_t per = (size_t)img->width * img->channels;
+	unsigned char *buf = NULL;
 
 	TIFFGetFieldDefaulted(t->tif, TIFFTAG_ROWSPERSTRIP, &rps);
 	if (rps == 0 || rps > (uint32_t)img->height)
 		rps = (uint32_t)img->height;
+	if (p->format == SAMPLEFORMAT_IEEEFP &&
+	    (buf = malloc((size_t)rps * rowbytes)) == NULL)
+		return gf_nomem(e, "out of memory");
 	for (uint32_t s = 0; s < nstrips && (uint64_t)s * rps < (uint64_t)img->height; s++) {
 		uint32_t y0 = s * rps, n = img->height - y0 < rps ? img->height - y0 : rps;
 		tmsize_t want = (tmsize_t)(n * rowbytes);
-		if (TIFFReadEncodedStrip(t->tif, s, (char *)img->px + y0 * rowbytes,
-		    want) != want || t->warning[0] != '\0')
+		if (TIFFReadEncodedStrip(t->tif, s, buf != NULL ? (void *)buf :
+		    (char *)img->px + y0 * rowbytes, want) != want ||
+		    t->warning[0] != '\0') {
+			free(buf);
 			return gf_fail(e, "%s: TIFF page %d: cannot decode strip %u (rows "
 			    "%u to %u): %s", r->name, r->nread + 1, s + 1, y0 + 1, y0 + n,
 			    t->msg[0] ? t->msg : t->warning[0] ? t->warning :
 			    "it is short");
+		}
+		if (buf != NULL)
+			tiff_put(p, img, (size_t)y0 * per, buf, n * per);
 	}
+	free(buf);
 	if ((uint64_t)nstrips * rps < (uint64_t)img->height)
 		return gf_fail(e, "%s: TIFF page %d has %u strips of %u rows for %d "
 		    "rows", r->name, r->nread + 1, nstrips, rps, img->height);
@@ -261,11 +315,12 @@ tiff_read_strips(struct img_reader *r, struct img_tiff *t, struct image *img,
 
 /* Decodes the tiles of the page into img, through one tile's buffer. */
 static int
-tiff_read_tiles(struct img_reader *r, struct img_tiff *t, struct image *img,
-    size_t pxbytes, struct gf_err *e)
+tiff_read_tiles(struct img_reader *r, struct img_tiff *t,
+    const struct tiff_page *p, struct image *img, struct gf_err *e)
 {
 	uint32_t tw = 0, th = 0;
-	uint64_t tbytes;
+	size_t pxbytes = tiff_pixel_bytes(p);
+	uint64_t tbytes, pagebytes = (uint64_t)img->width * img->height * pxbytes;
 	unsigned char *buf;
 
 	TIFFGetField(t->tif, TIFFTAG_TILEWIDTH, &tw);
@@ -273,7 +328,7 @@ tiff_read_tiles(struct img_reader *r, struct img_tiff *t, struct image *img,
 	tbytes = (uint64_t)tw * th * pxbytes;
 	/* A tile far larger than the image is a memory bomb, not a layout. */
 	if (tw == 0 || th == 0 || (uint64_t)TIFFTileSize64(t->tif) != tbytes ||
-	    tbytes > img_bytes(img) + TIFF_SLACK)
+	    tbytes > pagebytes + TIFF_SLACK)
 		return gf_fail(e, "%s: TIFF page %d has tiles of %u x %u pixels for a "
 		    "%d x %d image", r->name, r->nread + 1, tw, th, img->width,
 		    img->height);
@@ -291,8 +346,9 @@ tiff_read_tiles(struct img_reader *r, struct img_tiff *t, struct image *img,
 				    t->msg : t->warning);
 			}
 			for (uint32_t k = 0; k < th && y + k < (uint32_t)img->height; k++)
-				memcpy((char *)img->px + (((size_t)y + k) * img->width + x) *
-				    pxbytes, buf + (size_t)k * tw * pxbytes, n * pxbytes);
+				tiff_put(p, img, (((size_t)y + k) * img->width + x) *
+				    img->channels, buf + (size_t)k * tw * pxbytes,
+				    (size_t)n * img->channels);
 		}
 	free(buf);
 	return 0;
@@ -406,8 +462,8 @@ tiff_weigh_page(struct img_reader *r, struct img_tiff *t, int page,
 	struct gf_err quiet;
 
 	if (tiff_page_tags(r, t->tif, &p, &quiet) < 0 ||
-	    img_check_size(r, (long)p.w, (long)p.h, p.spp, p.bits == 16 ? 65535 :
-	    255, &quiet) < 0) {
+	    img_check_size(r, (long)p.w, (long)p.h, p.spp, tiff_maxval(&p),
+	    &quiet) < 0) {
 		*stop = 1;
 		return 0;
 	}
@@ -415,7 +471,7 @@ tiff_weigh_page(struct img_reader *r, struct img_tiff *t, int page,
 	    TIFFNumberOfTiles(t->tif) : TIFFNumberOfStrips(t->tif), e);
 	if (held < 0)
 		return -1;
-	px = (unsigned long long)p.w * p.h * p.spp * (p.bits / 8);
+	px = (unsigned long long)p.w * p.h * tiff_pixel_bytes(&p);
 	ratio = tiff_ratio(p.compression);
 	if (px > ratio * (unsigned long long)held + TIFF_PAGE_SPARE)
 		return gf_fail(e, "%s: TIFF page %d is %u x %u pixels of %u samples "
@@ -469,14 +525,13 @@ tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
 
 	t->msg[0] = '\0';
 	if (tiff_page_tags(r, t->tif, &p, e) < 0 ||
-	    img_check_size(r, (long)p.w, (long)p.h, p.spp, p.bits == 16 ? 65535 :
-	    255, e) < 0)
+	    img_check_size(r, (long)p.w, (long)p.h, p.spp, tiff_maxval(&p), e) < 0)
 		return -1;
 	img->width = (int)p.w;
 	img->height = (int)p.h;
 	img->channels = p.spp;
-	img->maxval = p.bits == 16 ? 65535 : 255;
-	rowbytes = (size_t)img->width * img->channels * gf_sample_bytes(img->maxval);
+	img->maxval = tiff_maxval(&p);
+	rowbytes = (size_t)img->width * tiff_pixel_bytes(&p);
 	if (!TIFFIsTiled(t->tif) && (uint64_t)TIFFScanlineSize64(t->tif) != rowbytes)
 		return gf_fail(e, "%s: TIFF page %d has rows of %llu bytes, not the "
 		    "%zu of its width and samples", r->name, r->nread + 1,
@@ -490,9 +545,8 @@ tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
 	memset(img->px, 0, img_bytes(img));
 	t->warning[0] = '\0';
 	t->decoding = 1;
-	ret = TIFFIsTiled(t->tif) ?
-	    tiff_read_tiles(r, t, img, rowbytes / img->width, e) :
-	    tiff_read_strips(r, t, img, rowbytes, e);
+	ret = TIFFIsTiled(t->tif) ? tiff_read_tiles(r, t, &p, img, e) :
+	    tiff_read_strips(r, t, &p, img, rowbytes, e);
 	t->decoding = 0;
 	if (ret == 0 && p.photometric == PHOTOMETRIC_MINISWHITE)
 		tiff_invert_gray(img);

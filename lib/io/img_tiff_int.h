@@ -1,7 +1,8 @@
 /*
  * img_tiff_int.h - a TIFF in memory for libtiff's client procedures
  * (lib/io/img_tiff_mem.c), shared by the TIFF reader and writer
- * (lib/io/img_tiff.c).
+ * (lib/io/img_tiff.c); and floating-point samples made 16-bit for the
+ * reader (lib/io/img_tiff_float.c).
  */
 #ifndef GF_IMG_TIFF_INT_H
 #define GF_IMG_TIFF_INT_H
@@ -44,5 +45,16 @@ toff_t img_tiff_mem_size(thandle_t h);
 int img_tiff_mem_map(thandle_t h, void **base, toff_t *size);
 void img_tiff_mem_unmap(thandle_t h, void *base, toff_t size);
 void img_tiff_mem_free(struct tiff_mem *m);
+
+struct image;
+
+/*
+ * Puts n floating-point samples of bits (16, 32 or 64) each, IEEE 754 in
+ * the host's byte order (as libtiff decodes them), at src into img
+ * (maxval 65535) from sample k: [0, 1] scaled to [0, 65535] and rounded
+ * half up; below 0 and NaN 0, above 1 65535.
+ */
+void img_tiff_float_put(struct image *img, size_t k, const unsigned char *src,
+    size_t n, unsigned bits);
 
 #endif

@@ -7,7 +7,8 @@ OUTDIR/img/     small valid images of every format the reader takes (PNM
                 of every kind and multi-image streams, PNG, JPEG with and
                 without EXIF orientation, a stream of JPEG, PNG and PNM,
                 TIFF of every depth, channel count, byte order and
-                layout, multi-page, BMP, TGA, GIF),
+                layout, multi-page, floating point (float-*.tif, each
+                with its 16-bit twin uint-*.tif), BMP, TGA, GIF),
                 built here from bytes with the standard library only,
                 plus every reproducer of issues 10 and 31 as regress-*.
 OUTDIR/png/     PNGs of the fast reader's kind (8 and 16 bits, gray, RGB,
@@ -20,6 +21,7 @@ OUTDIR/kspec/   kernel specs for kspec_parse.
 tests/t_io.sh runs the tools on the regress-* files and checks each is
 refused with its message; the fuzzers start from everything here.
 """
+import math
 import os
 import struct
 import sys
@@ -161,10 +163,12 @@ def exif_jpeg(orientation, ifd_offset=8):
 
 
 def tiff(w, h, bits=8, spp=1, photometric=None, pages=1, order='<',
-         fmt=1, planar=1, tile=None, nextifd=None, cut=0, payload=True):
+         fmt=1, planar=1, tile=None, nextifd=None, cut=0, payload=True,
+         pixels=None):
     """An uncompressed TIFF: per page its IFD, then its pixels (one strip,
-    or tiles of tile x tile; none without payload); ExtraSamples (alpha)
-    with 2 or 4 samples; cut bytes short."""
+    or tiles of tile x tile; none without payload; pixels: the bytes of the
+    strip or of the tiles, in their order); ExtraSamples (alpha) with 2 or
+    4 samples; cut bytes short."""
     if photometric is None:
         photometric = 2 if spp >= 3 else 1
     bo = b'II*\0' if order == '<' else b'MM\0*'
@@ -211,7 +215,9 @@ def tiff(w, h, bits=8, spp=1, photometric=None, pages=1, order='<',
         if nextifd is not None and k + 1 == pages:
             nxt = nextifd
         out += entries + struct.pack(order + 'I', nxt) + arrays
-        if payload:
+        if payload and pixels is not None:
+            out += pixels
+        elif payload:
             out += bytes((i * 13 + k * 16) & 0xff for i in range(nchunks * chunk))
     return bytes(out[:len(out) - cut])
 
@@ -263,6 +269,110 @@ def tiff_page(w, h, compression, offsets, counts, rps=None, spp=1, photometric=1
     return [(256, 4, [w]), (257, 4, [h]), (258, 3, [8] * spp),
             (259, 3, [compression]), (262, 3, [photometric]), (277, 3, [spp]),
             (278, 4, [rps or h]), (273, 4, offsets), (279, 4, counts)]
+
+
+# Floating-point TIFF (issue 43): [0, 1] is black to white; below 0 and
+# NaN are 0, above 1 65535 (lib/io/img_tiff_float.c).
+FLOAT_SPECIAL = [0.0, 0.5, 1.0, -1.0, 2.0, math.nan, 0.25, 0.75, math.inf,
+                 -math.inf, 1e-9, 0.99999, 1 / 65535, 0.5 / 65535]
+FLOAT_FMT = {16: 'e', 32: 'f', 64: 'd'}
+
+
+def float_values(n):
+    """n samples: every third one of FLOAT_SPECIAL in turn, the others
+    spread from -0.1 to 1.101."""
+    return [FLOAT_SPECIAL[i // 3 % len(FLOAT_SPECIAL)] if i % 3 == 0 else
+            (i * 7919 % 1201) / 1000 - 0.1 for i in range(n)]
+
+
+def float_to_16(v):
+    """A stored float sample as the reader makes it 16-bit (round half up)."""
+    if math.isnan(v) or v <= 0:
+        return 0
+    return 65535 if v >= 1 else int(v * 65535.0 + 0.5)
+
+
+def tiled(w, h, spp, tile, raw, size):
+    """The bytes of a row-major image (samples of size bytes) in tiles of
+    tile x tile, the tiles past the edges filled with zeros."""
+    out, row = bytearray(), w * spp * size
+    for ty in range(0, h, tile):
+        for tx in range(0, w, tile):
+            for y in range(ty, ty + tile):
+                line = raw[y * row + tx * spp * size:
+                           y * row + min(w, tx + tile) * spp * size] if y < h else b''
+                out += line.ljust(tile * spp * size, b'\0')
+    return bytes(out)
+
+
+def float_tiff(w, h, bits, spp, order='<', photometric=None, tile=None,
+               values=None):
+    """An uncompressed TIFF of floating-point samples (values, row-major;
+    float_values by default) and its twin of 16-bit unsigned samples as
+    the reader makes them: (float, twin)."""
+    vals = values if values is not None else float_values(w * h * spp)
+    raw = b''.join(struct.pack(order + FLOAT_FMT[bits], v) for v in vals)
+    stored = struct.unpack(order + FLOAT_FMT[bits] * len(vals), raw)
+    twin = b''.join(struct.pack(order + 'H', float_to_16(v)) for v in stored)
+    if tile:
+        raw, twin = tiled(w, h, spp, tile, raw, bits // 8), \
+            tiled(w, h, spp, tile, twin, 2)
+    return (tiff(w, h, bits, spp, photometric, order=order, fmt=3, tile=tile,
+                 pixels=raw),
+            tiff(w, h, 16, spp, photometric, order=order, tile=tile, pixels=twin))
+
+
+def float_predicted(w, h, spp, rps, vals, cut=0):
+    """A deflated TIFF of 32-bit floats with the floating-point predictor
+    (3, as GDAL writes them), strips of rps rows; each row's bytes put in
+    planes, most significant first, then each byte less the one spp
+    before it (libtiff's fpDiff).  cut: the last strip's zlib stream cut
+    short by that many bytes."""
+    n = w * spp
+    blobs = []
+    for y0 in range(0, h, rps):
+        strip = bytearray()
+        for y in range(y0, min(h, y0 + rps)):
+            be = [struct.pack('>f', v) for v in vals[y * n:(y + 1) * n]]
+            planes = bytes(b[k] for k in range(4) for b in be)
+            strip += bytes((planes[j] - (planes[j - spp] if j >= spp else 0))
+                           & 0xff for j in range(len(planes)))
+        blobs.append(zlib.compress(bytes(strip)))
+    if cut:
+        blobs[-1] = blobs[-1][:len(blobs[-1]) - cut]
+    page = [(256, 4, [w]), (257, 4, [h]), (258, 3, [32] * spp), (259, 3, [8]),
+            (262, 3, [2 if spp >= 3 else 1]), (277, 3, [spp]), (278, 4, [rps]),
+            (273, 4, [('blob', i) for i in range(len(blobs))]),
+            (279, 4, [('len', i) for i in range(len(blobs))]),
+            (317, 3, [3]), (339, 3, [3] * spp)]
+    return tiff_pages([page], blobs)
+
+
+def float_seeds():
+    """Floating-point TIFFs of each depth, channel count, byte order and
+    layout, each float-NAME.tif with its 16-bit twin uint-NAME.tif; the
+    six values of the man page in a row (float-row.tif); and a deflated
+    one with the floating-point predictor."""
+    s = {}
+    for name, args in (('gray32', (20, 18, 32, 1)),
+                       ('gray32-be', (20, 18, 32, 1, '>')),
+                       ('rgb32', (20, 18, 32, 3)),
+                       ('rgb32-be', (20, 18, 32, 3, '>')),
+                       ('graya64', (20, 18, 64, 2)),
+                       ('rgba16', (20, 18, 16, 4)),
+                       ('rgb64-be', (20, 18, 64, 3, '>')),
+                       ('miniswhite32', (20, 18, 32, 1, '<', 0)),
+                       ('rgb32-tiled', (20, 18, 32, 3, '<', None, 16)),
+                       ('row32', (6, 1, 32, 1, '<', None, None,
+                                  [0, 0.5, 1, -1, 2, math.nan])),
+                       ('rgbrow32', (2, 1, 32, 3, '>', None, None,
+                                     [0, 0.5, 1, -1, 2, math.nan]))):
+        s['float-' + name + '.tif'], s['uint-' + name + '.tif'] = \
+            float_tiff(*args)
+    vals = float_values(20 * 18 * 3)
+    s['float-rgb32-deflate-pred3.tif'] = float_predicted(20, 18, 3, 5, vals)
+    s['uint-rgb32-deflate-pred3.tif'] = s['uint-rgb32.tif']
+    return s
 
 
 def gif_screen(sw, sh, fw, fh, claim=None):
@@ -362,6 +472,7 @@ def image_seeds():
     s['miniswhite.tif'] = tiff(4, 2, photometric=0)
     s['pages3.tif'] = tiff(4, 3, 8, 3, pages=3)
     s['tiled.tif'] = tiff(20, 18, 8, 3, tile=16)
+    s.update(float_seeds())
     s['color.jpg'] = jpeg(9, 9, 3)
     s['rgb24.bmp'] = bmp(5, 3)
     s['top-down.bmp'] = bmp(3, -2)
@@ -544,7 +655,25 @@ def regressions():
         'regress-psd.psd': b'8BPS\0\1' + bytes(40),
         'regress-tiff-huge.tif': tiff(100000, 100000, payload=False),
         'regress-tiff-12bit.tif': tiff(4, 4, 12),
-        'regress-tiff-float.tif': tiff(4, 4, 32, fmt=3),
+        'regress-tiff-float24.tif': tiff(4, 4, 24, fmt=3),
+        'regress-tiff-signed.tif': tiff(4, 4, 16, fmt=2),
+        # Floating point (issue 43) through the same guards as integers.
+        'regress-tiff-float-huge.tif': tiff(100000, 100000, 32, fmt=3,
+                                            payload=False),
+        'regress-tiff-float-truncated.tif': tiff(40, 40, 32, fmt=3, cut=100),
+        # A 4 x 4 page in one deflated tile of 4096 x 4096 RGBA doubles.
+        'regress-tiff-float-tile-bomb.tif': tiff_pages([[
+            (256, 4, [4]), (257, 4, [4]), (258, 3, [64] * 4), (259, 3, [8]),
+            (262, 3, [2]), (277, 3, [4]), (322, 4, [4096]), (323, 4, [4096]),
+            (324, 4, [('blob', 0)]), (325, 4, [('len', 0)]), (338, 3, [2]),
+            (339, 3, [3] * 4)]], [zlib.compress(bytes(4096))]),
+        'regress-tiff-float-deflate-bomb.tif': tiff_pages([[
+            (256, 4, [8192]), (257, 4, [8192]), (258, 3, [32]), (259, 3, [8]),
+            (262, 3, [1]), (277, 3, [1]), (278, 4, [8192]),
+            (273, 4, [('blob', 0)]), (279, 4, [('len', 0)]), (339, 3, [3])]],
+            [zlib.compress(bytes(1 << 16), 9)]),
+        'regress-tiff-float-deflate-cut.tif': float_predicted(
+            64, 64, 1, 64, float_values(64 * 64), cut=2000),
         'regress-tiff-planar.tif': tiff(4, 4, 8, 3, planar=2),
         'regress-tiff-truncated.tif': tiff(40, 40, cut=100),
         'regress-tiff-ifd-loop.tif': tiff(4, 4, nextifd=8),
