@@ -325,7 +325,8 @@ TSAN_FLAGS ?= -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 TSAN_OBJS   = $(patsubst lib/%.c,build/tsan/lib/%.o,$(LIB_SRCS)) \
               $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu))
 TSAN_BINS   = $(TOOLS:%=build/tsan/bin/%) build/tsan/bin/gpufiltd
-TSAN_UNITS  = build/tsan/tests/gpu_probe build/tsan/tests/gpufilt_test
+TSAN_UNITS  = build/tsan/tests/gpu_probe build/tsan/tests/gpufilt_test \
+              build/tsan/tests/server_hostile
 TSAN_TESTS ?= unit t_stream t_split t_stream_bounds t_engine t_multi t_lib \
               t_hostile t_env t_small t_server
 
