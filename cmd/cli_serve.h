@@ -127,20 +127,23 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 		    "off, start or require", env), 2;
 	if (o->no_server || mode == SERVE_OFF)
 		return 0;
-	if ((h.argc = cli_serve_argv(ct, nopts, argv, &sargv, &e)) < 0)
-		why = e.msg;
-	h.argv = sargv;
-	if (why == NULL && dec != NULL && (strcmp(dec, "1") == 0 ||
-	    strcmp(dec, "2") == 0)) {
+	if (dec != NULL && (strcmp(dec, "1") == 0 || strcmp(dec, "2") == 0)) {
 		/* By design in process, whatever GPUFILT_SERVER says. */
 		gf_fail(note, "not served (GPUFILT_GPU_DECODE asks for this "
 		    "process's JPEG engines): running in this process");
 		return 0;
 	}
-	if (why == NULL && sockpath_resolve(path, sizeof(path),
-	    getenv("GPUFILT_SOCKET"), getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"),
-	    mode == SERVE_START, &e) < 0)
+	if (sockpath_resolve(path, sizeof(path), getenv("GPUFILT_SOCKET"),
+	    getenv("XDG_RUNTIME_DIR"), getenv("TMPDIR"), mode == SERVE_START,
+	    &e) < 0)
 		why = e.msg;
+	/* No socket file, no server: the options are not sent for nothing. */
+	if (why == NULL && mode == SERVE_AUTO && access(path, F_OK) != 0)
+		return 0;
+	if (why == NULL && (h.argc = cli_serve_argv(ct, nopts, argv, &sargv,
+	    &e)) < 0)
+		why = e.msg;
+	h.argv = sargv;
 	if (why == NULL && (rc = remote_open(&o->remote, path, &h, &e)) == 0 &&
 	    mode == SERVE_START) {
 		/*
