@@ -29,19 +29,9 @@ BIG=${BIG:-4}
 WORK=${WORK:-/dev/shm/gpufilt-bench-io}
 mkdir -p "$WORK"
 
-# Wall seconds of a shell command, its output thrown away.
-secs() {
-	t0=$(date +%s.%N)
-	sh -c "$1" >/dev/null 2>"$WORK/err" || echo "bench-io: '$1' failed: $(tail -n 2 "$WORK/err")" >&2
-	t1=$(date +%s.%N)
-	echo "$t0 $t1" | awk '{ printf "%.3f", $2 - $1 }'
-}
-
-# The median of three runs of a command.
-med3() {
-	a=$(secs "$1"); b=$(secs "$1"); c=$(secs "$1")
-	printf '%s\n%s\n%s\n' "$a" "$b" "$c" | sort -n | sed -n 2p
-}
+BENCH=bench-io
+. bench/timing.sh
+med3() { med 3 "$1"; }
 
 stream() {
 	f=$WORK/frames.pgm

@@ -33,19 +33,8 @@ mkdir -p "$WORK" && chmod 700 "$WORK"
 GPUFILT_SOCKET=$WORK/server
 export GPUFILT_SOCKET
 
-# Wall seconds of a shell command (output thrown away; a failure is said).
-secs() {
-	t0=$(date +%s.%N)
-	sh -c "$1" >/dev/null 2>"$WORK/err" || echo "bench-serve: '$1' failed: $(tail -n 2 "$WORK/err")" >&2
-	t1=$(date +%s.%N)
-	echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }'
-}
-# The median of $1 runs of command $2.
-med() {
-	i=0
-	while [ $i -lt "$1" ]; do secs "$2"; echo; i=$((i + 1)); done |
-	    sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
+BENCH=bench-serve
+. bench/timing.sh
 ms() { echo "$1" | awk '{ printf "%8.1f ms", $1 * 1000 }'; }
 ratio() { echo "$1 $2" | awk '{ printf "%6.2fx", $1 / $2 }'; }
 

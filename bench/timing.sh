@@ -1,0 +1,19 @@
+# timing.sh - the wall-clock helpers the end-to-end benches share
+# (bench/io.sh, bench/serve.sh), sourced by them: they set WORK (a
+# scratch folder) and BENCH (the name their failures are told with).
+
+# Wall seconds of a shell command, its output thrown away; a failure is
+# said on stderr with the end of its messages.
+secs() {
+	t0=$(date +%s.%N)
+	sh -c "$1" >/dev/null 2>"$WORK/err" || echo "$BENCH: '$1' failed: $(tail -n 2 "$WORK/err")" >&2
+	t1=$(date +%s.%N)
+	echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }'
+}
+
+# The median of $1 runs of command $2.
+med() {
+	i=0
+	while [ $i -lt "$1" ]; do secs "$2"; echo; i=$((i + 1)); done |
+	    sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
