@@ -199,7 +199,7 @@ static void
 image_case(const char *name, struct proto_image pi, size_t win)
 {
 	int s = ready(), fd = window(win, 1);
-	struct proto_window w = {win};
+	struct proto_window w = {.size = win};
 
 	msg(s, PROTO_WINDOW, &w, sizeof(w), fd);
 	close(fd);
@@ -259,51 +259,114 @@ main(int argc, char **argv)
 	s = dial(); close(s);
 	verdict("gone-at-once", 0, 0);
 
-	s = ready(); { struct proto_window w = {1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), -1); }
+	s = ready(); { struct proto_window w = {.size = 1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), -1); }
 	verdict("window-no-fd", answer(s), 0); close(s);
 	s = ready(); fd = window(1 << 20, 0);
-	{ struct proto_window w = {1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
+	{ struct proto_window w = {.size = 1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
 	close(fd);
 	verdict("window-unsealed", answer(s), 0); close(s);
 	s = ready(); fd = window(4096, 1);
-	{ struct proto_window w = {1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
+	{ struct proto_window w = {.size = 1 << 20}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
 	close(fd);
 	verdict("window-larger-than-file", answer(s), 0); close(s);
 	s = ready();
 	if (pipe(p) < 0)
 		return 2;
-	{ struct proto_window w = {4096}; msg(s, PROTO_WINDOW, &w, sizeof(w), p[0]); }
+	{ struct proto_window w = {.size = 4096}; msg(s, PROTO_WINDOW, &w, sizeof(w), p[0]); }
 	close(p[0]); close(p[1]);
 	verdict("window-a-pipe", answer(s), 0); close(s);
 	s = ready(); fd = window(4096, 1);
 	raw(s, junk, 0, fd, 100);       /* a hundred descriptors, no message */
-	{ struct proto_window w = {4096}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
+	{ struct proto_window w = {.size = 4096}; msg(s, PROTO_WINDOW, &w, sizeof(w), fd); }
 	raw(s, junk, 16, fd, 150);
 	close(fd);
 	verdict("descriptor-flood", answer(s), 0); close(s);
 
-	image_case("image-outside", (struct proto_image){-1, 64, 64, 1, 255,
-	    4000, 0}, 4096);
-	image_case("image-overlap", (struct proto_image){-1, 32, 32, 1, 255, 0,
-	    512}, 4096);
-	image_case("image-zero-width", (struct proto_image){-1, 0, 8, 1, 255, 0,
-	    64}, 4096);
-	image_case("image-huge", (struct proto_image){-1, 1 << 24, 1 << 24, 4,
-	    65535, 0, 0}, 4096);
-	image_case("image-channels", (struct proto_image){-1, 8, 8, 5, 255, 0,
-	    1024}, 4096);
-	image_case("image-gpu-index", (struct proto_image){7, 8, 8, 1, 255, 0,
-	    1024}, 4096);
-	image_case("image-over-max-pixels", (struct proto_image){-1, 20000, 20000,
-	    1, 255, 0, 400000000}, (size_t)1 << 30);
-	image_case("image-offset-wrap", (struct proto_image){-1, 8, 8, 1, 255,
-	    UINT64_MAX - 10, 1024}, 4096);
+	image_case("image-outside", (struct proto_image){.gpu = -1,
+	    .width = 64, .height = 64, .channels = 1,
+	    .maxval = 255, .in_off = 4000, .out_off = 0}, 4096);
+	image_case("image-overlap", (struct proto_image){.gpu = -1,
+	    .width = 32, .height = 32, .channels = 1,
+	    .maxval = 255, .in_off = 0, .out_off = 512}, 4096);
+	image_case("image-zero-width", (struct proto_image){.gpu = -1,
+	    .width = 0, .height = 8, .channels = 1,
+	    .maxval = 255, .in_off = 0, .out_off = 64}, 4096);
+	image_case("image-huge", (struct proto_image){.gpu = -1,
+	    .width = 1 << 24, .height = 1 << 24, .channels = 4,
+	    .maxval = 65535, .in_off = 0, .out_off = 0}, 4096);
+	image_case("image-channels", (struct proto_image){.gpu = -1,
+	    .width = 8, .height = 8, .channels = 5,
+	    .maxval = 255, .in_off = 0, .out_off = 1024}, 4096);
+	image_case("image-gpu-index", (struct proto_image){.gpu = 7,
+	    .width = 8, .height = 8, .channels = 1,
+	    .maxval = 255, .in_off = 0, .out_off = 1024}, 4096);
+	image_case("image-over-max-pixels", (struct proto_image){.gpu = -1,
+	    .width = 20000, .height = 20000, .channels = 1,
+	    .maxval = 255, .in_off = 0, .out_off = 400000000}, (size_t)1 << 30);
+	image_case("image-offset-wrap", (struct proto_image){.gpu = -1,
+	    .width = 8, .height = 8, .channels = 1,
+	    .maxval = 255, .in_off = UINT64_MAX - 10, .out_off = 1024}, 4096);
+
+	/* The windows' indices (proto.h: PROTO_WINDOWS of them). */
+	s = ready(); fd = window(4096, 1);
+	{
+		struct proto_window w = {.size = 4096, .index = PROTO_WINDOWS};
+		msg(s, PROTO_WINDOW, &w, sizeof(w), fd);
+	}
+	close(fd);
+	verdict("window-index-past-end", answer(s), 0); close(s);
+	s = ready(); fd = window(4096, 1);
+	{
+		struct proto_window w = {.size = 4096, .index = 3};
+		struct proto_image pi = {.gpu = -1, .width = 8, .height = 8,
+		    .channels = 1, .maxval = 255, .in_off = 0,
+		    .out_off = 1024, .in_win = 3, .out_win = 4};
+		msg(s, PROTO_WINDOW, &w, sizeof(w), fd);
+		msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1);
+	}
+	close(fd);
+	verdict("image-window-not-given", answer(s), 0); close(s);
+	s = ready(); fd = window(4096, 1);
+	{
+		/* One memfd at two indices, the image and its output overlapping. */
+		struct proto_window w1 = {.size = 4096, .index = 1};
+		struct proto_window w2 = {.size = 4096, .index = 2};
+		struct proto_image pi = {.gpu = -1, .width = 32, .height = 32,
+		    .channels = 1, .maxval = 255, .in_off = 0, .out_off = 512,
+		    .in_win = 1, .out_win = 2};
+		msg(s, PROTO_WINDOW, &w1, sizeof(w1), fd);
+		msg(s, PROTO_WINDOW, &w2, sizeof(w2), fd);
+		msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1);
+	}
+	close(fd);
+	verdict("image-overlap-two-indices", answer(s), 0); close(s);
+	s = ready(); { struct proto_rows r = {5}; msg(s, PROTO_ROWS, &r, sizeof(r), -1); }
+	verdict("rows-from-client", answer(s), 0); close(s);
+	s = ready(); fd = window(4096, 1);
+	{
+		/* Two windows, an image in one and its output in the other. */
+		int fd2 = window(8192, 1);
+		struct proto_window w1 = {.size = 4096, .index = 0};
+		struct proto_window w2 = {.size = 8192, .index = PROTO_WINDOWS - 1};
+		struct proto_image pi = {.gpu = -1, .width = 8, .height = 8,
+		    .channels = 1, .maxval = 255, .in_off = 0,
+		    .out_off = 8128, .in_win = 0,
+		    .out_win = PROTO_WINDOWS - 1};
+		msg(s, PROTO_WINDOW, &w1, sizeof(w1), fd);
+		msg(s, PROTO_WINDOW, &w2, sizeof(w2), fd2);
+		msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1);
+		close(fd2);
+	}
+	close(fd);
+	verdict("image-two-windows", answer(s), PROTO_DONE); close(s);
 
 	/* A good image after all that: the server still filters. */
 	s = ready(); fd = window(4096, 1);
 	{
-		struct proto_window w = {4096};
-		struct proto_image pi = {-1, 8, 8, 1, 255, 0, 1024};
+		struct proto_window w = {.size = 4096};
+		struct proto_image pi = {.gpu = -1, .width = 8, .height = 8,
+		    .channels = 1, .maxval = 255, .in_off = 0,
+		    .out_off = 1024};
 		msg(s, PROTO_WINDOW, &w, sizeof(w), fd);
 		msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1);
 	}

@@ -104,8 +104,10 @@ int engine_run(const struct tool *t, const struct gf_opts *o,
  * (host memory, out's size, channels and maxval set as a lane's slot
  * would have them: one channel for a gray tool), strip by strip
  * (strip_rows as GPUFILT_STRIP_ROWS; 0: by size), with the bytes a run's
- * lane gives.  After a failure, engine_worker_broken says whether the
- * GPU's context is lost (every worker on it must close).
+ * lane gives; rows, if not NULL, is told (arg, n) as the first n rows
+ * of a tall image's output are in out, strip by strip.  After a
+ * failure, engine_worker_broken says whether the GPU's context is lost
+ * (every worker on it must close).
  * engine_cpu_filter is a run's CPU lane on one image: out is allocated
  * (img_free it).
  */
@@ -114,7 +116,8 @@ int engine_worker_open(struct engine_worker **w, const struct gpu *base,
     struct gf_err *e);
 int engine_worker_filter(struct engine_worker *w, const struct tool *t,
     int strip_rows, const struct image *in, struct image *out,
-    struct gf_times *tm, struct gf_err *e);
+    void (*rows)(void *arg, int n), void *arg, struct gf_times *tm,
+    struct gf_err *e);
 int engine_worker_broken(struct engine_worker *w);
 void engine_worker_close(struct engine_worker *w);
 int engine_cpu_filter(const struct tool *t, const struct image *in,

@@ -140,12 +140,17 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  */
 #define SPLIT_BYTES ((size_t)256 << 20)
 
-/* Host memory of one image, pinned when a GPU is in use; grows, then is reused. */
+/*
+ * Host memory of one image, pinned when a GPU is in use, or shared with
+ * the server when it filters the run; grows, then is reused.
+ */
 struct hbuf {
 	void *p;
 	size_t cap;
 	int pinned;
 	int uses;
+	int shared;             /* p is shm's, which the server maps */
+	struct remote_mem shm;
 };
 
 struct engine;
@@ -255,6 +260,8 @@ struct lane {
 	double busy_ms;
 	struct remote_lane *rl; /* the server's lane (en->gpus.remote) */
 	int solo;               /* a worker of the server's, outside a run */
+	void (*rows)(void *arg, int n); /* the worker's: a tall image's rows done */
+	void *rows_arg;
 };
 
 /* engine_slot.c's state: every slot, and the host memory they hold. */

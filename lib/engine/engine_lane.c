@@ -264,6 +264,19 @@ strips_to_writer(struct lane *ln, struct slot *s, int rows, int nstrips,
 	return 0;
 }
 
+/* The same for a worker of the server's: its rows callback is told. */
+static int
+strips_told(struct lane *ln, struct slot *s, int rows, int nstrips,
+    struct gf_err *e)
+{
+	for (int k = 0; k < nstrips; k++) {
+		GPU_TRY(e, cudaEventSynchronize(ln->ev[4 * k + 3]));
+		ln->rows(ln->rows_arg, (k + 1) * rows < s->in.height ?
+		    (k + 1) * rows : s->in.height);
+	}
+	return 0;
+}
+
 /* One image on the GPU, strip by strip over the lane's two streams. */
 static int
 lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
@@ -285,6 +298,8 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 	}
 	if (nstrips > 1 && rc == 0 && !ln->solo)
 		rc = strips_to_writer(ln, s, rows, nstrips, e);
+	else if (nstrips > 1 && rc == 0 && ln->rows != NULL)
+		rc = strips_told(ln, s, rows, nstrips, e);
 	for (int i = 0; i < ln->nsub; i++) {
 		cudaError_t err = cudaStreamSynchronize(ln->sub[i].stream);
 		if (err != cudaSuccess && rc == 0)
@@ -492,10 +507,33 @@ remote_fail(struct engine *en, struct slot *s)
 }
 
 /*
+ * A tall image's first rows rows came back from the server: the writer
+ * gets the slot at the first of them, and each as it comes, as from
+ * strips_to_writer.
+ */
+static void
+remote_rows(void *arg, int rows)
+{
+	struct slot *s = arg;
+	struct engine *en = s->en;
+
+	if (!s->partial) {
+		s->partial = 1;
+		slot_post_done(en, s);
+	}
+	pthread_mutex_lock(&en->mu);
+	s->rows_done = rows;
+	pthread_cond_broadcast(&en->cv);
+	pthread_mutex_unlock(&en->mu);
+}
+
+/*
  * Slot s through the server's lane ln->rl: on its GPU ln->dev, or on its
  * CPU (no dev), into s->out (the slot's buffer, or one of its own for
- * the CPU).  As lane_image: an image that fails there fails its job; a
- * lane that breaks (the server ended, its GPU broke) stops the run.
+ * the CPU).  The server reads and writes the slot's buffers where they
+ * lie when they are shared with it (hbuf_get).  As lane_image: an image
+ * that fails there fails its job; a lane that breaks (the server ended,
+ * its GPU broke) stops the run.
  */
 static void
 lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
@@ -514,9 +552,12 @@ lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 	    en->tool->gray ? 1 : s->in.channels, &s->err) < 0) {
 		rc = -1;        /* no output buffer: the CPU's, as the tool's would be */
 	} else {
-		s->out_malloced = s->out_malloced || s->outbuf.p != s->out.px;
+		struct remote_rows rows = {remote_rows, s};
 		double t0 = gf_now_ms();
-		rc = remote_filter(ln->rl, gpu, &s->in, &s->out, &s->t, &s->err);
+		s->out_malloced = s->out_malloced || s->outbuf.p != s->out.px;
+		rc = remote_filter(ln->rl, gpu, &s->in, s->inbuf.shared ?
+		    &s->inbuf.shm : NULL, &s->out, s->outbuf.shared ?
+		    &s->outbuf.shm : NULL, &rows, &s->t, &s->err);
 		if (d == NULL)
 			s->t.cpu = gf_now_ms() - t0;
 	}
@@ -620,7 +661,8 @@ engine_worker_open(struct engine_worker **wp, const struct gpu *base,
 int
 engine_worker_filter(struct engine_worker *w, const struct tool *t,
     int strip_rows, const struct image *in, struct image *out,
-    struct gf_times *tm, struct gf_err *e)
+    void (*rows)(void *arg, int n), void *arg, struct gf_times *tm,
+    struct gf_err *e)
 {
 	struct slot s;
 	int rc;
@@ -631,6 +673,8 @@ engine_worker_filter(struct engine_worker *w, const struct tool *t,
 	s.en = &w->en;
 	s.in = *in;
 	s.out = *out;
+	w->ln.rows = rows;
+	w->ln.rows_arg = arg;
 	GPU_TRY(e, cudaSetDevice(w->dev.base.device));
 	rc = lane_gpu(&w->ln, &s, e);
 	*tm = s.t;

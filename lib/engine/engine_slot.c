@@ -59,7 +59,10 @@ hbuf_free(struct engine *en, struct hbuf *b)
 		en->pool.pinned -= b->cap;
 		pthread_mutex_unlock(&en->mu);
 	}
-	free(b->p);
+	if (b->shared)
+		remote_mem_free(&b->shm);
+	else
+		free(b->p);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -107,12 +110,16 @@ hbuf_pin(struct engine *en, struct hbuf *b)
  * copy through staging: a buffer is pinned from its second use on (a
  * batch's and a stream's slots are reused, a single image's never), when
  * the first has touched its pages; a buffer that must grow starts again
- * as plain memory.  NULL when out of memory.
+ * as plain memory.  When the server filters the run, the memory is
+ * shared with it instead (a memfd it maps: remote_mem), so that it
+ * reads and writes the pixels where they lie; plain memory if that
+ * cannot be made (the lane copies it then).  NULL when out of memory.
  */
 void *
 hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 {
 	size_t cap = (n + (1u << 20) - 1) & ~(size_t)((1u << 20) - 1);
+	struct gf_err e;
 
 	if (n <= b->cap) {
 		if (b->uses++ > 0)
@@ -120,7 +127,12 @@ hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 		return b->p;
 	}
 	hbuf_free(en, b);
-	b->p = img_big_alloc(cap);
+	if (en->o->remote != NULL && remote_mem_alloc(&b->shm, cap, &e) == 0) {
+		b->shared = 1;
+		b->p = b->shm.base;
+	} else {
+		b->p = img_big_alloc(cap);
+	}
 	b->cap = b->p != NULL ? cap : 0;
 	b->uses = 1;
 	return b->p;
@@ -146,12 +158,15 @@ slot_prepare_out(struct engine *en, struct slot *s)
 	state = en->gpus.state;
 	later = state == GPU_PENDING && small_pending(en);
 	pthread_mutex_unlock(&en->mu);
-	if ((state != GPU_PENDING && state != GPU_READY) || later)
+	if (((state != GPU_PENDING && state != GPU_READY) || later) &&
+	    !en->gpus.remote)
 		return;
 	o.channels = en->tool->gray ? 1 : s->in.channels;
 	n = img_bytes(&o);
 	o.px = hbuf_get(en, &s->outbuf, n);
-	if (o.px != NULL && o.px != old && !s->outbuf.pinned) {
+	/* Shared memory's pages are made with it. */
+	if (o.px != NULL && o.px != old && !s->outbuf.pinned &&
+	    !s->outbuf.shared) {
 		memset(o.px, 0, n);
 		hbuf_pin(en, &s->outbuf);
 	}

@@ -31,9 +31,9 @@ proto_build_same(const struct proto_build *b, const char *version)
 	    b->err_size == me.err_size;
 }
 
-int
-proto_send(int sock, uint32_t type, const void *p, size_t n, int fd,
-    struct gf_err *e)
+static int
+send_flags(int sock, uint32_t type, const void *p, size_t n, int fd,
+    int flags, struct gf_err *e)
 {
 	struct proto_hdr h = {type, (uint32_t)n};
 	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)p, n}};
@@ -58,8 +58,11 @@ proto_send(int sock, uint32_t type, const void *p, size_t n, int fd,
 		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	}
 	do
-		r = sendmsg(sock, &m, MSG_NOSIGNAL);
+		r = sendmsg(sock, &m, MSG_NOSIGNAL | flags);
 	while (r < 0 && errno == EINTR);
+	if (r < 0 && (flags & MSG_DONTWAIT) &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 1;
 	if (r < 0)
 		return gf_fail(e, "cannot send to the server's socket: %s",
 		    strerror(errno));
@@ -67,6 +70,20 @@ proto_send(int sock, uint32_t type, const void *p, size_t n, int fd,
 		return gf_fail(e, "a message of %zu bytes went out as %zd",
 		    sizeof(h) + n, r);
 	return 0;
+}
+
+int
+proto_send(int sock, uint32_t type, const void *p, size_t n, int fd,
+    struct gf_err *e)
+{
+	return send_flags(sock, type, p, n, fd, 0, e);
+}
+
+int
+proto_send_nowait(int sock, uint32_t type, const void *p, size_t n,
+    struct gf_err *e)
+{
+	return send_flags(sock, type, p, n, -1, MSG_DONTWAIT, e);
 }
 
 /* Closes every descriptor that came in the control data of m. */

@@ -15,14 +15,21 @@
  *                                      <-  PROTO_REFUSED  why not
  *                                      <-  PROTO_ELSEWHERE  what it asks this
  *                                          server has not (a GPU): in process
- *   PROTO_WINDOW + a memfd             ->  (sealed against shrinking; mapped)
- *   PROTO_IMAGE  where in the window   ->
+ *   PROTO_WINDOW + a memfd, an index   ->  (sealed against shrinking; mapped
+ *                                          at that index, replacing what was)
+ *   PROTO_IMAGE  its windows, offsets  ->
+ *                                      <-  PROTO_ROWS  rows of the output
+ *                                          done so far (a tall image's strips;
+ *                                          any may be left out)
  *                                      <-  PROTO_DONE  times, or the error
  *   ... more images; closing the socket ends the lane.
  *
- * The pixels cross in the window, never in messages; the files stay with
- * the tool, which reads and writes them itself.  A connection may instead
- * ask PROTO_STATUS (answered by PROTO_TEXT) or PROTO_STOP.
+ * The pixels cross in the windows, never in messages; the files stay
+ * with the tool, which reads and writes them itself.  A window is the
+ * tool's own memory: the buffer its reader decodes into and the one its
+ * writer encodes from, so that nothing is copied on the tool's side.  A
+ * connection holds at most PROTO_WINDOWS of them.  A connection may
+ * instead ask PROTO_STATUS (answered by PROTO_TEXT) or PROTO_STOP.
  */
 #ifndef GF_PROTO_H
 #define GF_PROTO_H
@@ -33,10 +40,15 @@
 #include "gf.h"
 #include "tool.h"
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2
 #define PROTO_MAX_ARGS 256
 #define PROTO_MAX_ARGBYTES 32768
 #define PROTO_MAX_GPUS 32
+/*
+ * Windows a connection holds at once: a batch's lane meets the input and
+ * output buffers of every slot of the run (readers times slots).
+ */
+#define PROTO_WINDOWS 256
 /* A window of at most this many bytes (what two 2^31-pixel RGBA16 images need). */
 #define PROTO_MAX_WINDOW ((uint64_t)1 << 36)
 
@@ -51,6 +63,7 @@ enum proto_type {
 	PROTO_STOP,
 	PROTO_TEXT,
 	PROTO_ELSEWHERE,
+	PROTO_ROWS,
 	PROTO_NTYPES
 };
 
@@ -83,17 +96,28 @@ struct proto_ready {
 	int32_t pid;
 };
 
-/* PROTO_WINDOW: with one descriptor, a memfd of size bytes. */
+/* PROTO_WINDOW: with one descriptor, a memfd of size bytes, as window index. */
 struct proto_window {
 	uint64_t size;
+	uint32_t index;         /* < PROTO_WINDOWS */
+	uint32_t pad;
 };
 
-/* PROTO_IMAGE: filter the image at in_off into out_off, on GPU gpu of READY's (-1: the CPU). */
+/*
+ * PROTO_IMAGE: filter the image at in_off of window in_win into out_off
+ * of window out_win, on GPU gpu of READY's (-1: the CPU).
+ */
 struct proto_image {
 	int32_t gpu;
 	int32_t width, height, channels;
 	uint32_t maxval;
 	uint64_t in_off, out_off;
+	uint32_t in_win, out_win;
+};
+
+/* PROTO_ROWS: the output's first rows rows are in its window. */
+struct proto_rows {
+	int32_t rows;
 };
 
 /* PROTO_DONE */
@@ -120,6 +144,13 @@ int proto_build_same(const struct proto_build *b, const char *version);
  * failed).  Never raises SIGPIPE.
  */
 int proto_send(int sock, uint32_t type, const void *p, size_t n, int fd,
+    struct gf_err *e);
+/*
+ * The same without waiting: 1 when the socket has no room for it now
+ * (nothing was sent).  For messages that may be left out (PROTO_ROWS),
+ * so that a client that does not read cannot hold the sender.
+ */
+int proto_send_nowait(int sock, uint32_t type, const void *p, size_t n,
     struct gf_err *e);
 
 /*

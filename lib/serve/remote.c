@@ -32,9 +32,10 @@ struct remote {
 struct remote_lane {
 	struct remote *r;
 	int sock;
-	int memfd;              /* the window */
-	void *map;
-	size_t size;
+	struct remote_mem own;  /* a window of its own, for what is copied */
+	/* The id of the memory the server has at each window index (0: none). */
+	unsigned long long sent[PROTO_WINDOWS];
+	int next;               /* the index a new one takes */
 };
 
 /* The hello of h into r->hello; -1 with e if its options do not fit. */
@@ -208,7 +209,7 @@ remote_lane_open(struct remote *r, struct remote_lane **lp, struct gf_err *e)
 	if (l == NULL)
 		return gf_nomem(e, "out of memory");
 	l->r = r;
-	l->memfd = -1;
+	l->own.fd = -1;
 	/* The first lane takes the hello's connection; the others greet anew. */
 	l->sock = __atomic_exchange_n(&r->sock, -1, __ATOMIC_ACQ_REL);
 	if (l->sock < 0 && (rc = remote_greet(r, &l->sock, e)) <= 0) {
@@ -221,17 +222,52 @@ remote_lane_open(struct remote *r, struct remote_lane **lp, struct gf_err *e)
 	return 0;
 }
 
-/* Unmaps l's window. */
-static void
-window_drop(struct remote_lane *l)
+int
+remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e)
 {
-	if (l->map != NULL)
-		munmap(l->map, l->size);
-	if (l->memfd >= 0)
-		close(l->memfd);
-	l->map = NULL;
-	l->memfd = -1;
-	l->size = 0;
+	static unsigned long long ids;
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	size = (size + 0xfffff) & ~(size_t)0xfffff;
+	if (size == 0 || size > PROTO_MAX_WINDOW)
+		return gf_fail(e, "%zu bytes of pixels are more than the server "
+		    "takes (%llu)", size, (unsigned long long)PROTO_MAX_WINDOW);
+	if ((m->fd = memfd_create("gpufilt-window", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING)) < 0)
+		return gf_fail(e, "cannot make shared memory: %s", strerror(errno));
+	/*
+	 * Sealed so that it cannot shrink under the server's mapping; its
+	 * pages made at once, which costs less than a fault for each.
+	 */
+	if (ftruncate(m->fd, (off_t)size) < 0 ||
+	    fcntl(m->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
+	    (m->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_POPULATE, m->fd, 0)) == MAP_FAILED) {
+		err = errno;
+		m->base = NULL;
+		remote_mem_free(m);
+		if (err == ENOMEM || err == ENOSPC)
+			return gf_nomem(e, "out of memory for %zu bytes of shared "
+			    "memory", size);
+		return gf_fail(e, "cannot make %zu bytes of shared memory: %s",
+		    size, strerror(err));
+	}
+	m->size = size;
+	m->id = __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void
+remote_mem_free(struct remote_mem *m)
+{
+	if (m->base != NULL)
+		munmap(m->base, m->size);
+	if (m->fd >= 0)
+		close(m->fd);
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
 }
 
 void
@@ -239,50 +275,46 @@ remote_lane_close(struct remote_lane *l)
 {
 	if (l == NULL)
 		return;
-	window_drop(l);
+	remote_mem_free(&l->own);
 	if (l->sock >= 0)
 		close(l->sock);
 	free(l);
 }
 
+/* The lane's own window, of at least need bytes: 0, or -1 e. */
+static int
+own_fit(struct remote_lane *l, size_t need, struct gf_err *e)
+{
+	if (need <= l->own.size)
+		return 0;
+	remote_mem_free(&l->own);
+	return remote_mem_alloc(&l->own, need + (need >> 2), e);
+}
+
 /*
- * A window of at least need bytes, shared with the server: a memfd
- * sealed so that it cannot shrink under the server's mapping.  -1 e;
- * -2 e: the server did not take it.
+ * The server's index of window m, sent to it first if it has not got
+ * it (in the place of the one sent longest ago): the index, or -1 e
+ * when the server is gone.
  */
 static int
-window_fit(struct remote_lane *l, size_t need, struct gf_err *e)
+window_index(struct remote_lane *l, const struct remote_mem *m,
+    struct gf_err *e)
 {
-	struct proto_window w;
-	size_t size = need + (need >> 2);
+	struct proto_window w = {0};
+	int i;
 
-	if (need <= l->size)
-		return 0;
-	window_drop(l);
-	size = (size + 0xfffff) & ~(size_t)0xfffff;
-	if (size > PROTO_MAX_WINDOW)
-		return gf_fail(e, "an image of %zu bytes is more than the server "
-		    "takes (%llu)", need, (unsigned long long)PROTO_MAX_WINDOW);
-	if ((l->memfd = memfd_create("gpufilt-window", MFD_CLOEXEC |
-	    MFD_ALLOW_SEALING)) < 0)
-		return gf_fail(e, "cannot make shared memory: %s", strerror(errno));
-	if (ftruncate(l->memfd, (off_t)size) < 0 ||
-	    fcntl(l->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
-	    (l->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-	    l->memfd, 0)) == MAP_FAILED) {
-		int err = errno;
-		l->map = NULL;
-		window_drop(l);
-		if (err == ENOMEM)
-			return gf_nomem(e, "out of memory for %zu bytes of shared "
-			    "memory", size);
-		return gf_fail(e, "cannot make %zu bytes of shared memory: %s", size,
-		    strerror(err));
-	}
-	l->size = size;
-	w.size = size;
-	return proto_send(l->sock, PROTO_WINDOW, &w, sizeof(w), l->memfd, e) < 0 ?
-	    -2 : 0;
+	for (i = 0; i < PROTO_WINDOWS; i++)
+		if (l->sent[i] == m->id)
+			return i;
+	i = l->next;
+	l->next = (l->next + 1) % PROTO_WINDOWS;
+	w.size = m->size;
+	w.index = (uint32_t)i;
+	l->sent[i] = 0;
+	if (proto_send(l->sock, PROTO_WINDOW, &w, sizeof(w), m->fd, e) < 0)
+		return -1;
+	l->sent[i] = m->id;
+	return i;
 }
 
 /* The lane's server is gone: the message for it. */
@@ -293,9 +325,20 @@ lane_gone(struct remote_lane *l, struct gf_err *e)
 	    l->r->ready.pid, l->r->path), -2;
 }
 
+/* Whether n bytes at p lie in m. */
+static int
+mem_holds(const struct remote_mem *m, const void *p, size_t n)
+{
+	return m != NULL && m->fd >= 0 && (const char *)p >= (char *)m->base &&
+	    (size_t)((const char *)p - (char *)m->base) <= m->size &&
+	    n <= m->size - (size_t)((const char *)p - (char *)m->base);
+}
+
 int
 remote_filter(struct remote_lane *l, int gpu, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e)
+    const struct remote_mem *inm, struct image *out,
+    const struct remote_mem *outm, const struct remote_rows *rows,
+    struct gf_times *t, struct gf_err *e)
 {
 	union {
 		struct proto_hdr h;
@@ -303,26 +346,58 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 	} m;
 	struct proto_image pi = {0};
 	struct proto_done d;
+	struct proto_rows pr;
 	size_t inb = img_bytes(in), outb = img_bytes(out), len;
+	size_t orow = outb / (size_t)out->height;
+	int done = 0, wi, wo, fd, rc;
 	uint32_t type;
-	int fd, rc;
 
-	if ((rc = window_fit(l, inb + outb, e)) < 0)
-		return rc == -2 ? lane_gone(l, e) : -1;
-	memcpy(l->map, in->px, inb);
+	if (!mem_holds(inm, in->px, inb))
+		inm = NULL;
+	if (!mem_holds(outm, out->px, outb))
+		outm = NULL;
+	/* What is not in memory the server can map goes through the lane's. */
+	if ((inm == NULL || outm == NULL) &&
+	    own_fit(l, (inm == NULL ? inb : 0) + (outm == NULL ? outb : 0), e) < 0)
+		return -1;
+	if (inm == NULL)
+		memcpy(l->own.base, in->px, inb);
+	pi.in_off = inm == NULL ? 0 : (uint64_t)((char *)in->px - (char *)inm->base);
+	pi.out_off = outm == NULL ? (inm == NULL ? inb : 0) :
+	    (uint64_t)((char *)out->px - (char *)outm->base);
+	if ((wi = window_index(l, inm != NULL ? inm : &l->own, e)) < 0 ||
+	    (wo = window_index(l, outm != NULL ? outm : &l->own, e)) < 0)
+		return lane_gone(l, e);
 	pi.gpu = gpu;
 	pi.width = in->width;
 	pi.height = in->height;
 	pi.channels = in->channels;
 	pi.maxval = in->maxval;
-	pi.in_off = 0;
-	pi.out_off = inb;
+	pi.in_win = (uint32_t)wi;
+	pi.out_win = (uint32_t)wo;
 	if (proto_send(l->sock, PROTO_IMAGE, &pi, sizeof(pi), -1, e) < 0)
 		return lane_gone(l, e);
-	rc = proto_recv(l->sock, &m, sizeof(m), &type, &len, &fd, e);
-	if (fd >= 0)
-		close(fd);
-	if (rc <= 0 || type != PROTO_DONE || len != sizeof(d))
+	/* Rows as they come (a tall image's strips), then the end. */
+	for (;;) {
+		rc = proto_recv(l->sock, &m, sizeof(m), &type, &len, &fd, e);
+		if (fd >= 0)
+			close(fd);
+		if (rc <= 0)
+			return lane_gone(l, e);
+		if (type != PROTO_ROWS || len != sizeof(pr))
+			break;
+		memcpy(&pr, m.buf + sizeof(m.h), sizeof(pr));
+		if (pr.rows <= done || pr.rows > out->height)
+			return lane_gone(l, e);
+		if (outm == NULL)
+			memcpy((char *)out->px + (size_t)done * orow, (char *)l->own.base +
+			    pi.out_off + (size_t)done * orow,
+			    (size_t)(pr.rows - done) * orow);
+		done = pr.rows;
+		if (rows != NULL)
+			rows->done(rows->arg, done);
+	}
+	if (type != PROTO_DONE || len != sizeof(d))
 		return lane_gone(l, e);
 	memcpy(&d, m.buf + sizeof(m.h), sizeof(d));
 	d.msg[sizeof(d.msg) - 1] = '\0';
@@ -330,7 +405,9 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 		gf_fail(e, "%s", d.msg);
 		return d.broken ? -2 : -1;
 	}
-	memcpy(out->px, (char *)l->map + inb, outb);
+	if (outm == NULL)
+		memcpy((char *)out->px + (size_t)done * orow, (char *)l->own.base +
+		    pi.out_off + (size_t)done * orow, outb - (size_t)done * orow);
 	t->upload += d.t.upload;
 	t->kernel += d.t.kernel;
 	t->download += d.t.download;

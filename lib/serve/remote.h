@@ -54,13 +54,43 @@ int remote_lane_open(struct remote *r, struct remote_lane **l,
 void remote_lane_close(struct remote_lane *l);
 
 /*
+ * Memory the server can map: a sealed memfd of size bytes at base, with
+ * an id no other of this process's has had.  The engine's slots hold
+ * their pixels in it when a server filters them, so that the server
+ * reads and writes them where they lie.
+ */
+struct remote_mem {
+	void *base;
+	size_t size;
+	int fd;
+	unsigned long long id;
+};
+
+/* m of at least size bytes, its pages made: 0, or -1 with e. */
+int remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e);
+void remote_mem_free(struct remote_mem *m);
+
+/* What remote_filter tells of a tall image's rows as they come. */
+struct remote_rows {
+	/* The output's first rows rows are in out (called in order). */
+	void (*done)(void *arg, int rows);
+	void *arg;
+};
+
+/*
  * in filtered by the server into out (its size, channels and maxval
  * set and out->px allocated by the caller), on the server's GPU gpu (an
- * index of remote_gpus'; -1: its CPU); the server's times into t.  0;
- * -1 with e when the image failed there; -2 with e when the lane is
- * broken (the server ended, or its GPU broke): the run must stop.
+ * index of remote_gpus'; -1: its CPU); the server's times into t.
+ * inm and outm: the remote_mem that in's and out's pixels lie in (the
+ * server reads and writes them there), or NULL (they are copied through
+ * a window of the lane's own).  rows, if not NULL, hears of the output's
+ * rows as the server finishes them.  0; -1 with e when the image failed
+ * there; -2 with e when the lane is broken (the server ended, or its
+ * GPU broke): the run must stop.
  */
 int remote_filter(struct remote_lane *l, int gpu, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e);
+    const struct remote_mem *inm, struct image *out,
+    const struct remote_mem *outm, const struct remote_rows *rows,
+    struct gf_times *t, struct gf_err *e);
 
 #endif

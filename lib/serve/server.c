@@ -4,8 +4,9 @@
  * that reads a client's messages (proto.h), one function per message.
  *
  * What a client can cost it: a thread while connected (at most
- * max_clients of them), a mapping of the window the client made (its
- * memory, not the server's), and a worker's time per image.  Memory on
+ * max_clients of them), mappings of the windows the client made (its
+ * memory, not the server's; PROTO_WINDOWS at most), and a worker's time
+ * per image.  Memory on
  * a GPU is bounded by its workers: WORKERS per GPU, each keeping the
  * buffers of the largest image it filtered.  Nothing a client sends is
  * trusted: sizes, offsets and indices are checked before use, and a
@@ -63,6 +64,14 @@ struct server {
 	int stop;               /* a client asked it to stop */
 };
 
+/* A window a client gave: its memfd, mapped. */
+struct window {
+	void *map;
+	size_t size;
+	dev_t dev;              /* the file's, so that two indices of one */
+	ino_t ino;              /* memfd count as one window */
+};
+
 /* A client's connection. */
 struct conn {
 	struct server *srv;
@@ -73,8 +82,7 @@ struct conn {
 	int strip_rows;
 	int gpus[PROTO_MAX_GPUS];       /* the run's GPUs: indices of srv->dev */
 	int ngpus;
-	void *map;              /* its window */
-	size_t size;
+	struct window win[PROTO_WINDOWS];
 	int images;             /* filtered for it */
 	char *buf;              /* a message */
 };
@@ -329,11 +337,15 @@ on_hello(struct conn *c, char *p, size_t len)
 	return proto_send(c->sock, PROTO_READY, &r, sizeof(r), -1, &e);
 }
 
-/* PROTO_WINDOW: maps the client's memfd, once it is sealed against shrinking. */
+/*
+ * PROTO_WINDOW: maps the client's memfd at its index, once it is sealed
+ * against shrinking, in the place of what was there.
+ */
 static int
 on_window(struct conn *c, const char *p, size_t len, int fd)
 {
 	struct proto_window w;
+	struct window *cw;
 	struct stat st;
 	int seals;
 	void *m;
@@ -342,32 +354,50 @@ on_window(struct conn *c, const char *p, size_t len, int fd)
 		return -1;
 	memcpy(&w, p, sizeof(w));
 	seals = fcntl(fd, F_GET_SEALS);
-	if (w.size == 0 || w.size > PROTO_MAX_WINDOW || seals < 0 ||
-	    !(seals & F_SEAL_SHRINK) || fstat(fd, &st) < 0 ||
-	    (uint64_t)st.st_size < w.size)
+	if (w.index >= PROTO_WINDOWS || w.size == 0 ||
+	    w.size > PROTO_MAX_WINDOW || seals < 0 || !(seals & F_SEAL_SHRINK) ||
+	    fstat(fd, &st) < 0 || (uint64_t)st.st_size < w.size)
 		return -1;
 	m = mmap(NULL, (size_t)w.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -1;
-	if (c->map != NULL)
-		munmap(c->map, c->size);
-	c->map = m;
-	c->size = (size_t)w.size;
+	cw = &c->win[w.index];
+	if (cw->map != NULL)
+		munmap(cw->map, cw->size);
+	cw->map = m;
+	cw->size = (size_t)w.size;
+	cw->dev = st.st_dev;
+	cw->ino = st.st_ino;
 	return 0;
 }
 
 /*
- * The image of pi in c's window, and where its output goes: 0, or -1
- * when a size, an offset or an index is not one, or the image is larger
- * than the run's --max-pixels (the client lies).
+ * bytes at off of window i of c: their address, or NULL when i is no
+ * window or they do not lie in it.
+ */
+static char *
+window_at(const struct conn *c, uint32_t i, uint64_t off, size_t bytes)
+{
+	const struct window *w = i < PROTO_WINDOWS ? &c->win[i] : NULL;
+
+	if (w == NULL || w->map == NULL || off > w->size || bytes > w->size - off)
+		return NULL;
+	return (char *)w->map + off;
+}
+
+/*
+ * The image of pi in c's windows, and where its output goes: 0, or -1
+ * when a size, an offset or an index is not one, the two overlap, or
+ * the image is larger than the run's --max-pixels (the client lies).
  */
 static int
 image_check(const struct conn *c, const struct proto_image *pi,
     struct image *in, struct image *out)
 {
 	size_t inb, outb;
+	int same;
 
-	if (c->map == NULL || pi->width < 1 || pi->height < 1 ||
+	if (pi->width < 1 || pi->height < 1 ||
 	    pi->width > (1 << 24) || pi->height > (1 << 24) || pi->channels < 1 ||
 	    pi->channels > 4 || pi->maxval < 1 || pi->maxval > 65535 ||
 	    pi->gpu < -1 || pi->gpu >= c->ngpus)
@@ -381,13 +411,15 @@ image_check(const struct conn *c, const struct proto_image *pi,
 	out->channels = c->tool.gray ? 1 : pi->channels;
 	inb = img_bytes(in);
 	outb = img_bytes(out);
-	if (inb == 0 || outb == 0 || pi->in_off > c->size ||
-	    inb > c->size - pi->in_off || pi->out_off > c->size ||
-	    outb > c->size - pi->out_off ||
-	    (pi->in_off < pi->out_off + outb && pi->out_off < pi->in_off + inb))
+	if (inb == 0 || outb == 0 ||
+	    (in->px = window_at(c, pi->in_win, pi->in_off, inb)) == NULL ||
+	    (out->px = window_at(c, pi->out_win, pi->out_off, outb)) == NULL)
 		return -1;
-	in->px = (char *)c->map + pi->in_off;
-	out->px = (char *)c->map + pi->out_off;
+	same = c->win[pi->in_win].dev == c->win[pi->out_win].dev &&
+	    c->win[pi->in_win].ino == c->win[pi->out_win].ino;
+	if (same && pi->in_off < pi->out_off + outb &&
+	    pi->out_off < pi->in_off + inb)
+		return -1;
 	return 0;
 }
 
@@ -408,6 +440,21 @@ image_cpu(struct conn *c, const struct image *in, struct image *out,
 	return rc;
 }
 
+/*
+ * A tall image's first n rows are in the client's window: told, when
+ * its socket has room (a client that does not read loses only the
+ * news, and never holds the worker).
+ */
+static void
+rows_tell(void *arg, int n)
+{
+	struct conn *c = arg;
+	struct proto_rows r = {n};
+	struct gf_err e;
+
+	(void)proto_send_nowait(c->sock, PROTO_ROWS, &r, sizeof(r), &e);
+}
+
 /* One image on GPU d: 1 when d's context was lost on it. */
 static int
 image_gpu(struct conn *c, struct sdev *d, const struct image *in,
@@ -425,7 +472,8 @@ image_gpu(struct conn *c, struct sdev *d, const struct image *in,
 	if (s->o.fault_at > 0 && k == s->o.fault_at) {
 		rc = gpu_poison(&d->base, e);
 	} else {
-		rc = engine_worker_filter(w, &c->tool, c->strip_rows, in, out, t, e);
+		rc = engine_worker_filter(w, &c->tool, c->strip_rows, in, out,
+		    rows_tell, c, t, e);
 	}
 	if (rc < 0)
 		lost = engine_worker_broken(w);
@@ -555,8 +603,9 @@ conn_main(void *arg)
 	if (c->ctx != NULL)
 		slog(s, "pid %d: %s lane, %d images", (int)who.pid, c->tool.name,
 		    c->images);
-	if (c->map != NULL)
-		munmap(c->map, c->size);
+	for (int i = 0; i < PROTO_WINDOWS; i++)
+		if (c->win[i].map != NULL)
+			munmap(c->win[i].map, c->win[i].size);
 	free(c->ctx);
 	free(c->buf);
 	pthread_mutex_lock(&s->mu);
