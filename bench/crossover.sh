@@ -20,6 +20,11 @@
 # figures say nothing (a line says so).  The inputs are made once,
 # before any timing, with bench's generators (framegen, jpeggen -q 90).
 #
+# With SERVED=1 the same against a warm server of the bench's own: the
+# gpu column is the server's (GPUFILT_SERVED_SMALL_PIXELS=0), the rule
+# column the served rule's default, and the crossover is the one
+# GF_SERVED_SMALL_PIXELS should not exceed.
+#
 # Usage: sh bench/crossover.sh [RUNS]   (make bench-crossover; RUNS
 #        default 7; SIZES="WxH ..." the sizes, 256x256 to 8192x8192 by
 #        default (an estimated 4 minutes on the H100 host; 12288x12288 adds
@@ -29,7 +34,19 @@ RUNS=${1:-7}
 SIZES=${SIZES:-256x256 1024x1024 1920x1080 4000x3000 6000x4000 8192x8192}
 WORK=${WORK:-/dev/shm/gpufilt-crossover}
 BIN=$PWD/bin
-mkdir -p "$WORK" || exit 1
+mkdir -p "$WORK" && chmod 700 "$WORK" || exit 1
+SETTING=GF_SMALL_PIXELS
+GPU_ENV="GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0"
+RULE_ENV="GPUFILT_SERVER=off"
+if [ "${SERVED:-0}" = 1 ]; then
+	SETTING=GF_SERVED_SMALL_PIXELS
+	GPUFILT_SOCKET=$WORK/server
+	export GPUFILT_SOCKET
+	GPU_ENV="GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0"
+	RULE_ENV="GPUFILT_SERVER=require"
+	"$BIN/gpufiltd" -q -i 0 || exit 1
+	trap '"$BIN/gpufiltd" -k >/dev/null 2>&1' EXIT
+fi
 for f in build/bench/framegen build/bench/jpeggen build/tests/gpu_probe $BIN/sobel; do
 	[ -x "$f" ] || { echo "crossover: $f is missing: run make and make build/bench/framegen build/bench/jpeggen" >&2; exit 1; }
 done
@@ -46,9 +63,9 @@ median() { sort -n | sed -n "$(((RUNS + 1) / 2))p"; }
 load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
 
 if gpu=$(build/tests/gpu_probe 2>&1); then
-	echo "GPU: $gpu; $(nproc) CPUs; median of $RUNS; GF_SMALL_PIXELS" \
-	    "$(sed -n 's/^#define GF_SMALL_PIXELS \(.*\)/\1/p' lib/tool/opts.h)" \
-	    "${GPUFILT_SMALL_PIXELS:+(GPUFILT_SMALL_PIXELS=$GPUFILT_SMALL_PIXELS)}"
+	echo "GPU: $gpu; $(nproc) CPUs; median of $RUNS; $SETTING" \
+	    "$(sed -n "s/^#define $SETTING \\(.*\\)/\\1/p" lib/tool/opts.h)" \
+	    "${SERVED:+(a warm server)}"
 else
 	echo "GPU: none ($gpu): the gpu column is the CPU's fallback; these figures say nothing"
 fi
@@ -68,9 +85,11 @@ row() {
 	shift 2
 	: >"$WORK/g"; : >"$WORK/c"; : >"$WORK/r"
 	for _ in $(seq "$RUNS"); do
-		GPUFILT_SMALL_PIXELS=0 msec "$BIN/$tool" "$@" "$in" "$WORK/out.pnm" >>"$WORK/g"
-		msec "$BIN/$tool" --cpu "$@" "$in" "$WORK/out.pnm" >>"$WORK/c"
-		msec "$BIN/$tool" "$@" "$in" "$WORK/out.pnm" >>"$WORK/r"
+		# shellcheck disable=SC2086
+		(export $GPU_ENV; msec "$BIN/$tool" "$@" "$in" "$WORK/out.pnm") >>"$WORK/g"
+		(export GPUFILT_SERVER=off; msec "$BIN/$tool" --cpu "$@" "$in" "$WORK/out.pnm") >>"$WORK/c"
+		# shellcheck disable=SC2086
+		(export $RULE_ENV; msec "$BIN/$tool" "$@" "$in" "$WORK/out.pnm") >>"$WORK/r"
 	done
 	if grep -q fail "$WORK/g" "$WORK/c" "$WORK/r"; then
 		echo "crossover: $tool $* $in failed: $(tail -n 2 "$WORK/err")" >&2
@@ -110,6 +129,6 @@ awk '{ split($3, d, "x"); px = d[1] * d[2]; k = $1 " " $2
          printf "crossover %-12s cpu wins up to %11.0f pixels%s\n", k, last[k],
            over[k] ? sprintf(", the GPU from %.0f", over[k]) : " and beyond: the CPU won at every size"
          if (min < 0 || last[k] < min) { min = last[k]; open = !over[k] } }
-       printf "smallest crossover: %s%.0f pixels (%.1f MP): GF_SMALL_PIXELS should not exceed it\n",
-         open ? "above " : "", min, min / 1e6 }' \
-    "$WORK/rows"
+       printf "smallest crossover: %s%.0f pixels (%.1f MP): %s should not exceed it\n",
+         open ? "above " : "", min, min / 1e6, setting }' \
+    setting="$SETTING" "$WORK/rows"

@@ -51,9 +51,10 @@ four() {
 	cpu=$(med "$REPS" "GPUFILT_SERVER=off $(echo "$1" | sed 's#bin/\([a-z0-9]*\) #bin/\1 --cpu #g')")
 	serve_up
 	warm=$(med "$REPS" "GPUFILT_SERVER=require $1")
+	forced=$(med "$REPS" "GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 $1")
 	serve_down
-	printf '    cold GPU %s   no server %s   --cpu %s   server warm %s\n' \
-	    "$(ms "$cold")" "$(ms "$dflt")" "$(ms "$cpu")" "$(ms "$warm")"
+	printf '    cold GPU %s   no server %s   --cpu %s   server warm %s   (every image served %s)\n' \
+	    "$(ms "$cold")" "$(ms "$dflt")" "$(ms "$cpu")" "$(ms "$warm")" "$(ms "$forced")"
 	printf '    no server / --cpu %s   server warm / --cpu %s   cold / warm %s\n' \
 	    "$(ratio "$dflt" "$cpu")" "$(ratio "$warm" "$cpu")" "$(ratio "$cold" "$warm")"
 }
@@ -80,8 +81,8 @@ one() {
 		four "bin/sobel -t 60 ${f%%:*} $WORK/one.pgm"
 	done
 	serve_up
-	GPUFILT_SERVER=require bin/sobel -v -t 60 "$WORK/hd.jpg" "$WORK/one.pgm" 2>&1 |
-	    sed 's/^/    -v: /'
+	GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 bin/sobel -v -t 60 \
+	    "$WORK/hd.jpg" "$WORK/one.pgm" 2>&1 | sed 's/^/    -v: /'
 	serve_down
 }
 
@@ -107,8 +108,10 @@ xargs_runs() {
 	cpu=$(secs "E='GPUFILT_SERVER=off'; $(echo "$run" | sed 's#bin/sobel #bin/sobel --cpu #')")
 	serve_up
 	warm=$(secs "E='GPUFILT_SERVER=require'; $run")
+	forced=$(secs "E='GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0'; $run")
 	serve_down
-	for w in "no server, GPU:$cold" "no server:$dflt" "--cpu:$cpu" "server warm:$warm"; do
+	for w in "no server, GPU:$cold" "no server:$dflt" "--cpu:$cpu" "server warm:$warm" \
+	    "every image served:$forced"; do
 		echo "${w##*:}" | awk -v n="$RUNS" -v what="${w%:*}" \
 		    '{ printf "    %-18s %7.2f s %8.1f runs/s\n", what, $1, n / $1 }'
 	done

@@ -137,26 +137,37 @@ cli_start(const char *prog)
 }
 
 /*
- * The environment's settings of o: GPUFILT_SMALL_PIXELS, the small-run
- * rule's pixels (opts.h; unset: GF_SMALL_PIXELS, 0: off).  A value that
- * is not a count is ignored, as ls ignores a bad TABSIZE, with a warning
- * (none with -q).
+ * The environment's settings of o: GPUFILT_SMALL_PIXELS and
+ * GPUFILT_SERVED_SMALL_PIXELS, the small-run rule's pixels without and
+ * with a server (opts.h; unset: GF_SMALL_PIXELS, GF_SERVED_SMALL_PIXELS;
+ * 0: off).  A value that is not a count is ignored, as ls ignores a bad
+ * TABSIZE, with a warning (none with -q).
  */
+static inline void
+cli_env_pixels(const char *prog, const struct gf_opts *o, const char *name,
+    long long dflt, long long *v)
+{
+	const char *env = getenv(name);
+	struct gf_err e = {0};
+	long n;
+
+	*v = dflt;
+	if (env == NULL)
+		return;
+	if (gf_parse_int(env, name, 0, 1L << 40, &n, &e) == 0)
+		*v = n;
+	else if (!o->quiet)
+		fprintf(stderr, "%s: ignoring the environment: %s (the default, "
+		    "%lld, holds)\n", prog, e.msg, dflt);
+}
+
 static inline void
 cli_env_settings(const char *prog, struct gf_opts *o)
 {
-	const char *env = getenv("GPUFILT_SMALL_PIXELS");
-	struct gf_err e = {0};
-	long v;
-
-	o->small_pixels = GF_SMALL_PIXELS;
-	if (env == NULL)
-		return;
-	if (gf_parse_int(env, "GPUFILT_SMALL_PIXELS", 0, 1L << 40, &v, &e) == 0)
-		o->small_pixels = v;
-	else if (!o->quiet)
-		fprintf(stderr, "%s: ignoring the environment: %s (the default, "
-		    "%lld, holds)\n", prog, e.msg, GF_SMALL_PIXELS);
+	cli_env_pixels(prog, o, "GPUFILT_SMALL_PIXELS", GF_SMALL_PIXELS,
+	    &o->small_pixels);
+	cli_env_pixels(prog, o, "GPUFILT_SERVED_SMALL_PIXELS",
+	    GF_SERVED_SMALL_PIXELS, &o->served_small_pixels);
 }
 
 /*

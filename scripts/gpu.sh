@@ -18,7 +18,8 @@ mkdir -p "$OUT"
 # A single image under -m auto would take the small-run rule (the CPU,
 # no CUDA at all): every run here is meant for the GPU.
 GPUFILT_SMALL_PIXELS=0
-export GPUFILT_SMALL_PIXELS
+GPUFILT_SERVED_SMALL_PIXELS=0
+export GPUFILT_SMALL_PIXELS GPUFILT_SERVED_SMALL_PIXELS
 steps=${*:-test sanitize sanitize-server bench io}
 # The tools, each with the options of a typical run (cmd/tools);
 # SAN_TOOLS may name fewer for the sanitizers.

@@ -64,7 +64,8 @@ VERBOSE=
 # The small-run rule (t_small.sh tests it) would move the GPU cases of
 # every other test to the CPU: they run as -m auto did before it.
 GPUFILT_SMALL_PIXELS=0
-export GPUFILT_SMALL_PIXELS
+GPUFILT_SERVED_SMALL_PIXELS=0
+export GPUFILT_SMALL_PIXELS GPUFILT_SERVED_SMALL_PIXELS
 [ "$1" = -v ] && { VERBOSE=1; shift; }
 
 npass=0 nfail=0 nskip=0

@@ -69,6 +69,23 @@ why="status $s1/$s2; $(diff -r "$SV/bs" "$SV/bp" | head -3)"
 check server/batch-with-failure sh -c '[ $1 = 1 ] && [ $2 = 1 ] &&
     diff -r "$3/bs" "$3/bp" >/dev/null && cmp -s "$3/bs.err" "$3/bp.err"' sh "$s1" "$s2" "$SV"
 
+# The small-run rule with a server (GPUFILT_SERVED_SMALL_PIXELS): one
+# small image stays in the process, on its CPU, and -v says why; a
+# stream of two goes to the server.
+GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=1000000 "$BIN/sobel" -v -t 60 \
+    "$SAMPLES/coins.pgm" "$SV/small.pgm" 2>"$SV/small.err"; st=$?
+"$BIN/sobel" -q --cpu -t 60 "$SAMPLES/coins.pgm" "$SV/small.cpu.pgm"
+why="exit $st; $(head -c 300 "$SV/small.err")"
+check server/small-rule sh -c '[ $1 = 0 ] && cmp -s "$2/small.pgm" "$2/small.cpu.pgm" &&
+    grep -q "^sobel: running on the CPU (one image of 384x303, at most 1000000 pixels: the CPU is done before the server.s round trip" "$2/small.err" &&
+    ! grep -q "(filtered by gpufiltd)" "$2/small.err"' sh "$st" "$SV"
+cat "$SAMPLES/coins.pgm" "$SAMPLES/coins.pgm" |
+    GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=1000000 "$BIN/sobel" -v -t 60 \
+    - "$SV/small2.pgm" 2>"$SV/small2.err"; st=$?
+why="exit $st; $(head -c 300 "$SV/small2.err")"
+check server/small-rule-stream sh -c '[ $1 = 0 ] &&
+    [ "$(grep -c "(filtered by gpufiltd)" "$2/small2.err")" = 2 ]' sh "$st" "$SV"
+
 # A pipe of the three tools, each a client.
 "$BIN/conv2d" -k gauss:1.4 "$SAMPLES/chelsea.png" - | "$BIN/sobel" -t 60 - - |
     "$BIN/edge" --auto - "$SV/pipe.s.pgm"

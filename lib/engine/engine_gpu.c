@@ -93,7 +93,6 @@ devices_remote(struct engine *en, struct gf_err *e)
 	const char *why;
 	int n = remote_gpus(r, &why);
 
-	en->gpus.remote = 1;
 	if (n == 0)
 		return gf_fail(e, "%s", why), -2;
 	if ((en->gpus.dev = calloc((size_t)n, sizeof(*en->gpus.dev))) == NULL)
@@ -138,10 +137,12 @@ gpu_choose(struct engine *en, int *fallback, struct gf_err *e)
 	int r;
 
 	*fallback = 0;
-	en->gpus.remote = o->remote != NULL;
 	if (o->strategy == GF_CPU)
 		return 0;
 	if (small_decide(en, e)) {      /* one modest image: the CPU, as e says */
+		pthread_mutex_lock(&en->mu);
+		en->gpus.remote = 0;    /* this process's own CPU */
+		pthread_mutex_unlock(&en->mu);
 		*fallback = 1;
 		return 0;
 	}

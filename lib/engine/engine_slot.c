@@ -106,6 +106,24 @@ hbuf_pin(struct engine *en, struct hbuf *b)
 }
 
 /*
+ * Whether new host buffers are to be shared with the server: it filters
+ * the run, unless the small-run rule may yet keep it here.
+ */
+static int
+shared_wanted(struct engine *en)
+{
+	int yes;
+
+	if (en->o->remote == NULL)
+		return 0;
+	pthread_mutex_lock(&en->mu);
+	yes = en->gpus.remote && !(en->gpus.state == GPU_PENDING &&
+	    small_pending(en));
+	pthread_mutex_unlock(&en->mu);
+	return yes;
+}
+
+/*
  * At least n bytes in b.  Pinned memory moves at full bus speed, with no
  * copy through staging: a buffer is pinned from its second use on (a
  * batch's and a stream's slots are reused, a single image's never), when
@@ -127,7 +145,7 @@ hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 		return b->p;
 	}
 	hbuf_free(en, b);
-	if (en->o->remote != NULL && remote_mem_alloc(&b->shm, cap, &e) == 0) {
+	if (shared_wanted(en) && remote_mem_alloc(&b->shm, cap, &e) == 0) {
 		b->shared = 1;
 		b->p = b->shm.base;
 	} else {
@@ -152,14 +170,14 @@ slot_prepare_out(struct engine *en, struct slot *s)
 	struct image o = s->in;
 	void *old = s->outbuf.p;
 	size_t n;
-	int state, later;
+	int state, later, remote;
 
 	pthread_mutex_lock(&en->mu);
 	state = en->gpus.state;
 	later = state == GPU_PENDING && small_pending(en);
+	remote = en->gpus.remote;
 	pthread_mutex_unlock(&en->mu);
-	if (((state != GPU_PENDING && state != GPU_READY) || later) &&
-	    !en->gpus.remote)
+	if (later || (state != GPU_PENDING && state != GPU_READY && !remote))
 		return;
 	o.channels = en->tool->gray ? 1 : s->in.channels;
 	n = img_bytes(&o);

@@ -10,6 +10,10 @@
  * Any other run opens the GPUs as before: a first image too large is
  * known from its header, and a stream waits only for the header of its
  * second image.  The bytes are the same either way; only the time differs.
+ *
+ * With a server (gpufiltd) the GPUs are open already, but an image still
+ * crosses to it and back: the same rule holds, with served_small_pixels,
+ * and a small run is the process's own, on its CPU.
  */
 #include <stdio.h>
 
@@ -17,20 +21,21 @@
 
 /*
  * Whether the rule may decide the run: set before the readers start.
- * Not with a named strategy or GPU, a batch, a server (gpufiltd: its
- * GPUs are open already), or the GPU's JPEG engines asked for
- * (GPUFILT_GPU_DECODE: their readers wait for the GPUs).
+ * Not with a named strategy or GPU, a batch, or the GPU's JPEG engines
+ * asked for (GPUFILT_GPU_DECODE: their readers wait for the GPUs).
  */
 void
 small_init(struct engine *en)
 {
 	const struct gf_opts *o = en->o;
 	double w = en->tool->cpu_weight > 1 ? en->tool->cpu_weight : 1;
+	long long px = o->remote != NULL ? o->served_small_pixels :
+	    o->small_pixels;
 
-	en->small.armed = o->small_pixels > 0 && o->strategy == GF_AUTO &&
+	en->small.armed = px > 0 && o->strategy == GF_AUTO &&
 	    o->ndevices == 0 && !o->all_devices && en->njobs == 1 &&
-	    en->jobs[0].outdir == NULL && !en->jdec.wanted && o->remote == NULL;
-	en->small.budget = (double)o->small_pixels / w;
+	    en->jobs[0].outdir == NULL && !en->jdec.wanted;
+	en->small.budget = (double)px / w;
 }
 
 /* The first image's pixels; under en->mu. */
@@ -112,8 +117,13 @@ small_decide(struct engine *en, struct gf_err *e)
 	pthread_mutex_unlock(&en->mu);
 	if (!small)
 		return 0;
-	gf_fail(e, "one image of %dx%d, at most %.0f pixels: the CPU is done "
-	    "before a GPU could start; --device or -m runs it on the GPU",
-	    sm->width, sm->height, sm->budget);
+	if (en->o->remote != NULL)
+		gf_fail(e, "one image of %dx%d, at most %.0f pixels: the CPU is done "
+		    "before the server's round trip; --device or -m runs it on the "
+		    "server's GPU", sm->width, sm->height, sm->budget);
+	else
+		gf_fail(e, "one image of %dx%d, at most %.0f pixels: the CPU is done "
+		    "before a GPU could start; --device or -m runs it on the GPU",
+		    sm->width, sm->height, sm->budget);
 	return 1;
 }

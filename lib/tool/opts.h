@@ -39,9 +39,12 @@ struct gf_opts {
 	 * --device, one input (not -o) that holds one image of at most this
 	 * many pixels runs on the CPU, whose work ends before a GPU would
 	 * have opened.  0 (gf_opts_init's): never.  cmd/ sets
-	 * GF_SMALL_PIXELS, or GPUFILT_SMALL_PIXELS.
+	 * GF_SMALL_PIXELS, or GPUFILT_SMALL_PIXELS.  served_small_pixels
+	 * is the same rule when a server (gpufiltd) would filter the run:
+	 * its GPUs are open, but an image still crosses to it and back
+	 * (GF_SERVED_SMALL_PIXELS, or GPUFILT_SERVED_SMALL_PIXELS).
 	 */
-	long long small_pixels;
+	long long small_pixels, served_small_pixels;
 	enum img_format format;
 	int quality;            /* --quality 1-100; 0: JPEG IMG_JPEG_QUALITY, WebP lossless */
 	const char *outdir;     /* -o DIR: batch mode */
@@ -68,6 +71,11 @@ struct gf_opts {
  * it; the figures are in its output, not here.
  */
 #define GF_SMALL_PIXELS (1LL << 24)
+/*
+ * The same with a warm server: below the crossover where its round trip
+ * beats --cpu (bench/crossover.sh with SERVED=1 measures it).
+ */
+#define GF_SERVED_SMALL_PIXELS (1LL << 24)
 
 /* Long-option codes of the shared options; a tool numbers its own from GF_OPT_TOOL. */
 enum {
