@@ -17,6 +17,8 @@
 #   stream  FRAMES 1080p JPEG frames (MJPEG) and PGM frames through a
 #           pipe: cat | cat, in process, through a warm server
 #   large   one 12288x12288 PGM: in process, through a warm server
+#   gpus    on a host of several GPUs, through a warm server: one GPU
+#           against all, on the JPEG batch and on conv2d 25x25
 #
 # The server is this run's own (its socket in WORK), started before the
 # rows that use it and warmed by one run; -v of one served run says where
@@ -170,6 +172,30 @@ stream() {
 	done
 }
 
+# Two GPUs and more (issue 42's last row): through the warm server, one
+# GPU (--device 0) against all (--device all), on the JPEG batch and on
+# a batch that the GPU bounds (conv2d 25x25), median of 3 each.
+gpus() {
+	photos
+	d=$WORK/photos
+	n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+	if [ "${n:-0}" -lt 2 ]; then
+		echo "gpus: one GPU here: the row needs a host of several"
+		return
+	fi
+	serve_up
+	for run in "edge -q --auto:$PHOTOS JPEG:$d/*.jpg" \
+	    "conv2d -q -k gauss:4 --no-separable:$PHOTOS PGM, conv2d 25x25:$d/*.pgm"; do
+		cmd=${run%%:*} rest=${run#*:}
+		what=${rest%%:*} files=${rest#*:}
+		one=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/$cmd --device 0 -o $WORK/out $files")
+		all=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/$cmd --device all -o $WORK/out $files")
+		echo "$PHOTOS $one $all" | awk -v w="$what" -v n="$n" '{ printf "gpus: %-26s server warm, one GPU %7.1f images/s, %d GPUs %7.1f images/s (%.2fx)\n",
+		    w, $1 / $2, n, $1 / $3, $2 / $3 }'
+	done
+	serve_down
+}
+
 large() {
 	f=$WORK/large.pgm
 	[ -s "$f" ] || build/bench/framegen 1 12288 12288 >"$f"
@@ -181,10 +207,10 @@ large() {
 	echo "$p $s" | awk '{ printf "large: one 12288x12288 PGM, sobel -t 60: in process %.3f s, server warm %.3f s (%.2fx)\n", $1, $2, $1 / $2 }'
 }
 
-for step in ${*:-one pipe xargs batch stream large}; do
+for step in ${*:-one pipe xargs batch stream large gpus}; do
 	case $step in
 	xargs) xargs_runs ;;
-	one|pipe|batch|stream|large) $step ;;
+	one|pipe|batch|stream|large|gpus) $step ;;
 	*) echo "bench/serve.sh: no step '$step'" >&2; exit 2 ;;
 	esac
 done
