@@ -184,10 +184,10 @@ gpus() {
 		return
 	fi
 	serve_up
-	for run in "edge -q --auto:$PHOTOS JPEG:$d/*.jpg" \
-	    "conv2d -q -k gauss:4 --no-separable:$PHOTOS PGM, conv2d 25x25:$d/*.pgm"; do
-		cmd=${run%%:*} rest=${run#*:}
-		what=${rest%%:*} files=${rest#*:}
+	for run in "edge -q --auto|$PHOTOS JPEG|$d/*.jpg" \
+	    "conv2d -q -k gauss:4 --no-separable|$PHOTOS PGM, conv2d 25x25|$d/*.pgm"; do
+		cmd=${run%%|*} rest=${run#*|}
+		what=${rest%%|*} files=${rest#*|}
 		one=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/$cmd --device 0 -o $WORK/out $files")
 		all=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/$cmd --device all -o $WORK/out $files")
 		echo "$PHOTOS $one $all" | awk -v w="$what" -v n="$n" '{ printf "gpus: %-26s server warm, one GPU %7.1f images/s, %d GPUs %7.1f images/s (%.2fx)\n",

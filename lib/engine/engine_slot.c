@@ -182,7 +182,7 @@ slot_prepare_out(struct engine *en, struct slot *s)
 	o.channels = en->tool->gray ? 1 : s->in.channels;
 	n = img_bytes(&o);
 	o.px = hbuf_get(en, &s->outbuf, n);
-	/* Shared memory's pages are made with it. */
+	/* Shared memory's pages are made where the server writes them. */
 	if (o.px != NULL && o.px != old && !s->outbuf.pinned &&
 	    !s->outbuf.shared) {
 		memset(o.px, 0, n);

@@ -238,13 +238,15 @@ remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e)
 	    MFD_ALLOW_SEALING)) < 0)
 		return gf_fail(e, "cannot make shared memory: %s", strerror(errno));
 	/*
-	 * Sealed so that it cannot shrink under the server's mapping; its
-	 * pages made at once, which costs less than a fault for each.
+	 * Sealed so that it cannot shrink under the server's mapping.  Its
+	 * pages come as they are written: made all at once (MAP_POPULATE),
+	 * a batch's readers held the process's memory map between them for
+	 * a quarter of a second before the first image (GPUFILT_TRACE).
 	 */
 	if (ftruncate(m->fd, (off_t)size) < 0 ||
 	    fcntl(m->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
-	    (m->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED |
-	    MAP_POPULATE, m->fd, 0)) == MAP_FAILED) {
+	    (m->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    m->fd, 0)) == MAP_FAILED) {
 		err = errno;
 		m->base = NULL;
 		remote_mem_free(m);

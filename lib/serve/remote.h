@@ -66,7 +66,7 @@ struct remote_mem {
 	unsigned long long id;
 };
 
-/* m of at least size bytes, its pages made: 0, or -1 with e. */
+/* m of at least size bytes (its pages come as they are written): 0, or -1 e. */
 int remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e);
 void remote_mem_free(struct remote_mem *m);
 
