@@ -104,7 +104,9 @@ int engine_run(const struct tool *t, const struct gf_opts *o,
  * (host memory, out's size, channels and maxval set as a lane's slot
  * would have them: one channel for a gray tool), strip by strip
  * (strip_rows as GPUFILT_STRIP_ROWS; 0: by size), with the bytes a run's
- * lane gives; rows, if not NULL, is told (arg, n) as the first n rows
+ * lane gives; pinned says which of in's (1) and out's (2) memory is
+ * pinned, so that it moves with no copy through the worker's staging
+ * buffers; rows, if not NULL, is told (arg, n) as the first n rows
  * of a tall image's output are in out, strip by strip.  After a
  * failure, engine_worker_broken says whether the GPU's context is lost
  * (every worker on it must close).
@@ -115,7 +117,7 @@ struct engine_worker;
 int engine_worker_open(struct engine_worker **w, const struct gpu *base,
     struct gf_err *e);
 int engine_worker_filter(struct engine_worker *w, const struct tool *t,
-    int strip_rows, const struct image *in, struct image *out,
+    int strip_rows, const struct image *in, struct image *out, int pinned,
     void (*rows)(void *arg, int n), void *arg, struct gf_times *tm,
     struct gf_err *e);
 int engine_worker_broken(struct engine_worker *w);

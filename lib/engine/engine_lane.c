@@ -660,7 +660,7 @@ engine_worker_open(struct engine_worker **wp, const struct gpu *base,
 
 int
 engine_worker_filter(struct engine_worker *w, const struct tool *t,
-    int strip_rows, const struct image *in, struct image *out,
+    int strip_rows, const struct image *in, struct image *out, int pinned,
     void (*rows)(void *arg, int n), void *arg, struct gf_times *tm,
     struct gf_err *e)
 {
@@ -673,6 +673,11 @@ engine_worker_filter(struct engine_worker *w, const struct tool *t,
 	s.en = &w->en;
 	s.in = *in;
 	s.out = *out;
+	/* As a slot's pinned buffers: strip_upload and strip_queue move them directly. */
+	s.inbuf.p = in->px;
+	s.inbuf.pinned = pinned & 1;
+	s.outbuf.p = out->px;
+	s.outbuf.pinned = (pinned & 2) != 0;
 	w->ln.rows = rows;
 	w->ln.rows_arg = arg;
 	GPU_TRY(e, cudaSetDevice(w->dev.base.device));

@@ -62,15 +62,32 @@ struct server {
 	long runs, images;
 	double last;            /* when the last connection ended */
 	int stop;               /* a client asked it to stop */
+	pthread_mutex_t wmu;    /* the windows and the pinned count */
+	struct window *wins;
+	size_t pinned, pinned_max;
 };
 
-/* A window a client gave: its memfd, mapped. */
+/*
+ * A window a client gave: its memfd, mapped once for every connection
+ * that was given it (a run's lanes share the slots' buffers of their
+ * run), and pinned from its second image on while the budget holds, so
+ * that a worker moves it at full speed with no copy through staging, as
+ * the engine pins a slot's buffer in process (hbuf_pin).  Known by its
+ * file (dev, ino): while the mapping lives, no other file has them.
+ */
 struct window {
+	struct window *next;    /* on srv->wins */
+	dev_t dev;
+	ino_t ino;
 	void *map;
 	size_t size;
-	dev_t dev;              /* the file's, so that two indices of one */
-	ino_t ino;              /* memfd count as one window */
+	/* Under srv->wmu: */
+	int refs;               /* connections' indices that hold it */
+	int uses;               /* images on a GPU that used it */
+	int pin;                /* PIN_* */
 };
+
+enum { PIN_NO, PIN_GOING, PIN_YES, PIN_FAILED };
 
 /* A client's connection. */
 struct conn {
@@ -82,7 +99,7 @@ struct conn {
 	int strip_rows;
 	int gpus[PROTO_MAX_GPUS];       /* the run's GPUs: indices of srv->dev */
 	int ngpus;
-	struct window win[PROTO_WINDOWS];
+	struct window *win[PROTO_WINDOWS];
 	int images;             /* filtered for it */
 	char *buf;              /* a message */
 };
@@ -193,6 +210,19 @@ sdev_close(struct sdev *d)
 	pthread_cond_destroy(&d->cv);
 }
 
+/*
+ * Bytes of the clients' windows the server may pin at once: an eighth
+ * of the memory, at most 2 GiB, as a run pins its slots in process.
+ */
+static size_t
+pinned_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	size_t n = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 8 : 0;
+
+	return n < ((size_t)2 << 30) ? n : (size_t)2 << 30;
+}
+
 int
 server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 {
@@ -206,6 +236,8 @@ server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 	s->o = *o;
 	s->t0 = s->last = gf_now_ms();
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_mutex_init(&s->wmu, NULL);
+	s->pinned_max = pinned_budget();
 	pthread_cond_init(&s->cv, NULL);
 	for (size_t i = 0; i < sizeof(s->socks) / sizeof(s->socks[0]); i++)
 		s->socks[i] = -1;
@@ -248,6 +280,7 @@ server_close(struct server *s)
 	for (int i = 0; i < s->ndev; i++)
 		sdev_close(&s->dev[i]);
 	pthread_mutex_destroy(&s->mu);
+	pthread_mutex_destroy(&s->wmu);
 	pthread_cond_destroy(&s->cv);
 	free(s);
 }
@@ -337,9 +370,73 @@ on_hello(struct conn *c, char *p, size_t len)
 	return proto_send(c->sock, PROTO_READY, &r, sizeof(r), -1, &e);
 }
 
+/* Lets go of w: unpinned and unmapped when no connection holds it. */
+static void
+window_drop(struct server *s, struct window *w)
+{
+	struct window **pp;
+	int last;
+
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&s->wmu);
+	if ((last = --w->refs == 0)) {
+		for (pp = &s->wins; *pp != w; pp = &(*pp)->next)
+			;
+		*pp = w->next;
+		if (w->pin == PIN_YES)
+			s->pinned -= w->size;
+	}
+	pthread_mutex_unlock(&s->wmu);
+	if (!last)
+		return;
+	if (w->pin == PIN_YES) {
+		/* The current device of this thread, else the default would open. */
+		if (s->ndev > 0)
+			(void)cudaSetDevice(s->dev[0].base.device);
+		(void)cudaHostUnregister(w->map);
+		(void)cudaGetLastError();
+	}
+	munmap(w->map, w->size);
+	free(w);
+}
+
 /*
- * PROTO_WINDOW: maps the client's memfd at its index, once it is sealed
- * against shrinking, in the place of what was there.
+ * The window of fd (size bytes, st its file's): the one mapped for it
+ * already, or a new mapping.  NULL when it cannot be mapped.
+ */
+static struct window *
+window_get(struct server *s, int fd, size_t size, const struct stat *st)
+{
+	struct window *w;
+	void *m;
+
+	pthread_mutex_lock(&s->wmu);
+	for (w = s->wins; w != NULL; w = w->next)
+		if (w->dev == st->st_dev && w->ino == st->st_ino && w->size == size) {
+			w->refs++;
+			break;
+		}
+	pthread_mutex_unlock(&s->wmu);
+	if (w != NULL)
+		return w;
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED || (w = calloc(1, sizeof(*w))) == NULL) {
+		if (m != MAP_FAILED)
+			munmap(m, size);
+		return NULL;
+	}
+	*w = (struct window){NULL, st->st_dev, st->st_ino, m, size, 1, 0, PIN_NO};
+	pthread_mutex_lock(&s->wmu);
+	w->next = s->wins;
+	s->wins = w;
+	pthread_mutex_unlock(&s->wmu);
+	return w;
+}
+
+/*
+ * PROTO_WINDOW: the client's memfd, once it is sealed against
+ * shrinking, at its index, in the place of what was there.
  */
 static int
 on_window(struct conn *c, const char *p, size_t len, int fd)
@@ -348,7 +445,6 @@ on_window(struct conn *c, const char *p, size_t len, int fd)
 	struct window *cw;
 	struct stat st;
 	int seals;
-	void *m;
 
 	if (c->ctx == NULL || len != sizeof(w) || fd < 0)
 		return -1;
@@ -356,18 +452,11 @@ on_window(struct conn *c, const char *p, size_t len, int fd)
 	seals = fcntl(fd, F_GET_SEALS);
 	if (w.index >= PROTO_WINDOWS || w.size == 0 ||
 	    w.size > PROTO_MAX_WINDOW || seals < 0 || !(seals & F_SEAL_SHRINK) ||
-	    fstat(fd, &st) < 0 || (uint64_t)st.st_size < w.size)
+	    fstat(fd, &st) < 0 || (uint64_t)st.st_size < w.size ||
+	    (cw = window_get(c->srv, fd, (size_t)w.size, &st)) == NULL)
 		return -1;
-	m = mmap(NULL, (size_t)w.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED)
-		return -1;
-	cw = &c->win[w.index];
-	if (cw->map != NULL)
-		munmap(cw->map, cw->size);
-	cw->map = m;
-	cw->size = (size_t)w.size;
-	cw->dev = st.st_dev;
-	cw->ino = st.st_ino;
+	window_drop(c->srv, c->win[w.index]);
+	c->win[w.index] = cw;
 	return 0;
 }
 
@@ -378,11 +467,48 @@ on_window(struct conn *c, const char *p, size_t len, int fd)
 static char *
 window_at(const struct conn *c, uint32_t i, uint64_t off, size_t bytes)
 {
-	const struct window *w = i < PROTO_WINDOWS ? &c->win[i] : NULL;
+	const struct window *w = i < PROTO_WINDOWS ? c->win[i] : NULL;
 
-	if (w == NULL || w->map == NULL || off > w->size || bytes > w->size - off)
+	if (w == NULL || off > w->size || bytes > w->size - off)
 		return NULL;
 	return (char *)w->map + off;
+}
+
+/*
+ * Whether window w is pinned for an image on a GPU now: pinned here
+ * (on GPU device's context, portable to the others) at its second such
+ * image, while the budget holds.  A window being pinned by another
+ * connection's image counts as not pinned for this one.
+ */
+static int
+window_pinned(struct server *s, struct window *w, int device)
+{
+	int go;
+
+	pthread_mutex_lock(&s->wmu);
+	go = w->pin == PIN_NO && ++w->uses >= 2 &&
+	    s->pinned + w->size <= s->pinned_max;
+	if (go) {
+		w->pin = PIN_GOING;
+		s->pinned += w->size;
+	}
+	pthread_mutex_unlock(&s->wmu);
+	if (go) {
+		int ok = cudaSetDevice(device) == cudaSuccess &&
+		    cudaHostRegister(w->map, w->size, cudaHostRegisterPortable) ==
+		    cudaSuccess;
+		if (!ok)
+			(void)cudaGetLastError();
+		pthread_mutex_lock(&s->wmu);
+		w->pin = ok ? PIN_YES : PIN_FAILED;
+		if (!ok)
+			s->pinned -= w->size;
+		pthread_mutex_unlock(&s->wmu);
+	}
+	pthread_mutex_lock(&s->wmu);
+	go = w->pin == PIN_YES;
+	pthread_mutex_unlock(&s->wmu);
+	return go;
 }
 
 /*
@@ -415,8 +541,8 @@ image_check(const struct conn *c, const struct proto_image *pi,
 	    (in->px = window_at(c, pi->in_win, pi->in_off, inb)) == NULL ||
 	    (out->px = window_at(c, pi->out_win, pi->out_off, outb)) == NULL)
 		return -1;
-	same = c->win[pi->in_win].dev == c->win[pi->out_win].dev &&
-	    c->win[pi->in_win].ino == c->win[pi->out_win].ino;
+	same = c->win[pi->in_win]->dev == c->win[pi->out_win]->dev &&
+	    c->win[pi->in_win]->ino == c->win[pi->out_win]->ino;
 	if (same && pi->in_off < pi->out_off + outb &&
 	    pi->out_off < pi->in_off + inb)
 		return -1;
@@ -472,17 +598,25 @@ rows_tell(void *arg, int n)
 	(void)proto_send_nowait(c->sock, PROTO_ROWS, &r, sizeof(r), &e);
 }
 
-/* One image on GPU d: 1 when d's context was lost on it. */
+/*
+ * One image on GPU d, in and out in windows wi and wo: 1 when d's
+ * context was lost on it.
+ */
 static int
 image_gpu(struct conn *c, struct sdev *d, const struct image *in,
-    struct image *out, struct gf_times *t, struct gf_err *e)
+    struct window *wi, struct image *out, struct window *wo,
+    struct gf_times *t, struct gf_err *e)
 {
 	struct server *s = c->srv;
 	struct engine_worker *w = worker_take(d, e);
-	int rc, lost = 0, k;
+	int rc, lost = 0, k, pinned;
 
 	if (w == NULL)
 		return -1;
+	pinned = window_pinned(s, wi, d->base.device) |
+	    (wi == wo ? 0 : window_pinned(s, wo, d->base.device)) << 1;
+	if (wi == wo && (pinned & 1))
+		pinned |= 2;
 	pthread_mutex_lock(&d->mu);
 	k = ++d->images;
 	pthread_mutex_unlock(&d->mu);
@@ -490,7 +624,7 @@ image_gpu(struct conn *c, struct sdev *d, const struct image *in,
 		rc = gpu_poison(&d->base, e);
 	} else {
 		rc = engine_worker_filter(w, &c->tool, c->strip_rows, in, out,
-		    rows_tell, c, t, e);
+		    pinned, rows_tell, c, t, e);
 	}
 	if (rc < 0)
 		lost = engine_worker_broken(w);
@@ -520,7 +654,8 @@ on_image(struct conn *c, const char *p, size_t len)
 	if (pi.gpu < 0)
 		rc = image_cpu(c, &in, &out, &d.t, &e);
 	else
-		rc = image_gpu(c, &s->dev[c->gpus[pi.gpu]], &in, &out, &d.t, &e);
+		rc = image_gpu(c, &s->dev[c->gpus[pi.gpu]], &in, c->win[pi.in_win],
+		    &out, c->win[pi.out_win], &d.t, &e);
 	d.ok = rc == 0;
 	d.broken = rc == 1;
 	if (rc == 1) {
@@ -623,8 +758,7 @@ conn_main(void *arg)
 		slog(s, "pid %d: %s lane, %d images", (int)who.pid, c->tool.name,
 		    c->images);
 	for (int i = 0; i < PROTO_WINDOWS; i++)
-		if (c->win[i].map != NULL)
-			munmap(c->win[i].map, c->win[i].size);
+		window_drop(s, c->win[i]);
 	free(c->ctx);
 	free(c->buf);
 	pthread_mutex_lock(&s->mu);
