@@ -141,7 +141,7 @@ sanitize-server)
 		i=0
 		until bin/gpufiltd -s -S $sock >/dev/null 2>&1 || [ $i -gt 600 ]; do
 			sleep 0.2; i=$((i + 1)); done
-		for k in 1 2; do
+		for k in $(seq "${SERVER_ROUNDS:-2}"); do
 			tool_runs | while read -r tool args; do
 				for img in samples/retina1023x517.pgm samples/chelsea.png \
 				    samples/astro16.pgm /tmp/san/stream.pnm; do

@@ -32,6 +32,7 @@
 #include "proto.h"
 #include "server.h"
 #include "sockpath.h"
+#include "window.h"
 
 /* Workers per GPU: images filtered on it at once, and its memory's bound. */
 #define WORKERS 4
@@ -62,32 +63,8 @@ struct server {
 	long runs, images;
 	double last;            /* when the last connection ended */
 	int stop;               /* a client asked it to stop */
-	pthread_mutex_t wmu;    /* the windows and the pinned count */
-	struct window *wins;
-	size_t pinned, pinned_max;
+	struct windows wins;    /* the clients' windows (window.h) */
 };
-
-/*
- * A window a client gave: its memfd, mapped once for every connection
- * that was given it (a run's lanes share the slots' buffers of their
- * run), and pinned from its second image on while the budget holds, so
- * that a worker moves it at full speed with no copy through staging, as
- * the engine pins a slot's buffer in process (hbuf_pin).  Known by its
- * file (dev, ino): while the mapping lives, no other file has them.
- */
-struct window {
-	struct window *next;    /* on srv->wins */
-	dev_t dev;
-	ino_t ino;
-	void *map;
-	size_t size;
-	/* Under srv->wmu: */
-	int refs;               /* connections' indices that hold it */
-	int uses;               /* images on a GPU that used it */
-	int pin;                /* PIN_* */
-};
-
-enum { PIN_NO, PIN_GOING, PIN_YES, PIN_FAILED };
 
 /* A client's connection. */
 struct conn {
@@ -210,19 +187,6 @@ sdev_close(struct sdev *d)
 	pthread_cond_destroy(&d->cv);
 }
 
-/*
- * Bytes of the clients' windows the server may pin at once: an eighth
- * of the memory, at most 2 GiB, as a run pins its slots in process.
- */
-static size_t
-pinned_budget(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	size_t n = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 8 : 0;
-
-	return n < ((size_t)2 << 30) ? n : (size_t)2 << 30;
-}
-
 int
 server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 {
@@ -236,8 +200,7 @@ server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 	s->o = *o;
 	s->t0 = s->last = gf_now_ms();
 	pthread_mutex_init(&s->mu, NULL);
-	pthread_mutex_init(&s->wmu, NULL);
-	s->pinned_max = pinned_budget();
+	windows_init(&s->wins);
 	pthread_cond_init(&s->cv, NULL);
 	for (size_t i = 0; i < sizeof(s->socks) / sizeof(s->socks[0]); i++)
 		s->socks[i] = -1;
@@ -280,7 +243,7 @@ server_close(struct server *s)
 	for (int i = 0; i < s->ndev; i++)
 		sdev_close(&s->dev[i]);
 	pthread_mutex_destroy(&s->mu);
-	pthread_mutex_destroy(&s->wmu);
+	windows_fini(&s->wins);
 	pthread_cond_destroy(&s->cv);
 	free(s);
 }
@@ -332,6 +295,13 @@ conn_gpus(struct conn *c, struct gf_err *e)
 	return 0;
 }
 
+/* A GPU of s for CUDA calls that need a current one; -1: none. */
+static int
+any_gpu(const struct server *s)
+{
+	return s->ndev > 0 ? s->dev[0].base.device : -1;
+}
+
 /* PROTO_HELLO: builds the client's tool and answers with its GPUs. */
 static int
 on_hello(struct conn *c, char *p, size_t len)
@@ -370,70 +340,6 @@ on_hello(struct conn *c, char *p, size_t len)
 	return proto_send(c->sock, PROTO_READY, &r, sizeof(r), -1, &e);
 }
 
-/* Lets go of w: unpinned and unmapped when no connection holds it. */
-static void
-window_drop(struct server *s, struct window *w)
-{
-	struct window **pp;
-	int last;
-
-	if (w == NULL)
-		return;
-	pthread_mutex_lock(&s->wmu);
-	if ((last = --w->refs == 0)) {
-		for (pp = &s->wins; *pp != w; pp = &(*pp)->next)
-			;
-		*pp = w->next;
-		if (w->pin == PIN_YES)
-			s->pinned -= w->size;
-	}
-	pthread_mutex_unlock(&s->wmu);
-	if (!last)
-		return;
-	if (w->pin == PIN_YES) {
-		/* The current device of this thread, else the default would open. */
-		if (s->ndev > 0)
-			(void)cudaSetDevice(s->dev[0].base.device);
-		(void)cudaHostUnregister(w->map);
-		(void)cudaGetLastError();
-	}
-	munmap(w->map, w->size);
-	free(w);
-}
-
-/*
- * The window of fd (size bytes, st its file's): the one mapped for it
- * already, or a new mapping.  NULL when it cannot be mapped.
- */
-static struct window *
-window_get(struct server *s, int fd, size_t size, const struct stat *st)
-{
-	struct window *w;
-	void *m;
-
-	pthread_mutex_lock(&s->wmu);
-	for (w = s->wins; w != NULL; w = w->next)
-		if (w->dev == st->st_dev && w->ino == st->st_ino && w->size == size) {
-			w->refs++;
-			break;
-		}
-	pthread_mutex_unlock(&s->wmu);
-	if (w != NULL)
-		return w;
-	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED || (w = calloc(1, sizeof(*w))) == NULL) {
-		if (m != MAP_FAILED)
-			munmap(m, size);
-		return NULL;
-	}
-	*w = (struct window){NULL, st->st_dev, st->st_ino, m, size, 1, 0, PIN_NO};
-	pthread_mutex_lock(&s->wmu);
-	w->next = s->wins;
-	s->wins = w;
-	pthread_mutex_unlock(&s->wmu);
-	return w;
-}
-
 /*
  * PROTO_WINDOW: the client's memfd, once it is sealed against
  * shrinking, at its index, in the place of what was there.
@@ -453,9 +359,9 @@ on_window(struct conn *c, const char *p, size_t len, int fd)
 	if (w.index >= PROTO_WINDOWS || w.size == 0 ||
 	    w.size > PROTO_MAX_WINDOW || seals < 0 || !(seals & F_SEAL_SHRINK) ||
 	    fstat(fd, &st) < 0 || (uint64_t)st.st_size < w.size ||
-	    (cw = window_get(c->srv, fd, (size_t)w.size, &st)) == NULL)
+	    (cw = window_get(&c->srv->wins, fd, (size_t)w.size, &st)) == NULL)
 		return -1;
-	window_drop(c->srv, c->win[w.index]);
+	window_drop(&c->srv->wins, c->win[w.index], any_gpu(c->srv));
 	c->win[w.index] = cw;
 	return 0;
 }
@@ -472,43 +378,6 @@ window_at(const struct conn *c, uint32_t i, uint64_t off, size_t bytes)
 	if (w == NULL || off > w->size || bytes > w->size - off)
 		return NULL;
 	return (char *)w->map + off;
-}
-
-/*
- * Whether window w is pinned for an image on a GPU now: pinned here
- * (on GPU device's context, portable to the others) at its second such
- * image, while the budget holds.  A window being pinned by another
- * connection's image counts as not pinned for this one.
- */
-static int
-window_pinned(struct server *s, struct window *w, int device)
-{
-	int go;
-
-	pthread_mutex_lock(&s->wmu);
-	go = w->pin == PIN_NO && ++w->uses >= 2 &&
-	    s->pinned + w->size <= s->pinned_max;
-	if (go) {
-		w->pin = PIN_GOING;
-		s->pinned += w->size;
-	}
-	pthread_mutex_unlock(&s->wmu);
-	if (go) {
-		int ok = cudaSetDevice(device) == cudaSuccess &&
-		    cudaHostRegister(w->map, w->size, cudaHostRegisterPortable) ==
-		    cudaSuccess;
-		if (!ok)
-			(void)cudaGetLastError();
-		pthread_mutex_lock(&s->wmu);
-		w->pin = ok ? PIN_YES : PIN_FAILED;
-		if (!ok)
-			s->pinned -= w->size;
-		pthread_mutex_unlock(&s->wmu);
-	}
-	pthread_mutex_lock(&s->wmu);
-	go = w->pin == PIN_YES;
-	pthread_mutex_unlock(&s->wmu);
-	return go;
 }
 
 /*
@@ -547,23 +416,6 @@ image_check(const struct conn *c, const struct proto_image *pi,
 	    pi->out_off < pi->in_off + inb)
 		return -1;
 	return 0;
-}
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22   /* Linux 5.14 */
-#define MADV_POPULATE_WRITE 23
-#endif
-
-/*
- * Maps the pages of n bytes at p of a window at once (the client made
- * them), which costs less than a fault for each; best effort.
- */
-static void
-window_populate(void *p, size_t n, int advice)
-{
-	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
-
-	(void)madvise((void *)a, n + ((uintptr_t)p - a), advice);
 }
 
 /* One image on the server's CPU, into out (the window). */
@@ -613,8 +465,8 @@ image_gpu(struct conn *c, struct sdev *d, const struct image *in,
 
 	if (w == NULL)
 		return -1;
-	pinned = window_pinned(s, wi, d->base.device) |
-	    (wi == wo ? 0 : window_pinned(s, wo, d->base.device)) << 1;
+	pinned = window_pinned(&s->wins, wi, d->base.device) |
+	    (wi == wo ? 0 : window_pinned(&s->wins, wo, d->base.device)) << 1;
 	if (wi == wo && (pinned & 1))
 		pinned |= 2;
 	pthread_mutex_lock(&d->mu);
@@ -648,8 +500,8 @@ on_image(struct conn *c, const char *p, size_t len)
 	memcpy(&pi, p, sizeof(pi));
 	if (image_check(c, &pi, &in, &out) < 0)
 		return -1;
-	window_populate(in.px, img_bytes(&in), MADV_POPULATE_READ);
-	window_populate(out.px, img_bytes(&out), MADV_POPULATE_WRITE);
+	window_populate(in.px, img_bytes(&in), 0);
+	window_populate(out.px, img_bytes(&out), 1);
 	memset(&d, 0, sizeof(d));
 	if (pi.gpu < 0)
 		rc = image_cpu(c, &in, &out, &d.t, &e);
@@ -758,7 +610,7 @@ conn_main(void *arg)
 		slog(s, "pid %d: %s lane, %d images", (int)who.pid, c->tool.name,
 		    c->images);
 	for (int i = 0; i < PROTO_WINDOWS; i++)
-		window_drop(s, c->win[i]);
+		window_drop(&s->wins, c->win[i], any_gpu(s));
 	free(c->ctx);
 	free(c->buf);
 	pthread_mutex_lock(&s->mu);
