@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "conv2d.h"
+#include "edge_max.h"
 #include "edge_tool.h"
 #include "otsu.h"
 #include "tool.h"
@@ -135,8 +136,8 @@ nms_device(struct gpu *g, const struct gpu_image *src,
  * Hysteresis on the device: one connected-component labelling of the
  * classes (kernels/edge_hyst.cu), queued without waiting.  Writes out.
  */
-static int
-hysteresis_device(struct gpu *g, const struct gpu_image *lab,
+int
+edge_hysteresis_device(struct gpu *g, const struct gpu_image *lab,
     const struct gpu_image *out, struct gf_err *e)
 {
 	size_t tx = ((size_t)lab->width + EDGE_HYST_TILE - 1) / EDGE_HYST_TILE;
@@ -236,7 +237,7 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 	    e) < 0 || nms_device(g, src, &lab, &p, od != NULL ? &od->p : NULL, o,
 	    e) < 0)
 		return -1;
-	if (hysteresis_device(g, &lab, out, e) < 0)
+	if (edge_hysteresis_device(g, &lab, out, e) < 0)
 		return -1;
 	if (o->auto_thresh) {
 		GPU_TRY(e, cudaMemcpyAsync(&t, &od->t, sizeof(t),
