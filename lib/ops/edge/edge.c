@@ -275,14 +275,24 @@ edge_plane_cpu(void *ctx, const struct image *in, struct image *out,
 }
 
 /*
- * A colour image reaches the CPU path under --colour channels alone:
- * each channel is detected alone (its own thresholds), as the GPU path
- * is handed each plane.
+ * A colour image reaches the CPU path under --colour channels (each
+ * channel detected alone, its own thresholds, as the GPU path is handed
+ * each plane) and --colour max (edge_max.h).
  */
 static int
 edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
+	const struct edge_opts *o = ctx;
+	struct edge_params p = edge_params_for(o);
+	struct edge_info info;
+
+	if (in->channels > 1 && o->max) {
+		if (edge_max_cpu(in, out, &p, &info, o->common.threads, e) < 0)
+			return -1;
+		note_thresholds(t, o, &info);
+		return 0;
+	}
 	if (in->channels > 1)
 		return tool_channels_cpu(in, out, edge_plane_cpu, ctx, t, e);
 	return edge_plane_cpu(ctx, in, out, t, e);
@@ -295,7 +305,11 @@ edge_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
 	const struct edge_opts *o = ctx;
 	struct edge_info info;
 
-	if (edge_run_device(g, in, out, o, &info, e) < 0)
+	if (o->max && in->height > out->height) {
+		if (edge_max_device(g, in, in->height / out->height, out, o, &info,
+		    e) < 0)
+			return -1;
+	} else if (edge_run_device(g, in, out, o, &info, e) < 0)
 		return -1;
 	note_thresholds(t, o, &info);
 	return 0;
@@ -306,8 +320,12 @@ edge_tool(struct tool *t, struct edge_opts *o)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = "edge";
-	/* --colour channels: the engine hands the GPU path each colour plane. */
-	t->gray = !o->channels;
+	/*
+	 * --colour channels: the engine hands the GPU path each colour plane;
+	 * --colour max: all of them at once.
+	 */
+	t->gray = !o->channels && !o->max;
+	t->planes = o->max;
 	t->halo = -1;           /* hysteresis links pixels across the whole image */
 	/*
 	 * The smoothing's taps grow with sigma; the other stages' do not,
