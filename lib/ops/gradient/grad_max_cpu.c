@@ -1,10 +1,10 @@
 /*
  * grad_max_cpu.c - the CPU reference of the largest-gradient channel
- * (grad_max.h): at each pixel the window of each colour channel through
- * the border rule, its gradients by sobel_op_grad, the pick by
+ * (grad_max.h): each colour channel's gradients of a row in two exact
+ * separable integer passes (as sobel_op_cpu.c's), the pick by
  * grad_max_pick; then sobel's sample (sobel --colour max) or the
- * gradients kept for edge.  Plain per-pixel windows, the very sums every
- * GPU strategy makes; rows are split into bands over threads (pool.h).
+ * gradients kept for edge.  Rows are split into bands over threads
+ * (pool.h).
  */
 #include <stdlib.h>
 
@@ -25,49 +25,93 @@ struct max_job {
 	const struct sobel_params *p;
 };
 
-/* The chosen gx, gy of pixel (x, y). */
+/* Sample i of a row of 8-bit (wide = 0) or 16-bit samples. */
+static inline int
+max_sample(const void *row, int wide, size_t i)
+{
+	return wide ? ((const uint16_t *)row)[i] : ((const uint8_t *)row)[i];
+}
+
+/*
+ * The gradients of channel c of row y into gx, gy (width ints each), in
+ * two separable passes over scratch vs, vd (width + 2R ints each): the
+ * column sums of the 2R+1 rows around y by the smoothing and derivative
+ * taps, through the border rule, then across, gx = d * vs and gy =
+ * s * vd: the integers of sobel_op_grad's window, summed in another order.
+ */
 static void
-max_at(const struct max_job *j, int x, int y, int *gx, int *gy)
+max_channel_row(const struct max_job *j, const void *const *r, int c,
+    int *vs, int *vd, int *gx, int *gy)
 {
 	const struct image *in = j->in;
-	const int R = j->t.r, ch = in->channels, n = img_colour_channels(in);
-	int v[(2 * SOBEL_OP_MAX_R + 1) * (2 * SOBEL_OP_MAX_R + 1)];
-	int cx[GRAD_MAX_PLANES], cy[GRAD_MAX_PLANES], k;
+	const int R = j->t.r, w = in->width, ch = in->channels;
+	const int wide = in->maxval > 255;
 
-	for (int c = 0; c < n; c++) {
-		for (int jy = 0; jy <= 2 * R; jy++) {
-			int yi = gf_border_index(y + jy - R, in->height, j->border);
-			for (int ix = 0; ix <= 2 * R; ix++) {
-				int xi = gf_border_index(x + ix - R, in->width, j->border);
-				v[jy * (2 * R + 1) + ix] = xi < 0 || yi < 0 ? 0 :
-				    (int)img_get(in, ((size_t)yi * in->width + xi) * ch + c);
-			}
+	for (int k = 0; k < w + 2 * R; k++) {
+		int xi = gf_border_index(k - R, w, j->border), sv = 0, dv = 0;
+		for (int jy = 0; xi >= 0 && jy <= 2 * R; jy++) {
+			int v = r[jy] == NULL ? 0 :
+			    max_sample(r[jy], wide, (size_t)xi * ch + c);
+			sv += j->t.s[jy] * v;
+			dv += j->t.d[jy] * v;
 		}
-		sobel_op_grad(&j->t, R, v, 2 * R + 1, &cx[c], &cy[c]);
+		vs[k] = sv;
+		vd[k] = dv;
 	}
-	k = grad_max_pick(cx, cy, n, j->l1);
-	*gx = cx[k];
-	*gy = cy[k];
+	for (int x = 0; x < w; x++) {
+		int sx = 0, sy = 0;
+		for (int i = 0; i <= 2 * R; i++) {
+			sx += j->t.d[i] * vs[x + i];
+			sy += j->t.s[i] * vd[x + i];
+		}
+		gx[x] = sx;
+		gy[x] = sy;
+	}
+}
+
+/* A band's scratch for rows w wide: column sums and each channel's gradients. */
+static size_t
+max_scratch(int w)
+{
+	return (2 * ((size_t)w + 2 * SOBEL_OP_MAX_R) +
+	    2 * GRAD_MAX_PLANES * (size_t)w) * sizeof(int);
 }
 
 static int
 max_band(void *arg, int b, void *scratch)
 {
 	const struct max_job *j = arg;
-	const int w = j->in->width;
-	int y0, y1, gx, gy;
+	const struct image *in = j->in;
+	const int w = in->width, R = j->t.r, n = img_colour_channels(in);
+	const size_t stride = (size_t)w * in->channels *
+	    gf_sample_bytes(in->maxval);
+	int *vs = scratch, *vd = vs + w + 2 * SOBEL_OP_MAX_R;
+	int *g = vd + w + 2 * SOBEL_OP_MAX_R;
+	const void *r[2 * SOBEL_OP_MAX_R + 1];
+	int y0, y1;
 
-	(void)scratch;
-	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
+	pool_band_rows(in->height, j->nbands, b, &y0, &y1);
 	for (int y = y0; y < y1; y++) {
+		for (int k = 0; k <= 2 * R; k++) {
+			int yi = gf_border_index(y + k - R, in->height, j->border);
+			r[k] = yi < 0 ? NULL : (const char *)in->px + yi * stride;
+		}
+		for (int c = 0; c < n; c++)
+			max_channel_row(j, r, c, vs, vd, g + 2 * c * w,
+			    g + (2 * c + 1) * w);
 		for (int x = 0; x < w; x++) {
+			int cx[GRAD_MAX_PLANES], cy[GRAD_MAX_PLANES], k;
 			size_t i = (size_t)y * w + x;
-			max_at(j, x, y, &gx, &gy);
+			for (int c = 0; c < n; c++) {
+				cx[c] = g[2 * c * w + x];
+				cy[c] = g[(2 * c + 1) * w + x];
+			}
+			k = grad_max_pick(cx, cy, n, j->l1);
 			if (j->field != NULL) {
-				j->field[2 * i] = gx;
-				j->field[2 * i + 1] = gy;
+				j->field[2 * i] = cx[k];
+				j->field[2 * i + 1] = cy[k];
 			} else {
-				img_set(j->out, i, sobel_value_op(gx, gy, j->p));
+				img_set(j->out, i, sobel_value_op(cx[k], cy[k], j->p));
 			}
 		}
 	}
@@ -78,7 +122,8 @@ static int
 max_run(struct max_job *j, int nthreads, struct gf_err *e)
 {
 	j->nbands = pool_bands(j->in->height, nthreads, MAX_BAND_ROWS);
-	if (pool_run(nthreads, j->nbands, 0, max_band, j) < 0)
+	if (pool_run(nthreads, j->nbands, max_scratch(j->in->width), max_band,
+	    j) < 0)
 		return gf_nomem(e, "out of memory for the gradients of a %d x %d "
 		    "image", j->in->width, j->in->height);
 	return 0;
