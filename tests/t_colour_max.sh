@@ -113,3 +113,16 @@ for m in $(strategies sobel); do
 	done
 	if [ -z "$bad" ]; then pass "colour-max/stream/$m"; else fail "colour-max/stream/$m" "$bad"; fi
 done
+
+# A stream of colour JPEG frames, split over the decode pool
+# (engine_split.c, colour decoded for --colour max): each frame's bytes.
+cat "$SAMPLES/small.jpg" "$SAMPLES/small.jpg" "$SAMPLES/small.jpg" >"$CM/mjpeg.jpg"
+bad=
+for c in "sobel --colour max" "edge --colour max"; do
+	# shellcheck disable=SC2086
+	"$BIN"/$c -q "$SAMPLES/small.jpg" - >"$CM/one.pnm" &&
+	    cat "$CM/one.pnm" "$CM/one.pnm" "$CM/one.pnm" >"$CM/three.pnm" &&
+	    "$BIN"/$c -q -j 3 - - <"$CM/mjpeg.jpg" >"$CM/split.pnm" &&
+	    cmp -s "$CM/three.pnm" "$CM/split.pnm" || bad="$bad $c"
+done
+if [ -z "$bad" ]; then pass colour-max/jpeg-stream; else fail colour-max/jpeg-stream "$bad"; fi
