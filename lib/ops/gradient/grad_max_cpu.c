@@ -146,6 +146,9 @@ sobel_max_cpu(const struct image *in, struct image *out,
 	struct max_job j = {in, sobel_taps_of(p->op), border, grad_max_l1_of(p),
 	    0, NULL, out, p};
 
+	if (p->mode == SOBEL_DIRECTION && in->maxval < 255)
+		return gf_fail(e, "the direction's bins 0 to 255 need a maxval of "
+		    "255 or more; this image's is %u", in->maxval);
 	if (img_alloc_like(out, in, 1, e) < 0)
 		return -1;
 	if (max_run(&j, nthreads, e) < 0) {
