@@ -6,10 +6,9 @@
  * and edge's gray results for every operator, mode, border and
  * threshold kind; alpha not counting; then on a GPU, every strategy and
  * launch shape of the gradients, and edge's whole device pipeline
- * (smoothing on each plane, thresholds of the histogram; default
- * launch shapes), against the
- * CPU bit for bit (skipped without a GPU).  Prints "pass NAME",
- * "fail NAME: why" or "skip NAME: why".
+ * (smoothing on each plane, thresholds of the histogram; default launch
+ * shapes), against the CPU bit for bit (skipped without a GPU).  Prints
+ * "pass NAME", "fail NAME: why" or "skip NAME: why".
  */
 #include <stdio.h>
 #include <string.h>
