@@ -5,6 +5,7 @@
  * of their histogram where asked, suppression and the double threshold
  * on the field, and hysteresis.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +178,19 @@ edge_max_device(struct gpu *g, const struct gpu_image *in, int n,
 			return -1;
 		for (int c = 0; c < n; c++) {
 			struct gpu_image pi = plane_of(in, h, c), ps = plane_of(&sm, h, c);
+			/*
+			 * A texture's base must be aligned (cudaDeviceProp's
+			 * textureAlignment, 512 bytes); a plane past the first may
+			 * not be: it is smoothed from a copy in out, which the
+			 * hysteresis writes last.
+			 */
+			if ((uintptr_t)pi.px % 512 != 0) {
+				GPU_TRY(e, cudaMemcpy2DAsync(out->px, out->pitch, pi.px,
+				    pi.pitch, (size_t)w * gf_sample_bytes(in->maxval), h,
+				    cudaMemcpyDeviceToDevice, g->stream));
+				pi.px = out->px;
+				pi.pitch = out->pitch;
+			}
 			if (conv2d_gpu(g, &pi, &ps, &cp, s, &o->common.launch, e) < 0)
 				return -1;
 		}
