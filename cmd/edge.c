@@ -31,7 +31,7 @@ edge_complete(int c, char *w, size_t n)
 {
 	if (c != OPT_COLOUR)
 		return 0;
-	snprintf(w, n, "gray channels");
+	snprintf(w, n, "gray channels max");
 	return 1;
 }
 
@@ -65,10 +65,12 @@ edge_option(void *ctx, int c, const char *arg, struct gf_err *e)
 		o->l1 = 1;
 		return 1;
 	case OPT_COLOUR:
-		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0)
+		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0 &&
+		    strcmp(arg, "max") != 0)
 			return gf_fail(e, "--colour '%s' is not a colour mode; choose "
-			    "gray or channels", arg);
+			    "gray, channels or max", arg);
 		o->channels = strcmp(arg, "channels") == 0;
+		o->max = strcmp(arg, "max") == 0;
 		return 1;
 	default:
 		return 0;
@@ -145,7 +147,7 @@ const struct cli_tool edge_cli = {
 	.name = "edge",
 	.synopsis =
 	    "usage: edge [-qVv] [--cpu] [-f format] [-j n] [-m strategy] [--auto]\n"
-	    "            [--block WxH] [--border mode] [--colour gray|channels]\n"
+	    "            [--block WxH] [--border mode] [--colour gray|channels|max]\n"
 	    "            [--device list] [--fallback] [--high H] [--l1] [--low L]\n"
 	    "            [--max-pixels n] [--no-autorotate] [--no-server] [--quality n]\n"
 	    "            [--quantiles] [--rows n] [--sigma S] [input [output]]\n"
@@ -160,8 +162,9 @@ const struct cli_tool edge_cli = {
 	    "  --quantiles     plain --high and --low are quantiles (0.9 = q0.9)\n"
 	    "  --auto          Otsu's thresholds of each image (the default)\n"
 	    "  --l1            magnitude |gx|+|gy| instead of sqrt(gx^2+gy^2)\n"
-	    "  --colour gray|channels  colour input made gray (default), or each\n"
-	    "                  colour channel detected alone (alpha kept)\n",
+	    "  --colour gray|channels|max  colour input made gray (default), each\n"
+	    "                  colour channel detected alone (alpha kept), or Canny on\n"
+	    "                  the gradient of the channel whose gradient is largest\n",
 	.shortopts = "",
 	.longopts = longopts,
 	.option = edge_option,

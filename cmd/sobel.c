@@ -18,7 +18,7 @@ static int
 sobel_complete(int c, char *w, size_t n)
 {
 	if (c == OPT_COLOUR || c == OPT_GRADIENT) {
-		snprintf(w, n, "%s", c == OPT_COLOUR ? "gray channels" :
+		snprintf(w, n, "%s", c == OPT_COLOUR ? "gray channels max" :
 		    "magnitude direction");
 		return 1;
 	}
@@ -38,7 +38,7 @@ sobel_complete(int c, char *w, size_t n)
 
 /*
  * Handles -t (a number >= 0, or "auto"), --norm l2|l1, --operator NAME,
- * --colour gray|channels and --gradient magnitude|direction.
+ * --colour gray|channels|max and --gradient magnitude|direction.
  */
 static int
 sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
@@ -53,10 +53,12 @@ sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 		return 1;
 	}
 	if (c == OPT_COLOUR) {
-		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0)
+		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0 &&
+		    strcmp(arg, "max") != 0)
 			return gf_fail(e, "--colour '%s' is not a colour mode; choose "
-			    "gray or channels", arg);
+			    "gray, channels or max", arg);
 		so->channels = strcmp(arg, "channels") == 0;
+		so->max = strcmp(arg, "max") == 0;
 		return 1;
 	}
 	if (c == OPT_OPERATOR)
@@ -133,7 +135,7 @@ const struct cli_tool sobel_cli = {
 	.name = "sobel",
 	.synopsis =
 	    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
-	    "             [--block WxH] [--border mode] [--colour gray|channels]\n"
+	    "             [--block WxH] [--border mode] [--colour gray|channels|max]\n"
 	    "             [--device list] [--fallback] [--gradient magnitude|direction]\n"
 	    "             [--max-pixels N] [--no-autorotate] [--no-server] [--norm l2|l1]\n"
 	    "             [--operator name] [--quality N] [--rows N] [input [output]]\n"
@@ -147,8 +149,9 @@ const struct cli_tool sobel_cli = {
 	    "                  scharr, sobel5, sobel7 (OpenCV's Sobel ksize 5, 7)\n"
 	    "  --gradient magnitude|direction  the magnitude (default), or the\n"
 	    "                  direction: atan2(gy,gx) in 256 bins, 0 to 255\n"
-	    "  --colour gray|channels  colour input made gray (default), or each\n"
-	    "                  colour channel filtered alone (alpha kept), as vips sobel\n",
+	    "  --colour gray|channels|max  colour input made gray (default), each\n"
+	    "                  colour channel filtered alone (alpha kept), as vips sobel,\n"
+	    "                  or the gradient of the channel whose gradient is largest\n",
 	.shortopts = "t:",
 	.longopts = longopts,
 	.option = sobel_option,

@@ -88,6 +88,20 @@ sanitize)
 				echo "racecheck bin/$tool -q /tmp/san/$img.pam /tmp/san/out.pam"
 			done
 		done
+		# --colour max's kernels (the gray samples above take the gray
+		# path): colour, 8 and 16 bit, every strategy, whole and in strips.
+		for tool in sobel edge; do
+			case " $SAN_TOOLS " in *" $tool "*) ;; *) continue ;; esac
+			for m in $(gpu_strategies "$tool"); do
+				for args in "--colour max" "--colour max -t auto --operator sobel" \
+				    "--colour max --operator sobel7 --gradient direction"; do
+					[ "$tool" = edge ] && [ "$args" != "--colour max" ] && continue
+					echo "memcheck env GPUFILT_STRIP_ROWS=16 bin/$tool -q -m $m $args /tmp/san/rgba.pam /tmp/san/out.pgm"
+					echo "memcheck bin/$tool -q -m $m $args tests/golden/max/rgba16.pam /tmp/san/out.pgm"
+					echo "racecheck bin/$tool -q -m $m $args samples/chelsea.png /tmp/san/out.pgm"
+				done
+			done
+		done
 		# The decode stage on the GPU's JPEG engines (opened for these few
 		# inputs by GPUFILT_GPU_DECODE, beside the context: the first is a
 		# JPEG), a batch on the engines while the next is made ready:

@@ -16,6 +16,8 @@ reflect|--border reflect --sigma 0 --low 30 --high 90|--border reflect --sigma 0
 zero|--border zero --sigma 1 --low 30 --high 90|--border zero --sigma 1 --low 7710 --high 23130
 chan|--colour channels --sigma 0 --low 40 --high 100|--colour channels --sigma 0 --low 10280 --high 25700
 chanauto|--colour channels|--colour channels
+max|--colour max --sigma 0 --low 40 --high 100|--colour max --sigma 0 --low 10280 --high 25700
+maxauto|--colour max|--colour max
 END
 }
 
@@ -32,5 +34,6 @@ edge_sanitize() {
 
 --auto --sigma 0
 --colour channels --sigma 0 --high q0.9
+--colour max --high 30%
 END
 }

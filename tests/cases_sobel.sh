@@ -29,6 +29,10 @@ chan|--colour channels|--colour channels
 chanauto|--colour channels -t auto --border reflect|--colour channels -t auto --border reflect
 dir|--gradient direction|--gradient direction
 dir7|--gradient direction --operator sobel7 --border reflect|--gradient direction --operator sobel7 --border reflect
+max|--colour max|--colour max
+maxauto|--colour max -t auto --border reflect|--colour max -t auto --border reflect
+maxsch|--colour max --operator scharr --norm l1 -t 200|--colour max --operator scharr --norm l1 -t 51400
+maxdir|--colour max --gradient direction|--colour max --gradient direction
 END
 }
 
@@ -51,5 +55,6 @@ sobel_sanitize() {
 --operator sobel7 --norm l1
 --colour channels -t auto
 --gradient direction --border wrap
+--colour max --operator sobel5 -t auto
 END
 }

@@ -68,7 +68,7 @@ got=$(bash -c '. "$1"; COMP_WORDS=(sobel --operator s); COMP_CWORD=2; _gpufilt_s
     _gpufilt_sobel; echo "${COMPREPLY[*]}"' sh "$d/bash" 2>&1)
 if [ "$got" = "sobel scharr sobel5 sobel7
 prewitt
-gray channels
+gray channels max
 direction" ]; then
 	pass "completion/sobel/operator-colour-gradient"
 else
@@ -77,8 +77,10 @@ fi
 
 # edge's --colour completes with its modes.
 got=$(bash -c '. "$1"; COMP_WORDS=(edge --colour c); COMP_CWORD=2; _gpufilt_edge
+    echo "${COMPREPLY[*]}"; COMP_WORDS=(edge --colour m); COMP_CWORD=2; _gpufilt_edge
     echo "${COMPREPLY[*]}"' sh "$TMP/completion/edge/bash" 2>&1)
-if [ "$got" = "channels" ]; then
+if [ "$got" = "channels
+max" ]; then
 	pass "completion/edge/colour"
 else
 	fail "completion/edge/colour" "--colour c gave: $got"

@@ -58,6 +58,26 @@ tool_runs | while read -r tool args; do
 done >"$SV/same.log"
 tally server/same "$SV/same.log" "through the server and in process differ"
 
+# --colour max makes one channel of colour (the server's output size,
+# image_check): through the server and in process, the same bytes.
+for c in "sobel --colour max -t auto" "sobel --colour max --operator sobel5" \
+    "edge --colour max" "sobel --colour channels"; do
+	for f in "$SAMPLES/chelsea.png" "$GOLDEN/max/rgba16.pam" "$SAMPLES/coins.pgm"; do
+		n=cmax-$(echo "$c $(basename "$f")" | tr -c 'a-z0-9' _)
+		# shellcheck disable=SC2086
+		GPUFILT_SERVER=require "$BIN"/$c -v "$f" "$SV/$n.s.pnm" 2>"$SV/$n.s.err"; s1=$?
+		# shellcheck disable=SC2086
+		GPUFILT_SERVER=off "$BIN"/$c "$f" "$SV/$n.p.pnm"; s2=$?
+		if [ $s1 = 0 ] && [ $s2 = 0 ] && cmp -s "$SV/$n.s.pnm" "$SV/$n.p.pnm" &&
+		    grep -q '(filtered by gpufiltd)$' "$SV/$n.s.err"; then
+			echo "ok $n"
+		else
+			echo "bad $n status $s1/$s2: $(head -c 300 "$SV/$n.s.err")"
+		fi
+	done
+done >"$SV/cmax.log"
+tally server/colour-max "$SV/cmax.log" "through the server and in process differ"
+
 # A batch, and a failing input in it: the same files and the same status.
 mkdir -p "$SV/bs" "$SV/bp"
 head -c 500 "$SAMPLES/coins.pgm" >"$SV/trunc.pgm"

@@ -50,6 +50,7 @@ enum {
 	GPU_SLOT_CLASSES,       /* edge: the class of every pixel after suppression */
 	GPU_SLOT_OTSU,          /* sobel, edge: Otsu's bins and threshold (otsu.h) */
 	GPU_SLOT_HYST,          /* edge: the hysteresis union-find */
+	GPU_SLOT_GRAD,          /* edge --colour max: the chosen gradients */
 	GPU_NBUFS
 };
 

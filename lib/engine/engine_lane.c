@@ -56,8 +56,19 @@ lane_events(struct lane *ln, int nstrips, struct gf_err *e)
 }
 
 /*
+ * How many planes tl takes of an image like in at once: its colour
+ * channels for a planes tool, else 1.
+ */
+static int
+strip_planes(const struct tool *tl, const struct image *in)
+{
+	return tl->planes && !tl->gray ? img_colour_channels(in) : 1;
+}
+
+/*
  * The tool's work on the planes of one strip already on the device: a
- * gray tool's on the gray, another's on each colour channel; alpha goes
+ * gray tool's on the gray, a planes tool's on the colour planes stacked
+ * in din (strip_planes), another's on each colour channel; alpha goes
  * from packed to packed_out through din unchanged, as on the CPU.
  */
 static int
@@ -67,9 +78,18 @@ strip_filter(const struct tool *tl, struct gpu *g, struct slot *s, void *packed,
 {
 	int ch = s->in.channels, alpha = ch - 1;
 
-	if (ch == 1 || tl->gray) {
+	if (ch == 1 || tl->gray || strip_planes(tl, &s->in) == 1) {
 		if (ch != 1)
 			GPU_TRY(e, planes_launch_gray(packed, ch, din, g->stream));
+		return tl->gpu(tl->ctx, g, din, dout, &s->t, e);
+	}
+	if (tl->planes) {
+		struct gpu_image p = *din;
+		p.height = dout->height;
+		for (int c = 0; c < img_colour_channels(&s->in); c++) {
+			p.px = (char *)din->px + (size_t)c * p.height * din->pitch;
+			GPU_TRY(e, planes_launch_copy(packed, ch, c, &p, 0, g->stream));
+		}
 		return tl->gpu(tl->ctx, g, din, dout, &s->t, e);
 	}
 	for (int c = 0; c < img_colour_channels(&s->in); c++) {
@@ -181,7 +201,7 @@ strip_queue(struct engine *en, struct lane *ln, struct gpu *g, struct slot *s,
 	int top = y0 < halo ? y0 : halo;
 	int bot = in->height - y0 - n < halo ? in->height - y0 - n : halo;
 	int rows = top + n + bot, ch = in->channels;
-	int packed_out = ch > 1 && !en->tool->gray;
+	int packed_out = tool_out_channels(en->tool, ch) > 1;
 	size_t bps = gf_sample_bytes(in->maxval), prow = (size_t)in->width * ch * bps;
 	size_t orow = packed_out ? prow : (size_t)in->width * bps;
 	const char *src = (const char *)in->px + (size_t)(y0 - top) * prow;
@@ -192,7 +212,8 @@ strip_queue(struct engine *en, struct lane *ln, struct gpu *g, struct slot *s,
 	int stage_out = ln->stage[0] != NULL && !s->outbuf.pinned &&
 	    orow <= STAGE_BYTES;
 
-	if (gpu_image_get(g, GPU_SLOT_IN, in->width, rows, in->maxval, &din, e) < 0 ||
+	if (gpu_image_get(g, GPU_SLOT_IN, in->width, rows *
+	    strip_planes(en->tool, in), in->maxval, &din, e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_OUT, in->width, rows, in->maxval, &dout, e) < 0 ||
 	    (ch > 1 && gpu_scratch(g, GPU_SLOT_PACKED_IN, prow * rows, &pk, e) < 0) ||
 	    (packed_out && gpu_scratch(g, GPU_SLOT_PACKED_OUT, prow * rows, &pko,
@@ -549,7 +570,7 @@ lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 		gf_fail(&s->err, "GPUFILT_FAIL_GPU made it fail at its image %d",
 		    en->gpus.fail_at);
 	} else if (s->out.px == NULL && img_alloc_like(&s->out, &s->in,
-	    en->tool->gray ? 1 : s->in.channels, &s->err) < 0) {
+	    tool_out_channels(en->tool, s->in.channels), &s->err) < 0) {
 		rc = -1;        /* no output buffer: the CPU's, as the tool's would be */
 	} else {
 		struct remote_rows rows = {remote_rows, s};

@@ -179,7 +179,7 @@ slot_prepare_out(struct engine *en, struct slot *s)
 	pthread_mutex_unlock(&en->mu);
 	if (later || (state != GPU_PENDING && state != GPU_READY && !remote))
 		return;
-	o.channels = en->tool->gray ? 1 : s->in.channels;
+	o.channels = tool_out_channels(en->tool, s->in.channels);
 	n = img_bytes(&o);
 	o.px = hbuf_get(en, &s->outbuf, n);
 	/* Shared memory's pages are made where the server writes them. */

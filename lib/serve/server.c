@@ -403,7 +403,7 @@ image_check(const struct conn *c, const struct proto_image *pi,
 	*in = (struct image){pi->width, pi->height, pi->channels, pi->maxval,
 	    NULL};
 	*out = *in;
-	out->channels = c->tool.gray ? 1 : pi->channels;
+	out->channels = tool_out_channels(&c->tool, pi->channels);
 	inb = img_bytes(in);
 	outb = img_bytes(out);
 	if (inb == 0 || outb == 0 ||

@@ -36,6 +36,16 @@ struct tool {
 	 */
 	int gray;
 	/*
+	 * With gray 0: 1 when the tool takes a colour image's colour planes
+	 * at once and makes one output channel of them (sobel and edge
+	 * --colour max); alpha is dropped.  Its gpu then gets in with the
+	 * n = img_colour_channels planes stacked, plane c at rows c * h ..
+	 * c * h + h - 1 (in->height = n * out->height), and its cpu the
+	 * colour image as read.  An image of one colour channel (gray, gray
+	 * and alpha) goes as a gray tool's does.
+	 */
+	int planes;
+	/*
 	 * Rows above and below that an output row reads (the stencil's reach
 	 * in y), so that a tall image can be cut into strips that carry that
 	 * many extra rows; -1 when an output pixel may depend on the whole
@@ -69,6 +79,13 @@ struct tool {
 	    const struct gpu_image *out, struct gf_times *t, struct gf_err *e);
 	void *ctx;
 };
+
+/* The channels of a tool's output for an input of in_channels channels. */
+static inline int
+tool_out_channels(const struct tool *t, int in_channels)
+{
+	return t->gray || t->planes ? 1 : in_channels;
+}
 
 /*
  * A gray tool's CPU work (plane_cpu, a struct tool's cpu) on each colour

@@ -158,7 +158,37 @@ static inline void __pipeline_wait_prior(size_t) {}
 	(memcpy((char *)&(sym) + (off), (src), (n)), cudaSuccess)
 static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 static inline void __threadfence(void) { std::atomic_thread_fence(std::memory_order_seq_cst); }
-template <typename T> static inline T tex2D(cudaTextureObject_t, float, float) { abort(); }
+/*
+ * Textures: a check registers a device image (host memory here) with
+ * emu_tex_make and passes the number it gives as the texture object;
+ * tex2D reads it point-sampled, clamped, unnormalized, as gpu_texture's
+ * objects do.  Kernels read no texture that was not registered.
+ */
+struct emu_tex {
+	const void *px;
+	size_t pitch;
+	int width, height;
+};
+inline emu_tex emu_texs[16];
+inline int emu_ntex;
+static inline cudaTextureObject_t emu_tex_make(const void *px, size_t pitch,
+    int width, int height)
+{
+	if (emu_ntex == 16)
+		abort();
+	emu_texs[emu_ntex] = {px, pitch, width, height};
+	return (cudaTextureObject_t)++emu_ntex;
+}
+template <typename T> static inline T tex2D(cudaTextureObject_t t, float x, float y)
+{
+	if (t < 1 || t > (cudaTextureObject_t)emu_ntex)
+		abort();
+	const emu_tex &e = emu_texs[t - 1];
+	int xi = (int)std::floor(x), yi = (int)std::floor(y);
+	xi = xi < 0 ? 0 : xi >= e.width ? e.width - 1 : xi;
+	yi = yi < 0 ? 0 : yi >= e.height ? e.height - 1 : yi;
+	return ((const T *)((const char *)e.px + (size_t)yi * e.pitch))[xi];
+}
 using std::min;
 using std::max;
 

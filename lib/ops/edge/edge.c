@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "conv2d.h"
+#include "edge_max.h"
 #include "edge_tool.h"
 #include "otsu.h"
 #include "tool.h"
@@ -135,8 +136,8 @@ nms_device(struct gpu *g, const struct gpu_image *src,
  * Hysteresis on the device: one connected-component labelling of the
  * classes (kernels/edge_hyst.cu), queued without waiting.  Writes out.
  */
-static int
-hysteresis_device(struct gpu *g, const struct gpu_image *lab,
+int
+edge_hysteresis_device(struct gpu *g, const struct gpu_image *lab,
     const struct gpu_image *out, struct gf_err *e)
 {
 	size_t tx = ((size_t)lab->width + EDGE_HYST_TILE - 1) / EDGE_HYST_TILE;
@@ -236,7 +237,7 @@ edge_run_device(struct gpu *g, const struct gpu_image *in,
 	    e) < 0 || nms_device(g, src, &lab, &p, od != NULL ? &od->p : NULL, o,
 	    e) < 0)
 		return -1;
-	if (hysteresis_device(g, &lab, out, e) < 0)
+	if (edge_hysteresis_device(g, &lab, out, e) < 0)
 		return -1;
 	if (o->auto_thresh) {
 		GPU_TRY(e, cudaMemcpyAsync(&t, &od->t, sizeof(t),
@@ -274,14 +275,24 @@ edge_plane_cpu(void *ctx, const struct image *in, struct image *out,
 }
 
 /*
- * A colour image reaches the CPU path under --colour channels alone:
- * each channel is detected alone (its own thresholds), as the GPU path
- * is handed each plane.
+ * A colour image reaches the CPU path under --colour channels (each
+ * channel detected alone, its own thresholds, as the GPU path is handed
+ * each plane) and --colour max (edge_max.h).
  */
 static int
 edge_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
+	const struct edge_opts *o = ctx;
+	struct edge_params p = edge_params_for(o);
+	struct edge_info info;
+
+	if (in->channels > 1 && o->max) {
+		if (edge_max_cpu(in, out, &p, &info, o->common.threads, e) < 0)
+			return -1;
+		note_thresholds(t, o, &info);
+		return 0;
+	}
 	if (in->channels > 1)
 		return tool_channels_cpu(in, out, edge_plane_cpu, ctx, t, e);
 	return edge_plane_cpu(ctx, in, out, t, e);
@@ -294,7 +305,11 @@ edge_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
 	const struct edge_opts *o = ctx;
 	struct edge_info info;
 
-	if (edge_run_device(g, in, out, o, &info, e) < 0)
+	if (o->max && in->height > out->height) {
+		if (edge_max_device(g, in, in->height / out->height, out, o, &info,
+		    e) < 0)
+			return -1;
+	} else if (edge_run_device(g, in, out, o, &info, e) < 0)
 		return -1;
 	note_thresholds(t, o, &info);
 	return 0;
@@ -305,14 +320,21 @@ edge_tool(struct tool *t, struct edge_opts *o)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = "edge";
-	/* --colour channels: the engine hands the GPU path each colour plane. */
-	t->gray = !o->channels;
+	/*
+	 * --colour channels: the engine hands the GPU path each colour plane;
+	 * --colour max: all of them at once.
+	 */
+	t->gray = !o->channels && !o->max;
+	t->planes = o->max;
 	t->halo = -1;           /* hysteresis links pixels across the whole image */
 	/*
 	 * The smoothing's taps grow with sigma; the other stages' do not,
 	 * so this overstates a larger sigma's cost, on the safe side.
 	 */
 	t->cpu_weight = o->sigma / 1.4;
+	/* --colour max: 8 times the default's time on chelsea.png (-j 1). */
+	if (o->max)
+		t->cpu_weight = 8 * (t->cpu_weight > 1 ? t->cpu_weight : 1);
 	t->cpu = edge_tool_cpu;
 	t->gpu = edge_tool_gpu;
 	t->ctx = o;

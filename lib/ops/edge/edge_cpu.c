@@ -11,6 +11,7 @@
 
 #include "conv2d.h"
 #include "edge.h"
+#include "edge_max.h"
 #include "gradient.h"
 #include "otsu.h"
 #include "pool.h"
@@ -460,4 +461,13 @@ done:
 	free(lab);
 	img_free(&sm);
 	return ret;
+}
+
+int
+edge_finish_cpu(uint8_t *lab, const struct image *like, struct image *out,
+    struct gf_err *e)
+{
+	if (hysteresis_cpu(lab, like->width, like->height, e) < 0)
+		return -1;
+	return labels_to_image(lab, like, out, e);
 }

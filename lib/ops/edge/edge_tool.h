@@ -23,6 +23,7 @@ struct edge_opts {
 	double low, high;       /* --low, --high, in the units of their kind */
 	enum edge_tkind low_kind, high_kind;
 	int channels;           /* --colour channels: each colour channel alone */
+	int max;                /* --colour max: the largest-gradient channel */
 };
 
 struct tool;

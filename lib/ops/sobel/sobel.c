@@ -5,9 +5,11 @@
  * images).  The CPU path is sobel_cpu.c.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "border.h"
+#include "grad_max.h"
 #include "otsu.h"
 #include "sobel_tool.h"
 #include "tool.h"
@@ -150,17 +152,93 @@ sobel_plane_cpu(void *ctx, const struct image *in, struct image *out,
 }
 
 /*
- * A colour image reaches the CPU path under --colour channels alone:
- * each channel is filtered alone (its own -t auto threshold), as the GPU
- * path is handed each plane.
+ * --colour max on the CPU: -t auto's threshold of the chosen gradients'
+ * histogram, then the filter on the chosen gradient (grad_max.h).
+ */
+static int
+sobel_max_tool_cpu(const struct sobel_opts *o, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e)
+{
+	const int border = o->common.border, nthreads = o->common.threads;
+	const size_t n = (size_t)in->width * in->height;
+	struct sobel_params p;
+	uint32_t otsu = 0, *hist;
+	int *field;
+
+	if (o->threshold_auto) {
+		int ret = -1;
+		field = malloc(2 * n * sizeof(*field));
+		hist = malloc(((size_t)in->maxval + 1) * sizeof(*hist));
+		if (field == NULL || hist == NULL)
+			gf_nomem(e, "out of memory for the gradients of a %d x %d "
+			    "image", in->width, in->height);
+		else if ((ret = grad_max_field_cpu(in, SOBEL_OP_SOBEL, border,
+		    o->l1, field, nthreads, e)) == 0) {
+			grad_max_hist(field, n, o->l1, in->maxval, hist);
+			otsu = otsu_threshold(hist, (int)in->maxval + 1);
+		}
+		free(field);
+		free(hist);
+		if (ret < 0)
+			return -1;
+	}
+	p = image_params(t, o, in->maxval, otsu);
+	return sobel_max_cpu(in, out, &p, border, nthreads, e);
+}
+
+/*
+ * A colour image reaches the CPU path under --colour channels (each
+ * channel filtered alone, its own -t auto threshold, as the GPU path is
+ * handed each plane) and --colour max.
  */
 static int
 sobel_tool_cpu(void *ctx, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
+	const struct sobel_opts *o = ctx;
+
+	if (in->channels > 1 && o->max)
+		return sobel_max_tool_cpu(o, in, out, t, e);
 	if (in->channels > 1)
 		return tool_channels_cpu(in, out, sobel_plane_cpu, ctx, t, e);
 	return sobel_plane_cpu(ctx, in, out, t, e);
+}
+
+/*
+ * --colour max on the GPU, in the n > 1 colour planes stacked in in:
+ * as sobel_tool_gpu, on the chosen gradients.
+ */
+static int
+sobel_max_tool_gpu(const struct sobel_opts *o, struct gpu *g,
+    const struct gpu_image *in, int n, const struct gpu_image *out,
+    struct gf_times *t, struct gf_err *e)
+{
+	const int border = o->common.border;
+	struct grad_max_dest d;
+	uint32_t otsu = 0, *hist;
+	int ret;
+
+	if (o->threshold_auto) {
+		if ((hist = malloc(((size_t)in->maxval + 1) * sizeof(*hist))) == NULL)
+			return gf_nomem(e, "out of memory for the gradient histogram");
+		ret = grad_max_hist_device(g, in, n, SOBEL_OP_SOBEL, border, o->l1,
+		    o->common.strategy, &o->common.launch, hist, e);
+		if (ret == 0)
+			otsu = otsu_threshold(hist, (int)in->maxval + 1);
+		free(hist);
+		if (ret < 0)
+			return -1;
+	}
+	memset(&d, 0, sizeof(d));
+	d.kind = GRAD_MAX_SOBEL;
+	d.p = image_params(t, o, in->maxval, otsu);
+	d.l1 = grad_max_l1_of(&d.p);
+	d.out = *out;
+	if (d.p.mode == SOBEL_DIRECTION && in->maxval < 255)
+		return gf_fail(e, "the direction's bins 0 to 255 need a maxval of "
+		    "255 or more; this image's is %u", in->maxval);
+	return grad_max_device(g, in, n, d.p.op, border, &d, o->common.strategy,
+	    &o->common.launch, e);
 }
 
 static int
@@ -171,6 +249,9 @@ sobel_tool_gpu(void *ctx, struct gpu *g, const struct gpu_image *in,
 	struct sobel_params p;
 	uint32_t otsu = 0;
 
+	if (o->max && in->height > out->height)
+		return sobel_max_tool_gpu(o, g, in, in->height / out->height, out,
+		    t, e);
 	if (o->threshold_auto &&
 	    otsu_gpu(g, in, o->common.border, o->l1, &otsu, e) < 0)
 		return -1;
@@ -184,8 +265,12 @@ sobel_tool(struct tool *t, struct sobel_opts *o)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = "sobel";
-	/* --colour channels: the engine hands the GPU path each colour plane. */
-	t->gray = !o->channels;
+	/*
+	 * --colour channels: the engine hands the GPU path each colour plane;
+	 * --colour max: all of them at once.
+	 */
+	t->gray = !o->channels && !o->max;
+	t->planes = o->max;
 	/*
 	 * Otsu's threshold is the whole image's; a wrapping border reads the
 	 * far edge; else an output row reads the operator's radius of rows
@@ -193,6 +278,12 @@ sobel_tool(struct tool *t, struct sobel_opts *o)
 	 */
 	t->halo = o->threshold_auto || o->common.border == GF_BORDER_WRAP ?
 	    -1 : sobel_op_radius(o->op);
+	/*
+	 * --colour max's CPU path (every colour channel's gradients through
+	 * the operators' integer passes, grad_max_cpu.c) took 40 times the
+	 * default's time on chelsea.png at -j 1.
+	 */
+	t->cpu_weight = o->max ? 40 : 0;
 	t->cpu = sobel_tool_cpu;
 	t->gpu = sobel_tool_gpu;
 	t->ctx = o;

@@ -21,6 +21,7 @@ struct sobel_opts {
 	double t;
 	int op;                 /* --operator: enum sobel_op */
 	int channels;           /* --colour channels: each colour channel alone */
+	int max;                /* --colour max: the largest-gradient channel */
 	int direction;          /* --gradient direction: the direction's bin */
 };
 
