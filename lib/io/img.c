@@ -125,6 +125,7 @@ img_reader_close(struct img_reader *r)
 		if (r->stacked)
 			fclose(r->f);   /* ours, and those under it; not the caller's */
 		free(r->back);
+		img_icc_free(&r->icc);
 	}
 	free(r);
 }
@@ -500,9 +501,12 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	int c, more, ret;
 
 	img->px = NULL;
+	img_icc_free(&r->icc);
 	if (r->open != NULL) {          /* the next image of a file (TIFF's page) */
 		if ((ret = r->open->read(r, img, e)) > 0)
 			r->nread++;
+		else
+			img_icc_free(&r->icc);
 		if (ret != 0 || r->done)
 			return ret;
 		/* past its last page, from a pipe: what follows it */
@@ -535,6 +539,8 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 		ret = read_other(r, img, e);
 	if (ret > 0)
 		r->nread++;
+	else
+		img_icc_free(&r->icc);
 	return ret;
 }
 
