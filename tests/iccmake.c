@@ -3,7 +3,8 @@
  * libraries: no profile ships with the system here, and ImageMagick is
  * not installed.
  *
- *   iccmake profile gray|rgb|cmyk [BYTES]   a valid profile to stdout
+ *   iccmake profile gray|rgb|cmyk [BYTES [zero]]
+ *                                           a valid profile to stdout
  *   iccmake embed IN PROFILE OUT            IN with PROFILE, written as
  *                                           OUT's extension says
  *   iccmake extract FILE                    FILE's profile to stdout
@@ -11,17 +12,24 @@
  *   iccmake jpeg IN.jpg PROFILE OUT.jpg SPEC
  *                                           IN with PROFILE split into
  *                                           APP2 markers as SPEC says
+ *   iccmake png IN.png PROFILE OUT.png [NAME]
+ *                                           IN with an iCCP chunk of
+ *                                           PROFILE (name NAME) after
+ *                                           IHDR, deflated by zlib
  *
  * A profile is libpng's idea of valid (header, 'acsp', a tag table inside
  * it): a version 4.3 display profile of D50 white point and curves,
- * padded with a private tag to BYTES (rounded up to 4) when asked.
+ * padded with a private tag to BYTES (rounded up to 4) when asked, of
+ * zeros with "zero" (a profile that deflates to next to nothing).
  * extract reads with the reference libraries, not gpufilt's readers:
  * libjpeg-turbo's jpeg_read_icc_profile, libpng's png_get_iCCP,
  * libtiff's tag, libwebpdemux's ICCP chunk; exit 1 with "none" on
  * stderr when the file has no profile.  SPEC is the markers in file
  * order, "SEQ/COUNT" each, comma-separated ("1/3,3/3,2/3"): the profile
- * is cut into as many equal parts as SPEC has markers, the k-th marker
- * holding the k-th part, so that a SPEC that lies (a repeated or missing
+ * is cut into as many equal parts as SPEC has markers (the last takes
+ * the rest), the marker of number SEQ holding part SEQ (the k-th marker
+ * the k-th part where SEQ is none of them), so that markers out of order
+ * join into the profile, and a SPEC that lies (a repeated or missing
  * number, counts that differ) makes a file libjpeg-turbo gives no
  * profile for.  embed writes with gpufilt's writers (img_write_icc).
  */
@@ -33,6 +41,7 @@
 #include <png.h>
 #include <tiffio.h>
 #include <webp/demux.h>
+#include <zlib.h>
 
 #include "img.h"
 
@@ -47,7 +56,7 @@ be32(unsigned char *p, unsigned long v)
 
 /* A profile of colour space space ("GRAY", "RGB ", "CMYK"), len >= its minimum. */
 static unsigned char *
-profile(const char *space, size_t want, size_t *len)
+profile(const char *space, size_t want, int zero, size_t *len)
 {
 	static const char *gray[] = {"wtpt", "kTRC"};
 	static const char *rgb[] = {"wtpt", "rXYZ", "gXYZ", "bXYZ", "rTRC",
@@ -93,7 +102,7 @@ profile(const char *space, size_t want, size_t *len)
 	memcpy(p + 132 + 12 * ntags, "gpfP", 4);
 	be32(p + 132 + 12 * ntags + 4, at + 32);
 	be32(p + 132 + 12 * ntags + 8, n - at - 32);
-	for (size_t k = at + 32; k < n; k++)
+	for (size_t k = at + 32; k < n && !zero; k++)
 		p[k] = (unsigned char)(k * 7 + k / 251);
 	*len = n;
 	return p;
@@ -262,7 +271,7 @@ embed(const char *in, const char *prof, const char *out)
 static int
 jpeg_split(const char *in, const char *prof, const char *out, const char *spec)
 {
-	size_t len, plen, nparts = 1, at = 0;
+	size_t len, plen, nparts = 1, q;
 	unsigned char *b = slurp(in, &len), *p = slurp(prof, &plen);
 	FILE *f = fopen(out, "wb");
 	const char *s;
@@ -273,11 +282,16 @@ jpeg_split(const char *in, const char *prof, const char *out, const char *spec)
 		return 2;
 	fwrite(b, 1, 2, f);
 	s = spec;
+	q = plen / nparts;
 	for (size_t k = 0; k < nparts; k++) {
-		unsigned seq, count;
-		size_t part = k + 1 < nparts ? plen / nparts : plen - at;
+		unsigned seq = 0, count = 0;
+		size_t at, part, i;
 		unsigned char head[4 + 14];
-		if (sscanf(s, "%u/%u", &seq, &count) != 2 || part > 65519) {
+		int ok = sscanf(s, "%u/%u", &seq, &count) == 2;
+		i = seq >= 1 && seq <= nparts ? seq - 1 : k;
+		at = i * q;
+		part = i + 1 < nparts ? q : plen - at;
+		if (!ok || part > 65519) {
 			fprintf(stderr, "iccmake: bad spec %s\n", spec);
 			return 2;
 		}
@@ -288,13 +302,43 @@ jpeg_split(const char *in, const char *prof, const char *out, const char *spec)
 		head[16] = (unsigned char)seq, head[17] = (unsigned char)count;
 		fwrite(head, 1, sizeof(head), f);
 		fwrite(p + at, 1, part, f);
-		at += part;
 		if ((s = strchr(s, ',')) != NULL)
 			s++;
 	}
 	fwrite(b + 2, 1, len - 2, f);
 	free(b);
 	free(p);
+	return fclose(f) == 0 ? 0 : 2;
+}
+
+/* IN with an iCCP chunk of the profile, named name, right after IHDR. */
+static int
+png_iccp(const char *in, const char *prof, const char *out, const char *name)
+{
+	size_t len, plen, nlen = strlen(name);
+	unsigned char *b = slurp(in, &len), *p = slurp(prof, &plen), *c, hd[8];
+	uLongf zlen = compressBound(plen);
+	FILE *f = fopen(out, "wb");
+	uLong crc;
+
+	if (f == NULL || len < 33 || (c = malloc(nlen + 2 + zlen)) == NULL)
+		return 2;
+	memcpy(c, name, nlen + 1);
+	c[nlen + 1] = 0;
+	if (compress2(c + nlen + 2, &zlen, p, plen, 9) != Z_OK)
+		return 2;
+	fwrite(b, 1, 33, f);                        /* signature, IHDR */
+	be32(hd, nlen + 2 + zlen);
+	memcpy(hd + 4, "iCCP", 4);
+	fwrite(hd, 1, 8, f);
+	fwrite(c, 1, nlen + 2 + zlen, f);
+	crc = crc32(crc32(0, hd + 4, 4), c, (uInt)(nlen + 2 + zlen));
+	be32(hd, crc);
+	fwrite(hd, 1, 4, f);
+	fwrite(b + 33, 1, len - 33, f);
+	free(b);
+	free(p);
+	free(c);
 	return fclose(f) == 0 ? 0 : 2;
 }
 
@@ -306,7 +350,7 @@ main(int argc, char **argv)
 		    strcmp(argv[2], "cmyk") == 0 ? "CMYK" : "RGB ";
 		size_t n;
 		unsigned char *p = profile(sp, argc > 3 ? strtoul(argv[3], NULL,
-		    10) : 0, &n);
+		    10) : 0, argc > 4 && strcmp(argv[4], "zero") == 0, &n);
 		int rc = put(p, n);
 		free(p);
 		return rc;
@@ -319,7 +363,11 @@ main(int argc, char **argv)
 		return extract(argv[2], 1);
 	if (argc == 6 && strcmp(argv[1], "jpeg") == 0)
 		return jpeg_split(argv[2], argv[3], argv[4], argv[5]);
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "png") == 0)
+		return png_iccp(argv[2], argv[3], argv[4], argc == 6 ? argv[5] :
+		    "gpufilt test");
 	fprintf(stderr, "usage: iccmake profile gray|rgb|cmyk [BYTES] | embed IN "
-	    "PROFILE OUT | extract FILE | name FILE | jpeg IN PROFILE OUT SPEC\n");
+	    "PROFILE OUT | extract FILE | name FILE | jpeg IN PROFILE OUT SPEC | "
+	    "png IN PROFILE OUT [NAME]\n");
 	return 2;
 }
