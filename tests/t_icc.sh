@@ -1,7 +1,8 @@
 # ICC profiles (issue 43, point 7): an input's embedded profile comes out
 # byte for byte in every output format that holds one (PNG, JPEG, TIFF,
 # WebP), from every input format that does; only where it describes the
-# output (GRAY on gray, RGB on colour); never in PNM, which has no place
+# output (GRAY on gray, RGB on colour: sobel and edge's gray outputs
+# leave a colour input's out, --colour channels keeps it); never in PNM, which has no place
 # for it; in a batch and from a stream each image's own; and hostile
 # profiles (JPEG markers that lie about their numbers, a PNG iCCP that
 # inflates past 16 MiB, a profile that is no profile) are dropped, the
@@ -90,6 +91,19 @@ tally icc/gray "$I/gray.log" "the GRAY profile of a gray image was not kept (or 
 	    echo "ok sobel-tif" || echo "kept sobel-tif"
 ) >"$I/colour-gray.log" 2>&1
 tally icc/colour-to-gray "$I/colour-gray.log" "an RGB profile was written on a gray output"
+
+# --colour channels: a colour output, which keeps the RGB profile.
+(
+	for t in sobel edge; do
+		if "$BIN/$t" -q --cpu --colour channels "$I/c.jpg" "$I/cc-$t.png" &&
+		    has_icc "$I/cc-$t.png" "$I/rgb.icc"; then
+			echo "ok $t"
+		else
+			echo "lost $t"
+		fi
+	done
+) >"$I/channels.log" 2>&1
+tally icc/colour-channels "$I/channels.log" "a colour output lost its RGB profile"
 
 # PNM holds none: the output is the same bytes as without a profile.
 "$BIN/conv2d" -q --cpu -k "$ID" "$I/c.png" "$I/c-icc.ppm" 2>"$I/err" &&
