@@ -1,15 +1,16 @@
 # ICC profiles (issue 43, point 7): an input's embedded profile comes out
 # byte for byte in every output format that holds one (PNG, JPEG, TIFF,
 # WebP), from every input format that does; only where it describes the
-# output (GRAY on gray, RGB on colour: sobel and edge's gray outputs
-# leave a colour input's out, --colour channels keeps it); never in PNM, which has no place
-# for it; in a batch and from a stream each image's own; and hostile
+# output (GRAY on gray, RGB on colour: the gray outputs of sobel and edge
+# leave a colour input's out, --colour channels keeps it); never in PNM,
+# which has no place for it; in a batch and from a pipe each image's own;
+# on the GPU, and from the GPU's JPEG engines, as on the CPU; and hostile
 # profiles (JPEG markers that lie about their numbers, a PNG iCCP that
 # inflates past 16 MiB, a profile that is no profile) are dropped, the
 # image read as if it had none.  Profiles are made and read back by
 # tests/iccmake.c through the reference libraries (libjpeg-turbo's
 # jpeg_read_icc_profile, libpng, libtiff, libwebpdemux), never through
-# gpufilt's readers.  The reader and writer units are tests/io_test.c.
+# gpufilt's readers.  The reader and writer units are tests/icc_test.c.
 # Sourced by tests/run.sh.
 
 I=$TMP/icc
@@ -192,3 +193,38 @@ why="exit $st: $(cat "$I/err")"
 check icc/png-bomb eval '[ $st -eq 0 ] && [ $(wc -c <"$I/bomb.png") -lt 400000 ] &&
     no_icc "$I/bomb-out.png" && has_icc "$I/edge-out.tif" "$I/edge.icc"'
 rm -f "$I/bomb.icc" "$I/edge.icc" "$I/edge-out.tif"
+
+# On the GPU: every strategy's output keeps it, and a batch of JPEGs
+# decoded by the GPU's JPEG engines (their profile read from the bytes'
+# header, not by the CPU's decoder) keeps each file's.
+if have_gpu; then
+	(
+		for m in $(gpu_strategies conv2d); do
+			if "$BIN/conv2d" -q -m "$m" -k "$ID" "$I/c.jpg" "$I/gpu-$m.png" &&
+			    has_icc "$I/gpu-$m.png" "$I/rgb.icc"; then
+				echo "ok $m"
+			else
+				echo "lost $m"
+			fi
+		done
+		# GPUFILT_GPU_DECODE=2: readers wait for the engines (t_jpeg_gpu).
+		mkdir -p "$I/jdec" "$I/jdec-out" && cp "$I/g.jpg" "$I/jdec/g1.jpg" &&
+		    cp "$I/g.jpg" "$I/jdec/g2.jpg" && cp "$I/c.jpg" "$I/jdec/c3.jpg" &&
+		    cp "$I/plain.jpg" "$I/jdec/p4.jpg" || echo "run copy"
+		if ! GPUFILT_GPU_DECODE=2 "$BIN/sobel" -v -o "$I/jdec-out" -f png \
+		    "$I/jdec"/*.jpg 2>"$I/jdec.err"; then
+			echo "run sobel: $(tail -n 1 "$I/jdec.err")"
+		elif ! grep -q "decoders: [1-9]" "$I/jdec.err"; then
+			echo "skip jpeg-engines"        # none on this GPU, or no libnvjpeg
+		elif has_icc "$I/jdec-out/g1.png" "$I/gray.icc" &&
+		    has_icc "$I/jdec-out/g2.png" "$I/gray.icc" &&
+		    no_icc "$I/jdec-out/c3.png" && no_icc "$I/jdec-out/p4.png"; then
+			echo "ok jpeg-engines"
+		else
+			echo "lost jpeg-engines"
+		fi
+	) >"$I/gpu.log" 2>&1
+	tally icc/gpu "$I/gpu.log" "a GPU run lost the profile"
+else
+	skip icc/gpu "no GPU"
+fi
