@@ -8,7 +8,8 @@
  * libjpeg-turbo's jpeg_read_icc_profile joins them, by the CPU's reader
  * and the GPU path's header parse alike; a PNG iCCP that inflates past
  * the cap, is cut short, has a bad CRC or lies after IDAT; a TIFF whose
- * pages hold different profiles.  Prints "pass NAME" or "fail NAME: why".
+ * pages hold different profiles; the library's gf_load_icc and
+ * gf_save_icc.  Prints "pass NAME" or "fail NAME: why".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <tiffio.h>
 #include <zlib.h>
 
+#include "gpufilt.h"
 #include "img.h"
 #include "img_int.h"
 #include "unit.h"
@@ -616,6 +618,47 @@ test_tiff_pages(void)
 	free(b);
 }
 
+/* gf_save_icc and gf_load_icc: the profile where it fits, and only there. */
+static void
+test_api(void)
+{
+	unsigned char *c = make_profile("RGB ", 4000, 7), px[4 * 3 * 3];
+	char path[] = "/tmp/icc_test_api.XXXXXX", png[64];
+	gf_image rgb = {4, 3, 3, 255, 0, px}, gray = {4, 3, 1, 255, 0, px}, in;
+	gf_error err;
+	void *icc = (void *)1;
+	size_t n = 1;
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0)
+		abort();
+	close(fd);
+	unlink(path);
+	snprintf(png, sizeof(png), "%s.png", path);
+	for (size_t i = 0; i < sizeof(px); i++)
+		px[i] = (unsigned char)(i * 13);
+	rc = gf_save_icc(png, &rgb, c, 4000, &err);
+	if (rc == GF_OK)
+		rc = gf_load_icc(png, &in, GF_LOAD_GRAY, &icc, &n, &err);
+	result("api_round_trip", rc == GF_OK && n == 4000 && icc != NULL &&
+	    memcmp(icc, c, n) == 0 && in.channels == 1, "%s; %zu bytes",
+	    rc ? err.message : "", n);
+	if (rc == GF_OK)
+		gf_image_free(&in);
+	free(icc);
+	rc = gf_save_icc(png, &gray, c, 4000, &err);
+	if (rc == GF_OK)
+		rc = gf_load_icc(png, &in, 0, &icc, &n, &err);
+	result("api_gray_drops_rgb", rc == GF_OK && n == 0 && icc == NULL, "%s; %zu bytes",
+	    rc ? err.message : "", n);
+	if (rc == GF_OK)
+		gf_image_free(&in);
+	result("api_half_asked", gf_load_icc(png, &in, 0, &icc, NULL, &err) == GF_EINVAL,
+	    "gf_load_icc took icc without icc_len");
+	unlink(png);
+	free(c);
+}
+
 int
 main(void)
 {
@@ -626,5 +669,6 @@ main(void)
 	test_jpeg_markers();
 	test_png();
 	test_tiff_pages();
+	test_api();
 	return nfail != 0;
 }
