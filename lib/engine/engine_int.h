@@ -219,7 +219,7 @@ struct reader {
 	struct slot *markers;   /* its slots for end markers */
 	pthread_cond_t cv;      /* one of them came back */
 	double busy_ms;
-	size_t last_bytes;      /* of the last image it read */
+	size_t last_bytes;      /* of the last image it read, its ICC profile too */
 };
 
 /*

@@ -138,7 +138,8 @@ read_image(struct reader *rd, struct img_reader *r, struct take *tk,
 	tk->s = NULL;
 	s->in = in;
 	img_reader_take_icc(r, &s->icc);
-	s->in_bytes = rd->last_bytes = img_bytes(&in);
+	s->in_bytes = img_bytes(&in);
+	rd->last_bytes = s->in_bytes + s->icc.len;     /* what a slot ahead counts */
 	read_image_done(en, s);
 	s->t.read = gf_now_ms() - t0 - tk->wait_ms;
 	rd->busy_ms += s->t.read;

@@ -517,47 +517,46 @@ img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
 
 /* ---- PNG in: the ICC profile */
 
-/* A profile is inflated into this much memory first, doubled as it needs. */
-#define PNG_ICC_FIRST ((size_t)64 << 10)
-
 /*
  * Inflates the zlib stream of n bytes at z, whole and nothing after it,
- * into icc: at most IMG_ICC_MAX bytes (a bomb stops there).  1, or 0
- * for none.
+ * into icc: a profile's first four bytes give its length, which must be
+ * 132 to IMG_ICC_MAX bytes and what the stream inflates to.  So nothing
+ * is inflated past the length the header claims (a bomb that claims
+ * more stops at four bytes), and its memory is taken once.  1, or 0 for
+ * none.
  */
 static int
 png_icc_inflate(const unsigned char *z, size_t n, struct img_icc *icc)
 {
 	z_stream s;
-	size_t cap = PNG_ICC_FIRST;
-	unsigned char *p = NULL, *q;
-	int rc = Z_OK;
+	unsigned char head[4], *p = NULL;
+	unsigned long len;
+	int rc;
 
 	memset(&s, 0, sizeof(s));
 	if (n > UINT_MAX || inflateInit(&s) != Z_OK)
 		return 0;
 	s.next_in = (Bytef *)z;
 	s.avail_in = (uInt)n;
-	while (rc == Z_OK) {
-		if (s.total_out == cap) {
-			if (cap == IMG_ICC_MAX)
-				break;
-			cap = 2 * cap < IMG_ICC_MAX ? 2 * cap : IMG_ICC_MAX;
-		}
-		if ((q = realloc(p, cap)) == NULL)
-			break;
-		p = q;
-		s.next_out = p + s.total_out;
-		s.avail_out = (uInt)(cap - s.total_out);
-		rc = inflate(&s, Z_NO_FLUSH);
+	s.next_out = head;
+	s.avail_out = sizeof(head);
+	rc = inflate(&s, Z_NO_FLUSH);
+	len = (unsigned long)head[0] << 24 | (unsigned long)head[1] << 16 |
+	    (unsigned long)head[2] << 8 | head[3];
+	if (rc == Z_OK && s.avail_out == 0 && len >= 132 && len <= IMG_ICC_MAX &&
+	    (p = malloc(len)) != NULL) {
+		memcpy(p, head, sizeof(head));
+		s.next_out = p + sizeof(head);
+		s.avail_out = (uInt)(len - sizeof(head));
+		rc = inflate(&s, Z_FINISH);
 	}
 	inflateEnd(&s);
-	if (rc != Z_STREAM_END || s.avail_in != 0 || s.total_out == 0) {
+	if (p == NULL || rc != Z_STREAM_END || s.avail_in != 0 || s.total_out != len) {
 		free(p);
 		return 0;
 	}
 	icc->p = p;
-	icc->len = s.total_out;
+	icc->len = len;
 	return 1;
 }
 
@@ -565,8 +564,9 @@ png_icc_inflate(const unsigned char *z, size_t n, struct img_icc *icc)
  * The ICC profile of the PNG of len bytes at p (its chunks sound so far
  * as the header's), from its iCCP chunk: the first, before PLTE and
  * IDAT as the standard puts it, with a sound CRC, a keyword of 1 to 79
- * bytes, compression method 0 and a zlib stream that inflates to at
- * most IMG_ICC_MAX bytes; else none.  Read apart from both decoders, so
+ * bytes, compression method 0 and a zlib stream that inflates to the
+ * length the profile's header gives, at most IMG_ICC_MAX bytes; else
+ * none.  Read apart from both decoders, so
  * that they give the same.  The keyword is kept when libpng would write
  * it as it is.
  */
