@@ -530,6 +530,24 @@ test_png(void)
 	img_icc_free(&icc);
 	free(p);
 
+	{       /* a profile's header that claims less than the stream holds */
+		unsigned char *more = calloc(1, 6000), *zm = malloc(compressBound(6000));
+		uLongf zml = compressBound(6000);
+		if (more == NULL || zm == NULL)
+			abort();
+		memcpy(more, prof, 5000);
+		if (compress2(zm, &zml, more, 6000, 9) != Z_OK)
+			abort();
+		png_with_iccp((unsigned char *)png, plen, "more", zm, zml, 0, 0, &p, &n);
+		ok = png_icc_of(p, n, &icc, &e);
+		result("png_iccp_longer_than_claimed", ok && icc.len == 0, "%s; %zu bytes",
+		    ok ? "read" : e.msg, icc.len);
+		img_icc_free(&icc);
+		free(p);
+		free(more);
+		free(zm);
+	}
+
 	png_with_iccp((unsigned char *)png, plen, "cut", z, zlen - 9, 0, 0, &p, &n);
 	ok = png_icc_of(p, n, &icc, &e);
 	result("png_iccp_cut", ok && icc.len == 0, "%s; %zu bytes", ok ? "read" : e.msg,
