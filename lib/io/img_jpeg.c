@@ -89,8 +89,8 @@ jpeg_quiet(j_common_ptr cinfo)
  * around with made-up pixels (djpeg exits 2 for them), fails the image
  * as an error does, in libjpeg's words.  Only the warnings that say
  * nothing of the pixels pass: an unknown JFIF revision or Adobe
- * transform code, a bad ICC profile (not read here).  Traces are
- * dropped.
+ * transform code, a bad ICC profile (which img_jpeg_icc.c reads, not
+ * libjpeg's reader, the one that warns of it).  Traces are dropped.
  */
 static void
 jpeg_on_message(j_common_ptr cinfo, int level)
