@@ -256,6 +256,17 @@ int img_save(const char *path, const struct image *img, enum img_format fmt,
     struct gf_err *e);
 
 /*
+ * img_load as a reader set so reads (gray as img_reader_set_gray, any
+ * colour left then made gray in place; autorotate), the image's ICC
+ * profile into *icc (NULL: not kept); img_save with a profile to embed
+ * where it fits (img_write_icc).
+ */
+int img_load_icc(const char *path, int gray, int autorotate, struct image *img,
+    struct img_icc *icc, struct gf_err *e);
+int img_save_icc(const char *path, const struct image *img, enum img_format fmt,
+    const struct img_icc *icc, struct gf_err *e);
+
+/*
  * Colour to gray: Y = (299 R + 587 G + 114 B + 500) / 1000, into gray
  * (allocated here, in's size and maxval, one channel); alpha is dropped,
  * and gray+alpha gives its gray.  lib/io/gray.c.

@@ -3,13 +3,17 @@
  * header says of its colour space, whether a written image may carry
  * it, and the reader's hand-over (img.h).  The formats' own code (a
  * JPEG's APP2 markers, a PNG's iCCP, a TIFF's tag, a WebP's ICCP chunk)
- * is in their files; this is what they share.  The check is libpng's
+ * is in their files; this is what they share, the inflating of a PNG's
+ * iCCP (zlib) included.  The check is libpng's
  * (png_icc_check_length, _header and _tag_table): a profile PNG will
  * not embed is taken as no profile by every writer, so that an output's
  * profile does not depend on its format.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <zlib.h>
 
 #include "img_int.h"
 
@@ -108,6 +112,41 @@ img_icc_name_ok(const char *s)
 		if (c == ' ' && s[i + 1] == ' ')
 			return 0;
 	}
+	return 1;
+}
+
+int
+img_icc_inflate(const unsigned char *z, size_t n, struct img_icc *icc)
+{
+	z_stream s;
+	unsigned char head[4], *p = NULL;
+	unsigned long len;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	if (n > UINT_MAX || inflateInit(&s) != Z_OK)
+		return 0;
+	s.next_in = (Bytef *)z;
+	s.avail_in = (uInt)n;
+	s.next_out = head;
+	s.avail_out = sizeof(head);
+	rc = inflate(&s, Z_NO_FLUSH);
+	len = (unsigned long)head[0] << 24 | (unsigned long)head[1] << 16 |
+	    (unsigned long)head[2] << 8 | head[3];
+	if (rc == Z_OK && s.avail_out == 0 && len >= 132 && len <= IMG_ICC_MAX &&
+	    (p = malloc(len)) != NULL) {
+		memcpy(p, head, sizeof(head));
+		s.next_out = p + sizeof(head);
+		s.avail_out = (uInt)(len - sizeof(head));
+		rc = inflate(&s, Z_FINISH);
+	}
+	inflateEnd(&s);
+	if (p == NULL || rc != Z_STREAM_END || s.avail_in != 0 || s.total_out != len) {
+		free(p);
+		return 0;
+	}
+	icc->p = p;
+	icc->len = len;
 	return 1;
 }
 

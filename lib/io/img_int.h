@@ -303,6 +303,13 @@ unsigned long long img_jpeg_scan_min_bytes(struct jpeg_decompress_struct *ci);
  * and never more than one marker's bytes.  Before jpeg_read_header.
  */
 void img_jpeg_keep_exif(struct jpeg_decompress_struct *ci);
+/*
+ * Moves n bytes of ci's source into dst (NULL: past them), for a marker
+ * processor (img_jpeg_exif.c; img_jpeg_icc.c's too); the end of the data
+ * is libjpeg's error.
+ */
+void img_jpeg_take(struct jpeg_decompress_struct *ci, unsigned char *dst,
+    size_t n);
 
 /*
  * The walk over the coded data of ci's one scan, the n bytes at p from
@@ -338,6 +345,16 @@ int img_tiff_write(FILE *f, const struct image *img, enum img_format fmt,
 int img_webp_write(FILE *f, const struct image *img, enum img_format fmt,
     int quality, const struct img_icc *icc, const char *name,
     struct gf_err *e);
+
+/*
+ * Inflates the zlib stream of n bytes at z (a PNG iCCP's), whole and
+ * nothing after it, into icc: a profile's first four bytes give its
+ * length, which must be 132 to IMG_ICC_MAX bytes and what the stream
+ * inflates to.  So nothing is inflated past the length the header
+ * claims (a bomb that claims more stops at four bytes), and its memory
+ * is taken once.  1, or 0 for none.  img_icc.c.
+ */
+int img_icc_inflate(const unsigned char *z, size_t n, struct img_icc *icc);
 
 /* A PNG iCCP chunk's name when the profile came with none. */
 #define IMG_ICC_NAME "ICC profile"

@@ -27,27 +27,6 @@
 #define ICC_MARKER (JPEG_APP0 + 2)
 #define ICC_OVERHEAD 14         /* "ICC_PROFILE\0", number, count */
 
-/* Moves n bytes of ci's source into dst (NULL: past them). */
-static void
-icc_take(j_decompress_ptr ci, JOCTET *dst, size_t n)
-{
-	struct jpeg_source_mgr *s = ci->src;
-
-	while (n > 0) {
-		size_t k;
-		if (s->bytes_in_buffer == 0 && !s->fill_input_buffer(ci))
-			ERREXIT(ci, JERR_CANT_SUSPEND);
-		k = s->bytes_in_buffer < n ? s->bytes_in_buffer : n;
-		if (dst != NULL) {
-			memcpy(dst, s->next_input_byte, k);
-			dst += k;
-		}
-		s->next_input_byte += k;
-		s->bytes_in_buffer -= k;
-		n -= k;
-	}
-}
-
 /* Whether a kept marker is an ICC one (every APP2 kept is). */
 static int
 icc_is(jpeg_saved_marker_ptr m)
@@ -113,16 +92,16 @@ icc_marker(j_decompress_ptr ci)
 	jpeg_saved_marker_ptr m;
 	size_t len;
 
-	icc_take(ci, len2, 2);
+	img_jpeg_take(ci, len2, 2);
 	len = (size_t)len2[0] << 8 | len2[1];
 	if (len <= 2)
 		return TRUE;
 	len -= 2;
 	if (len < ICC_OVERHEAD) {
-		icc_take(ci, NULL, len);
+		img_jpeg_take(ci, NULL, len);
 		return TRUE;
 	}
-	icc_take(ci, head, ICC_OVERHEAD);
+	img_jpeg_take(ci, head, ICC_OVERHEAD);
 	if (memcmp(head, "ICC_PROFILE", 12) != 0 || icc_void(ci)) {
 		ci->src->skip_input_data(ci, (long)(len - ICC_OVERHEAD));
 		return TRUE;
@@ -136,7 +115,7 @@ icc_marker(j_decompress_ptr ci)
 	}
 	m = icc_keep(ci, len);
 	memcpy(m->data, head, ICC_OVERHEAD);
-	icc_take(ci, m->data + ICC_OVERHEAD, len - ICC_OVERHEAD);
+	img_jpeg_take(ci, m->data + ICC_OVERHEAD, len - ICC_OVERHEAD);
 	return TRUE;
 }
 

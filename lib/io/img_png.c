@@ -21,14 +21,12 @@
  * threads share nothing.
  */
 #include <errno.h>
-#include <limits.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libdeflate.h>
 #include <png.h>
-#include <zlib.h>
 
 #include "img_int.h"
 #include "img_png_filter.h"
@@ -518,49 +516,6 @@ img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
 /* ---- PNG in: the ICC profile */
 
 /*
- * Inflates the zlib stream of n bytes at z, whole and nothing after it,
- * into icc: a profile's first four bytes give its length, which must be
- * 132 to IMG_ICC_MAX bytes and what the stream inflates to.  So nothing
- * is inflated past the length the header claims (a bomb that claims
- * more stops at four bytes), and its memory is taken once.  1, or 0 for
- * none.
- */
-static int
-png_icc_inflate(const unsigned char *z, size_t n, struct img_icc *icc)
-{
-	z_stream s;
-	unsigned char head[4], *p = NULL;
-	unsigned long len;
-	int rc;
-
-	memset(&s, 0, sizeof(s));
-	if (n > UINT_MAX || inflateInit(&s) != Z_OK)
-		return 0;
-	s.next_in = (Bytef *)z;
-	s.avail_in = (uInt)n;
-	s.next_out = head;
-	s.avail_out = sizeof(head);
-	rc = inflate(&s, Z_NO_FLUSH);
-	len = (unsigned long)head[0] << 24 | (unsigned long)head[1] << 16 |
-	    (unsigned long)head[2] << 8 | head[3];
-	if (rc == Z_OK && s.avail_out == 0 && len >= 132 && len <= IMG_ICC_MAX &&
-	    (p = malloc(len)) != NULL) {
-		memcpy(p, head, sizeof(head));
-		s.next_out = p + sizeof(head);
-		s.avail_out = (uInt)(len - sizeof(head));
-		rc = inflate(&s, Z_FINISH);
-	}
-	inflateEnd(&s);
-	if (p == NULL || rc != Z_STREAM_END || s.avail_in != 0 || s.total_out != len) {
-		free(p);
-		return 0;
-	}
-	icc->p = p;
-	icc->len = len;
-	return 1;
-}
-
-/*
  * The ICC profile of the PNG of len bytes at p (its chunks sound so far
  * as the header's), from its iCCP chunk: the first, before PLTE and
  * IDAT as the standard puts it, with a sound CRC, a keyword of 1 to 79
@@ -587,7 +542,7 @@ png_icc(const unsigned char *p, size_t len, struct img_icc *icc)
 		if (!png_crc_ok(p + pos, clen) ||
 		    (nul = memchr(d, 0, clen < 80 ? clen : 80)) == NULL ||
 		    nul == d || (size_t)(nul - d) + 2 > clen || nul[1] != 0 ||
-		    !png_icc_inflate(nul + 2, clen - (size_t)(nul - d) - 2, icc))
+		    !img_icc_inflate(nul + 2, clen - (size_t)(nul - d) - 2, icc))
 			return;
 		memcpy(icc->name, d, (size_t)(nul - d) + 1);
 		if (!img_icc_name_ok(icc->name))
