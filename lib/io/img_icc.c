@@ -4,10 +4,10 @@
  * it, and the reader's hand-over (img.h).  The formats' own code (a
  * JPEG's APP2 markers, a PNG's iCCP, a TIFF's tag, a WebP's ICCP chunk)
  * is in their files; this is what they share, the inflating of a PNG's
- * iCCP (zlib) included.  The check is libpng's
- * (png_icc_check_length, _header and _tag_table): a profile PNG will
- * not embed is taken as no profile by every writer, so that an output's
- * profile does not depend on its format.
+ * iCCP (zlib) included.  The check is libpng's (png_icc_check_length,
+ * _header and _tag_table): a profile PNG will not embed is taken as no
+ * profile by every writer, so that an output's profile does not depend
+ * on its format.
  */
 #include <limits.h>
 #include <stdlib.h>

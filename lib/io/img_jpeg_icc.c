@@ -51,7 +51,7 @@ icc_agrees(j_decompress_ptr ci, unsigned seq, unsigned n)
 	return seq >= 1 && seq <= n;
 }
 
-/* Appends a marker of len bytes (head's first n of them) to ci's list. */
+/* A marker of len bytes of data, in the image's memory, appended to ci's list. */
 static jpeg_saved_marker_ptr
 icc_keep(j_decompress_ptr ci, size_t len)
 {

@@ -521,9 +521,8 @@ img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
  * IDAT as the standard puts it, with a sound CRC, a keyword of 1 to 79
  * bytes, compression method 0 and a zlib stream that inflates to the
  * length the profile's header gives, at most IMG_ICC_MAX bytes; else
- * none.  Read apart from both decoders, so
- * that they give the same.  The keyword is kept when libpng would write
- * it as it is.
+ * none.  Read apart from both decoders, so that they give the same.
+ * The keyword is kept when libpng would write it as it is.
  */
 static void
 png_icc(const unsigned char *p, size_t len, struct img_icc *icc)
