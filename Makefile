@@ -62,7 +62,7 @@ GENCODE   ?= $(foreach a,$(or $(GPU_ARCHS_$(GPU_ARCHS)),$(GPU_ARCHS)),\
              -gencode arch=compute_$(lastword $(subst _, ,$(a))),code=$(a))
 
 PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
-             libwebpdemux
+             libwebpdemux libwebpmux zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -109,7 +109,7 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/gpu_probe build/bench/framegen build/bench/cpuops \
             build/bench/jpeggen build/bench/jpegdec build/bench/jpegdamage \
-            build/tests/jpegcheck build/tests/server_hostile
+            build/tests/jpegcheck build/tests/server_hostile build/tests/iccmake
 
 # libgpufilt as installed: the shared library (its soname the major
 # version) exporting the names of lib/api/gpufilt.sym alone; and the static
@@ -214,10 +214,6 @@ build/tests/%: tests/%.c build/libgpufilt.a
 	$(say) CCLD $@
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -MMD -MP -o $@ $< build/libgpufilt.a $(LDLIBS)
 
-# webp_test makes animations with libwebpmux's encoder; the tools do not link it.
-build/tests/webp_test build/asan/tests/webp_test: private LDLIBS += \
-    $(shell pkg-config --libs libwebpmux 2>/dev/null)
-
 build/bench/%: bench/%.c build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(say) CCLD $@
@@ -276,7 +272,7 @@ ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(LIB_SRCS)) \
 ASAN_BINS   = $(TOOLS:%=build/asan/bin/%) build/asan/bin/gpufiltd
 ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)) \
               build/asan/tests/gpu_probe build/asan/tests/jpegcheck \
-              build/asan/tests/server_hostile
+              build/asan/tests/server_hostile build/asan/tests/iccmake
 
 build/asan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)

@@ -28,7 +28,7 @@ static int
 bits_of(const char *path, long long max_pixels, int colour,
     struct img_jpeg_bits *b)
 {
-	struct img_bits_opts o = {max_pixels, 1, colour, {NULL, NULL}};
+	struct img_bits_opts o = {max_pixels, 1, colour, {NULL, NULL}, NULL};
 	struct gf_err e = {0};
 	FILE *f = fopen(path, "rb");
 	int r;

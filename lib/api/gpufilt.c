@@ -460,52 +460,52 @@ gf_image_free(gf_image *img)
 	}
 }
 
-/* The first image of path, read as flags say, into res; -1 with e. */
-static int
-load_image(const char *path, int flags, struct image *res, struct gf_err *e)
-{
-	struct img_reader *r;
-	FILE *f = fopen(path, "rb");
-	int ret = -1;
-
-	if (f == NULL)
-		return gf_fail(e, "cannot open %s: %s", path, strerror(errno));
-	if (img_reader_open(&r, f, path, e) == 0) {
-		img_reader_set_gray(r, (flags & GF_LOAD_GRAY) != 0);
-		img_reader_set_autorotate(r, (flags & GF_LOAD_AS_STORED) == 0);
-		ret = img_read_next(r, res, e) > 0 ? 0 : -1;
-		img_reader_close(r);
-	}
-	fclose(f);
-	if (ret == 0 && (flags & GF_LOAD_GRAY) && res->channels != 1)
-		img_gray_in_place(res);
-	return ret;
-}
-
 int
 gf_load(const char *path, gf_image *img, int flags, gf_error *err)
 {
+	return gf_load_icc(path, img, flags, NULL, NULL, err);
+}
+
+int
+gf_load_icc(const char *path, gf_image *img, int flags, void **icc,
+    size_t *icc_len, gf_error *err)
+{
 	struct image res = {0};
+	struct img_icc prof = {0};
 	struct gf_err e = {0};
 
-	if (path == NULL || img == NULL)
-		return fail(err, GF_EINVAL, "gf_load needs a path and an image");
+	if (path == NULL || img == NULL || (icc == NULL) != (icc_len == NULL))
+		return fail(err, GF_EINVAL, "gf_load needs a path and an image, "
+		    "and gf_load_icc both icc and icc_len or neither");
 	if (flags & ~(GF_LOAD_GRAY | GF_LOAD_AS_STORED)) {
 		snprintf(e.msg, sizeof(e.msg), "gf_load's flags are 0x%x; only "
 		    "GF_LOAD_GRAY and GF_LOAD_AS_STORED are known", (unsigned)flags);
 		return fail(err, GF_EINVAL, e.msg);
 	}
-	if (load_image(path, flags, &res, &e) < 0)
+	if (img_load_icc(path, (flags & GF_LOAD_GRAY) != 0, (flags &
+	    GF_LOAD_AS_STORED) == 0, &res, icc != NULL ? &prof : NULL, &e) < 0)
 		return fail(err, cpu_code(&e) == GF_ENOMEM ? GF_ENOMEM : GF_EIMAGE,
 		    e.msg);
 	image_out(&res, img);
+	if (icc != NULL) {
+		*icc = prof.p;
+		*icc_len = prof.len;
+	}
 	return succeed(err);
 }
 
 int
 gf_save(const char *path, const gf_image *img, gf_error *err)
 {
+	return gf_save_icc(path, img, NULL, 0, err);
+}
+
+int
+gf_save_icc(const char *path, const gf_image *img, const void *icc,
+    size_t icc_len, gf_error *err)
+{
 	struct image view, copy = {0};
+	struct img_icc prof = {(unsigned char *)icc, icc != NULL ? icc_len : 0, ""};
 	struct gf_err e = {0};
 	int ret;
 
@@ -517,7 +517,7 @@ gf_save(const char *path, const gf_image *img, gf_error *err)
 		return fail(err, GF_EINVAL, e.msg);
 	if (host_view(img, &view, &copy, &e) < 0)
 		return fail(err, GF_ENOMEM, e.msg);
-	ret = img_save(path, &view, IMG_FORMAT_AUTO, &e);
+	ret = img_save_icc(path, &view, IMG_FORMAT_AUTO, &prof, &e);
 	img_free(&copy);
 	return ret < 0 ? fail(err, GF_EIMAGE, e.msg) : succeed(err);
 }

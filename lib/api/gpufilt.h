@@ -175,6 +175,28 @@ int gf_edge_device(gf_context *ctx, const gf_image *in, const gf_image *out,
 int gf_load(const char *path, gf_image *img, int flags, gf_error *err);
 int gf_save(const char *path, const gf_image *img, gf_error *err);
 
+/*
+ * gf_load, and the ICC profile the file embeds: *icc (free it with free)
+ * of *icc_len bytes, or NULL and 0 when it has none (or one of more than
+ * 16 MiB, or JPEG APP2 markers that disagree on their numbers, which
+ * libjpeg-turbo takes as none too).  The profile is the file's bytes,
+ * whatever flags: a colour file's RGB profile describes no image loaded
+ * with GF_LOAD_GRAY.
+ */
+int gf_load_icc(const char *path, gf_image *img, int flags, void **icc,
+    size_t *icc_len, gf_error *err);
+
+/*
+ * gf_save with an ICC profile of icc_len bytes (icc NULL: none), embedded
+ * as the tools embed their input's: in a PNG, JPEG, TIFF or WebP, when
+ * the profile's header is sound and its colour space is the image's (a
+ * GRAY profile for one or two channels, RGB for three or four; WebP,
+ * which stores gray as RGB, RGB only); else the image is saved without
+ * it.  PNM holds none.
+ */
+int gf_save_icc(const char *path, const gf_image *img, const void *icc,
+    size_t icc_len, gf_error *err);
+
 /* Frees what gf_load or a host filter made; data becomes NULL. */
 void gf_image_free(gf_image *img);
 

@@ -203,6 +203,12 @@ struct slot {
 	 */
 	struct img_frame frame;
 	size_t split_bytes;     /* what it counts in en->split.held (SPLIT_BYTES) */
+	/*
+	 * The input image's ICC profile, beside it from reader to writer
+	 * (img_write_icc embeds it where it fits the output); freed when
+	 * the slot comes back.
+	 */
+	struct img_icc icc;
 };
 
 /* Slots in arrival order, linked through next; used under en->mu. */
@@ -218,7 +224,7 @@ struct reader {
 	struct slot *markers;   /* its slots for end markers */
 	pthread_cond_t cv;      /* one of them came back */
 	double busy_ms;
-	size_t last_bytes;      /* of the last image it read */
+	size_t last_bytes;      /* of the last image it read, its ICC profile too */
 };
 
 /*

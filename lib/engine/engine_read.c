@@ -137,7 +137,9 @@ read_image(struct reader *rd, struct img_reader *r, struct take *tk,
 	s = tk->s;      /* every decoder's pixels come from the reader's buffer */
 	tk->s = NULL;
 	s->in = in;
-	s->in_bytes = rd->last_bytes = img_bytes(&in);
+	img_reader_take_icc(r, &s->icc);
+	s->in_bytes = img_bytes(&in);
+	rd->last_bytes = s->in_bytes + s->icc.len;     /* what a slot ahead counts */
 	read_image_done(en, s);
 	s->t.read = gf_now_ms() - t0 - tk->wait_ms;
 	rd->busy_ms += s->t.read;
@@ -169,8 +171,9 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
     struct slot **sp, struct gf_err *e)
 {
 	struct engine *en = rd->en;
+	struct img_icc icc = {0};
 	struct img_bits_opts o = {en->o->max_pixels, !en->o->no_autorotate,
-	    en->tool->gray, {slot_in_get, tk}};
+	    en->tool->gray, {slot_in_get, tk}, &icc};
 	struct img_jpeg_bits b;
 	double t0 = gf_now_ms();
 	struct slot *s;
@@ -184,12 +187,14 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 	if (got > 0 && !jdec_check(en, &b, tk->job))
 		got = 0;        /* read from the file on the CPU, the bytes' slot reused */
 	if (got <= 0) {
+		img_icc_free(&icc);
 		rd->busy_ms += gf_now_ms() - t0 - tk->wait_ms;
 		return got;
 	}
 	s = tk->s;      /* the bytes are in its buffer */
 	tk->s = NULL;
 	s->bits = b;
+	s->icc = icc;
 	turned = b.orientation >= 5;
 	s->in = (struct image){turned ? b.height : b.width, turned ? b.width :
 	    b.height, 1, 255, NULL};

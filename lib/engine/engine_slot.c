@@ -310,6 +310,7 @@ slot_give_back(struct engine *en, struct slot *s)
 	if (s->out_malloced)
 		img_free(&s->out);
 	s->out_malloced = 0;
+	img_icc_free(&s->icc);
 	if (s->is_ahead) {
 		/* Its memory goes; the slot itself stays on en->pool.ahead until the end. */
 		hbuf_free(en, &s->inbuf);
@@ -461,6 +462,7 @@ slot_pool_free(struct engine *en)
 		hbuf_free(en, &p->slots[i].inbuf);
 		hbuf_free(en, &p->slots[i].outbuf);
 		free(p->slots[i].frame.p);
+		img_icc_free(&p->slots[i].icc);
 	}
 	while (p->ahead != NULL) {
 		struct slot *s = p->ahead;
@@ -468,6 +470,7 @@ slot_pool_free(struct engine *en)
 		hbuf_free(en, &s->inbuf);
 		hbuf_free(en, &s->outbuf);
 		free(s->frame.p);
+		img_icc_free(&s->icc);
 		free(s);
 	}
 	free(p->slots);

@@ -72,6 +72,8 @@ frame_decode(struct engine *en, struct slot *s, struct gf_err *e)
 		img_reader_set_buffer(r, &b);
 		img_reader_set_frame(r, &s->frame);
 		got = img_read_next(r, &img, e);
+		if (got > 0)
+			img_reader_take_icc(r, &s->icc);
 		img_reader_close(r);
 	}
 	fclose(f);

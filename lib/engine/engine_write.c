@@ -57,13 +57,14 @@ sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
 }
 
 static int
-sink_write(struct sink *k, const struct image *img, struct gf_err *e)
+sink_write(struct sink *k, const struct image *img,
+    const struct img_icc *icc, struct gf_err *e)
 {
 	if (!IMG_FORMAT_IS_PNM(k->fmt) && k->nwritten > 0)
 		return gf_fail(e, "cannot write image %d to %s: a %s file holds "
 		    "one image; write PNM for a stream", k->nwritten + 1, k->name,
 		    img_format_name(k->fmt));
-	if (img_write(k->f, img, k->fmt, k->quality, k->name, e) < 0)
+	if (img_write_icc(k->f, img, k->fmt, k->quality, icc, k->name, e) < 0)
 		return -1;
 	if (k->f == stdout && fflush(stdout) != 0)
 		return gf_fail(e, "cannot write standard output: %s", strerror(errno));
@@ -175,7 +176,7 @@ write_image(struct encoder *c, int j, struct slot *s)
 		job_fail(c, j, s, &s->err);
 		return;
 	}
-	if (!done && sink_write(&c->sink, &s->out, &e) < 0) {
+	if (!done && sink_write(&c->sink, &s->out, &s->icc, &e) < 0) {
 		job_fail(c, j, s, &e);
 		return;
 	}

@@ -125,6 +125,7 @@ img_reader_close(struct img_reader *r)
 		if (r->stacked)
 			fclose(r->f);   /* ours, and those under it; not the caller's */
 		free(r->back);
+		img_icc_free(&r->icc);
 	}
 	free(r);
 }
@@ -500,9 +501,12 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	int c, more, ret;
 
 	img->px = NULL;
+	img_icc_free(&r->icc);
 	if (r->open != NULL) {          /* the next image of a file (TIFF's page) */
 		if ((ret = r->open->read(r, img, e)) > 0)
 			r->nread++;
+		else
+			img_icc_free(&r->icc);
 		if (ret != 0 || r->done)
 			return ret;
 		/* past its last page, from a pipe: what follows it */
@@ -535,6 +539,8 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 		ret = read_other(r, img, e);
 	if (ret > 0)
 		r->nread++;
+	else
+		img_icc_free(&r->icc);
 	return ret;
 }
 
@@ -559,6 +565,13 @@ img_out_row(const struct image *img, int y, unsigned top, void *buf)
 int
 img_load(const char *path, struct image *img, struct gf_err *e)
 {
+	return img_load_icc(path, 0, 1, img, NULL, e);
+}
+
+int
+img_load_icc(const char *path, int gray, int autorotate, struct image *img,
+    struct img_icc *icc, struct gf_err *e)
+{
 	struct img_reader *r;
 	FILE *f = fopen(path, "rb");
 	int ret;
@@ -569,9 +582,15 @@ img_load(const char *path, struct image *img, struct gf_err *e)
 		fclose(f);
 		return -1;
 	}
+	img_reader_set_gray(r, gray);
+	img_reader_set_autorotate(r, autorotate);
 	ret = img_read_next(r, img, e);
+	if (ret > 0 && icc != NULL)
+		img_reader_take_icc(r, icc);
 	img_reader_close(r);
 	fclose(f);
+	if (ret > 0 && gray && img->channels != 1)
+		img_gray_in_place(img);
 	return ret > 0 ? 0 : -1;
 }
 
@@ -579,11 +598,19 @@ int
 img_save(const char *path, const struct image *img, enum img_format fmt,
     struct gf_err *e)
 {
+	return img_save_icc(path, img, fmt, NULL, e);
+}
+
+int
+img_save_icc(const char *path, const struct image *img, enum img_format fmt,
+    const struct img_icc *icc, struct gf_err *e)
+{
 	struct outfile o;
 
 	if (outfile_open(&o, path, e) < 0)
 		return -1;
-	if (img_write(o.f, img, img_format_for(path, fmt), 0, path, e) < 0) {
+	if (img_write_icc(o.f, img, img_format_for(path, fmt), 0, icc, path,
+	    e) < 0) {
 		outfile_abort(&o);
 		return -1;
 	}

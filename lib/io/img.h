@@ -172,6 +172,53 @@ long img_reader_check_outside(const struct img_reader *r);
 void img_reader_close(struct img_reader *r);
 
 /*
+ * An image's ICC profile, as its file held it: len bytes at p
+ * (malloc'd), name the PNG iCCP chunk's keyword (empty: none given).
+ * len 0: none.  What readers take: a JPEG's APP2 ICC_PROFILE markers
+ * reassembled in their sequence as libjpeg-turbo's
+ * jpeg_read_icc_profile does (markers that disagree on their count, or
+ * miss or repeat a number, give none), a PNG's iCCP chunk inflated, a
+ * TIFF's tag 34675 (each page its own), a WebP's ICCP chunk.  A profile
+ * whose header does not parse (img_icc_space 0) or of more than
+ * IMG_ICC_MAX bytes is dropped: the image is read without it.
+ */
+struct img_icc {
+	unsigned char *p;
+	size_t len;
+	char name[80];
+};
+
+/* The largest profile kept: 16 MiB (a JPEG's 255 markers hold 16707345 bytes). */
+#define IMG_ICC_MAX ((size_t)16 << 20)
+
+void img_icc_free(struct img_icc *icc);
+
+/*
+ * The colour space of the profile's header: 1 for GRAY, 3 for RGB, 0
+ * for any other (CMYK, Lab) or for bytes that are not a profile libpng
+ * would embed (shorter than its header or its tag table, a length field
+ * that is not len, no 'acsp', a device link or abstract class, a PCS
+ * neither XYZ nor Lab, a tag outside the profile).
+ */
+int img_icc_space(const unsigned char *p, size_t len);
+
+/*
+ * Whether img written as fmt carries icc: the format holds a profile
+ * (PNG, JPEG, TIFF, WebP), and the profile describes the image as
+ * written - GRAY for a gray image, RGB for a colour one (WebP, which
+ * stores gray as RGB, takes RGB ones only).  A gray image of a colour
+ * input (a gray tool's output) so drops the input's RGB profile.
+ */
+int img_icc_fits(const struct img_icc *icc, const struct image *img,
+    enum img_format fmt);
+
+/*
+ * Moves the profile of the image that img_read_next last gave into
+ * *icc, freeing what *icc held; empty when the image had none.
+ */
+void img_reader_take_icc(struct img_reader *r, struct img_icc *icc);
+
+/*
  * Appends img to f in format fmt (PNM: PGM, PPM, or PAM with alpha, at
  * img's maxval; PPM: P6, gray made RGB, alpha dropped; PAM: P7; PNG:
  * 8 bit for maxval <= 255, 16 bit above, samples scaled to 255 or 65535;
@@ -182,6 +229,16 @@ void img_reader_close(struct img_reader *r);
  */
 int img_write(FILE *f, const struct image *img, enum img_format fmt,
     int quality, const char *name, struct gf_err *e);
+
+/*
+ * img_write with img's ICC profile (NULL or empty: none), embedded when
+ * img_icc_fits, else left out: a PNG's iCCP (named as it came, else
+ * "ICC profile"), a JPEG's APP2 markers, a TIFF's tag 34675, a WebP's
+ * ICCP chunk.
+ */
+int img_write_icc(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e);
 
 /*
  * Appends rows y0 .. y1-1 of img to f as PNM of kind fmt (PNM, PPM or
@@ -197,6 +254,17 @@ int img_load(const char *path, struct image *img, struct gf_err *e);
 /* Writes one image to path, atomically (temporary file, then rename). */
 int img_save(const char *path, const struct image *img, enum img_format fmt,
     struct gf_err *e);
+
+/*
+ * img_load as a reader set so reads (gray as img_reader_set_gray, any
+ * colour left then made gray in place; autorotate), the image's ICC
+ * profile into *icc (NULL: not kept); img_save with a profile to embed
+ * where it fits (img_write_icc).
+ */
+int img_load_icc(const char *path, int gray, int autorotate, struct image *img,
+    struct img_icc *icc, struct gf_err *e);
+int img_save_icc(const char *path, const struct image *img, enum img_format fmt,
+    const struct img_icc *icc, struct gf_err *e);
 
 /*
  * Colour to gray: Y = (299 R + 587 G + 114 B + 500) / 1000, into gray
@@ -226,6 +294,7 @@ struct img_bits_opts {
 	int autorotate;         /* as img_reader_set_autorotate */
 	int colour;             /* colour may be taken, for its luma (a gray tool) */
 	struct img_buffer buf;  /* where the bytes go; get NULL: malloc */
+	struct img_icc *icc;    /* the file's ICC profile goes here; NULL: not kept */
 };
 
 struct img_jpeg_bits {

@@ -345,6 +345,14 @@ int
 img_write(FILE *f, const struct image *img, enum img_format fmt,
     int quality, const char *name, struct gf_err *e)
 {
+	return img_write_icc(f, img, fmt, quality, NULL, name, e);
+}
+
+int
+img_write_icc(FILE *f, const struct image *img, enum img_format fmt,
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e)
+{
 	const struct img_format_row *r = img_format_row(fmt);
 	char deep[IMG_FORMAT_LIST_MAX];
 
@@ -355,5 +363,6 @@ img_write(FILE *f, const struct image *img, enum img_format fmt,
 		return gf_fail(e, "cannot write %s as %s: the image is 16 bit "
 		    "(maxval %u) and %s holds 8; write %s", name, r->name,
 		    img->maxval, r->name, img_formats_deep(deep, sizeof(deep)));
-	return r->write(f, img, fmt, quality, name, e);
+	return r->write(f, img, fmt, quality, img_icc_fits(icc, img, fmt) ? icc :
+	    NULL, name, e);
 }

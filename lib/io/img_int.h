@@ -42,9 +42,13 @@ struct img_format_row {
 	 * gives 0 after the last image, and img_reader_close calls close.
 	 */
 	int (*read)(struct img_reader *r, struct image *img, struct gf_err *e);
-	/* img to f, whole; quality as img_write takes it; -1 with e set. */
+	/*
+	 * img to f, whole; quality as img_write takes it; icc NULL, or a
+	 * profile that img_icc_fits, to embed; -1 with e set.
+	 */
 	int (*write)(FILE *f, const struct image *img, enum img_format fmt,
-	    int quality, const char *name, struct gf_err *e);
+	    int quality, const struct img_icc *icc, const char *name,
+	    struct gf_err *e);
 	/* Frees what read keeps in r->state between images; NULL: it keeps none. */
 	void (*close)(void *state);
 	/*
@@ -124,6 +128,7 @@ struct img_reader {
 	const unsigned char *check_p; /* a JPEG is checked, not decoded: the */
 	size_t check_len;       /* reader's bytes (img_reader_set_check) */
 	long outside;           /* the last check's luma blocks outside the engines' range */
+	struct img_icc icc;     /* the last image's ICC profile (img_reader_take_icc) */
 };
 
 /*
@@ -298,6 +303,13 @@ unsigned long long img_jpeg_scan_min_bytes(struct jpeg_decompress_struct *ci);
  * and never more than one marker's bytes.  Before jpeg_read_header.
  */
 void img_jpeg_keep_exif(struct jpeg_decompress_struct *ci);
+/*
+ * Moves n bytes of ci's source into dst (NULL: past them), for a marker
+ * processor (img_jpeg_exif.c; img_jpeg_icc.c's too); the end of the data
+ * is libjpeg's error.
+ */
+void img_jpeg_take(struct jpeg_decompress_struct *ci, unsigned char *dst,
+    size_t n);
 
 /*
  * The walk over the coded data of ci's one scan, the n bytes at p from
@@ -315,18 +327,59 @@ int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);
 /*
  * The writers: the whole image to f, or -1 with e set.  img_write has
  * refused a 16-bit image to a format of 8 (row bits).  JPEG: quality 0 is
- * IMG_JPEG_QUALITY; WebP: quality 0 lossless, 1-100 lossy.
+ * IMG_JPEG_QUALITY; WebP: quality 0 lossless, 1-100 lossy.  icc: NULL, or
+ * a profile to embed that img_icc_fits (PNM holds none).
  */
 int img_pnm_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e);
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e);
 int img_png_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e);
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e);
 int img_jpeg_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e);
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e);
 int img_tiff_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e);
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e);
 int img_webp_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e);
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e);
+
+/*
+ * Inflates the zlib stream of n bytes at z (a PNG iCCP's), whole and
+ * nothing after it, into icc: a profile's first four bytes give its
+ * length, which must be 132 to IMG_ICC_MAX bytes and what the stream
+ * inflates to.  So nothing is inflated past the length the header
+ * claims (a bomb that claims more stops at four bytes), and its memory
+ * is taken once.  1, or 0 for none.  img_icc.c.
+ */
+int img_icc_inflate(const unsigned char *z, size_t n, struct img_icc *icc);
+
+/* A PNG iCCP chunk's name when the profile came with none. */
+#define IMG_ICC_NAME "ICC profile"
+
+/*
+ * Whether s is a keyword libpng writes as it is: 1 to 79 Latin-1
+ * printable bytes, no space first, last or beside another.
+ */
+int img_icc_name_ok(const char *s);
+
+/*
+ * The profile that a JPEG's APP2 ICC_PROFILE markers hold (img_jpeg_icc.c).
+ * img_jpeg_keep_icc has libjpeg keep them on ci->marker_list, before
+ * jpeg_read_header, checking their numbers as they come: at most one
+ * marker of each number 1-255, so never more than 255 markers' bytes.
+ * img_jpeg_icc then joins them into *icc (emptied first) after the
+ * header, as libjpeg-turbo's jpeg_read_icc_profile does: none when they
+ * disagree on their count, miss or repeat a number, or hold no byte.
+ * 0, or -1 when out of memory (the image is read without it).
+ */
+void img_jpeg_keep_icc(struct jpeg_decompress_struct *ci);
+int img_jpeg_icc(struct jpeg_decompress_struct *ci, struct img_icc *icc);
+
+/* The most bytes a JPEG's markers hold of a profile: 255 of 65519. */
+#define IMG_ICC_JPEG_MAX ((size_t)255 * 65519)
 
 /* Little-endian fields of a header. */
 static inline unsigned

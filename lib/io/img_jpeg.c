@@ -16,7 +16,8 @@
  * refused.  A warning of corrupt or missing data fails the image
  * (jpeg_on_message).  An EXIF Orientation tag (APP1, parsed by libexif
  * in img_orient.c) turns the decoded image unless the reader keeps
- * pixels as stored.
+ * pixels as stored.  An ICC profile (APP2, img_jpeg_icc.c) is kept for
+ * the writer; out, the writer's profile goes into APP2 markers.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -88,8 +89,8 @@ jpeg_quiet(j_common_ptr cinfo)
  * around with made-up pixels (djpeg exits 2 for them), fails the image
  * as an error does, in libjpeg's words.  Only the warnings that say
  * nothing of the pixels pass: an unknown JFIF revision or Adobe
- * transform code, a bad ICC profile (not read here).  Traces are
- * dropped.
+ * transform code, a bad ICC profile (which img_jpeg_icc.c reads, not
+ * libjpeg's reader, the one that warns of it).  Traces are dropped.
  */
 static void
 jpeg_on_message(j_common_ptr cinfo, int level)
@@ -328,7 +329,9 @@ jpeg_decode(struct jpeg_call *c, struct image *img, int *allocated,
 	ci->progress = &c->progress;
 	if (c->r->autorotate)
 		img_jpeg_keep_exif(ci);
+	img_jpeg_keep_icc(ci);
 	jpeg_read_header(ci, TRUE);
+	(void)img_jpeg_icc(ci, &c->r->icc);    /* out of memory: none */
 	if (ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK)
 		return gf_fail(e, "%s: the JPEG image is CMYK, which is not read; "
 		    "convert it to RGB first", c->r->name);
@@ -450,9 +453,13 @@ jpeg_out_row(const struct image *img, struct jpeg_out *c, int y)
 	return c->row;
 }
 
-/* Compresses every row of img into f; called under c->jb's setjmp. */
+/*
+ * Compresses every row of img into f, icc (if any) in APP2 markers
+ * before them; called under c->jb's setjmp.
+ */
 static void
-jpeg_encode(struct jpeg_out *c, FILE *f, const struct image *img, int quality)
+jpeg_encode(struct jpeg_out *c, FILE *f, const struct image *img, int quality,
+    const struct img_icc *icc)
 {
 	JSAMPROW row;
 
@@ -469,6 +476,8 @@ jpeg_encode(struct jpeg_out *c, FILE *f, const struct image *img, int quality)
 			c->cinfo.comp_info[k].h_samp_factor =
 			    c->cinfo.comp_info[k].v_samp_factor = 1;
 	jpeg_start_compress(&c->cinfo, TRUE);
+	if (icc != NULL)
+		jpeg_write_icc_profile(&c->cinfo, icc->p, (unsigned)icc->len);
 	for (int y = 0; y < img->height; y++) {
 		row = jpeg_out_row(img, c, y);
 		jpeg_write_scanlines(&c->cinfo, &row, 1);
@@ -478,12 +487,13 @@ jpeg_encode(struct jpeg_out *c, FILE *f, const struct image *img, int quality)
 
 static int
 jpeg_write_guarded(struct jpeg_out *c, FILE *f, const struct image *img,
-    int quality, const char *name, struct gf_err *e)
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e)
 {
 	if (setjmp(c->jb) != 0)
 		return gf_fail(e, "cannot write %s as JPEG: %s", name, c->msg);
 	jpeg_create_compress(&c->cinfo);
-	jpeg_encode(c, f, img, quality);
+	jpeg_encode(c, f, img, quality, icc);
 	return 0;
 }
 
@@ -495,7 +505,8 @@ img_jpeg_sniff(const unsigned char *b, size_t n)
 
 int
 img_jpeg_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e)
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e)
 {
 	struct jpeg_out *c;
 	int ret;
@@ -511,7 +522,7 @@ img_jpeg_write(FILE *f, const struct image *img, enum img_format fmt,
 	c->cinfo.err = jpeg_std_error(&c->err);
 	c->err.error_exit = jpeg_out_error;
 	c->err.output_message = jpeg_quiet;
-	ret = jpeg_write_guarded(c, f, img, quality, name, e);
+	ret = jpeg_write_guarded(c, f, img, quality, icc, name, e);
 	jpeg_destroy_compress(&c->cinfo);
 	free(c->row);
 	free(c);

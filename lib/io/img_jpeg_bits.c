@@ -243,10 +243,13 @@ jpeg_bits_restarts_ok(const struct jpeg_decompress_struct *ci,
 	    ci->restart_interval - 1;
 }
 
-/* Parses b's header into b's sizes and orientation: 1 taken, 0 not. */
+/*
+ * Parses b's header into b's sizes and orientation, and its ICC profile
+ * into *icc (NULL: not kept): 1 taken, 0 not.
+ */
 static int
 jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour,
-    const struct jpeg_walk *w)
+    const struct jpeg_walk *w, struct img_icc *icc)
 {
 	struct jpeg_bits_call *c = calloc(1, sizeof(*c));
 	struct gf_err e;
@@ -262,6 +265,8 @@ jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour,
 		jpeg_mem_src(&c->ci, b->p, (unsigned long)b->len);
 		if (r->autorotate)
 			img_jpeg_keep_exif(&c->ci);
+		if (icc != NULL)
+			img_jpeg_keep_icc(&c->ci);
 		if (jpeg_read_header(&c->ci, TRUE) == JPEG_HEADER_OK &&
 		    jpeg_bits_class_ok(&c->ci, colour) &&
 		    jpeg_bits_restarts_ok(&c->ci, w) &&
@@ -271,6 +276,8 @@ jpeg_bits_parse(struct img_reader *r, struct img_jpeg_bits *b, int colour,
 			b->height = (int)c->ci.image_height;
 			b->components = c->ci.num_components;
 			b->orientation = r->autorotate ? jpeg_bits_orientation(&c->ci) : 1;
+			if (icc != NULL)
+				(void)img_jpeg_icc(&c->ci, icc);  /* out of memory: none */
 			ok = 1;
 		}
 	}
@@ -313,7 +320,8 @@ img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
 		return gf_fail(e, "cannot read %s: %s", name, strerror(errno));
 	/* One image, nothing after it: else the reader's stream rules apply. */
 	end = jpeg_bits_end(b->p, b->len, &w);
-	if (end != b->len || w.scans != 1 || !jpeg_bits_parse(&r, b, o->colour, &w)) {
+	if (end != b->len || w.scans != 1 ||
+	    !jpeg_bits_parse(&r, b, o->colour, &w, o->icc)) {
 		if (o->buf.get == NULL)
 			free(b->p);
 		memset(b, 0, sizeof(*b));

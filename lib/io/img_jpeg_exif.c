@@ -19,9 +19,8 @@
 
 #include "img_int.h"
 
-/* Moves n bytes of ci's source into dst (NULL: past them). */
-static void
-exif_take(j_decompress_ptr ci, JOCTET *dst, size_t n)
+void
+img_jpeg_take(j_decompress_ptr ci, JOCTET *dst, size_t n)
 {
 	struct jpeg_source_mgr *s = ci->src;
 
@@ -63,13 +62,13 @@ exif_marker(j_decompress_ptr ci)
 	struct jpeg_marker_struct *m, **tail;
 	size_t len, n;
 
-	exif_take(ci, len2, 2);
+	img_jpeg_take(ci, len2, 2);
 	len = (size_t)len2[0] << 8 | len2[1];
 	if (len <= 2)
 		return TRUE;
 	len -= 2;
 	n = len < sizeof(head) ? len : sizeof(head);
-	exif_take(ci, head, n);
+	img_jpeg_take(ci, head, n);
 	if (n < sizeof(head) || memcmp(head, "Exif\0\0", 6) != 0 || exif_kept(ci)) {
 		if (len > n)
 			ci->src->skip_input_data(ci, (long)(len - n));
@@ -82,7 +81,7 @@ exif_marker(j_decompress_ptr ci)
 	m->data_length = (unsigned)len;
 	m->data = (JOCTET *)(m + 1);
 	memcpy(m->data, head, n);
-	exif_take(ci, m->data + n, len - n);
+	img_jpeg_take(ci, m->data + n, len - n);
 	for (tail = &ci->marker_list; *tail != NULL; tail = &(*tail)->next)
 		;
 	*tail = m;

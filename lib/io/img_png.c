@@ -8,7 +8,8 @@
  * Any other PNG, and any that fails one of the fast path's checks, goes
  * to libpng, whose verdict and messages stand; both paths give the same
  * bytes (tests/png_test.c).  libpng decodes rows straight into the final
- * buffer too.  PNG out: img_png_write.c.
+ * buffer too.  An iCCP chunk's ICC profile is read apart from both
+ * (png_icc), for the writer.  PNG out: img_png_write.c.
  * What a PNG may hold is bounded by its header (png_most), whatever the
  * pixel limit allows.  Image data that goes on past the last row (more
  * inflated bytes than the rows, or compressed bytes after the zlib
@@ -512,6 +513,43 @@ img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
 	return ret;
 }
 
+/* ---- PNG in: the ICC profile */
+
+/*
+ * The ICC profile of the PNG of len bytes at p (its chunks sound so far
+ * as the header's), from its iCCP chunk: the first, before PLTE and
+ * IDAT as the standard puts it, with a sound CRC, a keyword of 1 to 79
+ * bytes, compression method 0 and a zlib stream that inflates to the
+ * length the profile's header gives, at most IMG_ICC_MAX bytes; else
+ * none.  Read apart from both decoders, so that they give the same.
+ * The keyword is kept when libpng would write it as it is.
+ */
+static void
+png_icc(const unsigned char *p, size_t len, struct img_icc *icc)
+{
+	uint32_t clen;
+
+	img_icc_free(icc);
+	for (size_t pos = PNG_IHDR_END; len - pos >= 12; pos += 12 + (size_t)clen) {
+		const unsigned char *type = p + pos + 4, *d = p + pos + 8, *nul;
+		clen = png_be32(p + pos);
+		if (clen > PNG_LEN_MAX || clen > len - pos - 12 || !png_type_ok(type) ||
+		    memcmp(type, "IDAT", 4) == 0 || memcmp(type, "PLTE", 4) == 0)
+			return;
+		if (memcmp(type, "iCCP", 4) != 0)
+			continue;
+		if (!png_crc_ok(p + pos, clen) ||
+		    (nul = memchr(d, 0, clen < 80 ? clen : 80)) == NULL ||
+		    nul == d || (size_t)(nul - d) + 2 > clen || nul[1] != 0 ||
+		    !img_icc_inflate(nul + 2, clen - (size_t)(nul - d) - 2, icc))
+			return;
+		memcpy(icc->name, d, (size_t)(nul - d) + 1);
+		if (!img_icc_name_ok(icc->name))
+			icc->name[0] = '\0';
+		return;
+	}
+}
+
 /* ---- PNG in: one PNG of a stream */
 
 /*
@@ -709,6 +747,8 @@ img_png_read(struct img_reader *r, struct image *img, struct gf_err *e)
 	ret = img_png_read_fast(r, in.p, in.len, img, e);
 	if (ret == 0)
 		ret = img_png_read_libpng(r, in.p, in.len, img, e);
+	if (ret > 0)
+		png_icc(in.p, in.len, &r->icc);
 	img_input_free(&in);
 	return ret;
 }

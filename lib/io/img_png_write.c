@@ -66,10 +66,13 @@ png_sink_flush(png_structp png)
 	(void)png;
 }
 
-/* Writes the header and every row; called under the caller's setjmp. */
+/*
+ * Writes the header (icc's iCCP chunk in it, when there is one) and every
+ * row; called under the caller's setjmp.
+ */
 static void
 png_encode(png_structp png, png_infop info, const struct image *img,
-    struct png_out *c)
+    const struct img_icc *icc, struct png_out *c)
 {
 	static const int types[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
 	    PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
@@ -80,6 +83,10 @@ png_encode(png_structp png, png_infop info, const struct image *img,
 	    bits, types[img->channels - 1],
 	    PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
 	    PNG_FILTER_TYPE_DEFAULT);
+	if (icc != NULL)
+		png_set_iCCP(png, info, img_icc_name_ok(icc->name) ? icc->name :
+		    IMG_ICC_NAME, PNG_COMPRESSION_TYPE_BASE, icc->p,
+		    (png_uint_32)icc->len);
 	png_set_compression_level(png, PNG_WRITE_LEVEL);
 	png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_WRITE_FILTERS);
 	png_write_info(png, info);
@@ -95,18 +102,20 @@ png_encode(png_structp png, png_infop info, const struct image *img,
 
 static int
 png_write_guarded(png_structp png, png_infop info, const struct image *img,
-    struct png_out *c, const char *name, struct gf_err *e)
+    const struct img_icc *icc, struct png_out *c, const char *name,
+    struct gf_err *e)
 {
 	if (setjmp(png_jmpbuf(png)) != 0)
 		return gf_fail(e, "cannot write %s as PNG: %s", name, c->io_errno ?
 		    strerror(c->io_errno) : c->msg);
-	png_encode(png, info, img, c);
+	png_encode(png, info, img, icc, c);
 	return 0;
 }
 
 int
 img_png_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e)
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e)
 {
 	struct png_out c = {.f = f};
 	png_structp png;
@@ -125,7 +134,10 @@ img_png_write(FILE *f, const struct image *img, enum img_format fmt,
 		free(c.row);
 		return gf_nomem(e, "out of memory");
 	}
-	ret = png_write_guarded(png, info, img, &c, name, e);
+	/* A profile libpng would still refuse is left out, not an error. */
+	if (icc != NULL)
+		png_set_benign_errors(png, 1);
+	ret = png_write_guarded(png, info, img, icc, &c, name, e);
 	png_destroy_write_struct(&png, &info);
 	free(c.row);
 	if (ret == 0 && ferror(f))

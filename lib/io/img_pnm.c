@@ -499,8 +499,10 @@ img_pnm_sniff(const unsigned char *b, size_t n)
 
 int
 img_pnm_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e)
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e)
 {
 	(void)quality;
+	(void)icc;
 	return img_write_rows(f, img, fmt, 0, img->height, name, e);
 }

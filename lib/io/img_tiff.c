@@ -14,11 +14,13 @@
  * with the channels interleaved; gray (min-is-black or min-is-white), RGB
  * and JPEG-compressed YCbCr, each with at most one extra sample, kept as
  * alpha; every page of a multi-page file, one image each; the
- * Orientation tag applied unless the reader says not (img_orient).  A
+ * Orientation tag applied unless the reader says not (img_orient); each
+ * page's ICC profile (tag 34675) kept for the writer.  A
  * warning while a page's pixels are decoded fails the page, whose
  * buffer is cleared first: no earlier contents reach an output.
- * Out: one page, uncompressed, 8 or 16 bit like PNG, alpha unassociated;
- * BigTIFF when the pixels pass 2 GiB.
+ * Out: one page, uncompressed, 8 or 16 bit like PNG, alpha unassociated,
+ * the writer's ICC profile in tag 34675; BigTIFF when the pixels pass
+ * 2 GiB.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -514,7 +516,28 @@ tiff_weigh(struct img_reader *r, struct img_tiff *t, struct gf_err *e)
 	return 0;
 }
 
-/* Reads the current page into img: tags, size check, pixels, orientation. */
+/*
+ * The current page's ICC profile (tag 34675) into r->icc: none when it
+ * has none, or one of more than IMG_ICC_MAX bytes.
+ */
+static void
+tiff_icc(struct img_reader *r, TIFF *tif)
+{
+	uint32_t n = 0;
+	void *data = NULL;
+
+	img_icc_free(&r->icc);
+	if (!TIFFGetField(tif, TIFFTAG_ICCPROFILE, &n, &data) || data == NULL ||
+	    n == 0 || n > IMG_ICC_MAX || (r->icc.p = malloc(n)) == NULL)
+		return;
+	memcpy(r->icc.p, data, n);
+	r->icc.len = n;
+}
+
+/*
+ * Reads the current page into img: tags, size check, pixels,
+ * orientation, and its ICC profile.
+ */
 static int
 tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
     struct gf_err *e)
@@ -556,6 +579,7 @@ tiff_page_read(struct img_reader *r, struct img_tiff *t, struct image *img,
 		img_reader_release(r, img);
 		return -1;
 	}
+	tiff_icc(r, t->tif);
 	return 1;
 }
 
@@ -685,9 +709,9 @@ img_tiff_close(void *state)
 
 /* ---- TIFF out */
 
-/* The tags of a page holding img. */
+/* The tags of a page holding img, and icc's (NULL: none). */
 static void
-tiff_set_tags(TIFF *tif, const struct image *img)
+tiff_set_tags(TIFF *tif, const struct image *img, const struct img_icc *icc)
 {
 	uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
 
@@ -703,16 +727,19 @@ tiff_set_tags(TIFF *tif, const struct image *img)
 	TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
 	if (img_has_alpha(img))
 		TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha);
+	if (icc != NULL)
+		TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)icc->len, icc->p);
 	TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
 }
 
 /* Encodes img into t (open for writing); -1 with t->msg on an error. */
 static int
-tiff_encode(struct img_tiff *t, const struct image *img, void *row)
+tiff_encode(struct img_tiff *t, const struct image *img,
+    const struct img_icc *icc, void *row)
 {
 	unsigned top = img->maxval > 255 ? 65535 : 255;
 
-	tiff_set_tags(t->tif, img);
+	tiff_set_tags(t->tif, img, icc);
 	for (int y = 0; y < img->height; y++)
 		if (TIFFWriteScanline(t->tif, (void *)img_out_row(img, y, top, row),
 		    (uint32_t)y, 0) < 0)
@@ -730,7 +757,8 @@ img_tiff_sniff(const unsigned char *b, size_t n)
 
 int
 img_tiff_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e)
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e)
 {
 	struct img_tiff t = {.mem = {.writable = 1}};
 	void *row = malloc((size_t)img->width * img->channels * 2);
@@ -742,7 +770,7 @@ img_tiff_write(FILE *f, const struct image *img, enum img_format fmt,
 		return gf_nomem(e, "out of memory");
 	ret = tiff_open(&t, name, img_bytes(img) > TIFF_BIG_BYTES ? "w8" : "w", 0);
 	if (ret == 0)
-		ret = tiff_encode(&t, img, row);
+		ret = tiff_encode(&t, img, icc, row);
 	if (t.tif != NULL)
 		TIFFClose(t.tif);
 	free(row);

@@ -1,11 +1,12 @@
 /*
- * img_webp.c - WebP in and out through libwebp (decode.h, encode.h) and
- * libwebpdemux (demux.h, for animations).
+ * img_webp.c - WebP in and out through libwebp (decode.h, encode.h),
+ * libwebpdemux (demux.h, for animations and the EXIF and ICCP chunks)
+ * and libwebpmux (mux.h, an ICC profile out).
  * In: lossy (VP8) and lossless (VP8L) files, with or without alpha, and
  * the first frame of an animation as it is displayed (composited on its
  * canvas); RGB, or RGB+alpha when the file says it has alpha, 8 bit;
  * turned as an EXIF chunk's Orientation says, unless the reader keeps
- * pixels as stored.
+ * pixels as stored; an ICCP chunk's profile kept for the writer.
  * The canvas size is parsed from the sniffed header and checked (sides,
  * pixel limit, and a RIFF length longer than the file) before anything
  * is read.  A WebP knows its length: its RIFF chunk is read, chunk by
@@ -20,7 +21,8 @@
  * Out: one image, 8 bit: lossless at quality 0 (the default: a round
  * trip is exact, colour under transparent pixels included), lossy at
  * quality 1-100 (--quality); gray is written as RGB, maxval below 255
- * scaled to 255; 16-bit images and sides above 16383 are refused.
+ * scaled to 255; 16-bit images and sides above 16383 are refused; the
+ * writer's ICC profile goes into an ICCP chunk (libwebpmux).
  * libwebp keeps no state between calls: readers on several threads
  * share nothing.
  */
@@ -31,6 +33,7 @@
 #include <webp/decode.h>
 #include <webp/demux.h>
 #include <webp/encode.h>
+#include <webp/mux.h>
 
 #include "img_int.h"
 
@@ -471,6 +474,31 @@ webp_orientation(const struct img_input *in)
 	return o;
 }
 
+/*
+ * The file's ICCP chunk (parsed by libwebpdemux) into r->icc: none when
+ * it has none, or one of more than IMG_ICC_MAX bytes.
+ */
+static void
+webp_icc(struct img_reader *r, const struct img_input *in)
+{
+	WebPData data = {in->p, in->len};
+	WebPDemuxer *dmx = WebPDemux(&data);
+	WebPChunkIterator it;
+
+	img_icc_free(&r->icc);
+	if (dmx == NULL)
+		return;
+	if (WebPDemuxGetChunk(dmx, "ICCP", 1, &it)) {
+		size_t n = it.chunk.size;
+		if (n > 0 && n <= IMG_ICC_MAX && (r->icc.p = malloc(n)) != NULL) {
+			memcpy(r->icc.p, it.chunk.bytes, n);
+			r->icc.len = n;
+		}
+		WebPDemuxReleaseChunkIterator(&it);
+	}
+	WebPDemuxDelete(dmx);
+}
+
 int
 img_webp_read(struct img_reader *r, struct image *img, struct gf_err *e)
 {
@@ -503,6 +531,8 @@ img_webp_read(struct img_reader *r, struct image *img, struct gf_err *e)
 	    webp_decode_still(r, &in, img, e);
 	if (ret == 0 && r->autorotate)
 		ret = img_orient(img, webp_orientation(&in), e);
+	if (ret == 0)
+		webp_icc(r, &in);
 	img_input_free(&in);
 	if (ret < 0) {
 		img_reader_release(r, img);
@@ -576,13 +606,52 @@ webp_pack(const struct image *img, uint8_t **out, int *bpp, struct gf_err *e)
 	return 0;
 }
 
-/* Encodes the packed pixels px (bpp 3 or 4) of img's size to f. */
+/*
+ * The WebP that libwebp encoded into w, with icc in an ICCP chunk (and
+ * the VP8X header that announces it), to f.
+ */
+static int
+webp_put_icc(FILE *f, const WebPMemoryWriter *w, const struct img_icc *icc,
+    const char *name, struct gf_err *e)
+{
+	WebPData image = {w->mem, w->size}, chunk = {icc->p, icc->len};
+	WebPData out = {NULL, 0};
+	WebPMux *mux = WebPMuxCreate(&image, 0);
+	WebPMuxError err = WEBP_MUX_MEMORY_ERROR;
+
+	if (mux != NULL && (err = WebPMuxSetChunk(mux, "ICCP", &chunk, 0)) ==
+	    WEBP_MUX_OK)
+		err = WebPMuxAssemble(mux, &out);
+	WebPMuxDelete(mux);
+	if (err != WEBP_MUX_OK) {
+		WebPDataClear(&out);
+		if (err == WEBP_MUX_MEMORY_ERROR)
+			return gf_nomem(e, "cannot write %s as WebP: out of memory",
+			    name);
+		return gf_fail(e, "cannot write %s as WebP: libwebpmux cannot add "
+		    "its ICC profile (error %d)", name, (int)err);
+	}
+	if (fwrite(out.bytes, 1, out.size, f) != out.size) {
+		WebPDataClear(&out);
+		return gf_fail(e, "cannot write %s as WebP: %s", name,
+		    strerror(errno));
+	}
+	WebPDataClear(&out);
+	return 0;
+}
+
+/*
+ * Encodes the packed pixels px (bpp 3 or 4) of img's size to f, with
+ * icc (NULL: none).
+ */
 static int
 webp_encode(FILE *f, const struct image *img, const uint8_t *px, int bpp,
-    int quality, const char *name, struct gf_err *e)
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e)
 {
 	WebPConfig cfg;
 	WebPPicture pic;
+	WebPMemoryWriter mem;
 	int ok;
 
 	if (!WebPConfigInit(&cfg) || !WebPPictureInit(&pic))
@@ -597,6 +666,11 @@ webp_encode(FILE *f, const struct image *img, const uint8_t *px, int bpp,
 	pic.height = img->height;
 	pic.writer = webp_sink;
 	pic.custom_ptr = f;
+	if (icc != NULL) {      /* in memory, for the mux to add the profile */
+		WebPMemoryWriterInit(&mem);
+		pic.writer = WebPMemoryWrite;
+		pic.custom_ptr = &mem;
+	}
 	ok = bpp == 4 ? WebPPictureImportRGBA(&pic, px, img->width * 4) :
 	    WebPPictureImportRGB(&pic, px, img->width * 3);
 	if (!ok) {
@@ -608,6 +682,10 @@ webp_encode(FILE *f, const struct image *img, const uint8_t *px, int bpp,
 		gf_fail(e, "cannot write %s as WebP: %s", name,
 		    webp_enc_error(pic.error_code));
 	WebPPictureFree(&pic);
+	if (ok && icc != NULL && webp_put_icc(f, &mem, icc, name, e) < 0)
+		ok = 0;
+	if (icc != NULL)
+		WebPMemoryWriterClear(&mem);
 	return ok ? 0 : -1;
 }
 
@@ -620,7 +698,8 @@ img_webp_sniff(const unsigned char *b, size_t n)
 
 int
 img_webp_write(FILE *f, const struct image *img, enum img_format fmt,
-    int quality, const char *name, struct gf_err *e)
+    int quality, const struct img_icc *icc, const char *name,
+    struct gf_err *e)
 {
 	char deep[IMG_FORMAT_LIST_MAX];
 	uint8_t *px;
@@ -634,7 +713,7 @@ img_webp_write(FILE *f, const struct image *img, enum img_format fmt,
 		    img_formats_deep(deep, sizeof(deep)));
 	if (webp_pack(img, &px, &bpp, e) < 0)
 		return -1;
-	ret = webp_encode(f, img, px, bpp, quality, name, e);
+	ret = webp_encode(f, img, px, bpp, quality, icc, name, e);
 	free(px);
 	if (ret == 0 && ferror(f))
 		return gf_fail(e, "cannot write %s as WebP: %s", name,

@@ -9,12 +9,15 @@
  * (img_reader_set_gray), and one whose size is 4 to 7 modulo 8 is read
  * as a pipe (a FILE that cannot seek), so that the bytes a decoder reads
  * past an image come back through the reader's pushback, not a seek.  Each small image read is written back as PNM,
- * PNG and TIFF to a memory stream.  One whose size is 8 to 15 modulo 16
+ * PNG and TIFF to a memory stream, with its ICC profile (and as JPEG
+ * and WebP where its profile fits), so that a profile from hostile bytes
+ * meets every writer that may embed it.  One whose size is 8 to 15 modulo 16
  * and that starts as a stream's images do (JPEG, PNG, PNM) is read a
  * second time as the engine's decode pool reads a stream
  * (img_jpeg_frame_read, each JPEG frame then decoded from its bytes
  * alone, any other image by img_read_next), and must give the same
- * images, the same end and the same message: abort() if not.  Any other
+ * images and profiles, the same end and the same message: abort() if
+ * not.  Any other
  * format is read a second time too, by img_read_next: a reader that
  * leaves pixels unwritten gives different bytes from one reading to the
  * next (stb's BMP palette did, with colours from its stack).
@@ -30,9 +33,12 @@
 #include "fuzz_io.h"
 #include "img.h"
 
-/* Writes img as PNM, PNG and TIFF into memory, to run the writers too. */
+/*
+ * Writes img as PNM, PNG and TIFF into memory with its profile icc, and
+ * as JPEG and WebP where the profile fits, to run the writers too.
+ */
 static void
-fuzz_write(const struct image *img)
+fuzz_write(const struct image *img, const struct img_icc *icc)
 {
 	struct gf_err e;
 	char *buf = NULL;
@@ -44,9 +50,14 @@ fuzz_write(const struct image *img)
 	f = open_memstream(&buf, &len);
 	if (f == NULL)
 		return;
-	(void)img_write(f, img, IMG_FORMAT_PNM, 0, "memory", &e);
-	(void)img_write(f, img, IMG_FORMAT_PNG, 0, "memory", &e);
-	(void)img_write(f, img, IMG_FORMAT_TIFF, 0, "memory", &e);
+	(void)img_write_icc(f, img, IMG_FORMAT_PNM, 0, icc, "memory", &e);
+	(void)img_write_icc(f, img, IMG_FORMAT_PNG, 0, icc, "memory", &e);
+	(void)img_write_icc(f, img, IMG_FORMAT_TIFF, 0, icc, "memory", &e);
+	if (img->maxval <= 255 && (img_icc_fits(icc, img, IMG_FORMAT_JPEG) ||
+	    img_icc_fits(icc, img, IMG_FORMAT_WEBP))) {
+		(void)img_write_icc(f, img, IMG_FORMAT_JPEG, 0, icc, "memory", &e);
+		(void)img_write_icc(f, img, IMG_FORMAT_WEBP, 0, icc, "memory", &e);
+	}
 	fclose(f);
 	free(buf);
 }
@@ -58,9 +69,10 @@ struct fuzz_pass {
 	struct gf_err e;
 };
 
-/* Adds img, its shape and pixels, to p. */
+/* Adds img, its shape and pixels, and its profile icc to p. */
 static void
-fuzz_pass_add(struct fuzz_pass *p, const struct image *img)
+fuzz_pass_add(struct fuzz_pass *p, const struct image *img,
+    const struct img_icc *icc)
 {
 	const unsigned char *b = img->px;
 	size_t n = img_bytes(img);
@@ -69,14 +81,17 @@ fuzz_pass_add(struct fuzz_pass *p, const struct image *img)
 
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ b[i]) * 1099511628211ULL;
+	h ^= icc->len;
+	for (size_t i = 0; i < icc->len; i++)
+		h = (h ^ icc->p[i]) * 1099511628211ULL;
 	p->hash = h * 1099511628211ULL;
 	p->images++;
 }
 
-/* A JPEG frame's bytes decoded alone, as the decode pool does. */
+/* A JPEG frame's bytes decoded alone, as the decode pool does, with its profile. */
 static int
 fuzz_frame_decode(const struct img_frame *fr, int gray, struct image *img,
-    struct gf_err *e)
+    struct img_icc *icc, struct gf_err *e)
 {
 	FILE *f = fmemopen(fr->p, fr->len + fr->tail, "rb");
 	struct img_reader *r;
@@ -92,6 +107,7 @@ fuzz_frame_decode(const struct img_frame *fr, int gray, struct image *img,
 		/* A frame is one image, whose decoder stops at the walk's EOI. */
 		if (got == 0 || (got > 0 && ftello(f) != (off_t)fr->len))
 			abort();
+		img_reader_take_icc(r, icc);
 		img_reader_close(r);
 	}
 	fclose(f);
@@ -107,6 +123,7 @@ fuzz_split_pass(const uint8_t *data, size_t size, int gray, int pipe,
 	struct fuzz_pipe fp;
 	struct img_reader *r;
 	struct image img;
+	struct img_icc icc = {0};
 	FILE *f = fuzz_stream(&fp, data, size, pipe ? FUZZ_PIPE : FUZZ_MEMORY);
 	int got = -1;
 
@@ -115,15 +132,18 @@ fuzz_split_pass(const uint8_t *data, size_t size, int gray, int pipe,
 	img_reader_set_max_pixels(r, 1 << 20);
 	img_reader_set_gray(r, gray);
 	for (;;) {
-		if ((got = img_jpeg_frame_read(r, &fr, &p->e)) > 0)
-			got = fuzz_frame_decode(&fr, gray, &img, &p->e);
-		else if (got == 0)
+		if ((got = img_jpeg_frame_read(r, &fr, &p->e)) > 0) {
+			got = fuzz_frame_decode(&fr, gray, &img, &icc, &p->e);
+		} else if (got == 0) {
 			got = img_read_next(r, &img, &p->e);
+			img_reader_take_icc(r, &icc);
+		}
 		if (got <= 0)
 			break;
-		fuzz_pass_add(p, &img);
+		fuzz_pass_add(p, &img, &icc);
 		img_free(&img);
 	}
+	img_icc_free(&icc);
 	p->ret = got;
 	free(fr.p);
 	img_reader_close(r);
@@ -138,6 +158,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct img_reader *r;
 	struct img_buffer b;
 	struct image img;
+	struct img_icc icc = {0};
 	struct gf_err e;
 	void *mine = NULL;
 	struct fuzz_pipe fp;
@@ -156,8 +177,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			img_reader_set_buffer(r, &b);
 		img_reader_set_gray(r, size % 4 >= 2);
 		while ((got = img_read_next(r, &img, &e)) > 0) {
-			fuzz_pass_add(&a, &img);
-			fuzz_write(&img);
+			img_reader_take_icc(r, &icc);
+			fuzz_pass_add(&a, &img, &icc);
+			fuzz_write(&img, &icc);
 			if (size % 2)
 				free(mine), mine = NULL;
 			else
@@ -166,6 +188,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		a.ret = got;
 		a.e = e;
 		free(mine);
+		img_icc_free(&icc);
 		img_reader_close(r);
 	}
 	fclose(f);

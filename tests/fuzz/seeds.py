@@ -822,6 +822,46 @@ def kspec_seeds():
             '5: ' + ' '.join(['1'] * 25), ','.join(['-1'] * 4 + ['8'] + ['-1'] * 4)]
 
 
+def icc_profile(space, n=256):
+    """An ICC profile libpng takes: header, a white point, a private tag
+    over the rest."""
+    head = struct.pack('>I4sI4s4s4s', n, b'gpft', 0x04300000, b'mntr',
+                       space, b'XYZ ') + bytes(12) + b'acsp' + bytes(28) + \
+        struct.pack('>III', 0xf6d6, 0x10000, 0xd32d) + bytes(48)
+    tags = struct.pack('>I', 2) + b'wtpt' + struct.pack('>II', 156, 20) + \
+        b'gpfP' + struct.pack('>II', 176, n - 176)
+    white = b'XYZ ' + bytes(4) + struct.pack('>III', 0xf6d6, 0x10000, 0xd32d)
+    return head + tags + white + bytes(i * 7 & 0xff for i in range(n - 176))
+
+
+def icc_seeds():
+    """Images with ICC profiles (issue 43): a gray JPEG's profile in three
+    APP2 markers, in order and out of it, one repeated; a PNG's iCCP; a
+    WebP's ICCP chunk."""
+    s = {}
+    g, c = icc_profile(b'GRAY', 300), icc_profile(b'RGB ', 400)
+
+    def app2(seq, count, part):
+        return jpeg_segment(0xe2, b'ICC_PROFILE\0' + bytes([seq, count]) + part)
+    base = jpeg(16, 8, 1)
+    parts = [g[:100], g[100:200], g[200:]]
+    for name, order in (('', (1, 2, 3)), ('-reordered', (3, 1, 2)),
+                        ('-repeated', (1, 2, 2, 3))):
+        s['icc-gray%s.jpg' % name] = base[:2] + b''.join(
+            app2(k, 3, parts[k - 1]) for k in order) + base[2:]
+    s['icc-gray8.png'] = png(5, 3, 8, 0, png_rows(5, 3, 1), png_chunk(
+        b'iCCP', b'gray test\0\0' + zlib.compress(g)))
+    s['icc-rgb8.png'] = png(4, 4, 8, 2, png_rows(4, 4, 3), png_chunk(
+        b'iCCP', b'rgb\0\0' + zlib.compress(c)))
+    vp8l = webp_seeds()['lossless-rgb.webp'][12:]
+    bits = struct.unpack('<I', vp8l[9:13])[0]
+    s['icc-rgb.webp'] = webp_riff(webp_chunk(b'VP8X', struct.pack(
+        '<B3x', 0x20) + struct.pack('<I', bits & 0x3fff)[:3] +
+        struct.pack('<I', bits >> 14 & 0x3fff)[:3]) + webp_chunk(b'ICCP', c) +
+        vp8l)
+    return s
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit('usage: seeds.py OUTDIR')
@@ -833,6 +873,7 @@ def main():
     files.update(regressions31())
     files.update(regressions45())
     files.update(regressions45_jpeg())
+    files.update(icc_seeds())
     here = os.path.dirname(os.path.abspath(__file__))
     real = os.path.join(here, '..', '..', 'samples', 'small.jpg')
     if os.path.exists(real):        # a real photograph's JPEG tables
