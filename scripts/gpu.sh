@@ -22,7 +22,8 @@ GPUFILT_SERVED_SMALL_PIXELS=0
 export GPUFILT_SMALL_PIXELS GPUFILT_SERVED_SMALL_PIXELS
 steps=${*:-test sanitize sanitize-server bench io}
 # The tools, each with the options of a typical run (cmd/tools);
-# SAN_TOOLS may name fewer for the sanitizers.
+# SAN_TOOLS may name fewer for the sanitizers, and SAN_ONLY (an extended
+# regular expression) keep only the sanitizer jobs whose lines match it.
 tool_runs() { grep -v '^#' cmd/tools; }
 # The strategies of the GPU: the table's rows after auto and cpu, as
 # tool $1's --help lists them (tests/run.sh's gpu_strategies).
@@ -125,7 +126,7 @@ sanitize)
 			echo "memcheck $u"
 			echo "racecheck $u"
 		done
-	} | awk '{ printf "%d %s\n", NR, $0 }' >/tmp/san/jobs
+	} | grep -E -- "${SAN_ONLY:-.}" | awk '{ printf "%d %s\n", NR, $0 }' >/tmp/san/jobs
 	# A job line: its number, the sanitizer tool, the command (shell words;
 	# "out" is made unique per job).  xargs -d passes lines untouched.
 	xargs -d '\n' -P 8 -n 1 sh -c 'set -f; set -- $1; n=$1 t=$2; shift 2
