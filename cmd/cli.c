@@ -728,8 +728,9 @@ cli_main(const struct cli_tool *def, int argc, char **argv)
 }
 
 int
-cli_tool_build(const struct cli_tool *def, int argc, char **argv, void **ctx,
-    struct tool *t, struct gf_err *e)
+cli_tool_build(const struct cli_tool *def, int argc, char **argv,
+    const struct gf_settings *set, void **ctx, struct tool *t,
+    struct gf_err *e)
 {
 	static pthread_mutex_t getopt_mu = PTHREAD_MUTEX_INITIALIZER;
 	struct cli_tool run;
@@ -759,6 +760,7 @@ cli_tool_build(const struct cli_tool *def, int argc, char **argv, void **ctx,
 	}
 	run.common->verbose = 0;        /* make's notes are the client's to print */
 	run.common->quiet = 1;
+	run.common->set = *set;
 	run.make(run.ctx, t);
 	*ctx = run.ctx;
 	return 0;

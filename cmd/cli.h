@@ -81,11 +81,15 @@ extern const struct cli_tool sobel_cli, conv2d_cli, edge_cli;
 /*
  * For the server: the tool of ct that the options argv[1 .. argc-1] make
  * (a client's, as its cli_main parsed them), into *t with its options in
- * a new *ctx (free it with free), without printing anything.  -1 with e
- * set when they are not a run's (a usage error, --help, a run that
- * cannot be served).  Thread-safe: getopt's state is guarded.
+ * a new *ctx (free it with free), without printing anything; their
+ * settings (gf_opts.set) are set, the server's own environment's (what
+ * the tool's work reads of them, conv2d's dp4a, is the process's that
+ * filters).  -1 with e set when they are not a run's (a usage error,
+ * --help, a run that cannot be served).  Thread-safe: getopt's state is
+ * guarded.
  */
 int cli_tool_build(const struct cli_tool *ct, int argc, char **argv,
-    void **ctx, struct tool *t, struct gf_err *e);
+    const struct gf_settings *set, void **ctx, struct tool *t,
+    struct gf_err *e);
 
 #endif

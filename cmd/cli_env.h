@@ -161,6 +161,50 @@ cli_env_pixels(const char *prog, const struct gf_opts *o, const char *name,
 		    "%lld, holds)\n", prog, e.msg, dflt);
 }
 
+/*
+ * The environment's GPUFILT_* settings of the stages into set (opts.h's
+ * struct gf_settings; the man pages' ENVIRONMENT says what each means),
+ * the one place that reads them.  Values are taken as the engine took
+ * them when it read them itself: a number through atoi, "0" for no, and
+ * anything else as unset; none is warned about.
+ */
+static inline void
+cli_env_knobs(struct gf_settings *set)
+{
+	const char *env;
+
+	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
+		set->strip_rows = atoi(env) > 0 ? atoi(env) : 0;
+	if ((env = getenv("GPUFILT_LANES")) != NULL)
+		set->lanes = atoi(env);
+	if ((env = getenv("GPUFILT_STAGING")) != NULL)
+		set->staging = strcmp(env, "0") != 0;
+	if ((env = getenv("GPUFILT_PINNED")) != NULL)
+		set->pinned = strcmp(env, "0") != 0;
+	if ((env = getenv("GPUFILT_READ_AHEAD")) != NULL)
+		set->read_ahead = strcmp(env, "0") != 0;
+	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL)
+		set->reader_gray = atoi(env) != 0;
+	if ((env = getenv("GPUFILT_SPLIT")) != NULL && *env != '\0')
+		set->split = atoi(env) > 0 ? atoi(env) : 0;
+	if ((env = getenv("GPUFILT_GPU_DECODE")) != NULL)
+		set->gpu_decode = strcmp(env, "1") == 0 ? 1 :
+		    strcmp(env, "2") == 0 ? 2 : 0;
+	if ((env = getenv("GPUFILT_JPEG_BATCH")) != NULL)
+		set->jpeg_batch = atoi(env);
+	if ((env = getenv("GPUFILT_JPEG_SHARE")) != NULL)
+		set->jpeg_share = strcmp(env, "0") != 0;
+	if ((env = getenv("GPUFILT_JPEG_FAIL")) != NULL)
+		set->jpeg_fail = atoi(env);
+	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||
+	    sscanf(env, "%d:%d", &set->fail_gpu, &set->fail_at) != 2)
+		set->fail_gpu = set->fail_at = 0;
+	if ((env = getenv("GPUFILT_DP4A")) != NULL)
+		set->dp4a = strcmp(env, "0") != 0;
+	if ((env = getenv("GPUFILT_TRACE")) != NULL && *env != '\0')
+		set->trace = env;
+}
+
 static inline void
 cli_env_settings(const char *prog, struct gf_opts *o)
 {
@@ -168,6 +212,7 @@ cli_env_settings(const char *prog, struct gf_opts *o)
 	    &o->small_pixels);
 	cli_env_pixels(prog, o, "GPUFILT_SERVED_SMALL_PIXELS",
 	    GF_SERVED_SMALL_PIXELS, &o->served_small_pixels);
+	cli_env_knobs(&o->set);
 }
 
 /*

@@ -111,14 +111,11 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 {
 	struct gf_opts *o = ct->common;
 	const char *env = getenv("GPUFILT_SERVER");
-	const char *dec = getenv("GPUFILT_GPU_DECODE");
-	const char *rows = getenv("GPUFILT_STRIP_ROWS");
 	int mode = serve_mode(env), rc = 0;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct gf_err e = {0};
 	const char *why = NULL;
-	struct remote_hello h = {GF_VERSION, ct->name, 0, NULL,
-	    rows != NULL && atoi(rows) > 0 ? atoi(rows) : 0};
+	struct remote_hello h = {GF_VERSION, ct->name, 0, NULL, o->set.strip_rows};
 	char **sargv = NULL;
 
 	note->msg[0] = '\0';
@@ -127,7 +124,7 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 		    "off, start or require", env), 2;
 	if (o->no_server || mode == SERVE_OFF)
 		return 0;
-	if (dec != NULL && (strcmp(dec, "1") == 0 || strcmp(dec, "2") == 0)) {
+	if (o->set.gpu_decode != 0) {
 		/* By design in process, whatever GPUFILT_SERVER says. */
 		gf_fail(note, "not served (GPUFILT_GPU_DECODE asks for this "
 		    "process's JPEG engines): running in this process");

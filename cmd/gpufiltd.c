@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_env.h"
 #include "conv2d.h"
 #include "opts.h"
 #include "proto.h"
@@ -51,6 +52,8 @@ struct daemon_opts {
 
 static int stop_pipe[2] = {-1, -1};
 static int log_on;
+/* The server's GPUFILT_* settings (cli_env_knobs), set before it serves. */
+static struct gf_settings settings;
 
 /* The log: "gpufiltd: <time> <line>" on stderr with -v (the foreground's). */
 static void
@@ -100,7 +103,8 @@ build_tool(int argc, char **argv, void **ctx, struct tool *t,
 
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
 		if (strcmp(argv[0], tools[i]->name) == 0) {
-			if (cli_tool_build(tools[i], argc, argv, ctx, t, e) < 0)
+			if (cli_tool_build(tools[i], argc, argv, &settings, ctx,
+			    t, e) < 0)
 				return -1;
 			*o = tools[i]->common_of(*ctx);
 			return 0;
@@ -309,6 +313,7 @@ static int
 serve(const struct daemon_opts *d, const char *path)
 {
 	struct server_opts so = {0};
+	struct gf_opts dflt;
 	struct server *srv;
 	struct gf_err e = {0};
 	struct sigaction sa;
@@ -337,6 +342,9 @@ serve(const struct daemon_opts *d, const char *path)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	kspec_no_files();
+	gf_opts_init(&dflt);
+	settings = dflt.set;
+	cli_env_knobs(&settings);
 	so.version = GF_VERSION;
 	memcpy(so.devices, d->dev.devices, sizeof(so.devices));
 	so.ndevices = d->dev.ndevices;

@@ -57,6 +57,30 @@ bad=$(grep -lE "^#include \"($cli)\"" $(find lib kernels -name '*.[ch]' -o -name
 why="cmd/ headers included by: $bad"
 check layout/no-cli-below-cmd [ -z "$bad" ]
 
+# Library code reads no environment: cmd/ fills the settings (cmd/cli_env.h,
+# struct gf_settings), and only systemd's protocol is read below it
+# (sockpath_systemd).  Every GPUFILT_ variable cmd/ reads is in the
+# ENVIRONMENT of the man pages (gpufiltd's, or the tools' it acts on:
+# GPUFILT_DP4A conv2d's alone, GPUFILT_READER_GRAY the gray tools').
+bad=$(grep -n 'getenv *(' $(find lib kernels -name '*.[ch]' -o -name '*.cu*') |
+    grep -v '^lib/serve/sockpath\.c:.*getenv("LISTEN_' | tr '\n' ' ')
+why="getenv below cmd/: $bad"
+check layout/no-environment-in-lib [ -z "$bad" ]
+: >"$Y/env"
+for v in $(grep -oh 'getenv("GPUFILT_[A-Z0-9_]*")' cmd/*.c cmd/*.h |
+    sed 's/getenv("\(.*\)")/\1/' | sort -u); do
+	if grep -q "^\.It Ev $v\$" man/gpufiltd.1; then
+		continue
+	fi
+	for t in sobel conv2d edge; do
+		[ "$v" = GPUFILT_DP4A ] && [ $t != conv2d ] && continue
+		[ "$v" = GPUFILT_READER_GRAY ] && [ $t = conv2d ] && continue
+		grep -q "^\.It Ev $v\$" man/$t.1 || echo "$v: not in man/$t.1" >>"$Y/env"
+	done
+done
+why=$(tr '\n' ' ' <"$Y/env")
+check layout/environment-documented eval '[ ! -s "$Y/env" ]'
+
 # A CPU reference (lib/ops/OP/*_cpu.c) takes its operation's parameters:
 # it includes no tool header (tool.h, opts.h, *_tool.h), and it and its
 # operation's file (lib/ops/OP/OP.c) do not call each other: the

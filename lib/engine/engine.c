@@ -1,6 +1,7 @@
 /*
  * engine.c - the run of a tool over its jobs (see engine.h): sizes each
- * stage from the options, the machine and the environment, starts the
+ * stage from the options, the machine and the environment's settings
+ * (o->set, which cmd/ fills), starts the
  * readers and the GPUs' opener, then the lanes once the GPUs are
  * decided, writes on the calling thread, and joins them all.  The stages
  * and what they share are in engine_int.h.
@@ -21,30 +22,28 @@ pinned_budget(struct engine *en)
 {
 	long pages = sysconf(_SC_PHYS_PAGES);
 	struct slot_pool *p = &en->pool;
-	const char *env;
-	int pin;
 
 	p->pinned_max = pages > 0 ? (size_t)pages * sysconf(_SC_PAGESIZE) / 8 : 0;
 	if (p->pinned_max > ((size_t)2 << 30))
 		p->pinned_max = (size_t)2 << 30;
 	p->ahead_max = p->pinned_max < AHEAD_BYTES ? p->pinned_max : AHEAD_BYTES;
-	if ((env = getenv("GPUFILT_READ_AHEAD")) != NULL && strcmp(env, "0") == 0)
+	if (!en->o->set.read_ahead)
 		p->ahead_max = 0;
 	/* GPUFILT_PINNED=0: never (the bench's staging figures). */
-	pin = (env = getenv("GPUFILT_PINNED")) == NULL || strcmp(env, "0") != 0;
-	if (!pin || en->o->remote != NULL)     /* the server's lanes: no CUDA here */
+	if (!en->o->set.pinned || en->o->remote != NULL) /* the server's lanes: no CUDA here */
 		p->pinned_max = 0;
 }
 
 /*
  * The environment's settings of the filter and read stages (tests and
- * the bench use them), and who makes a gray tool's colour input gray.
+ * the bench use them; o->set), and who makes a gray tool's colour input
+ * gray.
  */
 static void
 stage_settings(struct engine *en)
 {
 	const struct tool *t = en->tool;
-	const char *env;
+	const struct gf_settings *set = &en->o->set;
 
 	/*
 	 * Only a batch stages: a stream's buffers are pinned from their
@@ -52,13 +51,11 @@ stage_settings(struct engine *en)
 	 * faster than the driver's (bench/hostbw), so for one image the
 	 * pinned allocations would only delay the start.
 	 */
-	en->filter.staging = en->njobs > 1 &&
-	    ((env = getenv("GPUFILT_STAGING")) == NULL || strcmp(env, "0") != 0);
-	en->filter.per_gpu = (env = getenv("GPUFILT_LANES")) != NULL ? atoi(env) : 0;
+	en->filter.staging = en->njobs > 1 && set->staging;
+	en->filter.per_gpu = set->lanes;
 	if (en->filter.per_gpu < 1 || en->filter.per_gpu > LANES_MAX)
 		en->filter.per_gpu = 0;
-	if ((env = getenv("GPUFILT_STRIP_ROWS")) != NULL)
-		en->filter.strip_rows = atoi(env) > 0 ? atoi(env) : 0;
+	en->filter.strip_rows = set->strip_rows > 0 ? set->strip_rows : 0;
 	/*
 	 * A gray tool reads a colour JPEG as its luma, whoever filters it:
 	 * that is its gray (img_reader_set_gray), so no knob turns it off.
@@ -70,13 +67,12 @@ stage_settings(struct engine *en)
 	en->read.decode_gray = t->gray;
 	en->read.reader_gray = !t->gray ? 0 : en->o->strategy == GF_CPU ? 1 :
 	    en->njobs > 1 ? 2 : 0;
-	if ((env = getenv("GPUFILT_READER_GRAY")) != NULL && t->gray)
-		en->read.reader_gray = atoi(env) != 0;
+	if (set->reader_gray >= 0 && t->gray)
+		en->read.reader_gray = set->reader_gray != 0;
 	jdec_init(en);
 	split_init(en);
-	if ((env = getenv("GPUFILT_FAIL_GPU")) == NULL ||
-	    sscanf(env, "%d:%d", &en->gpus.fail_gpu, &en->gpus.fail_at) != 2)
-		en->gpus.fail_at = 0;
+	en->gpus.fail_gpu = set->fail_gpu;
+	en->gpus.fail_at = set->fail_at;
 }
 
 static int

@@ -88,7 +88,7 @@ void
 jdec_init(struct engine *en)
 {
 	struct jdec_stage *j = &en->jdec;
-	const char *env = getenv("GPUFILT_GPU_DECODE");
+	const struct gf_settings *set = &en->o->set;
 
 	/*
 	 * Only when asked for (GPUFILT_GPU_DECODE=1 or 2): the check that
@@ -96,13 +96,13 @@ jdec_init(struct engine *en)
 	 * about what decoding the file on the CPU does, so that a batch with
 	 * the engines runs slower than one without (make bench-io's batch).
 	 */
-	j->wait = env != NULL && strcmp(env, "2") == 0;
-	j->wanted = en->o->strategy != GF_CPU && env != NULL &&
-	    (strcmp(env, "1") == 0 || j->wait);
-	j->batch = (env = getenv("GPUFILT_JPEG_BATCH")) != NULL ? atoi(env) : JDEC_BATCH;
+	j->wait = set->gpu_decode == 2;
+	j->wanted = en->o->strategy != GF_CPU &&
+	    (set->gpu_decode == 1 || j->wait);
+	j->batch = set->jpeg_batch;
 	if (j->batch < 1 || j->batch > JDEC_BATCH_MAX)
 		j->batch = JDEC_BATCH;
-	j->fail_at = (env = getenv("GPUFILT_JPEG_FAIL")) != NULL ? atoi(env) : 0;
+	j->fail_at = set->jpeg_fail;
 	/*
 	 * The readers' share: a reader decodes a JPEG itself while the
 	 * engines have two batches waiting (as DALI's hw_decoder_load lets
@@ -110,8 +110,7 @@ jdec_init(struct engine *en)
 	 * when GPUFILT_GPU_DECODE=2 asks for the engines, nor with
 	 * GPUFILT_JPEG_SHARE=0.
 	 */
-	j->share = !j->wait && ((env = getenv("GPUFILT_JPEG_SHARE")) == NULL ||
-	    strcmp(env, "0") != 0);
+	j->share = !j->wait && set->jpeg_share;
 	pthread_cond_init(&j->cv, NULL);
 }
 

@@ -33,11 +33,10 @@ void
 split_init(struct engine *en)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	const char *env = getenv("GPUFILT_SPLIT");
 	int n = en->o->threads > 0 ? en->o->threads : cpus > 3 ? (int)cpus - 1 : 2;
 
-	if (env != NULL && *env != '\0')
-		n = atoi(env);
+	if (en->o->set.split >= 0)
+		n = en->o->set.split;
 	en->split.threads = en->njobs != 1 || n < 0 ? 0 : n > SPLIT_MAX ? SPLIT_MAX : n;
 	pthread_cond_init(&en->split.cv, NULL);
 }

@@ -110,7 +110,7 @@ trace_job(struct engine *en, int job, int step, int who, int n)
 int
 trace_open(struct engine *en, struct gf_err *e)
 {
-	const char *path = getenv("GPUFILT_TRACE");
+	const char *path = en->o->set.trace;
 	struct trace *t;
 
 	if (path == NULL || *path == '\0')

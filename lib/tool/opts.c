@@ -20,6 +20,13 @@ gf_opts_init(struct gf_opts *o)
 	o->border = GF_BORDER_REPLICATE;
 	o->format = IMG_FORMAT_AUTO;
 	o->max_pixels = IMG_DEFAULT_MAX_PIXELS;
+	o->set.staging = 1;
+	o->set.pinned = 1;
+	o->set.read_ahead = 1;
+	o->set.reader_gray = -1;
+	o->set.split = -1;
+	o->set.jpeg_share = 1;
+	o->set.dp4a = 1;
 }
 
 int

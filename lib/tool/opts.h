@@ -15,6 +15,30 @@
 #include "img.h"
 #include "strategy.h"
 
+/*
+ * The GPUFILT_* settings that shape a run's stages, most of them the
+ * tests' and the bench's knobs (man/sobel.1's ENVIRONMENT says what each
+ * means).  cmd/cli_env.h fills them from the environment, in one place:
+ * the library never reads it.  gf_opts_init sets each to what an unset
+ * variable means.
+ */
+struct gf_settings {
+	int strip_rows;         /* GPUFILT_STRIP_ROWS: rows per GPU strip; 0: by size */
+	int lanes;              /* GPUFILT_LANES: lanes per GPU, 1 to 8; else the default */
+	int staging;            /* GPUFILT_STAGING: a batch stages through pinned buffers */
+	int pinned;             /* GPUFILT_PINNED: the slots' buffers are pinned */
+	int read_ahead;         /* GPUFILT_READ_AHEAD: reading while the GPUs open */
+	int reader_gray;        /* GPUFILT_READER_GRAY: -1 the rule; 0 GPU, 1 readers */
+	int split;              /* GPUFILT_SPLIT: a stream's decoders; -1: -j's rule */
+	int gpu_decode;         /* GPUFILT_GPU_DECODE: 0 CPU; 1 JPEG engines; 2 and wait */
+	int jpeg_batch;         /* GPUFILT_JPEG_BATCH: 1 to 256 a batch; else 32 */
+	int jpeg_share;         /* GPUFILT_JPEG_SHARE: readers take the engines' JPEGs */
+	int jpeg_fail;          /* GPUFILT_JPEG_FAIL: the engines fail JPEG K; 0: none */
+	int fail_gpu, fail_at;  /* GPUFILT_FAIL_GPU D:K: GPU D breaks at image K; K 0: never */
+	int dp4a;               /* GPUFILT_DP4A: conv2d's byte taps four at a time */
+	const char *trace;      /* GPUFILT_TRACE: the run's trace file; NULL: none */
+};
+
 /* The most GPUs one run uses: a --device list, or the first of --device all. */
 #define GF_MAX_DEVICES 32
 
@@ -45,6 +69,7 @@ struct gf_opts {
 	 * (GF_SERVED_SMALL_PIXELS, or GPUFILT_SERVED_SMALL_PIXELS).
 	 */
 	long long small_pixels, served_small_pixels;
+	struct gf_settings set; /* the environment's settings (cmd/cli_env.h) */
 	enum img_format format;
 	int quality;            /* --quality 1-100; 0: JPEG IMG_JPEG_QUALITY, WebP lossless */
 	const char *outdir;     /* -o DIR: batch mode */
@@ -124,7 +149,10 @@ extern const char *const gf_border_names[GF_NBORDERS];
  */
 #define GF_MIN_SIGMA 1e-3
 
-/* Sets the defaults: auto strategy, replicate border, PNM/auto format, 2^28 pixels. */
+/*
+ * Sets the defaults: auto strategy, replicate border, PNM/auto format,
+ * 2^28 pixels, and settings as with no GPUFILT_* variable set.
+ */
 void gf_opts_init(struct gf_opts *o);
 
 /*

@@ -153,6 +153,9 @@ main(int argc, char **argv)
 	/* Shared's tensor-core kernel takes 8 x 16 or 8 x 32 threads: the defaults, {8, 16, 1}, {8, 32, 3}. */
 	static const struct gf_launch shapes[] = {{0, 0, 0}, {3, 2, 5}, {1, 1, 1},
 	    {8, 16, 1}, {8, 32, 3}};
+	/* GPUFILT_DP4A=0: the float path, as the tools read it (cmd/cli_env.h). */
+	const char *dp4a = getenv("GPUFILT_DP4A");
+	const int no_dp4a = dp4a != NULL && strcmp(dp4a, "0") == 0;
 
 	for (int a = 1; a < argc; a++) {
 		struct image im = {0};
@@ -167,6 +170,7 @@ main(int argc, char **argv)
 			struct conv2d_filter f;
 			struct gf_err e;
 			memset(&f, 0, sizeof(f));
+			f.no_dp4a = no_dp4a;
 			if (kspec_parse(k[1], &f.k, &e) < 0) {
 				printf("fail %s: %s\n", k[0], e.msg);
 				nfail++;
@@ -195,6 +199,7 @@ main(int argc, char **argv)
 				struct gf_err e;
 				char name[200];
 				memset(&f, 0, sizeof(f));
+				f.no_dp4a = no_dp4a;
 				if (kspec_parse(k, &f.k, &e) < 0) {
 					printf("fail %s: %s\n", k, e.msg);
 					nfail++;

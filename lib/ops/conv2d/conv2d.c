@@ -169,6 +169,7 @@ conv2d_tool(struct tool *t, struct conv2d_opts *o)
 	const struct kspec *k = &o->filter.k;
 
 	o->filter.border = o->common.border;
+	o->filter.no_dp4a = !o->common.set.dp4a;
 	memset(t, 0, sizeof(*t));
 	t->name = "conv2d";
 	t->gray = 0;

@@ -65,6 +65,7 @@ struct conv2d_filter {
 	int abs;                /* --abs: the response's magnitude */
 	enum gf_border border;
 	int allow_separable;    /* 0 with --no-separable */
+	int no_dp4a;            /* GPUFILT_DP4A=0: byte taps summed as others (the bench) */
 };
 
 /*

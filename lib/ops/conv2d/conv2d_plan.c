@@ -51,16 +51,15 @@ conv2d_normalizes(const struct conv2d_filter *p)
 
 /*
  * Whether an integer plan's taps fit dp4a (struct conv2d_coef), and if
- * so, packs them.  GPUFILT_DP4A=0 says no, for the bench to compare.
+ * so, packs them.  p's no_dp4a says no, for the bench to compare.
  */
 static void
-plan_dp4a(struct conv2d_plan *pl)
+plan_dp4a(const struct conv2d_filter *p, struct conv2d_plan *pl)
 {
 	struct conv2d_coef *c = &pl->coef;
-	const char *env = getenv("GPUFILT_DP4A");
 
 	c->dp4a = c->mode == CONV2D_I32 && c->kw == c->kh && c->kw <= CONV_DP4A_K &&
-	    (env == NULL || strcmp(env, "0") != 0);
+	    !p->no_dp4a;
 	for (int i = 0; c->dp4a && i < c->kw * c->kh; i++)
 		if (pl->taps.itaps[i] < -128 || pl->taps.itaps[i] > 127)
 			c->dp4a = 0;
@@ -115,7 +114,7 @@ plan_integer(const struct conv2d_filter *p, int sign, double d,
 	c->fexact = c->mode == CONV2D_I32 && (double)bound < 16777216.0 &&
 	    (!pl->separable ||
 	    (double)rowabs * (double)colabs * c->maxval < 16777216.0);
-	plan_dp4a(pl);
+	plan_dp4a(p, pl);
 }
 
 /* The real mode: float taps, divisor and bias, rounded once from double. */
