@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine_int.h"
@@ -75,6 +76,8 @@ stage_settings(struct engine *en)
 	en->gpus.fail_at = set->fail_at;
 }
 
+static void engine_free(struct engine *en);
+
 static int
 engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
     const struct engine_job *jobs, int njobs, struct gf_err *e)
@@ -93,21 +96,29 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	if (en->read.nreaders > njobs)
 		en->read.nreaders = njobs;
 	stage_settings(en);
-	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
-	en->job_failed = calloc((size_t)njobs, 1);
-	en->read.rd = calloc((size_t)en->read.nreaders, sizeof(*en->read.rd));
-	if (en->job_failed == NULL || en->read.rd == NULL ||
-	    slot_pool_init(en, per) < 0)
-		return gf_nomem(e, "out of memory");
-	pinned_budget(en);
 	pthread_mutex_init(&en->mu, NULL);
 	pthread_cond_init(&en->cv, NULL);
 	pthread_cond_init(&en->work_cv, NULL);
 	pthread_cond_init(&en->writer_cv, NULL);
-	for (int i = 0; i < en->read.nreaders; i++)
+	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
+	en->job_failed = calloc((size_t)njobs, 1);
+	en->read.rd = calloc((size_t)en->read.nreaders, sizeof(*en->read.rd));
+	for (int i = 0; en->read.rd != NULL && i < en->read.nreaders; i++) {
+		en->read.rd[i].en = en;
 		pthread_cond_init(&en->read.rd[i].cv, NULL);
+	}
+	if (en->job_failed == NULL || en->read.rd == NULL ||
+	    slot_pool_init(en, per) < 0) {
+		engine_free(en);
+		return gf_nomem(e, "out of memory");
+	}
+	pinned_budget(en);
 	en->readers_left = en->read.nreaders;
-	return trace_open(en, e);
+	if (trace_open(en, e) < 0) {
+		engine_free(en);
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -128,19 +139,79 @@ engine_free(struct engine *en)
 	free(en->job_failed);
 }
 
-/* Starts the opener and the readers; -1 if a thread cannot start. */
+/*
+ * A thread of the run could not start, once others had (e says so): the
+ * run stops as for a fatal error, and those that started end, the
+ * readers that never started counted as ended (unstarted of them), and
+ * the small-run rule told that no image more comes.  Returns 1.
+ */
+static int
+engine_stop_early(struct engine *en, int unstarted)
+{
+	pthread_mutex_lock(&en->mu);
+	en->stop = 1;
+	en->readers_left -= unstarted;
+	engine_wake(en);
+	pthread_mutex_unlock(&en->mu);
+	small_end(en);
+	return 1;
+}
+
+/*
+ * Starts the opener and the readers: 0; -1 with e if the opener cannot
+ * start (no thread started); 1 with e if a reader cannot, after
+ * engine_stop_early (en->read.started of them run, to be joined).
+ */
 static int
 engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 {
 	if (devices_start(en, opener, e) < 0)
 		return -1;
-	for (int i = 0; i < en->read.nreaders; i++) {
-		en->read.rd[i].en = en;
-		if (pthread_create(&en->read.rd[i].th, NULL, reader_main,
-		    &en->read.rd[i]) != 0)
-			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	for (int i = 0, rc; i < en->read.nreaders; i++) {
+		if ((rc = pthread_create(&en->read.rd[i].th, NULL, reader_main,
+		    &en->read.rd[i])) != 0) {
+			gf_fail(e, "cannot start a thread: %s", strerror(rc));
+			return engine_stop_early(en, en->read.nreaders - i);
+		}
+		en->read.started = i + 1;
 	}
 	return 0;
+}
+
+/*
+ * The writer's part when no lane started: gives back every slot that
+ * the readers post, filtered by no one, until they have all ended, so
+ * that none waits for its slots.  The run has stopped (engine_stop_early).
+ */
+static void
+engine_drain(struct engine *en)
+{
+	struct timespec ts;
+	struct slot *s;
+
+	pthread_mutex_lock(&en->mu);
+	for (;;) {
+		if ((s = fifo_pop(&en->work)) == NULL && (s = en->done) != NULL)
+			en->done = s->next;
+		if (s != NULL) {
+			pthread_mutex_unlock(&en->mu);
+			slot_give_back(en, s);
+			pthread_mutex_lock(&en->mu);
+			continue;
+		}
+		if (en->readers_left == 0 && en->jdec.queue.n == 0 &&
+		    en->jdec.busy == 0)
+			break;
+		/* Work and done are signalled on two variables: look again soon. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 10 * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&en->writer_cv, &en->mu, &ts);
+	}
+	pthread_mutex_unlock(&en->mu);
 }
 
 /*
@@ -149,28 +220,37 @@ engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
  * lane for the CPU (whose work is threaded already, -j) and for a run
  * that cannot start (it fails what was read).  A stream's reader gets a
  * slot more for each lane past LANES, so that every lane can hold an
- * image.  -1 if out of memory or a thread cannot start.
+ * image.  -1 with e if out of memory or a thread cannot start, after
+ * engine_stop_early: f->nlanes of them run, perhaps none.
  */
 static int
 lanes_start(struct engine *en, int state, struct gf_err *e)
 {
 	struct filter_stage *f = &en->filter;
-	int ndev = en->gpus.ndev, more;
+	int ndev = en->gpus.ndev, more, n;
 
 	if (f->per_gpu == 0) {
 		int share = ndev > 0 ? (LANES_BATCH + ndev - 1) / ndev : 0;
 		f->per_gpu = en->njobs > 1 && share > LANES ? share : LANES;
 	}
 	more = state == GPU_READY && en->njobs == 1 ? f->per_gpu * ndev - LANES : 0;
-	f->nlanes = state == GPU_READY ? f->per_gpu * ndev : 1;
-	if ((f->ln = calloc((size_t)f->nlanes, sizeof(*f->ln))) == NULL)
-		return gf_nomem(e, "out of memory");
+	n = state == GPU_READY ? f->per_gpu * ndev : 1;
+	if ((f->ln = calloc((size_t)n, sizeof(*f->ln))) == NULL) {
+		gf_nomem(e, "out of memory");
+		return -engine_stop_early(en, 0);
+	}
+	f->nlanes = n;
 	slot_pool_add(en, &en->read.rd[0], more, 0);
-	for (int i = 0; i < f->nlanes; i++) {
+	for (int i = 0, rc; i < n; i++) {
 		f->ln[i].en = en;
 		f->ln[i].dev = state == GPU_READY ? &en->gpus.dev[i / f->per_gpu] : NULL;
-		if (pthread_create(&f->ln[i].th, NULL, lane_main, &f->ln[i]) != 0)
-			return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+		if ((rc = pthread_create(&f->ln[i].th, NULL, lane_main, &f->ln[i])) != 0) {
+			gf_fail(e, "cannot start a thread: %s", strerror(rc));
+			pthread_mutex_lock(&en->mu);
+			f->nlanes = i;  /* those that started drain the run */
+			pthread_mutex_unlock(&en->mu);
+			return -engine_stop_early(en, 0);
+		}
 	}
 	return 0;
 }
@@ -209,38 +289,58 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 {
 	struct engine en;
 	struct writer *w;
-	struct gf_err te;
+	struct gf_err te, early = {0};
 	pthread_t opener;
 	double t0;
-	int failures = -1, committed, state;
+	int failures = -1, committed, state, started;
 
 	memset(st, 0, sizeof(*st));
-	if (engine_init(&en, t, o, jobs, njobs, e) < 0 ||
-	    engine_start(&en, &opener, e) < 0) {
-		/* Threads that did start are stuck on nothing; the caller exits. */
+	if (engine_init(&en, t, o, jobs, njobs, e) < 0)
 		return -1;
-	}
 	t0 = gf_now_ms();
 	en.exiting = hooks->exiting;
+	/*
+	 * The writer first: once a reader runs, someone must take its
+	 * images, or it waits for its slots for ever.  A thread that cannot
+	 * start after others did stops the run (early), which drains and
+	 * joins them all as at its end.
+	 */
+	if ((w = writer_open(&en, hooks, st, t0, e)) == NULL ||
+	    (started = engine_start(&en, &opener, &early)) < 0) {
+		if (w != NULL) {
+			writer_close(w);
+			*e = early;
+		}
+		engine_free(&en);
+		trace_close(&en, &te);
+		return -1;
+	}
 	state = devices_decision(&en);
 	trace_job(&en, -1, 'G', 'o', state);
-	if (lanes_start(&en, state, e) < 0 ||
-	    (w = writer_open(&en, hooks, st, t0, e)) == NULL)
-		return -1;
+	if (started == 0)
+		lanes_start(&en, state, &early);
+	else if (lanes_start(&en, state, &te) < 0)
+		started = 1;    /* the first failure is the one told */
 	if (state == GPU_UNUSED && en.gpus.fallback && hooks->notice != NULL)
 		hooks->notice(hooks->arg, en.gpus.err.msg);
-	failures = writer_run(w);
+	if (en.filter.nlanes > 0)
+		failures = writer_run(w);
+	else
+		engine_drain(&en);
 	committed = writer_close(w);
 	if (o->strategy != GF_CPU)
 		pthread_join(opener, NULL);
-	for (int i = 0; i < en.read.nreaders; i++)
+	for (int i = 0; i < en.read.started; i++)
 		pthread_join(en.read.rd[i].th, NULL);
 	for (int i = 0; i < en.filter.nlanes; i++)
 		pthread_join(en.filter.ln[i].th, NULL);
 	st->wall_ms = gf_now_ms() - t0;
 	engine_stats_fill(&en, state, st);
 	jdec_join(&en, st);
-	if (state == GPU_FATAL) {
+	if (early.msg[0] != '\0') {
+		*e = early;
+		failures = -1;
+	} else if (state == GPU_FATAL) {
 		*e = en.gpus.err;
 		failures = -1;
 	} else if (en.gpus.broken != NULL || en.gpus.remote_broken) {

@@ -198,12 +198,14 @@ opener_main(void *arg)
 int
 devices_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 {
+	int rc;
+
 	en->gpus.remote = en->o->remote != NULL;
 	small_init(en);
 	if (en->o->strategy == GF_CPU)
 		en->gpus.state = GPU_UNUSED;
-	else if (pthread_create(opener, NULL, opener_main, en) != 0)
-		return gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	else if ((rc = pthread_create(opener, NULL, opener_main, en)) != 0)
+		return gf_fail(e, "cannot start a thread: %s", strerror(rc));
 	return 0;
 }
 

@@ -284,6 +284,7 @@ struct slot_pool {
 struct read_stage {
 	struct reader *rd;
 	int nreaders;
+	int started;            /* of them, whose thread started (engine_start) */
 	/*
 	 * Who makes a gray tool's colour input gray: the JPEG decoder, whose
 	 * luma is that gray (decode_gray); else the GPU (0), or the reader in

@@ -241,6 +241,7 @@ struct writer {
 	struct engine_stats *st;
 	struct encoder *enc;    /* nenc of them; enc[0] is the writer's own */
 	int nenc;
+	int started;            /* encoders whose thread started: a pool's */
 	/* Slots given to encoders, to be told of in that order: a ring. */
 	struct slot **pending;
 	int first, npending, cap;
@@ -398,6 +399,9 @@ writer_open(struct engine *en, const struct engine_hooks *h,
 	w->pending = calloc((size_t)w->cap, sizeof(*w->pending));
 	if (w->enc == NULL || w->pending == NULL) {
 		gf_nomem(e, "out of memory");
+		free(w->enc);
+		free(w->pending);
+		free(w);
 		return NULL;
 	}
 	for (int i = 0; i < w->nenc; i++) {
@@ -405,12 +409,15 @@ writer_open(struct engine *en, const struct engine_hooks *h,
 		w->enc[i].id = i;
 		pthread_cond_init(&w->enc[i].cv, NULL);
 	}
-	for (int i = 0; w->nenc > 1 && i < w->nenc; i++)
-		if (pthread_create(&w->enc[i].th, NULL, encoder_main,
-		    &w->enc[i]) != 0) {
-			gf_fail(e, "cannot start a thread: %s", strerror(errno));
+	for (int i = 0, rc; w->nenc > 1 && i < w->nenc; i++)
+		if ((rc = pthread_create(&w->enc[i].th, NULL, encoder_main,
+		    &w->enc[i])) != 0) {
+			gf_fail(e, "cannot start a thread: %s", strerror(rc));
+			w->started = i;         /* they end, and are joined */
+			writer_close(w);
 			return NULL;
 		}
+	w->started = w->nenc > 1 ? w->nenc : 0;
 	return w;
 }
 
@@ -430,7 +437,7 @@ writer_close(struct writer *w)
 		pthread_cond_signal(&w->enc[i].cv);
 	}
 	pthread_mutex_unlock(&en->mu);
-	for (int i = 0; w->nenc > 1 && i < w->nenc; i++)
+	for (int i = 0; i < w->started; i++)
 		pthread_join(w->enc[i].th, NULL);
 	for (int i = 0; i < w->nenc; i++) {
 		sink_close(&w->enc[i].sink, 0, NULL);
