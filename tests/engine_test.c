@@ -39,6 +39,16 @@ __wrap_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 
 static int nfail;
 
+/* A job's message, for the case that fails. */
+static char last_error[512];
+
+static void
+on_error(void *arg, const char *msg)
+{
+	(void)arg;
+	snprintf(last_error, sizeof(last_error), "%s", msg);
+}
+
 /* Files in dir that are not a whole output (a temporary one), or -1. */
 static int
 leftovers(const char *dir, int *whole)
@@ -70,7 +80,7 @@ one(const char *name, enum gf_strategy s, int threads, const char *const *in,
 {
 	char dir[] = "/tmp/engine_test.XXXXXX", cmd[64];
 	struct engine_job jobs[8];
-	struct engine_hooks h = {0};
+	struct engine_hooks h = {NULL, on_error, NULL, NULL, NULL, 0};
 	struct engine_stats st;
 	struct sobel_opts so;
 	struct tool t;
@@ -85,6 +95,7 @@ one(const char *name, enum gf_strategy s, int threads, const char *const *in,
 			nfail++;
 			return;
 		}
+		memset(&so, 0, sizeof(so));     /* as cmd/'s calloc */
 		gf_opts_init(&so.common);
 		so.common.strategy = s;
 		so.common.threads = threads;
@@ -125,8 +136,8 @@ one(const char *name, enum gf_strategy s, int threads, const char *const *in,
 		}
 		if (rc != -1 || strstr(e.msg, "cannot start a thread") == NULL ||
 		    left != 0) {
-			printf("fail %s/thread-%d: status %d, %d left over: %s\n", name,
-			    k, rc, left, e.msg);
+			printf("fail %s/thread-%d: status %d, %d left over: %s%s\n", name,
+			    k, rc, left, e.msg, last_error);
 			nfail++;
 			return;
 		}
