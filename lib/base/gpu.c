@@ -143,6 +143,9 @@ gpu_close(struct gpu *g)
 		cudaStreamDestroy(g->stream);
 	if (g->owns_shared && g->shared != NULL) {
 		pthread_mutex_destroy(&g->shared->lock);
+		for (int i = 0; i < g->shared->nuses; i++)
+			cudaEventDestroy(g->shared->uses[i]);
+		free(g->shared->uses);
 		free(g->shared->consts);
 		free(g->shared);
 	}

@@ -62,12 +62,18 @@ struct gpu_buf {
 /*
  * What every stream of one device shares: constant memory is one per
  * device, so whoever changes it (conv2d's taps) does so under lock, with
- * the bytes it last wrote kept in consts.
+ * the bytes it last wrote kept in consts.  Each use of them records an
+ * event on its stream once its kernels are queued (uses, nuses of cap):
+ * new bytes wait for those events alone, not for the whole device, whose
+ * other streams may be running other tools' kernels (a server's clients).
+ * An event that has completed is recorded again by the next use.
  */
 struct gpu_shared {
 	pthread_mutex_t lock;
 	void *consts;
 	size_t consts_bytes;
+	cudaEvent_t *uses;
+	int nuses, cap;
 };
 
 struct gpu {

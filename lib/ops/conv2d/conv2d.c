@@ -97,8 +97,9 @@ conv2d_gpu_run(struct gpu *g, const struct gpu_image *in,
 /*
  * Makes c_taps hold t on g's device.  Streams of one device share that
  * constant memory: the caller holds g->shared->lock from here until its
- * kernels are queued, and taps that differ from the last ones are written
- * only after the device has finished everything queued before.
+ * kernels are queued (and taps_used has recorded them), and taps that
+ * differ from the last ones are written only after every kernel queued
+ * to read the last ones has finished (their events), on any stream.
  */
 static int
 taps_set(struct gpu *g, const struct conv2d_taps *t, struct gf_err *e)
@@ -111,11 +112,44 @@ taps_set(struct gpu *g, const struct conv2d_taps *t, struct gf_err *e)
 	if (sh->consts == NULL && (sh->consts = malloc(sizeof(*t))) == NULL)
 		return gf_nomem(e, "out of memory");
 	sh->consts_bytes = 0;
-	GPU_TRY(e, cudaDeviceSynchronize());
+	for (int i = 0; i < sh->nuses; i++)
+		GPU_TRY(e, cudaEventSynchronize(sh->uses[i]));
 	GPU_TRY(e, conv2d_set_taps(t, g->stream));
 	GPU_TRY(e, cudaStreamSynchronize(g->stream));
 	memcpy(sh->consts, t, sizeof(*t));
 	sh->consts_bytes = sizeof(*t);
+	return 0;
+}
+
+/*
+ * The kernels just queued on g's stream read c_taps: an event after them
+ * joins the shared uses (under g->shared->lock), in the place of one
+ * that has completed, so that the uses grow only with the streams that
+ * have kernels in flight.  On failure (e) nothing was recorded, and the
+ * caller waits for its stream before the lock goes.
+ */
+static int
+taps_used(struct gpu *g, struct gf_err *e)
+{
+	struct gpu_shared *sh = g->shared;
+	int i = 0;
+
+	while (i < sh->nuses && cudaEventQuery(sh->uses[i]) != cudaSuccess)
+		i++;
+	if (i == sh->nuses) {
+		if (sh->nuses == sh->cap) {
+			int cap = sh->cap > 0 ? 2 * sh->cap : 8;
+			cudaEvent_t *u = realloc(sh->uses, (size_t)cap * sizeof(*u));
+			if (u == NULL)
+				return gf_nomem(e, "out of memory");
+			sh->uses = u;
+			sh->cap = cap;
+		}
+		GPU_TRY(e, cudaEventCreateWithFlags(&sh->uses[i],
+		    cudaEventDisableTiming));
+		sh->nuses++;
+	}
+	GPU_TRY(e, cudaEventRecord(sh->uses[i], g->stream));
 	return 0;
 }
 
@@ -130,9 +164,18 @@ conv2d_gpu(struct gpu *g, const struct gpu_image *in, struct gpu_image *out,
 	if (pl == NULL)
 		return gf_nomem(e, "out of memory");
 	if (conv2d_plan_make(p, in->maxval, pl, e) == 0) {
+		struct gf_err ue;
 		pthread_mutex_lock(&g->shared->lock);
-		if (taps_set(g, &pl->taps, e) == 0)
+		if (taps_set(g, &pl->taps, e) == 0) {
 			rc = conv2d_gpu_run(g, in, out, pl, s, l, e);
+			/* What was queued reads the taps, whether or not all was. */
+			if (taps_used(g, &ue) < 0) {
+				cudaStreamSynchronize(g->stream);
+				if (rc == 0)
+					*e = ue;
+				rc = -1;
+			}
+		}
 		pthread_mutex_unlock(&g->shared->lock);
 	}
 	free(pl);
