@@ -30,8 +30,11 @@ pinned_budget(struct engine *en)
 	p->ahead_max = p->pinned_max < AHEAD_BYTES ? p->pinned_max : AHEAD_BYTES;
 	if (!en->o->set.read_ahead)
 		p->ahead_max = 0;
-	/* GPUFILT_PINNED=0: never (the bench's staging figures). */
-	if (!en->o->set.pinned || en->o->remote != NULL) /* the server's lanes: no CUDA here */
+	/*
+	 * GPUFILT_PINNED=0: never (the bench's staging figures); nor for the
+	 * server's lanes: no CUDA here.
+	 */
+	if (!en->o->set.pinned || en->o->remote != NULL)
 		p->pinned_max = 0;
 }
 
