@@ -735,12 +735,13 @@ cli_tool_build(const struct cli_tool *def, int argc, char **argv,
 	static pthread_mutex_t getopt_mu = PTHREAD_MUTEX_INITIALIZER;
 	struct cli_tool run;
 	const char *shell = NULL;
-	int first, saved_opterr = opterr;
+	int first, saved_opterr;
 
 	*ctx = NULL;
 	if (cli_instance(def, &run) < 0)
 		return gf_nomem(e, "out of memory");
 	pthread_mutex_lock(&getopt_mu);
+	saved_opterr = opterr;  /* getopt's globals, under its lock */
 	optind = 0;             /* glibc: start afresh, as for a new argv */
 	opterr = 0;
 	first = cli_parse(&run, argc, argv, &shell, e);
