@@ -395,7 +395,7 @@ host_view(const gf_image *in, struct image *img, struct image *copy,
 	size_t row;
 
 	*img = (struct image){in->width, in->height, in->channels, in->maxval,
-	    in->data};
+	    in->data, 0};
 	row = (size_t)in->width * in->channels * gf_sample_bytes(in->maxval);
 	if (in->stride == 0 || in->stride == row)
 		return 0;

@@ -29,6 +29,13 @@
  */
 #define SOBEL_OP_AUTO GF_SHARED
 
+/*
+ * The wider outputs' -m auto (16-bit samples of an 8-bit image: the
+ * signed gradients, --depth 16): shared, as the other operators', until
+ * make bench has rows for them.
+ */
+#define SOBEL_WIDE_AUTO GF_SHARED
+
 const char *const sobel_op_names[SOBEL_NOPS] = {
 	[SOBEL_OP_SOBEL] = "sobel", [SOBEL_OP_PREWITT] = "prewitt",
 	[SOBEL_OP_SCHARR] = "scharr", [SOBEL_OP_SOBEL5] = "sobel5",
@@ -53,9 +60,13 @@ sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 {
 	struct sobel_params p;
 
-	p.maxval = maxval;
+	p.maxval = o->grad_xy || o->depth16 ? 65535 : maxval;
 	p.thresh = 0;
 	p.op = o->op;
+	if (o->grad_xy) {
+		p.mode = o->grad_xy == 1 ? SOBEL_GRAD_X : SOBEL_GRAD_Y;
+		return p;
+	}
 	if (o->direction) {
 		p.mode = SOBEL_DIRECTION;
 		return p;
@@ -94,6 +105,33 @@ sobel_op_gpu(struct gpu *g, const struct gpu_image *in,
 	    tex, g->stream), gf_strategies[s].name, &shape, e);
 }
 
+/*
+ * sobel_gpu for an output wider than its input (sobel_wide_path: 16-bit
+ * samples of an 8-bit image), by kernels/sobel_wide.cu, every operator.
+ */
+static int
+sobel_wide_gpu(struct gpu *g, const struct gpu_image *in,
+    const struct gpu_image *out, const struct sobel_params *p, int border,
+    enum gf_strategy s, const struct gf_launch *l, struct gf_err *e)
+{
+	struct gf_launch shape = *l;
+	cudaTextureObject_t tex;
+	int tw, th;
+	size_t smem;
+
+	if (out->maxval != p->maxval)
+		return gf_fail(e, "sobel's output of maxval %u was given a device "
+		    "image of maxval %u", p->maxval, out->maxval);
+	if (s == GF_AUTO)
+		s = SOBEL_WIDE_AUTO;
+	sobel_wide_shape(s, p->op, &shape, &tw, &th, &smem);
+	if (gpu_check_shape(g, gf_strategies[s].name, &shape, tw, th, in->width,
+	    in->height, smem, e) < 0 || gpu_strategy_input(g, s, in, &tex, e) < 0)
+		return -1;
+	return gpu_check_launch(sobel_wide_launch(s, in, out, p, border, &shape,
+	    tex, g->stream), gf_strategies[s].name, &shape, e);
+}
+
 int
 sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out,
     const struct sobel_params *p, int border, enum gf_strategy s,
@@ -104,6 +142,8 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
 	int tw, th;
 	size_t smem;
 
+	if (sobel_wide_path(p, in->maxval))
+		return sobel_wide_gpu(g, in, out, p, border, s, l, e);
 	if (sobel_op_path(p))
 		return sobel_op_gpu(g, in, out, p, border, s, l, e);
 	if (s == GF_AUTO)
@@ -284,6 +324,9 @@ sobel_tool(struct tool *t, struct sobel_opts *o)
 	 * default's time on chelsea.png at -j 1.
 	 */
 	t->cpu_weight = o->max ? 40 : 0;
+	/* The signed gradients and --depth 16: 16-bit samples at any depth. */
+	t->out_maxval = o->grad_xy || o->depth16 ? 65535 : 0;
+	t->out_signed = o->grad_xy != 0;
 	t->cpu = sobel_tool_cpu;
 	t->gpu = sobel_tool_gpu;
 	t->ctx = o;

@@ -23,6 +23,8 @@ struct sobel_opts {
 	int channels;           /* --colour channels: each colour channel alone */
 	int max;                /* --colour max: the largest-gradient channel */
 	int direction;          /* --gradient direction: the direction's bin */
+	int grad_xy;            /* --gradient x (1) or y (2): the signed gradient */
+	int depth16;            /* --depth 16: the magnitude at 16 bits */
 };
 
 /*
