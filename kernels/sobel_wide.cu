@@ -26,29 +26,12 @@
  */
 #include "gradient.cuh"
 #include "sobel.h"
+#include "sobel_op.cuh"
 #include "stencil.cuh"
 
 /* The input's sample type and the output's. */
 typedef uint8_t wide_in;
 typedef uint16_t wide_out;
-/* Samples of one window row: a chunk of the input and R either side. */
-#define WIDE_WIN(R) (VEC(wide_in) + 2 * (R))
-
-/* The output at (x, y) from pixel source src (gradient.cuh's px_global, px_texture). */
-template <int R, class P>
-__device__ __forceinline__ unsigned
-wide_pixel(const P &src, int x, int y, const struct sobel_taps &t,
-    const struct sobel_params &p)
-{
-	int v[(2 * R + 1) * (2 * R + 1)], gx, gy;
-#pragma unroll
-	for (int j = 0; j <= 2 * R; j++)
-#pragma unroll
-		for (int i = 0; i <= 2 * R; i++)
-			v[j * (2 * R + 1) + i] = src.at(x + i - R, y + j - R);
-	sobel_op_grad(&t, R, v, 2 * R + 1, &gx, &gy);
-	return sobel_value_op(gx, gy, &p);
-}
 
 template <int R>
 __global__ void
@@ -60,7 +43,7 @@ wide_global(gpu_image in, gpu_image out, struct sobel_params p,
 	if (x >= in.width || y >= in.height)
 		return;
 	px_global<wide_in> src = {in, border};
-	gf_store_px<wide_out>(out, x, y, wide_pixel<R>(src, x, y, t, p));
+	gf_store_px<wide_out>(out, x, y, op_pixel<R>(src, x, y, t, p));
 }
 
 template <int R>
@@ -73,37 +56,7 @@ wide_texture(cudaTextureObject_t tex, gpu_image out, struct sobel_params p,
 	if (x >= out.width || y >= out.height)
 		return;
 	px_texture<wide_in> src = {tex, out.width, out.height, border};
-	gf_store_px<wide_out>(out, x, y, wide_pixel<R>(src, x, y, t, p));
-}
-
-/*
- * VEC(wide_in) outputs of one row from the window w: 2R+1 rows of
- * WIDE_WIN(R) samples, row j holding the input row j - R rows from the
- * output's, sample k the column k - R from the chunk's first.
- */
-template <int R>
-__device__ __forceinline__ void
-wide_chunk(const int (*w)[WIDE_WIN(R)], const struct sobel_taps &t,
-    const struct sobel_params &p, unsigned *r)
-{
-#pragma unroll
-	for (int k = 0; k < VEC(wide_in); k++) {
-		int gx, gy;
-		sobel_op_grad(&t, R, &w[0][k], WIDE_WIN(R), &gx, &gy);
-		r[k] = sobel_value_op(gx, gy, &p);
-	}
-}
-
-/* Moves the window up by a row: row j takes row j + 1; row 2R is then free. */
-template <int R>
-__device__ __forceinline__ void
-wide_slide(int (*w)[WIDE_WIN(R)])
-{
-#pragma unroll
-	for (int j = 0; j < 2 * R; j++)
-#pragma unroll
-		for (int k = 0; k < WIDE_WIN(R); k++)
-			w[j][k] = w[j + 1][k];
+	gf_store_px<wide_out>(out, x, y, op_pixel<R>(src, x, y, t, p));
 }
 
 /*
@@ -140,16 +93,16 @@ wide_shared(gpu_image in, gpu_image out, struct sobel_params p,
 	if (x >= out.width || y0 + ty >= out.height)
 		return;
 	const wide_in *src = tile + ty * stride + N + threadIdx.x * N;
-	int w[2 * R + 1][WIDE_WIN(R)];
+	int w[2 * R + 1][OP_WIN(wide_in, R)];
 	unsigned res[VEC(wide_in)];
 #pragma unroll
 	for (int j = 0; j < 2 * R; j++)
 		gf_smem_window<wide_in, R>(src + j * stride, w[j]);
 	for (int k = 0; k < rows && y0 + ty + k < out.height; k++) {
 		gf_smem_window<wide_in, R>(src + (k + 2 * R) * stride, w[2 * R]);
-		wide_chunk<R>(w, t, p, res);
+		op_chunk<wide_in, R>(w, t, p, res);
 		wide_store(out, y0 + ty + k, x, res);
-		wide_slide<R>(w);
+		op_slide<wide_in, R>(w);
 	}
 }
 
@@ -164,7 +117,7 @@ wide_sliding(gpu_image in, gpu_image out, struct sobel_params p,
 	if (x >= in.width || y0 >= in.height)
 		return;
 	const int yend = min(y0 + rows, in.height);
-	int w[2 * R + 1][WIDE_WIN(R)];
+	int w[2 * R + 1][OP_WIN(wide_in, R)];
 	unsigned res[VEC(wide_in)];
 
 #pragma unroll
@@ -174,32 +127,10 @@ wide_sliding(gpu_image in, gpu_image out, struct sobel_params p,
 	for (int y = y0; y < yend; y++) {
 		gf_load_window<wide_in, R>(in, gf_border_index(y + R, in.height,
 		    border), x, border, w[2 * R]);
-		wide_chunk<R>(w, t, p, res);
+		op_chunk<wide_in, R>(w, t, p, res);
 		wide_store(out, y, x, res);
-		wide_slide<R>(w);
+		op_slide<wide_in, R>(w);
 	}
-}
-
-/*
- * Default launch shapes: sobel_op.cu's (make bench does not time these
- * kernels yet): global and texture 32x8, shared and sliding 32x4 threads
- * of 4 rows.
- */
-static const struct gf_launch wide_defaults[GF_NSTRATEGIES] = {
-	{0, 0, 0},              /* auto: resolved before launch */
-	{0, 0, 0},              /* cpu */
-	{32, 8, 1},             /* global */
-	{32, 8, 1},             /* texture */
-	{32, 4, 4},             /* shared */
-	{32, 4, 4},             /* sliding */
-};
-
-extern "C" void
-sobel_wide_shape(enum gf_strategy s, int op, struct gf_launch *l,
-    int *tile_w, int *tile_h, size_t *smem)
-{
-	gf_launch_shape(s, wide_defaults, 255, sobel_op_radius(op), l, tile_w,
-	    tile_h, smem);
 }
 
 /* The kernel of strategy s for R, for its limits; NULL if none. */
@@ -228,20 +159,23 @@ wide_launch(enum gf_strategy s, const gpu_image &in, const gpu_image &out,
     cudaTextureObject_t tex, cudaStream_t st)
 {
 	const struct sobel_taps t = sobel_taps_of(p.op);
+	const void *k = s >= 0 && s < GF_NSTRATEGIES ? wide_kernel<R>(s) : NULL;
 	struct gf_launch shape = *l;
 	struct stencil_launch a;
 	int tw, th;
 
-	if (s < 0 || s >= GF_NSTRATEGIES || wide_kernel<R>(s) == NULL)
+	if (k == NULL)
 		return cudaErrorInvalidValue;
-	sobel_wide_shape(s, p.op, &shape, &tw, &th, &a.smem);
+	/* sobel_op.cu's shapes: the same input, the same tiles. */
+	sobel_op_shape(s, p.op, in.maxval, &shape, &tw, &th, &a.smem);
 #ifndef GF_EMU_H                /* tests/emu runs the kernels on the CPU */
 	struct cudaFuncAttributes attr;
-	cudaError_t err = cudaFuncGetAttributes(&attr, wide_kernel<R>(s));
+	cudaError_t err = cudaFuncGetAttributes(&attr, k);
+	if (err == cudaSuccess &&
+	    shape.block_w * shape.block_h > attr.maxThreadsPerBlock)
+		err = cudaErrorLaunchOutOfResources;
 	if (err != cudaSuccess)
 		return err;
-	if (shape.block_w * shape.block_h > attr.maxThreadsPerBlock)
-		return cudaErrorLaunchOutOfResources;
 #endif
 	stencil_launch_set(a, in, border, shape, tw, th, tex, st);
 	switch (s) {

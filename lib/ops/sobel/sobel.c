@@ -81,12 +81,17 @@ sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 	return p;
 }
 
-/* sobel_gpu for the operators of kernels/sobel_op.cu. */
+/*
+ * sobel_gpu for the operators of kernels/sobel_op.cu, and for an output
+ * wider than its input (sobel_wide_path: 16-bit samples of an 8-bit
+ * image), kernels/sobel_wide.cu's, in the same shapes.
+ */
 static int
 sobel_op_gpu(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, const struct sobel_params *p, int border,
     enum gf_strategy s, const struct gf_launch *l, struct gf_err *e)
 {
+	const int wide = sobel_wide_path(p, in->maxval);
 	struct gf_launch shape = *l;
 	cudaTextureObject_t tex;
 	int tw, th;
@@ -95,41 +100,18 @@ sobel_op_gpu(struct gpu *g, const struct gpu_image *in,
 	if (p->mode == SOBEL_DIRECTION && in->maxval < 255)
 		return gf_fail(e, "the direction's bins 0 to 255 need a maxval of "
 		    "255 or more; this image's is %u", in->maxval);
-	if (s == GF_AUTO)
-		s = SOBEL_OP_AUTO;
-	sobel_op_shape(s, p->op, in->maxval, &shape, &tw, &th, &smem);
-	if (gpu_check_shape(g, gf_strategies[s].name, &shape, tw, th, in->width,
-	    in->height, smem, e) < 0 || gpu_strategy_input(g, s, in, &tex, e) < 0)
-		return -1;
-	return gpu_check_launch(sobel_op_launch(s, in, out, p, border, &shape,
-	    tex, g->stream), gf_strategies[s].name, &shape, e);
-}
-
-/*
- * sobel_gpu for an output wider than its input (sobel_wide_path: 16-bit
- * samples of an 8-bit image), by kernels/sobel_wide.cu, every operator.
- */
-static int
-sobel_wide_gpu(struct gpu *g, const struct gpu_image *in,
-    const struct gpu_image *out, const struct sobel_params *p, int border,
-    enum gf_strategy s, const struct gf_launch *l, struct gf_err *e)
-{
-	struct gf_launch shape = *l;
-	cudaTextureObject_t tex;
-	int tw, th;
-	size_t smem;
-
 	if (out->maxval != p->maxval)
 		return gf_fail(e, "sobel's output of maxval %u was given a device "
 		    "image of maxval %u", p->maxval, out->maxval);
 	if (s == GF_AUTO)
-		s = SOBEL_WIDE_AUTO;
-	sobel_wide_shape(s, p->op, &shape, &tw, &th, &smem);
+		s = wide ? SOBEL_WIDE_AUTO : SOBEL_OP_AUTO;
+	sobel_op_shape(s, p->op, in->maxval, &shape, &tw, &th, &smem);
 	if (gpu_check_shape(g, gf_strategies[s].name, &shape, tw, th, in->width,
 	    in->height, smem, e) < 0 || gpu_strategy_input(g, s, in, &tex, e) < 0)
 		return -1;
-	return gpu_check_launch(sobel_wide_launch(s, in, out, p, border, &shape,
-	    tex, g->stream), gf_strategies[s].name, &shape, e);
+	return gpu_check_launch((wide ? sobel_wide_launch : sobel_op_launch)(s,
+	    in, out, p, border, &shape, tex, g->stream), gf_strategies[s].name,
+	    &shape, e);
 }
 
 int
@@ -142,9 +124,7 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
 	int tw, th;
 	size_t smem;
 
-	if (sobel_wide_path(p, in->maxval))
-		return sobel_wide_gpu(g, in, out, p, border, s, l, e);
-	if (sobel_op_path(p))
+	if (sobel_op_path(p) || sobel_wide_path(p, in->maxval))
 		return sobel_op_gpu(g, in, out, p, border, s, l, e);
 	if (s == GF_AUTO)
 		s = SOBEL_AUTO(in->maxval);

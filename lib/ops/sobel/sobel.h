@@ -73,10 +73,8 @@ cudaError_t sobel_op_launch(enum gf_strategy s, const struct gpu_image *in,
 /*
  * The wider outputs' kernels (kernels/sobel_wide.cu): 16-bit samples of
  * an 8-bit image (sobel_wide_path), for every operator, as
- * sobel_op_shape and sobel_op_launch.
+ * sobel_op_launch, in sobel_op_shape's shapes (the input's).
  */
-void sobel_wide_shape(enum gf_strategy s, int op, struct gf_launch *l,
-    int *tile_w, int *tile_h, size_t *smem);
 cudaError_t sobel_wide_launch(enum gf_strategy s, const struct gpu_image *in,
     const struct gpu_image *out, const struct sobel_params *p, int border,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream);
