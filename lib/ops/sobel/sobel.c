@@ -55,6 +55,56 @@ sobel_op_parse(const char *name, int *op, struct gf_err *e)
 	    "scharr, sobel5 or sobel7", name);
 }
 
+int
+sobel_gradient_parse(const char *name, struct sobel_opts *o, struct gf_err *e)
+{
+	if (strcmp(name, "magnitude") != 0 && strcmp(name, "direction") != 0 &&
+	    strcmp(name, "x") != 0 && strcmp(name, "y") != 0)
+		return gf_fail(e, "--gradient '%s' is not an output; choose "
+		    "magnitude, direction, x or y", name);
+	o->direction = strcmp(name, "direction") == 0;
+	o->grad_xy = strcmp(name, "x") == 0 ? 1 : strcmp(name, "y") == 0 ? 2 : 0;
+	return 0;
+}
+
+/*
+ * The direction and the signed gradients take no threshold, and Otsu's
+ * threshold (-t auto) is taken of the 3x3 Sobel's magnitudes alone;
+ * --depth 16 is the magnitude's; the 16-bit outputs (x, y, --depth 16)
+ * are of the gray (an alpha channel beside them would have to change
+ * depth); every other combination of sobel's options is valid.
+ */
+int
+sobel_opts_check(const struct sobel_opts *so, struct gf_err *e)
+{
+	const char *xy = so->grad_xy == 1 ? "x" : "y";
+
+	if (so->direction && (so->threshold || so->threshold_auto))
+		return gf_fail(e, "--gradient direction writes the direction, which "
+		    "takes no threshold; leave out -t");
+	if (so->grad_xy && (so->threshold || so->threshold_auto))
+		return gf_fail(e, "--gradient %s writes the signed gradient, which "
+		    "takes no threshold; leave out -t (or threshold the magnitude)",
+		    xy);
+	if (so->depth16 && (so->direction || so->threshold ||
+	    so->threshold_auto))
+		return gf_fail(e, "--depth 16 writes the magnitude at 16 bits; %s",
+		    so->direction ? "the direction's bins are 0 to 255 at the "
+		    "input's depth: leave out --depth" : "an edge map (-t) is 0 or "
+		    "maxval at the input's depth: leave out --depth");
+	if ((so->channels || so->max) && (so->grad_xy || so->depth16))
+		return gf_fail(e, "%s%s writes 16-bit samples of the gray; "
+		    "--colour %s is not taken with it: leave out --colour "
+		    "or run once per channel", so->grad_xy ? "--gradient " :
+		    "--depth 16", so->grad_xy ? xy : "", so->max ? "max" :
+		    "channels");
+	if (so->threshold_auto && so->op != SOBEL_OP_SOBEL)
+		return gf_fail(e, "-t auto takes Otsu's threshold of the 3x3 Sobel "
+		    "gradient only, not of --operator %s; give -t a number",
+		    sobel_op_names[so->op]);
+	return 0;
+}
+
 struct sobel_params
 sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 {
