@@ -81,8 +81,8 @@ struct tool {
 	    struct gf_times *t, struct gf_err *e);
 	/*
 	 * The GPU: queues the work that turns the one-channel device image in
-	 * into out (same size; tool_out_maxval's maxval) on g->stream, using g's buffers
-	 * (the slots after
+	 * into out (same size; tool_out_maxval's maxval) on g->stream, using
+	 * g's buffers (the slots after
 	 * GPU_SLOT_PACKED_OUT).  It may wait for g->stream (to read a
 	 * threshold back) but never for the device.
 	 */
