@@ -733,36 +733,23 @@ tiff_set_tags(TIFF *tif, const struct image *img, const struct img_icc *icc)
 	TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
 }
 
-/*
- * Row y of img, whose samples are offset binary (img->offset_binary),
- * as int16 into row: each sample's top bit flipped, v + 32768 becoming
- * v in two's complement.
- */
-static const void *
-tiff_signed_row(const struct image *img, int y, void *row)
-{
-	const size_t n = (size_t)img->width * img->channels;
-	const uint16_t *src = (const uint16_t *)img->px + (size_t)y * n;
-	uint16_t *dst = row;
-
-	for (size_t i = 0; i < n; i++)
-		dst[i] = src[i] ^ 0x8000u;
-	return row;
-}
-
 /* Encodes img into t (open for writing); -1 with t->msg on an error. */
 static int
 tiff_encode(struct img_tiff *t, const struct image *img,
     const struct img_icc *icc, void *row)
 {
 	unsigned top = img->maxval > 255 ? 65535 : 255;
+	size_t n = img->offset_binary ? (size_t)img->width * img->channels : 0;
 
 	tiff_set_tags(t->tif, img, icc);
-	for (int y = 0; y < img->height; y++)
-		if (TIFFWriteScanline(t->tif, img->offset_binary ?
-		    (void *)tiff_signed_row(img, y, row) :
-		    (void *)img_out_row(img, y, top, row), (uint32_t)y, 0) < 0)
+	for (int y = 0; y < img->height; y++) {
+		const void *r = img_out_row(img, y, top, row);
+		/* Offset binary (maxval 65535), v + 32768, as int16: top bit flipped. */
+		for (size_t i = 0; i < n; i++)
+			((uint16_t *)row)[i] = ((const uint16_t *)r)[i] ^ 0x8000u;
+		if (TIFFWriteScanline(t->tif, n ? row : (void *)r, (uint32_t)y, 0) < 0)
 			return -1;
+	}
 	return TIFFFlush(t->tif) ? 0 : -1;
 }
 
