@@ -8,18 +8,23 @@
 #include "cli.h"
 #include "sobel_tool.h"
 
-enum { OPT_NORM = GF_OPT_TOOL, OPT_OPERATOR, OPT_COLOUR, OPT_GRADIENT };
+enum { OPT_NORM = GF_OPT_TOOL, OPT_OPERATOR, OPT_COLOUR, OPT_GRADIENT,
+	OPT_DEPTH };
 
 /*
- * The values of -t besides numbers, --norm, --operator, --colour and
- * --gradient, for completion.
+ * The values of -t besides numbers, --norm, --operator, --colour,
+ * --gradient and --depth, for completion.
  */
 static int
 sobel_complete(int c, char *w, size_t n)
 {
 	if (c == OPT_COLOUR || c == OPT_GRADIENT) {
 		snprintf(w, n, "%s", c == OPT_COLOUR ? "gray channels max" :
-		    "magnitude direction");
+		    "magnitude direction x y");
+		return 1;
+	}
+	if (c == OPT_DEPTH) {
+		snprintf(w, n, "16");
 		return 1;
 	}
 	if (c == OPT_OPERATOR) {
@@ -38,18 +43,22 @@ sobel_complete(int c, char *w, size_t n)
 
 /*
  * Handles -t (a number >= 0, or "auto"), --norm l2|l1, --operator NAME,
- * --colour gray|channels|max and --gradient magnitude|direction.
+ * --colour gray|channels|max, --gradient magnitude|direction|x|y and
+ * --depth 16.
  */
 static int
 sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 {
 	struct sobel_opts *so = ctx;
 
-	if (c == OPT_GRADIENT) {
-		if (strcmp(arg, "magnitude") != 0 && strcmp(arg, "direction") != 0)
-			return gf_fail(e, "--gradient '%s' is not an output; choose "
-			    "magnitude or direction", arg);
-		so->direction = strcmp(arg, "direction") == 0;
+	if (c == OPT_GRADIENT)
+		return sobel_gradient_parse(arg, so, e) < 0 ? -1 : 1;
+	if (c == OPT_DEPTH) {
+		if (strcmp(arg, "16") != 0)
+			return gf_fail(e, "--depth '%s' is not a depth sobel writes; "
+			    "--depth 16 writes the magnitude at 16 bits (without it, "
+			    "at the input's depth)", arg);
+		so->depth16 = 1;
 		return 1;
 	}
 	if (c == OPT_COLOUR) {
@@ -81,24 +90,11 @@ sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 	return 1;
 }
 
-/*
- * The direction takes no threshold, and Otsu's threshold (-t auto) is
- * taken of the 3x3 Sobel's magnitudes alone; every other combination of
- * sobel's options is valid.
- */
+/* The combinations of sobel's options that it refuses: sobel_opts_check's. */
 static int
 sobel_check(void *ctx, struct gf_err *e)
 {
-	const struct sobel_opts *so = ctx;
-
-	if (so->direction && (so->threshold || so->threshold_auto))
-		return gf_fail(e, "--gradient direction writes the direction, which "
-		    "takes no threshold; leave out -t");
-	if (so->threshold_auto && so->op != SOBEL_OP_SOBEL)
-		return gf_fail(e, "-t auto takes Otsu's threshold of the 3x3 Sobel "
-		    "gradient only, not of --operator %s; give -t a number",
-		    sobel_op_names[so->op]);
-	return 0;
+	return sobel_opts_check(ctx, e);
 }
 
 static void
@@ -124,6 +120,7 @@ sobel_common(void *ctx)
 
 static const struct option longopts[] = {
 	{"colour", required_argument, NULL, OPT_COLOUR},
+	{"depth", required_argument, NULL, OPT_DEPTH},
 	{"gradient", required_argument, NULL, OPT_GRADIENT},
 	{"norm", required_argument, NULL, OPT_NORM},
 	{"operator", required_argument, NULL, OPT_OPERATOR},
@@ -136,7 +133,7 @@ const struct cli_tool sobel_cli = {
 	.synopsis =
 	    "usage: sobel [-qVv] [-f format] [-j N] [-m strategy | --cpu] [-t threshold]\n"
 	    "             [--block WxH] [--border mode] [--colour gray|channels|max]\n"
-	    "             [--device list] [--fallback] [--gradient magnitude|direction]\n"
+	    "             [--depth 16] [--device list] [--fallback] [--gradient output]\n"
 	    "             [--max-pixels N] [--no-autorotate] [--no-server] [--norm l2|l1]\n"
 	    "             [--operator name] [--quality N] [--rows N] [input [output]]\n"
 	    "       sobel [options] [--shard K/N] [--files-from file [-0]] [--progress]\n"
@@ -147,8 +144,12 @@ const struct cli_tool sobel_cli = {
 	    "  --norm l2|l1    gradient norm: sqrt(gx^2+gy^2) (default) or |gx|+|gy|\n"
 	    "  --operator name gradient operator: sobel (3x3, default), prewitt,\n"
 	    "                  scharr, sobel5, sobel7 (OpenCV's Sobel ksize 5, 7)\n"
-	    "  --gradient magnitude|direction  the magnitude (default), or the\n"
-	    "                  direction: atan2(gy,gx) in 256 bins, 0 to 255\n"
+	    "  --gradient magnitude|direction|x|y  the magnitude (default); the\n"
+	    "                  direction: atan2(gy,gx) in 256 bins, 0 to 255; or the\n"
+	    "                  signed gx or gy at 16 bits (OpenCV's CV_16S, saturated),\n"
+	    "                  held as g + 32768 (PNM, PNG), as int16 in TIFF\n"
+	    "  --depth 16      the magnitude at 16 bits (8-bit input: no clipping at\n"
+	    "                  255; the magnitude of 16-bit input is 16 bits anyway)\n"
 	    "  --colour gray|channels|max  colour input made gray (default), each\n"
 	    "                  colour channel filtered alone (alpha kept), as vips sobel,\n"
 	    "                  or the gradient of the channel whose gradient is largest\n",

@@ -33,6 +33,19 @@ max|--colour max|--colour max
 maxauto|--colour max -t auto --border reflect|--colour max -t auto --border reflect
 maxsch|--colour max --operator scharr --norm l1 -t 200|--colour max --operator scharr --norm l1 -t 51400
 maxdir|--colour max --gradient direction|--colour max --gradient direction
+gx|--gradient x|--gradient x
+gy|--gradient y|--gradient y
+gxzero|--gradient x --border zero|--gradient x --border zero
+gyreflect|--gradient y --border reflect|--gradient y --border reflect
+gxwrap|--gradient x --border wrap|--gradient x --border wrap
+gxprewitt|--gradient x --operator prewitt|--gradient x --operator prewitt
+gyscharr|--gradient y --operator scharr --border zero|--gradient y --operator scharr --border zero
+gxsobel5|--gradient x --operator sobel5 --border reflect|--gradient x --operator sobel5 --border reflect
+gysobel7|--gradient y --operator sobel7 --border wrap|--gradient y --operator sobel7 --border wrap
+mag16|--depth 16|--depth 16
+mag16l1|--depth 16 --norm l1 --border reflect|--depth 16 --norm l1 --border reflect
+mag16scharr|--depth 16 --operator scharr --border zero|--depth 16 --operator scharr --border zero
+mag16s7|--depth 16 --operator sobel7 --border wrap|--depth 16 --operator sobel7 --border wrap
 END
 }
 
@@ -56,5 +69,8 @@ sobel_sanitize() {
 --colour channels -t auto
 --gradient direction --border wrap
 --colour max --operator sobel5 -t auto
+--gradient x --operator sobel7 --border reflect
+--gradient y --border zero
+--depth 16 --operator sobel5 --border wrap
 END
 }

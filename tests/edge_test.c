@@ -17,7 +17,7 @@
 static struct image
 make_image(int w, int h, unsigned m, unsigned (*f)(int, int))
 {
-	struct image im = {w, h, 1, m, NULL};
+	struct image im = {w, h, 1, m, NULL, 0};
 
 	if (img_alloc(&im, NULL) < 0)
 		abort();

@@ -109,6 +109,14 @@ set_high(gf_options *o)
 	o->sigma = 2.5;
 	o->high = 30;
 }
+static void set_gx(gf_options *o) { o->gradient = "x"; }
+static void
+set_gyreflect(gf_options *o)
+{
+	o->gradient = "y";
+	o->border = "reflect";
+}
+static void set_depth16(gf_options *o) { o->depth = 16; }
 
 static const struct gcase gcases[] = {
 	{"sobel_coins_mag", SOBEL, "coins.pgm", set_none, "sobel/coins.mag.pgm"},
@@ -116,6 +124,13 @@ static const struct gcase gcases[] = {
 	{"sobel_coins_wrap", SOBEL, "coins.pgm", set_wrap, "sobel/coins.wrap.pgm"},
 	{"sobel_astro16_l1auto", SOBEL, "astro16.pgm", set_l1auto,
 	    "sobel/astro16.l1auto.pgm"},
+	{"sobel_coins_gx", SOBEL, "coins.pgm", set_gx, "sobel/coins.gx.pgm"},
+	{"sobel_astro16_gyreflect", SOBEL, "astro16.pgm", set_gyreflect,
+	    "sobel/astro16.gyreflect.pgm"},
+	{"sobel_coins_mag16", SOBEL, "coins.pgm", set_depth16,
+	    "sobel/coins.mag16.pgm"},
+	{"sobel_chelsea_mag16", SOBEL, "chelsea.png", set_depth16,
+	    "sobel/chelsea.mag16.pgm"},
 	{"conv2d_chelsea_gauss14", CONV2D, "chelsea.png", set_gauss14,
 	    "conv2d/chelsea.gauss14.ppm"},
 	{"conv2d_coins_blur3", CONV2D, "coins.pgm", set_blur3,
@@ -298,6 +313,11 @@ test_refused(gf_context *ctx)
 		{"sigma_tiny", EDGE, "sigma", NULL, 1e-9, "too small"},
 		{"low_above_high", EDGE, "low", NULL, 50, "greater than --high"},
 		{"block_zero", EDGE, "block", NULL, 0, "1 to 1024"},
+		{"gradient_bogus", SOBEL, "gradient", "z", 0, "choose magnitude, "
+		    "direction, x or y"},
+		{"gradient_x_threshold", SOBEL, "gradient", "x", 30, "takes no threshold"},
+		{"depth_8", SOBEL, "depth", NULL, 8, "depth is 8; it must be 16"},
+		{"depth_direction", SOBEL, "depth", "direction", 16, "bins are 0 to 255"},
 	};
 	unsigned char px[16] = {0};
 	gf_image in = {4, 4, 1, 255, 0, px}, out = {0};
@@ -315,6 +335,13 @@ test_refused(gf_context *ctx)
 			o.border = cases[i].text;
 		else if (strcmp(cases[i].field, "threshold") == 0)
 			o.threshold = cases[i].v;
+		else if (strcmp(cases[i].field, "gradient") == 0) {
+			o.gradient = cases[i].text;
+			o.threshold = cases[i].v != 0 ? cases[i].v : -1;
+		} else if (strcmp(cases[i].field, "depth") == 0) {
+			o.depth = (int)cases[i].v;
+			o.gradient = cases[i].text;
+		}
 		else if (strcmp(cases[i].field, "kernel") == 0)
 			o.kernel = cases[i].text;
 		else if (strcmp(cases[i].field, "divisor") == 0) {
@@ -451,10 +478,12 @@ device_case(gf_context *ctx, const struct gcase *c, const char *s,
 	    c->golden), host;
 	gf_image din = {in.width, in.height, 1, in.maxval, 0, NULL}, dout;
 	size_t row = (size_t)in.width * (in.maxval > 255 ? 2 : 1);
+	/* The output's rows: 16-bit ones of an 8-bit input (sobel x, y, depth 16). */
+	size_t orow = (size_t)in.width * (want.maxval > 255 ? 2 : 1);
 	gf_options o;
 	gf_error err;
 	int ok = 0;
-	void *res = malloc(row * in.height);
+	void *res = malloc(orow * in.height);
 
 	gf_options_init(&o);
 	c->set(&o);
@@ -463,7 +492,8 @@ device_case(gf_context *ctx, const struct gcase *c, const char *s,
 	    !CUDA_OK(cudaMallocPitch(&din.data, &din.stride, row, in.height), why, n))
 		goto done;
 	dout = din;
-	if (!CUDA_OK(cudaMallocPitch(&dout.data, &dout.stride, row, in.height),
+	dout.maxval = want.maxval;
+	if (!CUDA_OK(cudaMallocPitch(&dout.data, &dout.stride, orow, in.height),
 	    why, n))
 		goto free_in;
 	if (!CUDA_OK(cudaMemcpy2DAsync(din.data, din.stride, in.data, row, row,
@@ -473,11 +503,11 @@ device_case(gf_context *ctx, const struct gcase *c, const char *s,
 		snprintf(why, n, "code %d: %.400s", err.code, err.message);
 		goto free_out;
 	}
-	if (!CUDA_OK(cudaMemcpy2DAsync(res, row, dout.data, dout.stride, row,
+	if (!CUDA_OK(cudaMemcpy2DAsync(res, orow, dout.data, dout.stride, orow,
 	    in.height, cudaMemcpyDeviceToHost, st), why, n) ||
 	    !CUDA_OK(cudaStreamSynchronize(st), why, n))
 		goto free_out;
-	host = (gf_image){in.width, in.height, 1, in.maxval, row, res};
+	host = (gf_image){in.width, in.height, 1, want.maxval, orow, res};
 	ok = same_image(&host, &want, why, n);
 free_out:
 	ok = CUDA_OK(cudaFree(dout.data), why, n) && ok;

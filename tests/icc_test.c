@@ -109,8 +109,8 @@ test_fits(void)
 {
 	unsigned char *g = make_profile("GRAY", 400, 1), *c = make_profile("RGB ", 400, 2);
 	struct img_icc gi = {g, 400, ""}, ci = {c, 400, ""};
-	struct image gray = {4, 4, 1, 255, NULL}, ga = {4, 4, 2, 255, NULL};
-	struct image rgb = {4, 4, 3, 255, NULL}, rgba = {4, 4, 4, 65535, NULL};
+	struct image gray = {4, 4, 1, 255, NULL, 0}, ga = {4, 4, 2, 255, NULL, 0};
+	struct image rgb = {4, 4, 3, 255, NULL, 0}, rgba = {4, 4, 4, 65535, NULL, 0};
 	static const enum img_format held[] = {IMG_FORMAT_PNG, IMG_FORMAT_JPEG,
 	    IMG_FORMAT_TIFF};
 	int bad = 0;

@@ -837,7 +837,7 @@ test_escape(void)
 static void
 test_png_huge(void)
 {
-	struct image img = {GF_MAX_DIM, 16385, 1, 255, NULL};
+	struct image img = {GF_MAX_DIM, 16385, 1, 255, NULL, 0};
 	static unsigned char out[65536];
 	struct gf_err e = {0};
 	FILE *f = fmemopen(out, sizeof(out), "wb");
@@ -1101,6 +1101,54 @@ test_tiff_flat(void)
 	check_tiff_flat("tiff_flat_jpeg_rgb", 2048, 2048, 3, COMPRESSION_JPEG);
 }
 
+/*
+ * An image of offset-binary samples (sobel --gradient x, y): TIFF holds
+ * them as signed 16-bit samples (SampleFormat 2), v + 32768 written as v;
+ * PNM keeps the offset sample as it is; our reader refuses the signed TIFF
+ * with a message naming it.
+ */
+static void
+test_tiff_signed(void)
+{
+	static const unsigned g[] = {0, 1, 32767, 32768, 32769, 65535};
+	static const int16_t want[] = {-32768, -32767, -1, 0, 1, 32767};
+	struct image a = image_of(3, 2, 1, 65535, g), back = {0};
+	char path[64], why[200] = "";
+	struct gf_err e = {0};
+	uint16_t fmt = 0, bits = 0;
+	int16_t row[3];
+	TIFF *tif;
+	int ok, fd;
+
+	a.offset_binary = 1;
+	strcpy(path, "/tmp/io_test.XXXXXX");
+	ok = (fd = mkstemp(path)) >= 0 && close(fd) == 0 &&
+	    img_save(path, &a, IMG_FORMAT_TIFF, &e) == 0;
+	if (ok && (tif = TIFFOpen(path, "r")) != NULL) {
+		TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt);
+		TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+		for (int y = 0; ok && y < 2; y++) {
+			ok = TIFFReadScanline(tif, row, (uint32_t)y, 0) >= 0;
+			for (int x = 0; ok && x < 3; x++)
+				if (row[x] != want[y * 3 + x]) {
+					snprintf(why, sizeof(why), "sample %d is %d, "
+					    "expected %d", y * 3 + x, row[x], want[y * 3 + x]);
+					ok = 0;
+				}
+		}
+		TIFFClose(tif);
+	} else {
+		ok = 0;
+	}
+	result("tiff_signed_int16", ok && fmt == SAMPLEFORMAT_INT && bits == 16,
+	    "format %u, %u bits %s %s", fmt, bits, why, e.msg);
+	ok = img_load(path, &back, &e) < 0 && strstr(e.msg, "signed") != NULL;
+	result("tiff_signed_read_refused", ok, "%s", e.msg);
+	unlink(path);
+	check_round_trip("pgm_offset_binary_as_is", &a, IMG_FORMAT_PNM, NULL);
+	img_free(&a);
+}
+
 int
 main(void)
 {
@@ -1111,6 +1159,7 @@ main(void)
 	test_orient();
 	test_tiff_read();
 	test_tiff_flat();
+	test_tiff_signed();
 	test_jpeg();
 	test_stream();
 	test_pnm_variants();

@@ -21,16 +21,25 @@
 static const char *op_names[] = {"sobel", "prewitt", "scharr", "sobel5", "sobel7"};
 static const char *border_names[] = {"replicate", "zero", "reflect", "wrap"};
 
-/* The parameters of operator op, mode 0..4 (enum sobel_mode), threshold t. */
+/*
+ * The parameters of operator op, mode 0..6 (enum sobel_mode), threshold
+ * t; modes 7 and 8 (OP_DEPTH16, OP_DEPTH16_L1) stand for --depth 16's
+ * magnitudes, L2 and L1.
+ */
+#define OP_DEPTH16 (SOBEL_GRAD_Y + 1)
+#define OP_DEPTH16_L1 (SOBEL_GRAD_Y + 2)
 static struct sobel_params
 op_params(int op, int mode, unsigned maxval, double t)
 {
 	struct sobel_opts o;
 
 	memset(&o, 0, sizeof(o));
-	o.l1 = mode == SOBEL_MAG_L1 || mode == SOBEL_THRESH_L1;
+	o.l1 = mode == SOBEL_MAG_L1 || mode == SOBEL_THRESH_L1 ||
+	    mode == OP_DEPTH16_L1;
 	o.threshold = mode == SOBEL_THRESH_L2 || mode == SOBEL_THRESH_L1;
 	o.direction = mode == SOBEL_DIRECTION;
+	o.grad_xy = mode == SOBEL_GRAD_X ? 1 : mode == SOBEL_GRAD_Y ? 2 : 0;
+	o.depth16 = mode >= OP_DEPTH16;
 	o.t = t;
 	o.op = op;
 	return sobel_params_for(&o, maxval, t);
@@ -101,7 +110,7 @@ test_step(void)
 static struct image
 op_plain(const struct image *in, const struct sobel_params *p, int border)
 {
-	struct image out = image_of(in->width, in->height, 1, in->maxval, NULL);
+	struct image out = image_of(in->width, in->height, 1, p->maxval, NULL);
 	const struct sobel_taps t = sobel_taps_of(p->op);
 	const int R = t.r, n = 2 * R + 1;
 	int v[(2 * SOBEL_OP_MAX_R + 1) * (2 * SOBEL_OP_MAX_R + 1)], gx, gy;
@@ -120,10 +129,70 @@ op_plain(const struct image *in, const struct sobel_params *p, int border)
 }
 
 /*
+ * The signed gradients by hand, saturated as OpenCV's CV_16S: a 9 x 9
+ * 8-bit step, 0 left of column 4 and 255 from it on.  On row 4, gy = 0
+ * (32768) and gx is test_step's sum times 255: the 3x3 Sobel's 4 * 255
+ * = 1020 at columns 3 and 4 (33788); sobel7's 64 * 255 = 16320 at column
+ * 1 (49088), 320 * 255 = 81600 at column 2 and 640 * 255 at 3 and 4,
+ * both past 32767 (65535).  The step the other way (255 then 0) gives
+ * the negatives: -1020 (31748), -16320 (16448), and -32768 (0) where
+ * saturated.  --depth 16's magnitude keeps sobel5's 48 * 255 = 12240 at
+ * column 3, which the 8-bit output clamps at 255.
+ */
+static void
+test_signed(void)
+{
+	static const struct {
+		int op, mode, down;
+		unsigned want[9];
+	} cases[] = {
+		{SOBEL_OP_SOBEL, SOBEL_GRAD_X, 0,
+		    {32768, 32768, 32768, 33788, 33788, 32768, 32768, 32768, 32768}},
+		{SOBEL_OP_SOBEL, SOBEL_GRAD_X, 1,
+		    {32768, 32768, 32768, 31748, 31748, 32768, 32768, 32768, 32768}},
+		{SOBEL_OP_SOBEL, SOBEL_GRAD_Y, 0,
+		    {32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768, 32768}},
+		{SOBEL_OP_SOBEL7, SOBEL_GRAD_X, 0,
+		    {32768, 49088, 65535, 65535, 65535, 65535, 49088, 32768, 32768}},
+		{SOBEL_OP_SOBEL7, SOBEL_GRAD_X, 1,
+		    {32768, 16448, 0, 0, 0, 0, 16448, 32768, 32768}},
+		{SOBEL_OP_SOBEL5, OP_DEPTH16, 0,
+		    {0, 0, 4080, 12240, 12240, 4080, 0, 0, 0}},
+	};
+	char name[64];
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct image in = image_of(9, 9, 1, 255, NULL), out = {0};
+		struct sobel_params p = op_params(cases[k].op, cases[k].mode, 255, 0);
+		struct gf_err e = {0};
+		char why[200] = "";
+		int ok;
+
+		for (size_t i = 0; i < 81; i++)
+			img_set(&in, i, (i % 9 >= 4) != cases[k].down ? 255 : 0);
+		ok = sobel_cpu(&in, &out, &p, GF_BORDER_REPLICATE, 1, &e) == 0 &&
+		    out.maxval == 65535;
+		for (int x = 0; ok && x < 9; x++)
+			if (img_get(&out, 4 * 9 + x) != cases[k].want[x]) {
+				snprintf(why, sizeof(why), "column %d is %u, expected %u",
+				    x, img_get(&out, 4 * 9 + x), cases[k].want[x]);
+				ok = 0;
+			}
+		snprintf(name, sizeof(name), "signed_%s_%s%s", op_names[cases[k].op],
+		    cases[k].mode == SOBEL_GRAD_X ? "x" : cases[k].mode ==
+		    SOBEL_GRAD_Y ? "y" : "depth16", cases[k].down ? "_down" : "");
+		result(name, ok, "%s %s", why, e.msg);
+		img_free(&out);
+		img_free(&in);
+	}
+}
+
+/*
  * sobel_cpu on 1, 3 and 7 threads gives the window core's samples, for
- * every operator, border, mode (the direction too) and depth (the 3x3
- * Sobel's magnitudes through its own rows), on odd sizes (narrower and
- * shorter than the window too).  Thresholds sit inside the gradients'
+ * every operator, border, mode (the direction, the signed gradients and
+ * --depth 16's magnitudes too, at 16 bits of an 8-bit image) and depth
+ * (the 3x3 Sobel's magnitudes through its own rows), on odd sizes
+ * (narrower and shorter than the window too).  Thresholds sit inside the gradients'
  * range, full-range and low-contrast noise alike.
  */
 static void
@@ -138,7 +207,7 @@ test_cpu_plain(void)
 			unsigned m = deep ? 65535 : 255;
 			static const double scale[] = {4, 3, 16, 48, 640};
 			size_t bad = 0;
-			for (int mode = 0; mode <= SOBEL_DIRECTION; mode++) {
+			for (int mode = 0; mode <= OP_DEPTH16_L1; mode++) {
 				struct sobel_params p = op_params(op, mode, m,
 				    m * scale[op] / 5.5);
 				for (size_t k = 0; k < 5; k++)
@@ -156,8 +225,9 @@ test_cpu_plain(void)
 							snprintf(why, sizeof(why), "%s", e.msg);
 							continue;
 						}
-						if (memcmp(got.px, want.px, (size_t)in.width *
-						    in.height * gf_sample_bytes(m)) != 0 &&
+						if ((got.maxval != p.maxval ||
+						    memcmp(got.px, want.px, (size_t)in.width *
+						    in.height * gf_sample_bytes(p.maxval)) != 0) &&
 						    bad++ == 0)
 							snprintf(why, sizeof(why), "%dx%d "
 							    "border %s mode %d, %d threads",
@@ -223,7 +293,7 @@ test_channels(void)
 			unsigned m = deep ? 65535 : 255;
 			struct image in = image_noise(45, 31, 4, m, m / 3, 77u + deep);
 			struct image plane = image_of(45, 31, 1, m, NULL), want;
-			struct image got = {0, 0, 0, 0, NULL};
+			struct image got = {0, 0, 0, 0, NULL, 0};
 			struct sobel_opts o;
 			struct tool t;
 			struct gf_times tm;
@@ -375,7 +445,7 @@ gpu_case(struct gpu *g, const struct image *in, int op, int border, int mode,
 
 	if (sobel_cpu(in, &want, &p, border, 0, &e) < 0 ||
 	    gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval, &din, &e) < 0 ||
-	    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height, in->maxval, &dout, &e) < 0 ||
+	    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height, p.maxval, &dout, &e) < 0 ||
 	    gpu_upload(g, in, 0, &din, &e) < 0) {
 		for (int s = 0; s < NGPU; s++)
 			for (size_t l = 0; l < NSHAPES; l++)
@@ -397,14 +467,17 @@ gpu_case(struct gpu *g, const struct image *in, int op, int border, int mode,
  * (narrower than a window, a tile's width plus one), every operator,
  * border and mode, and the 3x3 Sobel's direction, through every strategy
  * and shape: the CPU's samples.  One case per operator, strategy and
- * shape (op_gpu_sobel_*: the direction alone).
+ * shape (op_gpu_sobel_*: the direction alone), and apart from them the
+ * 16-bit outputs of every operator, the 3x3 Sobel's too: the signed
+ * gradients and --depth 16's magnitudes (sobel_wide_gpu_*;
+ * kernels/sobel_wide.cu for 8-bit images, sobel_op.cu for 16-bit ones).
  */
 static void
 test_gpu(void)
 {
 	static const int sizes[][2] = {{1, 1}, {2, 3}, {1, 300}, {300, 1}, {33, 17},
 	    {513, 131}};
-	static struct tally t[SOBEL_NOPS][NGPU][NSHAPES];
+	static struct tally t[SOBEL_NOPS][NGPU][NSHAPES], tw[SOBEL_NOPS][NGPU][NSHAPES];
 	struct gpu g;
 	struct gf_err e = {0};
 	char name[96];
@@ -419,17 +492,21 @@ test_gpu(void)
 				    11 + (uint32_t)z * 37 + div);
 				for (int op = SOBEL_OP_SOBEL; op < SOBEL_NOPS; op++)
 					for (int b = 0; b < 4; b++)
-						for (int m = 0; m <= SOBEL_DIRECTION; m++)
-							if (op != SOBEL_OP_SOBEL ||
+						for (int m = 0; m <= OP_DEPTH16_L1; m++)
+							if (m >= SOBEL_GRAD_X)
+								gpu_case(&g, &in, op, b, m, tw[op]);
+							else if (op != SOBEL_OP_SOBEL ||
 							    m == SOBEL_DIRECTION)
 								gpu_case(&g, &in, op, b, m, t[op]);
 				img_free(&in);
 			}
+	for (int w = 0; w < 2; w++)
 	for (int op = SOBEL_OP_SOBEL; op < SOBEL_NOPS; op++)
 		for (int s = 0; s < NGPU; s++)
 			for (size_t l = 0; l < NSHAPES; l++) {
-				struct tally *c = &t[op][s][l];
-				snprintf(name, sizeof(name), "op_gpu_%s_%s_%dx%dx%d",
+				struct tally *c = w ? &tw[op][s][l] : &t[op][s][l];
+				snprintf(name, sizeof(name), "%s_%s_%s_%dx%dx%d",
+				    w ? "sobel_wide_gpu" : "op_gpu",
 				    op_names[op], gf_strategies[GF_FIRST_GPU + s].name,
 				    shapes[l].block_w, shapes[l].block_h, shapes[l].rows);
 				if (!have)
@@ -449,6 +526,7 @@ int
 main(void)
 {
 	test_step();
+	test_signed();
 	test_cpu_plain();
 	test_value();
 	test_direction();

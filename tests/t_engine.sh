@@ -140,7 +140,9 @@ fi
 for m in $(gpu_strategies sobel); do
 	if ! have_gpu; then skip "engine/strips/$m" "no GPU"; continue; fi
 	for c in "sobel -t 60" "sobel --border reflect" "sobel --operator sobel7 -t 9000" \
-	    "sobel --operator scharr --border zero" "conv2d -k gauss:2" \
+	    "sobel --operator scharr --border zero" "sobel --gradient x" \
+	    "sobel --gradient y --operator sobel5 --border reflect" \
+	    "sobel --depth 16 --border wrap" "conv2d -k gauss:2" \
 	    "conv2d -k box:5 --no-separable --border zero" "conv2d -k 0,0,1;0,0,0;0,0,0"; do
 		n=$(echo "$c" | tr -c 'a-z0-9' _)
 		for f in retina1023x517.pgm astro16.pgm chelsea.png; do
@@ -160,7 +162,7 @@ done
 for m in $(gpu_strategies sobel); do
 	if ! have_gpu; then skip "engine/strip-outputs/$m" "no GPU"; continue; fi
 	bad=
-	for c in "sobel -t 60" "conv2d -k gauss:1.4"; do
+	for c in "sobel -t 60" "sobel --gradient x" "conv2d -k gauss:1.4"; do
 		# shellcheck disable=SC2086
 		"$BIN"/$c -q --cpu "$E/stream.pnm" "$E/sref.pnm"
 		# shellcheck disable=SC2086

@@ -18,8 +18,8 @@ JPEGGEN=$ROOT/build/bench/jpeggen
 
 # jgpu_cases: the tools and options compared, one per line.
 jgpu_cases() {
-	printf '%s\n' "sobel -t 60" "sobel" "edge --auto" "edge --sigma 0 --low 20 --high 60" \
-	    "conv2d -k gauss:1.4"
+	printf '%s\n' "sobel -t 60" "sobel" "sobel --gradient x --operator scharr" \
+	    "edge --auto" "edge --sigma 0 --low 20 --high 60" "conv2d -k gauss:1.4"
 }
 
 # The corpus files the engines take, by jpeggen's names.

@@ -78,6 +78,24 @@ for c in "sobel --colour max -t auto" "sobel --colour max --operator sobel5" \
 done >"$SV/cmax.log"
 tally server/colour-max "$SV/cmax.log" "through the server and in process differ"
 
+# sobel's 16-bit outputs of 8-bit images (the window's output is wider
+# than its input) and of 16-bit ones, through the server: the goldens,
+# the signed gradient's TIFF the bytes of a run in process.
+for c in gx:"--gradient x" gysobel7:"--gradient y --operator sobel7 --border wrap" \
+    mag16:"--depth 16"; do
+	for f in coins.pgm astro16.pgm chelsea.png; do
+		n=${f%.*}.${c%%:*}
+		# shellcheck disable=SC2086
+		GPUFILT_SERVER=require "$BIN/sobel" -q ${c#*:} "$SAMPLES/$f" "$SV/$n.pgm" \
+		    2>"$SV/$n.err" && cmp -s "$SV/$n.pgm" "$GOLDEN/sobel/$n.pgm" &&
+		    echo "ok $n" || echo "bad $n $(head -c 200 "$SV/$n.err")"
+	done
+done >"$SV/wide.log"
+tally server/wide "$SV/wide.log" "through the server differs from the golden"
+GPUFILT_SERVER=require "$BIN/sobel" -q --gradient x "$SAMPLES/coins.pgm" "$SV/gx.s.tif"
+GPUFILT_SERVER=off "$BIN/sobel" -q --gradient x "$SAMPLES/coins.pgm" "$SV/gx.p.tif"
+check server/wide-tiff cmp -s "$SV/gx.s.tif" "$SV/gx.p.tif"
+
 # A batch, and a failing input in it: the same files and the same status.
 mkdir -p "$SV/bs" "$SV/bp"
 head -c 500 "$SAMPLES/coins.pgm" >"$SV/trunc.pgm"

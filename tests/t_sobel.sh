@@ -77,6 +77,44 @@ for m in $(strategies sobel); do
 	fi
 done
 
+# The 16-bit outputs (--gradient x, y, --depth 16) in a stream of 8- and
+# 16-bit images of different sizes, on the CPU and every GPU strategy:
+# the goldens in order (one lane changes sample types between images).
+cat "$GOLDEN/sobel/coins.gx.pgm" "$GOLDEN/sobel/px2x3.gx.pgm" \
+    "$GOLDEN/sobel/astro16.gx.pgm" >"$TMP/stream16.want"
+cat "$GOLDEN/sobel/coins.mag16.pgm" "$GOLDEN/sobel/px2x3.mag16.pgm" \
+    "$GOLDEN/sobel/astro16.mag16.pgm" >"$TMP/stream16d.want"
+for m in $(strategies sobel); do
+	[ "$m" = auto ] && continue
+	if [ "$m" != cpu ] && ! have_gpu; then skip "sobel/stream16/$m" "no GPU"; continue; fi
+	if limited "$BIN/sobel" -m "$m" --gradient x <"$TMP/stream.pnm" >"$TMP/stream16.got" &&
+	    cmp -s "$TMP/stream16.got" "$TMP/stream16.want" &&
+	    limited "$BIN/sobel" -m "$m" --depth 16 <"$TMP/stream.pnm" >"$TMP/stream16d.got" &&
+	    cmp -s "$TMP/stream16d.got" "$TMP/stream16d.want"; then
+		pass "sobel/stream16/$m"
+	else
+		fail "sobel/stream16/$m" "--gradient x or --depth 16 stream differs from the goldens"
+	fi
+done
+
+# The signed gradient as PNG is the PGM's samples (g + 32768); as TIFF,
+# signed 16-bit samples, which the tools then refuse to read as input,
+# naming them.  --depth 16 of a 16-bit image of maxval 65535 is its
+# magnitude.
+if command -v pngtopam >/dev/null 2>&1; then
+	"$BIN/sobel" -q --gradient y "$SAMPLES/coins.pgm" "$TMP/gy.png"
+	check sobel/gradient/png sh -c 'pngtopam "$1" | cmp -s - "$2"' sh \
+	    "$TMP/gy.png" "$GOLDEN/sobel/coins.gy.pgm"
+else
+	skip sobel/gradient/png "pngtopam is not installed"
+fi
+"$BIN/sobel" -q --gradient x "$SAMPLES/coins.pgm" "$TMP/gx.tif"
+"$BIN/sobel" -q "$TMP/gx.tif" "$TMP/gx-back.pgm" 2>"$TMP/gx-back.err"
+why="$(cat "$TMP/gx-back.err")"
+check sobel/gradient/tiff-signed grep -q 'sample format 2 (signed integer)' "$TMP/gx-back.err"
+check sobel/depth16/16-bit-input cmp -s "$GOLDEN/sobel/astro16.mag16.pgm" \
+    "$GOLDEN/sobel/astro16.mag.pgm"
+
 # A pipeline: sobel | sobel -t, equal to the same two steps through files.
 "$BIN/sobel" -q "$SAMPLES/coins.pgm" "$TMP/p1.pgm" &&
     "$BIN/sobel" -q -t 100 "$TMP/p1.pgm" "$TMP/p2.pgm"

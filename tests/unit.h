@@ -36,7 +36,7 @@ result(const char *name, int ok, const char *fmt, ...)
 static struct image __attribute__((unused))
 image_of(int w, int h, int ch, unsigned maxval, const unsigned *vals)
 {
-	struct image img = {w, h, ch, maxval, NULL};
+	struct image img = {w, h, ch, maxval, NULL, 0};
 
 	if (img_alloc(&img, NULL) < 0)
 		abort();

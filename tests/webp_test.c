@@ -351,7 +351,7 @@ test_refused_out(void)
 {
 	static const unsigned v[] = {1000, 2000, 0, 65535, 256, 1};
 	struct image big = image_of(3, 2, 1, 65535, v);
-	struct image wide = {16384, 1, 1, 255, NULL};
+	struct image wide = {16384, 1, 1, 255, NULL, 0};
 	struct gf_err e = {0};
 	unsigned char *buf = NULL;
 	size_t len;

@@ -170,6 +170,14 @@ sobel_from(struct op *op, const gf_options *o, struct gf_err *e)
 		if (take_number(o->threshold, "threshold -t", 0, 1e9, &so->t, e) < 0)
 			return -1;
 	}
+	if (o->gradient != NULL && sobel_gradient_parse(o->gradient, so, e) < 0)
+		return -1;
+	if (o->depth != 0 && o->depth != 16)
+		return gf_fail(e, "depth is %d; it must be 16 (the magnitude at 16 "
+		    "bits) or 0 (the input's)", o->depth);
+	so->depth16 = o->depth == 16;
+	if (sobel_opts_check(so, e) < 0)
+		return -1;
 	op->common = &so->common;
 	sobel_tool(&op->tool, so);
 	return 0;
@@ -395,7 +403,7 @@ host_view(const gf_image *in, struct image *img, struct image *copy,
 	size_t row;
 
 	*img = (struct image){in->width, in->height, in->channels, in->maxval,
-	    in->data};
+	    in->data, 0};
 	row = (size_t)in->width * in->channels * gf_sample_bytes(in->maxval);
 	if (in->stride == 0 || in->stride == row)
 		return 0;
@@ -558,7 +566,9 @@ host_on_gpu(gf_context *ctx, const struct op *op, const struct image *in,
 	struct gf_times t;
 	int ret = 0;
 
-	if (img_alloc_like(out, in, in->channels, e) < 0)
+	*out = (struct image){in->width, in->height, in->channels,
+	    tool_out_maxval(&op->tool, in->maxval), NULL, 0};
+	if (img_alloc(out, e) < 0)
 		return -1;
 	GPU_TRY(e, cudaStreamWaitEvent(g->stream, ctx->done, 0));
 	for (int c = 0; c < img_colour_channels(in) && ret == 0; c++) {
@@ -566,7 +576,7 @@ host_on_gpu(gf_context *ctx, const struct op *op, const struct image *in,
 		if (gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval,
 		    &din, e) < 0 || gpu_upload(g, in, c, &din, e) < 0 ||
 		    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height,
-		    in->maxval, &dout, e) < 0 ||
+		    out->maxval, &dout, e) < 0 ||
 		    op->tool.gpu(op->tool.ctx, g, &din, &dout, &t, e) < 0 ||
 		    gpu_download(g, &dout, out, c, e) < 0)
 			ret = -1;
@@ -725,15 +735,17 @@ device_filter(enum op_kind kind, gf_context *ctx, const gf_image *in,
 	if (image_check(in, "input", 1, &e) < 0 ||
 	    image_check(out, "output", 1, &e) < 0)
 		return fail(err, GF_EINVAL, e.msg);
-	if (out->width != in->width || out->height != in->height ||
-	    out->maxval != in->maxval) {
-		snprintf(e.msg, sizeof(e.msg), "the output is %d x %d (maxval %u); "
-		    "it must be the input's %d x %d (maxval %u)", out->width,
-		    out->height, out->maxval, in->width, in->height, in->maxval);
-		return fail(err, GF_EINVAL, e.msg);
-	}
 	if ((op = op_make(kind, o, &code, &e)) == NULL)
 		return fail(err, code, e.msg);
+	if (out->width != in->width || out->height != in->height ||
+	    out->maxval != tool_out_maxval(&op->tool, in->maxval)) {
+		snprintf(e.msg, sizeof(e.msg), "the output is %d x %d (maxval %u); "
+		    "it must be the input's %d x %d, maxval %u", out->width,
+		    out->height, out->maxval, in->width, in->height,
+		    tool_out_maxval(&op->tool, in->maxval));
+		free(op);
+		return fail(err, GF_EINVAL, e.msg);
+	}
 	if (op->common->strategy == GF_CPU) {
 		free(op);
 		return fail(err, GF_EINVAL, "-m cpu runs on host images; the device "

@@ -80,6 +80,13 @@ typedef struct gf_options {
 	int auto_threshold;     /* sobel -t auto, edge --auto: Otsu's threshold */
 	/* sobel */
 	double threshold;       /* -t T: an edge map; < 0 (the default): the magnitude */
+	/*
+	 * --gradient: "magnitude" (NULL), "direction", "x" or "y"; x and y
+	 * are the signed gradients at 16 bits (maxval 65535), each sample
+	 * g + 32768 (offset binary: flip its top bit for an int16).
+	 */
+	const char *gradient;
+	int depth;              /* --depth 16: the magnitude at 16 bits; 0: the input's */
 	/* conv2d */
 	const char *kernel;     /* -k: "1 2 1; 2 4 2; 1 2 1", "@file", "gauss:1.4", ... */
 	int normalize;          /* --normalize */
@@ -138,7 +145,8 @@ int gf_edge(gf_context *ctx, const gf_image *in, gf_image *out,
 /*
  * The filters on one-channel device images (see gf_image) in stream
  * (a cudaStream_t; NULL: the default stream): out is in's size and
- * maxval.  The work is queued in stream order; a call returns before it
+ * maxval (65535, uint16_t samples, for sobel's gradient "x" and "y" and
+ * depth 16).  The work is queued in stream order; a call returns before it
  * ends, except that -t auto and --auto wait for stream to read their
  * threshold back, and a conv2d kernel whose taps differ from the last
  * one's on the device waits for the device.  The library holds its own

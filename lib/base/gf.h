@@ -55,6 +55,12 @@ struct image {
 	int channels;           /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGB+alpha */
 	unsigned maxval;        /* 1..65535 */
 	void *px;
+	/*
+	 * 1: the samples are signed values v held as v + 32768 (offset
+	 * binary, maxval 65535: sobel --gradient x and y).  PNM and PNG
+	 * write them so; TIFF writes v itself, as signed 16-bit samples.
+	 */
+	int offset_binary;
 };
 
 /* The colour channels of img (1 or 3): alpha, if any, is the one after them. */

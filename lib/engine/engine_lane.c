@@ -203,7 +203,8 @@ strip_queue(struct engine *en, struct lane *ln, struct gpu *g, struct slot *s,
 	int rows = top + n + bot, ch = in->channels;
 	int packed_out = tool_out_channels(en->tool, ch) > 1;
 	size_t bps = gf_sample_bytes(in->maxval), prow = (size_t)in->width * ch * bps;
-	size_t orow = packed_out ? prow : (size_t)in->width * bps;
+	size_t orow = packed_out ? prow :
+	    (size_t)in->width * gf_sample_bytes(s->out.maxval);
 	const char *src = (const char *)in->px + (size_t)(y0 - top) * prow;
 	char *dst = (char *)s->out.px + (size_t)y0 * orow;
 	struct gpu_image din, dout;
@@ -214,7 +215,8 @@ strip_queue(struct engine *en, struct lane *ln, struct gpu *g, struct slot *s,
 
 	if (gpu_image_get(g, GPU_SLOT_IN, in->width, rows *
 	    strip_planes(en->tool, in), in->maxval, &din, e) < 0 ||
-	    gpu_image_get(g, GPU_SLOT_OUT, in->width, rows, in->maxval, &dout, e) < 0 ||
+	    gpu_image_get(g, GPU_SLOT_OUT, in->width, rows, s->out.maxval, &dout,
+	    e) < 0 ||
 	    (ch > 1 && gpu_scratch(g, GPU_SLOT_PACKED_IN, prow * rows, &pk, e) < 0) ||
 	    (packed_out && gpu_scratch(g, GPU_SLOT_PACKED_OUT, prow * rows, &pko,
 	    e) < 0))
@@ -347,14 +349,15 @@ lane_gpu_luma(struct lane *ln, struct slot *s, struct gf_err *e)
 	struct gpu *g = &ln->sub[0];
 	const struct image *in = &s->in;
 	struct gpu_image y, din, dout;
-	size_t orow = (size_t)in->width;
+	size_t orow = (size_t)in->width * gf_sample_bytes(s->out.maxval);
 	cudaEvent_t *ev;
 
 	if (s->out.px == NULL)
 		return gf_nomem(e, "out of memory for a %d x %d image", in->width,
 		    in->height);
 	if (lane_events(ln, 1, e) < 0 ||
-	    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height, 255, &dout, e) < 0)
+	    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height, s->out.maxval,
+	    &dout, e) < 0)
 		return -1;
 	ev = ln->ev;
 	din = *jdec_luma(s, &y);
@@ -528,6 +531,19 @@ remote_fail(struct engine *en, struct slot *s)
 }
 
 /*
+ * Slot s's output, of the tool's channels and maxval, allocated as the
+ * CPU lane's tool would (img_alloc); -1 with s->err.
+ */
+static int
+out_alloc(const struct tool *tl, struct slot *s)
+{
+	s->out = (struct image){s->in.width, s->in.height,
+	    tool_out_channels(tl, s->in.channels),
+	    tool_out_maxval(tl, s->in.maxval), NULL, 0};
+	return img_alloc(&s->out, &s->err);
+}
+
+/*
  * A tall image's first rows rows came back from the server: the writer
  * gets the slot at the first of them, and each as it comes, as from
  * strips_to_writer.
@@ -569,8 +585,7 @@ lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 	} else if (d != NULL && device_begin(en, d)) {
 		gf_fail(&s->err, "GPUFILT_FAIL_GPU made it fail at its image %d",
 		    en->gpus.fail_at);
-	} else if (s->out.px == NULL && img_alloc_like(&s->out, &s->in,
-	    tool_out_channels(en->tool, s->in.channels), &s->err) < 0) {
+	} else if (s->out.px == NULL && out_alloc(en->tool, s) < 0) {
 		rc = -1;        /* no output buffer: the CPU's, as the tool's would be */
 	} else {
 		struct remote_rows rows = {remote_rows, s};

@@ -197,7 +197,7 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 	s->icc = icc;
 	turned = b.orientation >= 5;
 	s->in = (struct image){turned ? b.height : b.width, turned ? b.width :
-	    b.height, 1, 255, NULL};
+	    b.height, 1, 255, NULL, 0};
 	s->in_bytes = rd->last_bytes = img_bytes(&s->in);
 	s->t.read = gf_now_ms() - t0 - tk->wait_ms;
 	rd->busy_ms += s->t.read;

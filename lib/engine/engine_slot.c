@@ -180,6 +180,7 @@ slot_prepare_out(struct engine *en, struct slot *s)
 	if (later || (state != GPU_PENDING && state != GPU_READY && !remote))
 		return;
 	o.channels = tool_out_channels(en->tool, s->in.channels);
+	o.maxval = tool_out_maxval(en->tool, s->in.maxval);
 	n = img_bytes(&o);
 	o.px = hbuf_get(en, &s->outbuf, n);
 	/* Shared memory's pages are made where the server writes them. */

@@ -156,6 +156,7 @@ write_image(struct encoder *c, int j, struct slot *s)
 	double t0 = gf_now_ms();
 	int done = 0;
 
+	s->out.offset_binary = en->tool->out_signed;
 	/* A partial slot's failed is known only once its lane is done. */
 	if (!s->partial && s->failed) {
 		job_fail(c, j, s, &s->err);

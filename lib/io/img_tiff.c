@@ -719,7 +719,8 @@ tiff_set_tags(TIFF *tif, const struct image *img, const struct img_icc *icc)
 	TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)img->height);
 	TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, img->maxval > 255 ? 16 : 8);
 	TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)img->channels);
-	TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+	TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, img->offset_binary ?
+	    SAMPLEFORMAT_INT : SAMPLEFORMAT_UINT);
 	TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, img_colour_channels(img) == 1 ?
 	    PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB);
 	TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
@@ -738,12 +739,17 @@ tiff_encode(struct img_tiff *t, const struct image *img,
     const struct img_icc *icc, void *row)
 {
 	unsigned top = img->maxval > 255 ? 65535 : 255;
+	size_t n = img->offset_binary ? (size_t)img->width * img->channels : 0;
 
 	tiff_set_tags(t->tif, img, icc);
-	for (int y = 0; y < img->height; y++)
-		if (TIFFWriteScanline(t->tif, (void *)img_out_row(img, y, top, row),
-		    (uint32_t)y, 0) < 0)
+	for (int y = 0; y < img->height; y++) {
+		const void *r = img_out_row(img, y, top, row);
+		/* Offset binary (maxval 65535), v + 32768, as int16: top bit flipped. */
+		for (size_t i = 0; i < n; i++)
+			((uint16_t *)row)[i] = ((const uint16_t *)r)[i] ^ 0x8000u;
+		if (TIFFWriteScanline(t->tif, n ? row : (void *)r, (uint32_t)y, 0) < 0)
 			return -1;
+	}
 	return TIFFFlush(t->tif) ? 0 : -1;
 }
 

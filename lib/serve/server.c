@@ -401,9 +401,10 @@ image_check(const struct conn *c, const struct proto_image *pi,
 	    (long long)pi->width * pi->height > c->o->max_pixels)
 		return -1;      /* the client's reader refuses such an image */
 	*in = (struct image){pi->width, pi->height, pi->channels, pi->maxval,
-	    NULL};
+	    NULL, 0};
 	*out = *in;
 	out->channels = tool_out_channels(&c->tool, pi->channels);
+	out->maxval = tool_out_maxval(&c->tool, pi->maxval);
 	inb = img_bytes(in);
 	outb = img_bytes(out);
 	if (inb == 0 || outb == 0 ||

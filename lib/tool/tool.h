@@ -62,6 +62,17 @@ struct tool {
 	 */
 	double cpu_weight;
 	/*
+	 * The output's maxval: 0 for the input's, else this one whatever the
+	 * input's (65535: sobel's signed gradients and --depth 16).  The
+	 * engine's output buffers, the GPU's out and the server's window
+	 * follow it (tool_out_maxval); a tool whose output is wider than
+	 * its input works on gray (gray 1).  out_signed: the output's
+	 * samples are offset binary (struct image's offset_binary), which
+	 * the engine marks on every output before writing it.
+	 */
+	unsigned out_maxval;
+	int out_signed;
+	/*
 	 * The CPU: makes out (allocating out->px with img_alloc) from in,
 	 * and fills t's thresholds.  in has one channel when gray is 1 (the
 	 * engine converts colour first), else it may have several.
@@ -70,8 +81,8 @@ struct tool {
 	    struct gf_times *t, struct gf_err *e);
 	/*
 	 * The GPU: queues the work that turns the one-channel device image in
-	 * into out (same size and maxval) on g->stream, using g's buffers
-	 * (the slots after
+	 * into out (same size; tool_out_maxval's maxval) on g->stream, using
+	 * g's buffers (the slots after
 	 * GPU_SLOT_PACKED_OUT).  It may wait for g->stream (to read a
 	 * threshold back) but never for the device.
 	 */
@@ -85,6 +96,13 @@ static inline int
 tool_out_channels(const struct tool *t, int in_channels)
 {
 	return t->gray || t->planes ? 1 : in_channels;
+}
+
+/* The maxval of t's output for an input of maxval in_maxval. */
+static inline unsigned
+tool_out_maxval(const struct tool *t, unsigned in_maxval)
+{
+	return t->out_maxval != 0 ? t->out_maxval : in_maxval;
 }
 
 /*

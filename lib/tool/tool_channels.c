@@ -13,7 +13,7 @@ tool_channels_cpu(const struct image *in, struct image *out,
     struct gf_err *e)
 {
 	const size_t n = (size_t)in->width * in->height, ch = in->channels;
-	struct image plane = {in->width, in->height, 1, in->maxval, NULL}, po;
+	struct image plane = {in->width, in->height, 1, in->maxval, NULL, 0}, po;
 	int ret = 0;
 
 	if (img_alloc_like(out, in, in->channels, e) < 0)

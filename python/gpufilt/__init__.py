@@ -204,20 +204,26 @@ def pitched(a):
     return out
 
 
-def _empty_pitched(a):
-    """An uninitialized array like pitched(a), on a's GPU."""
+def _empty_pitched(a, dtype=None):
+    """An uninitialized array like pitched(a), on a's GPU; of dtype
+    (a name: "uint16") if given, else a's."""
     framework = type(a).__module__.split(".")[0]
     if framework not in ("torch", "cupy"):
         raise ValueError(f"gpufilt makes device arrays of CuPy and PyTorch; for a "
                          f"{type(a).__name__}, give out=")
     h, w = a.shape[:2]
-    pitch = -(-w * a.dtype.itemsize // 256) * 256 // a.dtype.itemsize
     if framework == "torch":
+        if dtype:
+            raise ValueError(f"PyTorch's device arrays have no {dtype} the library "
+                             "can take; give a CuPy array, or out= one")
         import torch
+        pitch = -(-w * a.dtype.itemsize // 256) * 256 // a.dtype.itemsize
         return torch.empty((h, pitch), dtype=a.dtype, device=a.device)[:, :w]
     import cupy
+    dt = cupy.dtype(dtype) if dtype else a.dtype
+    pitch = -(-w * dt.itemsize // 256) * 256 // dt.itemsize
     with cupy.cuda.Device(a.device.id):
-        return cupy.empty((h, pitch), dtype=a.dtype)[:, :w]
+        return cupy.empty((h, pitch), dtype=dt)[:, :w]
 
 
 def _stream_and_device(a, stream):
@@ -235,16 +241,17 @@ def _stream_and_device(a, stream):
     return getattr(stream, "ptr", getattr(stream, "cuda_stream", stream)) or 0, None
 
 
-def _device(fn, a, out, stream, maxval, device, o):
+def _device(fn, a, out, stream, maxval, device, o, wide=False):
     w, h, stride, ptr, item = _cuda_view(a, "input")
     if out is None:
-        out = _empty_pitched(a)
+        out = _empty_pitched(a, "uint16" if wide else None)
     ow, oh, ostride, optr, oitem = _cuda_view(out, "output")
-    if oitem != item:
-        raise ValueError("the output device array's dtype must be the input's")
+    if oitem != (2 if wide else item):
+        raise ValueError("the output device array's dtype must be " +
+                         ("uint16" if wide else "the input's"))
     maxval = maxval or (255 if item == 1 else 65535)
     src = _capi.Image(w, h, 1, maxval, stride, ptr)
-    dst = _capi.Image(ow, oh, 1, maxval, ostride, optr)
+    dst = _capi.Image(ow, oh, 1, 65535 if wide else maxval, ostride, optr)
     stream, dev = _stream_and_device(a, stream)
     err = _capi.Error()
     _check(fn(_context(device if dev is None else dev), ctypes.byref(src), ctypes.byref(dst), ctypes.byref(o),
@@ -252,11 +259,12 @@ def _device(fn, a, out, stream, maxval, device, o):
     return out
 
 
-def _run(name, image, out, stream, maxval, device, o):
-    """The host or device call of filter name on image."""
+def _run(name, image, out, stream, maxval, device, o, wide=False):
+    """The host or device call of filter name on image; wide: its output
+    is 16-bit, maxval 65535, at any input depth (sobel x, y, depth 16)."""
     if hasattr(image, "__cuda_array_interface__"):
         return _device(getattr(lib, f"gf_{name}_device"), image, out, stream, maxval,
-                       device, o)
+                       device, o, wide)
     if out is not None or stream is not None:
         raise ValueError("out and stream are for device arrays; this image is "
                          "in host memory")
@@ -281,13 +289,17 @@ _SHARED_DOC = """
     dtype's largest."""
 
 
-def sobel(image, threshold=None, norm="l2", *, strategy="auto",
-          border="replicate", threads=0, block=None, rows=0, device=None,
-          maxval=None, out=None, stream=None):
+def sobel(image, threshold=None, norm="l2", gradient="magnitude", depth=None, *,
+          strategy="auto", border="replicate", threads=0, block=None, rows=0,
+          device=None, maxval=None, out=None, stream=None):
     """sobel(1): the gradient magnitude of image (colour made gray), or
     with threshold T an edge map (maxval where the gradient exceeds T,
     else 0); threshold="auto" takes Otsu's threshold (-t auto); norm
-    "l1" is |gx| + |gy| (--norm l1)."""
+    "l1" is |gx| + |gy| (--norm l1).  gradient (--gradient): "magnitude",
+    "direction" (256 bins), or "x", "y": the signed gradient at 16 bits,
+    uint16 samples g + 32768 (as OpenCV's CV_16S: (a ^ 0x8000).view(
+    np.int16)); depth=16 (--depth 16): the magnitude at 16 bits, uint16,
+    whatever image's depth."""
     auto = isinstance(threshold, str) and threshold == "auto"
     if not (threshold is None or auto or float(threshold) >= 0):
         raise ValueError(f"threshold is {threshold!r}; it must be 0 or more, or 'auto'")
@@ -295,8 +307,10 @@ def sobel(image, threshold=None, norm="l2", *, strategy="auto",
         raise ValueError(f"norm is {norm!r}; it must be 'l2' or 'l1'")
     o = _options(strategy, border, threads, block, rows, l1=int(norm == "l1"),
                  auto_threshold=int(auto),
-                 threshold=-1.0 if threshold is None or auto else float(threshold))
-    return _run("sobel", image, out, stream, maxval, device, o)
+                 threshold=-1.0 if threshold is None or auto else float(threshold),
+                 gradient=gradient, depth=int(depth or 0))
+    wide = gradient in ("x", "y") or depth == 16
+    return _run("sobel", image, out, stream, maxval, device, o, wide)
 
 
 def conv2d(image, kernel, normalize=False, divisor=None, bias=0.0, abs=False,

@@ -96,6 +96,20 @@ class CuPy(DeviceCases, unittest.TestCase):
     def new_stream(self):
         return cupy.cuda.Stream(non_blocking=True)
 
+    def test_wide_outputs(self):
+        """sobel's 16-bit outputs (gradient x, y, depth 16) into uint16
+        device arrays, 8- and 16-bit input: the host call's samples."""
+        for img in images():
+            dev = gpufilt.pitched(self.to_device(img))
+            for kw in ({"gradient": "x"}, {"gradient": "y", "border": "wrap"},
+                       {"depth": 16}):
+                with self.subTest(f"{kw} {img.dtype} {img.shape}"):
+                    want = gpufilt.sobel(img, **kw)
+                    with self.guard():
+                        got = gpufilt.sobel(dev, maxval=img.maxval, **kw)
+                    self.assertEqual(got.dtype, np.uint16)
+                    self.assertTrue(np.array_equal(self.to_host(got), want))
+
 
 @unittest.skipUnless(HAVE_TORCH and SAMPLES, "no PyTorch with a GPU, or GPUFILT_SAMPLES unset")
 class Torch(DeviceCases, unittest.TestCase):

@@ -210,7 +210,7 @@ template <typename F>
 static struct image
 made(int w, int h, int ch, unsigned m, F f)
 {
-	struct image im = {w, h, ch, m, NULL};
+	struct image im = {w, h, ch, m, NULL, 0};
 	struct gf_err e;
 
 	if (img_alloc(&im, &e) < 0)

@@ -1,12 +1,12 @@
 #!/bin/sh
-# Builds edge's, conv2d's, sobel's operators' and --colour max's kernels for the CPU
+# Builds edge's, conv2d's, sobel's operators', its wider outputs' and --colour max's kernels for the CPU
 # emulation (emu.h) and runs edge_emu, conv2d_emu and sobel_emu on the samples: a logic check of the GPU
 # stages where no GPU is at hand.  From the project root, after make (for build/libgpufilt.a):
 #   sh tests/emu/run.sh [IMAGE ...]
 set -e
 B=build/emu
 mkdir -p $B
-for f in edge_nms edge_hyst otsu conv2d conv2d_fast8 conv2d_sep sobel_op grad_max edge_max; do
+for f in edge_nms edge_hyst otsu conv2d conv2d_fast8 conv2d_sep sobel_op sobel_wide grad_max edge_max; do
 	python3 tests/emu/rewrite.py kernels/$f.cu >$B/$f.cc
 done
 CXX=${CXX:-g++}
@@ -18,7 +18,7 @@ FLAGS="-std=c++20 -O2 -g -pthread -Ikernels $INC-Itests/emu -I/usr/local/cuda/in
 # instead of leaving its stale object from an earlier run to be linked.
 rm -f $B/*.o
 pids=
-for f in edge_nms edge_hyst otsu conv2d conv2d_fast8 conv2d_sep sobel_op grad_max edge_max; do
+for f in edge_nms edge_hyst otsu conv2d conv2d_fast8 conv2d_sep sobel_op sobel_wide grad_max edge_max; do
 	$CXX $FLAGS -w -c -o $B/$f.o $B/$f.cc & pids="$pids $!"
 done
 $CXX $FLAGS -c -o $B/emu.o tests/emu/emu.cc & pids="$pids $!"
@@ -31,7 +31,7 @@ for p in $pids; do wait $p; done
 LIBS="build/libgpufilt.a $(pkg-config --libs netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp libwebpdemux 2>/dev/null) -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -lm"
 $CXX $FLAGS -o $B/conv2d_emu $B/conv2d_emu.o $B/conv2d.o $B/conv2d_fast8.o \
     $B/conv2d_sep.o $B/emu.o $LIBS
-$CXX $FLAGS -o $B/sobel_emu $B/sobel_emu.o $B/sobel_op.o $B/emu.o $LIBS
+$CXX $FLAGS -o $B/sobel_emu $B/sobel_emu.o $B/sobel_op.o $B/sobel_wide.o $B/emu.o $LIBS
 $CXX $FLAGS -o $B/max_emu $B/max_emu.o $B/grad_max.o $B/edge_max.o $B/emu.o $LIBS
 $CXX $FLAGS -o $B/edge_emu $B/edge_emu.o $B/edge_nms.o $B/edge_hyst.o $B/otsu.o \
     $B/emu.o $LIBS

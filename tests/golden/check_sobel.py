@@ -25,7 +25,13 @@ reported as skipped).
 --colour channels: each colour channel alone, in the golden's channel
 order (OpenCV's BGR on both sides, or RGB on both).  --gradient
 direction: numpy's arctan2 of those gradients, in degrees from 0 to
-360, times 256 / 360, floored.
+360, times 256 / 360, floored.  --gradient x and y: with OpenCV and an
+8-bit sample, OpenCV's own CV_16S output (cv2.Sobel, cv2.Scharr,
+cv2.filter2D with ddepth cv2.CV_16S over the padded uint8 image: its
+saturate_cast); else the gradients clipped to -32768 .. 32767 in numpy;
+either way plus 32768 (the golden's offset binary, maxval 65535).
+--depth 16: the magnitude clamped at 65535 instead of the input's
+maxval.
 
 Either way the rounding and threshold comparisons are written out in
 numpy, and Otsu's threshold (-t auto) comes from numpy's cumulative sums.
@@ -121,6 +127,29 @@ def correlate(p, k, r):
             out += int(k[j, i]) * p[j:j + h, i:i + w]
     return out
 
+def signed16(im, opts):
+    """--gradient x or y: the gradient as OpenCV's CV_16S holds it (its
+    saturate_cast), plus 32768."""
+    ax = 0 if '--gradient x' in opts else 1
+    op = option(opts, '--operator', 'sobel')
+    if cv2 is None or im.max() > 255:
+        g = grads(im, opts)[ax]
+        return np.clip(g, -32768, 32767) + 32768
+    s, d = taps(op)
+    r = len(s) // 2
+    p = pad(im, opts, r).astype(np.uint8)
+    rep = cv2.BORDER_REPLICATE
+    if op == 'prewitt':
+        k = np.outer(s, d).astype(np.float32)
+        g = cv2.filter2D(p, cv2.CV_16S, k if ax == 0 else k.T.copy(),
+                         borderType=rep)
+    elif op == 'scharr':
+        g = cv2.Scharr(p, cv2.CV_16S, 1 - ax, ax, borderType=rep)
+    else:
+        g = cv2.Sobel(p, cv2.CV_16S, 1 - ax, ax, ksize=2 * r + 1,
+                      borderType=rep)
+    return g[r:-r, r:-r].astype(np.int64) + 32768
+
 def grads(im, opts):
     op = option(opts, '--operator', 'sobel')
     s, d = taps(op)
@@ -163,6 +192,10 @@ def expected(im, opts, maxval):
     if im.ndim == 3:
         return np.stack([expected(im[..., c], opts, maxval)
                          for c in range(im.shape[2])], axis=2)
+    if '--gradient x' in opts or '--gradient y' in opts:
+        return signed16(im, opts)
+    if '--depth 16' in opts:        # the magnitude, clamped at 65535
+        maxval = 65535
     gx, gy = grads(im, opts)
     if '--gradient direction' in opts:
         # cv2.phase's angle, atan2(gy, gx) in [0, 360) degrees, in 256 bins.

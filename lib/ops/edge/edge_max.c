@@ -72,7 +72,7 @@ smooth_cpu(const struct image *in, const struct edge_params *ep,
 {
 	const int nc = img_colour_channels(in), ch = in->channels;
 	const size_t n = (size_t)in->width * in->height;
-	struct image plane = {in->width, in->height, 1, in->maxval, NULL}, po;
+	struct image plane = {in->width, in->height, 1, in->maxval, NULL, 0}, po;
 	struct conv2d_filter cp;
 	int ret = 0;
 

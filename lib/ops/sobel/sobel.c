@@ -29,6 +29,13 @@
  */
 #define SOBEL_OP_AUTO GF_SHARED
 
+/*
+ * The wider outputs' -m auto (16-bit samples of an 8-bit image: the
+ * signed gradients, --depth 16): shared, as the other operators', until
+ * make bench has rows for them.
+ */
+#define SOBEL_WIDE_AUTO GF_SHARED
+
 const char *const sobel_op_names[SOBEL_NOPS] = {
 	[SOBEL_OP_SOBEL] = "sobel", [SOBEL_OP_PREWITT] = "prewitt",
 	[SOBEL_OP_SCHARR] = "scharr", [SOBEL_OP_SOBEL5] = "sobel5",
@@ -48,14 +55,68 @@ sobel_op_parse(const char *name, int *op, struct gf_err *e)
 	    "scharr, sobel5 or sobel7", name);
 }
 
+int
+sobel_gradient_parse(const char *name, struct sobel_opts *o, struct gf_err *e)
+{
+	if (strcmp(name, "magnitude") != 0 && strcmp(name, "direction") != 0 &&
+	    strcmp(name, "x") != 0 && strcmp(name, "y") != 0)
+		return gf_fail(e, "--gradient '%s' is not an output; choose "
+		    "magnitude, direction, x or y", name);
+	o->direction = strcmp(name, "direction") == 0;
+	o->grad_xy = strcmp(name, "x") == 0 ? 1 : strcmp(name, "y") == 0 ? 2 : 0;
+	return 0;
+}
+
+/*
+ * The direction and the signed gradients take no threshold, and Otsu's
+ * threshold (-t auto) is taken of the 3x3 Sobel's magnitudes alone;
+ * --depth 16 is the magnitude's; the 16-bit outputs (x, y, --depth 16)
+ * are of the gray (an alpha channel beside them would have to change
+ * depth); every other combination of sobel's options is valid.
+ */
+int
+sobel_opts_check(const struct sobel_opts *so, struct gf_err *e)
+{
+	const char *xy = so->grad_xy == 1 ? "x" : "y";
+
+	if (so->direction && (so->threshold || so->threshold_auto))
+		return gf_fail(e, "--gradient direction writes the direction, which "
+		    "takes no threshold; leave out -t");
+	if (so->grad_xy && (so->threshold || so->threshold_auto))
+		return gf_fail(e, "--gradient %s writes the signed gradient, which "
+		    "takes no threshold; leave out -t (or threshold the magnitude)",
+		    xy);
+	if (so->depth16 && (so->direction || so->threshold ||
+	    so->threshold_auto))
+		return gf_fail(e, "--depth 16 writes the magnitude at 16 bits; %s",
+		    so->direction ? "the direction's bins are 0 to 255 at the "
+		    "input's depth: leave out --depth" : "an edge map (-t) is 0 or "
+		    "maxval at the input's depth: leave out --depth");
+	if ((so->channels || so->max) && (so->grad_xy || so->depth16))
+		return gf_fail(e, "%s%s writes 16-bit samples of the gray; "
+		    "--colour %s is not taken with it: leave out --colour "
+		    "or run once per channel", so->grad_xy ? "--gradient " :
+		    "--depth 16", so->grad_xy ? xy : "", so->max ? "max" :
+		    "channels");
+	if (so->threshold_auto && so->op != SOBEL_OP_SOBEL)
+		return gf_fail(e, "-t auto takes Otsu's threshold of the 3x3 Sobel "
+		    "gradient only, not of --operator %s; give -t a number",
+		    sobel_op_names[so->op]);
+	return 0;
+}
+
 struct sobel_params
 sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 {
 	struct sobel_params p;
 
-	p.maxval = maxval;
+	p.maxval = o->grad_xy || o->depth16 ? 65535 : maxval;
 	p.thresh = 0;
 	p.op = o->op;
+	if (o->grad_xy) {
+		p.mode = o->grad_xy == 1 ? SOBEL_GRAD_X : SOBEL_GRAD_Y;
+		return p;
+	}
 	if (o->direction) {
 		p.mode = SOBEL_DIRECTION;
 		return p;
@@ -70,12 +131,17 @@ sobel_params_for(const struct sobel_opts *o, unsigned maxval, double t)
 	return p;
 }
 
-/* sobel_gpu for the operators of kernels/sobel_op.cu. */
+/*
+ * sobel_gpu for the operators of kernels/sobel_op.cu, and for an output
+ * wider than its input (sobel_wide_path: 16-bit samples of an 8-bit
+ * image), kernels/sobel_wide.cu's, in the same shapes.
+ */
 static int
 sobel_op_gpu(struct gpu *g, const struct gpu_image *in,
     const struct gpu_image *out, const struct sobel_params *p, int border,
     enum gf_strategy s, const struct gf_launch *l, struct gf_err *e)
 {
+	const int wide = sobel_wide_path(p, in->maxval);
 	struct gf_launch shape = *l;
 	cudaTextureObject_t tex;
 	int tw, th;
@@ -84,14 +150,18 @@ sobel_op_gpu(struct gpu *g, const struct gpu_image *in,
 	if (p->mode == SOBEL_DIRECTION && in->maxval < 255)
 		return gf_fail(e, "the direction's bins 0 to 255 need a maxval of "
 		    "255 or more; this image's is %u", in->maxval);
+	if (out->maxval != p->maxval)
+		return gf_fail(e, "sobel's output of maxval %u was given a device "
+		    "image of maxval %u", p->maxval, out->maxval);
 	if (s == GF_AUTO)
-		s = SOBEL_OP_AUTO;
+		s = wide ? SOBEL_WIDE_AUTO : SOBEL_OP_AUTO;
 	sobel_op_shape(s, p->op, in->maxval, &shape, &tw, &th, &smem);
 	if (gpu_check_shape(g, gf_strategies[s].name, &shape, tw, th, in->width,
 	    in->height, smem, e) < 0 || gpu_strategy_input(g, s, in, &tex, e) < 0)
 		return -1;
-	return gpu_check_launch(sobel_op_launch(s, in, out, p, border, &shape,
-	    tex, g->stream), gf_strategies[s].name, &shape, e);
+	return gpu_check_launch((wide ? sobel_wide_launch : sobel_op_launch)(s,
+	    in, out, p, border, &shape, tex, g->stream), gf_strategies[s].name,
+	    &shape, e);
 }
 
 int
@@ -104,7 +174,7 @@ sobel_gpu(struct gpu *g, const struct gpu_image *in, const struct gpu_image *out
 	int tw, th;
 	size_t smem;
 
-	if (sobel_op_path(p))
+	if (sobel_op_path(p) || sobel_wide_path(p, in->maxval))
 		return sobel_op_gpu(g, in, out, p, border, s, l, e);
 	if (s == GF_AUTO)
 		s = SOBEL_AUTO(in->maxval);
@@ -284,6 +354,9 @@ sobel_tool(struct tool *t, struct sobel_opts *o)
 	 * default's time on chelsea.png at -j 1.
 	 */
 	t->cpu_weight = o->max ? 40 : 0;
+	/* The signed gradients and --depth 16: 16-bit samples at any depth. */
+	t->out_maxval = o->grad_xy || o->depth16 ? 65535 : 0;
+	t->out_signed = o->grad_xy != 0;
 	t->cpu = sobel_tool_cpu;
 	t->gpu = sobel_tool_gpu;
 	t->ctx = o;

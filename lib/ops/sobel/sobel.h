@@ -19,7 +19,8 @@ extern "C" {
 struct gf_times;
 
 /*
- * CPU reference on a gray image; out gets the same size and maxval.
+ * CPU reference on a gray image; out gets the same size and p->maxval
+ * (the input's, or 65535 for the signed gradients and --depth 16).
  * nthreads threads (0: the CPUs online); the result does not depend on it.
  */
 int sobel_cpu(const struct image *gray, struct image *out,
@@ -66,6 +67,15 @@ cudaError_t sobel_launch(enum gf_strategy s, const struct gpu_image *in,
 void sobel_op_shape(enum gf_strategy s, int op, unsigned maxval,
     struct gf_launch *l, int *tile_w, int *tile_h, size_t *smem);
 cudaError_t sobel_op_launch(enum gf_strategy s, const struct gpu_image *in,
+    const struct gpu_image *out, const struct sobel_params *p, int border,
+    const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream);
+
+/*
+ * The wider outputs' kernels (kernels/sobel_wide.cu): 16-bit samples of
+ * an 8-bit image (sobel_wide_path), for every operator, as
+ * sobel_op_launch, in sobel_op_shape's shapes (the input's).
+ */
+cudaError_t sobel_wide_launch(enum gf_strategy s, const struct gpu_image *in,
     const struct gpu_image *out, const struct sobel_params *p, int border,
     const struct gf_launch *l, cudaTextureObject_t tex, cudaStream_t stream);
 

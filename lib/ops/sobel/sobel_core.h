@@ -23,7 +23,9 @@ enum sobel_mode {
 	SOBEL_MAG_L1,           /* min(maxval, |gx| + |gy|) */
 	SOBEL_THRESH_L2,        /* maxval if gx^2 + gy^2 > t^2, else 0 */
 	SOBEL_THRESH_L1,        /* maxval if |gx| + |gy| > t, else 0 */
-	SOBEL_DIRECTION         /* sobel_dir_bin: 0 .. 255 (sobel_op_core.h's paths) */
+	SOBEL_DIRECTION,        /* sobel_dir_bin: 0 .. 255 (sobel_op_core.h's paths) */
+	SOBEL_GRAD_X,           /* sobel_offset16(gx): the signed gx at 16 bits */
+	SOBEL_GRAD_Y            /* sobel_offset16(gy) */
 };
 
 /*
@@ -32,7 +34,10 @@ enum sobel_mode {
  * "value > t" is done exactly in integers.  op is the operator (enum
  * sobel_op): the 3x3 Sobel's paths are this header's and
  * kernels/sobel.cu's, the others' sobel_op_core.h's and
- * kernels/sobel_op.cu's.
+ * kernels/sobel_op.cu's.  maxval is the output's: the input's, or 65535
+ * for the signed gradients (SOBEL_GRAD_X, SOBEL_GRAD_Y) and sobel
+ * --depth 16; where that makes the output wider than the input (an
+ * 8-bit image), sobel_wide_path holds and kernels/sobel_wide.cu runs.
  */
 struct sobel_params {
 	int mode;
@@ -107,6 +112,20 @@ sobel_value(int gx, int gy, const struct sobel_params *p)
 }
 
 /*
+ * A signed gradient g as a 16-bit sample: g saturated to [-32768, 32767]
+ * (what OpenCV's saturate_cast to CV_16S does: sobel5's and sobel7's
+ * gradients of 8-bit images, and any operator's of 16-bit ones, can
+ * leave that range), plus 32768: offset binary, 0 for -32768, 32768 for
+ * 0, 65535 for 32767.  Its top bit flipped is the int16 of cv2.Sobel(img,
+ * cv2.CV_16S, ...) in two's complement.
+ */
+GF_HD unsigned
+sobel_offset16(int g)
+{
+	return (unsigned)((g < -32768 ? -32768 : g > 32767 ? 32767 : g) + 32768);
+}
+
+/*
  * One output sample from the gradients of any operator: sobel_value's
  * rules, or the direction's bin, in 64-bit arithmetic at every depth (sobel7's gradients of
  * 16-bit samples reach 640 * 65535; their squares need 52 bits).  For the
@@ -128,6 +147,10 @@ sobel_value_op(int gx, int gy, const struct sobel_params *p)
 		return s > p->thresh ? p->maxval : 0;
 	case SOBEL_DIRECTION:
 		return sobel_dir_bin(gx, gy);
+	case SOBEL_GRAD_X:
+		return sobel_offset16(gx);
+	case SOBEL_GRAD_Y:
+		return sobel_offset16(gy);
 	default:
 		m = gf_isqrt_round(s);
 		return m < p->maxval ? (unsigned)m : p->maxval;
@@ -136,13 +159,25 @@ sobel_value_op(int gx, int gy, const struct sobel_params *p)
 
 /*
  * Whether p runs through sobel_op_core.h's paths (sobel_op_cpu,
- * kernels/sobel_op.cu): an operator other than the 3x3 Sobel, or the
- * direction.
+ * kernels/sobel_op.cu): an operator other than the 3x3 Sobel, the
+ * direction, or a signed gradient.
  */
 GF_HD int
 sobel_op_path(const struct sobel_params *p)
 {
-	return p->op != SOBEL_OP_SOBEL || p->mode == SOBEL_DIRECTION;
+	return p->op != SOBEL_OP_SOBEL || p->mode >= SOBEL_DIRECTION;
+}
+
+/*
+ * Whether p's output (of maxval p->maxval) is wider than an input of
+ * maxval in_maxval: 16-bit samples of an 8-bit image (the signed
+ * gradients, --depth 16), which sobel_op_cpu writes and
+ * kernels/sobel_wide.cu's kernels make on the GPU, for every operator.
+ */
+GF_HD int
+sobel_wide_path(const struct sobel_params *p, unsigned in_maxval)
+{
+	return gf_sample_bytes(p->maxval) > gf_sample_bytes(in_maxval);
 }
 
 /*

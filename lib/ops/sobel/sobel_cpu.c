@@ -126,18 +126,19 @@ sobel_cpu(const struct image *gray, struct image *out,
 	void *zero;
 	int ret;
 
-	if (p->mode < SOBEL_MAG_L2 || p->mode > SOBEL_DIRECTION)
+	if (p->mode < SOBEL_MAG_L2 || p->mode > SOBEL_GRAD_Y)
 		return gf_fail(e, "sobel mode %d is not one of 0 to %d", p->mode,
-		    SOBEL_DIRECTION);
+		    SOBEL_GRAD_Y);
 	if (p->op < 0 || p->op >= SOBEL_NOPS)
 		return gf_fail(e, "sobel operator %d is not one of 0 to %d", p->op,
 		    SOBEL_NOPS - 1);
 	if (p->mode == SOBEL_DIRECTION && gray->maxval < 255)
 		return gf_fail(e, "the direction's bins 0 to 255 need a maxval of "
 		    "255 or more; this image's is %u", gray->maxval);
-	if (sobel_op_path(p))
+	if (sobel_op_path(p) || sobel_wide_path(p, gray->maxval))
 		return sobel_op_cpu(gray, out, p, border, nthreads, e);
-	if (img_alloc_like(out, gray, 1, e) < 0)
+	*out = (struct image){gray->width, gray->height, 1, p->maxval, NULL, 0};
+	if (img_alloc(out, e) < 0)
 		return -1;
 	zero = calloc((size_t)gray->width, 2);
 	j.zero = zero;

@@ -6,7 +6,10 @@
  * smoothed and differenced down (vs, vd), then across, gx = d * vs and
  * gy = s * vd.  Both are exact integer sums, so they give the integers of
  * sobel_op_grad's window, and the sample comes from sobel_value_op, as
- * on the GPU.  Rows are split into bands over threads (pool.h).
+ * on the GPU.  Its output samples are p->maxval's (16 bits of an 8-bit
+ * image for the signed gradients and --depth 16: sobel_wide_path), so
+ * it is also the reference of those outputs for every operator, the 3x3
+ * Sobel's included.  Rows are split into bands over threads (pool.h).
  */
 #include <stdlib.h>
 
@@ -64,6 +67,7 @@ op_row(const struct op_job *j, int y, int *scratch, void *o)
 {
 	const struct image *in = j->in;
 	const int R = j->t.r, w = in->width, wide = in->maxval > 255;
+	const int wide_out = j->out->maxval > 255;
 	const size_t stride = (size_t)w * gf_sample_bytes(in->maxval);
 	int *vs = scratch, *vd = scratch + w + 2 * R;
 	const void *r[2 * SOBEL_OP_MAX_R + 1];
@@ -80,7 +84,7 @@ op_row(const struct op_job *j, int y, int *scratch, void *o)
 			gy += j->t.s[i] * vd[x + i];
 		}
 		unsigned v = sobel_value_op(gx, gy, j->p);
-		if (wide)
+		if (wide_out)
 			((uint16_t *)o)[x] = (uint16_t)v;
 		else
 			((uint8_t *)o)[x] = (uint8_t)v;
@@ -92,7 +96,7 @@ op_band(void *arg, int b, void *scratch)
 {
 	const struct op_job *j = arg;
 	int y0, y1;
-	size_t stride = (size_t)j->in->width * gf_sample_bytes(j->in->maxval);
+	size_t stride = (size_t)j->in->width * gf_sample_bytes(j->out->maxval);
 
 	pool_band_rows(j->in->height, j->nbands, b, &y0, &y1);
 	for (int y = y0; y < y1; y++)
@@ -109,7 +113,8 @@ sobel_op_cpu(const struct image *gray, struct image *out,
 	void *zero;
 	int ret;
 
-	if (img_alloc_like(out, gray, 1, e) < 0)
+	*out = (struct image){gray->width, gray->height, 1, p->maxval, NULL, 0};
+	if (img_alloc(out, e) < 0)
 		return -1;
 	zero = calloc((size_t)gray->width, 2);
 	j.zero = zero;

@@ -23,6 +23,8 @@ struct sobel_opts {
 	int channels;           /* --colour channels: each colour channel alone */
 	int max;                /* --colour max: the largest-gradient channel */
 	int direction;          /* --gradient direction: the direction's bin */
+	int grad_xy;            /* --gradient x (1) or y (2): the signed gradient */
+	int depth16;            /* --depth 16: the magnitude at 16 bits */
 };
 
 /*
@@ -36,6 +38,22 @@ extern const char *const sobel_op_names[SOBEL_NOPS];
  * the names if it is none of them.
  */
 int sobel_op_parse(const char *name, int *op, struct gf_err *e);
+
+/*
+ * Looks up a --gradient name (magnitude, direction, x, y) into o's
+ * direction and grad_xy; -1 with a message that lists the names if it
+ * is none of them.
+ */
+int sobel_gradient_parse(const char *name, struct sobel_opts *o,
+    struct gf_err *e);
+
+/*
+ * -1 with a message when o combines options that sobel refuses (a
+ * threshold of the direction or the signed gradients, -t auto of another
+ * operator, --depth 16 of anything but the magnitude, the 16-bit outputs
+ * of each colour channel); the tool's check and the library's.
+ */
+int sobel_opts_check(const struct sobel_opts *o, struct gf_err *e);
 
 /* The core's parameters for an image of maxval m and threshold t. */
 struct sobel_params sobel_params_for(const struct sobel_opts *o, unsigned m,
