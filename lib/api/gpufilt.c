@@ -2,8 +2,10 @@
  * gpufilt.c - libgpufilt's public API (gpufilt.h) over the tools'
  * operations: the public options become the tools' option structs
  * through the tools' own parsers (so values are refused with the tools'
- * messages), and an image goes through the tool's filter (lib/tool/tool.h) on
- * the CPU, or on the GPU channel by channel as the engine moves it.
+ * messages), and an image goes through the tool's filter (lib/tool/tool.h)
+ * as the engine runs it: on the CPU as a run's CPU lane, on a GPU through
+ * an engine worker (lib/engine/engine.h: a lane outside a run, as the
+ * server keeps per GPU) that the context keeps between calls.
  * Internal messages (struct gf_err) become the caller's gf_error with a
  * code.  Only the names of lib/api/gpufilt.sym leave the shared library.
  */
@@ -19,6 +21,7 @@
 #include "conv2d.h"
 #include "conv2d_tool.h"
 #include "edge_tool.h"
+#include "engine.h"
 #include "gpu.h"
 #include "gpufilt.h"
 #include "img.h"
@@ -41,8 +44,9 @@ static struct gpu device_bases[GF_LIB_MAX_GPUS];
 struct gf_context {
 	pthread_mutex_t lock;   /* one call at a time */
 	int on_gpu;
-	struct gpu g;           /* a stream and buffers of its own on its GPU */
-	cudaEvent_t done;       /* after the last call's last use of g's buffers */
+	struct engine_worker *worker;   /* the host calls' lane on its GPU */
+	struct gpu g;           /* the device calls': a stream and buffers */
+	cudaEvent_t done;       /* after the last device call's use of g */
 };
 
 /* The filter of one call: the tool and the option struct it reads. */
@@ -294,7 +298,10 @@ device_base(int dev, struct gf_err *e)
 	return b;
 }
 
-/* Opens ctx's stream on GPU dev (-1: the default one). */
+/*
+ * Opens ctx on GPU dev (-1: the default one): an engine worker for the
+ * host calls, and a stream of its own for the device calls.
+ */
 static int
 context_gpu(gf_context *ctx, int dev, struct gf_err *e)
 {
@@ -312,6 +319,8 @@ context_gpu(gf_context *ctx, int dev, struct gf_err *e)
 	    gpu_open_stream(&ctx->g, base, e) < 0)
 		return -1;
 	GPU_TRY(e, cudaEventCreateWithFlags(&ctx->done, cudaEventDisableTiming));
+	if (engine_worker_open(&ctx->worker, base, e) < 0)
+		return -1;
 	ctx->on_gpu = 1;
 	return 0;
 }
@@ -327,12 +336,15 @@ context_drop_gpu(gf_context *ctx)
 	if (cudaGetDevice(&prev) != cudaSuccess)
 		prev = -1;
 	if (ctx->done != NULL) {
-		/* The last call's work may still read the texture and buffers. */
+		/* The last device call may still read g's texture and buffers. */
 		(void)cudaSetDevice(ctx->g.device);
 		(void)cudaEventSynchronize(ctx->done);
 		(void)cudaEventDestroy(ctx->done);
 		ctx->done = NULL;
 	}
+	/* The worker is idle: each host call waited for its own work. */
+	engine_worker_close(ctx->worker);
+	ctx->worker = NULL;
 	gpu_close(&ctx->g);
 	ctx->on_gpu = 0;
 	if (prev >= 0)
@@ -541,53 +553,28 @@ device_enter(gf_context *ctx, int *prev, struct gf_err *e)
 	return 0;
 }
 
-/* Alpha of in (the last channel) into out's, sample for sample. */
-static void
-copy_alpha(const struct image *in, struct image *out)
-{
-	size_t n = (size_t)in->width * in->height;
-	int ch = in->channels;
-
-	for (size_t i = 0; i < n; i++)
-		img_set(out, i * ch + ch - 1, img_get(in, i * ch + ch - 1));
-}
-
 /*
- * The tool's GPU filter on each colour channel of in (gray already when
- * the tool works on gray) into out (allocated here), as the engine runs
- * it; alpha copied.
+ * The tool's GPU work on in (any channels) into res (made here) through
+ * ctx's engine worker, as a run's lane does it: strips for a tall image,
+ * staging, colour made gray or split into planes on the device, alpha
+ * carried through.  The worker waits for its work before it returns.
  */
 static int
 host_on_gpu(gf_context *ctx, const struct op *op, const struct image *in,
-    struct image *out, struct gf_err *e)
+    struct image *res, struct gf_err *e)
 {
-	struct gpu *g = &ctx->g;
-	struct gpu_image din, dout;
-	struct gf_times t;
-	int ret = 0;
+	struct gf_times t = {0};
 
-	*out = (struct image){in->width, in->height, in->channels,
-	    tool_out_maxval(&op->tool, in->maxval), NULL, 0};
-	if (img_alloc(out, e) < 0)
+	*res = (struct image){in->width, in->height, op->tool.gray ? 1 :
+	    in->channels, tool_out_maxval(&op->tool, in->maxval), NULL, 0};
+	if (img_alloc(res, e) < 0)
 		return -1;
-	GPU_TRY(e, cudaStreamWaitEvent(g->stream, ctx->done, 0));
-	for (int c = 0; c < img_colour_channels(in) && ret == 0; c++) {
-		memset(&t, 0, sizeof(t));
-		if (gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, in->maxval,
-		    &din, e) < 0 || gpu_upload(g, in, c, &din, e) < 0 ||
-		    gpu_image_get(g, GPU_SLOT_OUT, in->width, in->height,
-		    out->maxval, &dout, e) < 0 ||
-		    op->tool.gpu(op->tool.ctx, g, &din, &dout, &t, e) < 0 ||
-		    gpu_download(g, &dout, out, c, e) < 0)
-			ret = -1;
-	}
-	if (ret < 0) {          /* what was queued still uses the buffers */
-		(void)cudaEventRecord(ctx->done, g->stream);
+	/* The caller's memory and ours are plain: through the staging buffers. */
+	if (engine_worker_filter(ctx->worker, &op->tool, 0, in, res, 0, NULL,
+	    NULL, &t, e) < 0) {
+		img_free(res);
 		return -1;
 	}
-	if (img_has_alpha(in))
-		copy_alpha(in, out);
-	GPU_TRY(e, cudaEventRecord(ctx->done, g->stream));
 	return 0;
 }
 
@@ -601,7 +588,7 @@ host_run(gf_context *ctx, const struct op *op, const struct image *in,
 	int prev, ret, code;
 
 	if (s == GF_CPU || (s == GF_AUTO && !ctx->on_gpu)) {
-		ret = op->tool.cpu(op->tool.ctx, in, res, &t, e);
+		ret = engine_cpu_filter(&op->tool, in, res, &t, e);
 		return ret < 0 ? cpu_code(e) : GF_OK;
 	}
 	if (!ctx->on_gpu) {
@@ -614,8 +601,8 @@ host_run(gf_context *ctx, const struct op *op, const struct image *in,
 	if (device_enter(ctx, &prev, e) == 0) {
 		if (host_on_gpu(ctx, op, in, res, e) == 0)
 			code = GF_OK;
-		else
-			img_free(res);
+		else if (e->nomem)
+			code = GF_ENOMEM;
 		(void)cudaSetDevice(prev);
 	}
 	pthread_mutex_unlock(&ctx->lock);
@@ -626,8 +613,7 @@ static int
 host_filter(enum op_kind kind, gf_context *ctx, const gf_image *in,
     gf_image *out, const gf_options *o, gf_error *err)
 {
-	struct image view, copy = {0}, gray = {0}, res = {0};
-	const struct image *src = &view;
+	struct image view, copy = {0}, res = {0};
 	struct gf_err e = {0};
 	struct op *op = NULL;
 	int code = GF_EINVAL;
@@ -638,13 +624,8 @@ host_filter(enum op_kind kind, gf_context *ctx, const gf_image *in,
 	    (op = op_make(kind, o, &code, &e)) == NULL)
 		return fail(err, code, e.msg);
 	code = GF_ENOMEM;
-	if (host_view(in, &view, &copy, &e) == 0 && (!op->tool.gray ||
-	    view.channels == 1 || img_to_gray(&view, &gray, &e) == 0)) {
-		if (gray.px != NULL)
-			src = &gray;
-		code = host_run(ctx, op, src, &res, &e);
-	}
-	img_free(&gray);
+	if (host_view(in, &view, &copy, &e) == 0)
+		code = host_run(ctx, op, &view, &res, &e);
 	img_free(&copy);
 	free(op);
 	if (code != GF_OK)
