@@ -12,6 +12,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,7 +243,7 @@ golden_host(gf_context *ctx, const char *strategy, const char *tag)
 
 /* Input with rows 64 bytes apart beyond their width gives the same result. */
 static void
-test_stride(gf_context *ctx)
+test_stride(gf_context *ctx, const char *name)
 {
 	gf_image in = load("samples", "coins.pgm"), want, out, wide = in;
 	gf_options o;
@@ -258,9 +259,9 @@ test_stride(gf_context *ctx)
 		    (char *)in.data + (size_t)y * in.width, (size_t)in.width);
 	if (gf_sobel(ctx, &in, &want, &o, &err) != GF_OK ||
 	    gf_sobel(ctx, &wide, &out, NULL, &err) != GF_OK) {
-		result("host_strided_input", 0, "%s", err.message);
+		result(name, 0, "%s", err.message);
 	} else {
-		result("host_strided_input", same_image(&out, &want, why,
+		result(name, same_image(&out, &want, why,
 		    sizeof(why)), "%s", why);
 		gf_image_free(&out);
 		gf_image_free(&want);
@@ -271,7 +272,7 @@ test_stride(gf_context *ctx)
 
 /* conv2d keeps alpha: an RGBA identity comes back as it was. */
 static void
-test_alpha(gf_context *ctx)
+test_alpha(gf_context *ctx, const char *name)
 {
 	unsigned char px[2 * 3 * 4];
 	gf_image in = {2, 3, 4, 255, 0, px}, out;
@@ -284,11 +285,10 @@ test_alpha(gf_context *ctx)
 	gf_options_init(&o);
 	o.kernel = "identity";
 	if (gf_conv2d(ctx, &in, &out, &o, &err) != GF_OK) {
-		result("host_conv2d_alpha_kept", 0, "%s", err.message);
+		result(name, 0, "%s", err.message);
 		return;
 	}
-	result("host_conv2d_alpha_kept", same_image(&out, &in, why, sizeof(why)),
-	    "%s", why);
+	result(name, same_image(&out, &in, why, sizeof(why)), "%s", why);
 	gf_image_free(&out);
 }
 
@@ -520,6 +520,90 @@ done:
 	return ok;
 }
 
+/*
+ * A w x h image of channels samples a pixel: a ramp down the rows plus
+ * noise of an eighth of maxval (a fixed LCG), so that edges are neither
+ * all flat nor all clipped.  Free with gf_image_free.
+ */
+static gf_image
+ramp_noise(int w, int h, int channels, unsigned maxval)
+{
+	size_t n = (size_t)w * h * channels;
+	gf_image im = {w, h, channels, maxval, 0,
+	    malloc(n * (maxval > 255 ? 2 : 1))};
+	uint32_t x = 12345;
+
+	if (im.data == NULL)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		size_t y = i / ((size_t)w * channels);
+		unsigned v;
+		x = x * 1664525u + 1013904223u;
+		v = (unsigned)((y * maxval / h + (x >> 8) % (maxval / 8 + 1)) %
+		    (maxval + 1));
+		if (maxval > 255)
+			((uint16_t *)im.data)[i] = (uint16_t)v;
+		else
+			((uint8_t *)im.data)[i] = (uint8_t)v;
+	}
+	return im;
+}
+
+/*
+ * Images tall enough that the context's worker cuts them into strips
+ * (16 MiB of input a strip, the last one a few rows), through every GPU
+ * strategy, each against the same call with -m cpu: sobel on 8-bit
+ * gray, conv2d on 16-bit RGBA (planes split on the device, alpha
+ * carried through), and sobel on that RGBA (made gray on the device).
+ */
+static void
+test_strips(gf_context *ctx, const char *const *strategies, size_t n)
+{
+	static const struct {
+		const char *name;
+		enum op op;
+		int w, h, channels;
+		unsigned maxval;
+	} cases[] = {
+		{"sobel_gray8", SOBEL, 4096, 8200, 1, 255},
+		{"conv2d_rgba16", CONV2D, 1024, 4100, 4, 65535},
+		{"sobel_rgba16", SOBEL, 1024, 4100, 4, 65535},
+	};
+	char name[128], why[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gf_image in = ramp_noise(cases[i].w, cases[i].h, cases[i].channels,
+		    cases[i].maxval), want, out;
+		gf_options o;
+		gf_error err;
+
+		gf_options_init(&o);
+		o.kernel = "gauss:1.4";
+		o.strategy = "cpu";
+		if (run_host(cases[i].op, ctx, &in, &want, &o, &err) != GF_OK) {
+			snprintf(name, sizeof(name), "gpu_host_strips_cpu_%s",
+			    cases[i].name);
+			result(name, 0, "%s", err.message);
+			gf_image_free(&in);
+			continue;
+		}
+		for (size_t s = 0; s < n; s++) {
+			snprintf(name, sizeof(name), "gpu_host_strips_%s_%s",
+			    strategies[s], cases[i].name);
+			o.strategy = strategies[s];
+			if (run_host(cases[i].op, ctx, &in, &out, &o, &err) != GF_OK) {
+				result(name, 0, "code %d: %s", err.code, err.message);
+				continue;
+			}
+			result(name, same_image(&out, &want, why, sizeof(why)), "%s",
+			    why);
+			gf_image_free(&out);
+		}
+		gf_image_free(&want);
+		gf_image_free(&in);
+	}
+}
+
 static void
 test_gpu(void)
 {
@@ -546,6 +630,9 @@ test_gpu(void)
 		snprintf(name, sizeof(name), "gpu_host_%s", strategies[s]);
 		golden_host(ctx, strategies[s], name);
 	}
+	test_stride(ctx, "gpu_host_strided_input");
+	test_alpha(ctx, "gpu_host_conv2d_alpha_kept");
+	test_strips(ctx, strategies, nstrategies);
 	if (!CUDA_OK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), why,
 	    sizeof(why))) {
 		result("gpu_stream", 0, "%s", why);
@@ -585,8 +672,8 @@ main(void)
 	result("open_cpu", gf_device(cpu) == -1 && err.code == GF_OK, "unexpected result");
 	golden_host(cpu, NULL, "cpu");
 	golden_host(cpu, "cpu", "cpu_explicit");
-	test_stride(cpu);
-	test_alpha(cpu);
+	test_stride(cpu, "host_strided_input");
+	test_alpha(cpu, "host_conv2d_alpha_kept");
 	test_refused(cpu);
 	test_arguments(cpu);
 	test_threads(cpu, "cpu_threads_one_context");
