@@ -6,8 +6,9 @@
  * a machine with and without a GPU, several threads on one context; on
  * a GPU, every strategy through the host calls and the device calls (in
  * a stream of the test's, on buffers from cudaMallocPitch) against the
- * same goldens.  Without a GPU those cases print "skip".  Run from the
- * project root.
+ * same goldens, and the host calls on images tall enough to go in
+ * strips against the CPU's bytes.  Without a GPU those cases print
+ * "skip".  Run from the project root.
  */
 #include <math.h>
 #include <pthread.h>

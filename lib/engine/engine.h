@@ -97,7 +97,8 @@ int engine_run(const struct tool *t, const struct gf_opts *o,
     struct engine_stats *st, struct gf_err *e);
 
 /*
- * The server's (gpufiltd's) way to the filter stage, outside a run: a
+ * The way to the filter stage outside a run, the server's (gpufiltd's,
+ * a few per GPU) and libgpufilt's (one per context on a GPU): a
  * worker is a lane (two streams, events, staging buffers, device
  * buffers that grow and are kept) on the open GPU base, used by one
  * thread at a time; engine_worker_filter runs tool t on in into out
