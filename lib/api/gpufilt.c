@@ -44,7 +44,8 @@ static struct gpu device_bases[GF_LIB_MAX_GPUS];
 struct gf_context {
 	pthread_mutex_t lock;   /* one call at a time */
 	int on_gpu;
-	struct engine_worker *worker;   /* the host calls' lane on its GPU */
+	/* The host calls' lane on its GPU: opened by the first, kept. */
+	struct engine_worker *worker;
 	struct gpu g;           /* the device calls': a stream and buffers */
 	cudaEvent_t done;       /* after the last device call's use of g */
 };
@@ -298,10 +299,7 @@ device_base(int dev, struct gf_err *e)
 	return b;
 }
 
-/*
- * Opens ctx on GPU dev (-1: the default one): an engine worker for the
- * host calls, and a stream of its own for the device calls.
- */
+/* Opens ctx's stream on GPU dev (-1: the default one). */
 static int
 context_gpu(gf_context *ctx, int dev, struct gf_err *e)
 {
@@ -319,8 +317,6 @@ context_gpu(gf_context *ctx, int dev, struct gf_err *e)
 	    gpu_open_stream(&ctx->g, base, e) < 0)
 		return -1;
 	GPU_TRY(e, cudaEventCreateWithFlags(&ctx->done, cudaEventDisableTiming));
-	if (engine_worker_open(&ctx->worker, base, e) < 0)
-		return -1;
 	ctx->on_gpu = 1;
 	return 0;
 }
@@ -558,6 +554,8 @@ device_enter(gf_context *ctx, int *prev, struct gf_err *e)
  * ctx's engine worker, as a run's lane does it: strips for a tall image,
  * staging, colour made gray or split into planes on the device, alpha
  * carried through.  The worker waits for its work before it returns.
+ * The first call opens it (a context of device calls alone never pins
+ * its staging buffers).
  */
 static int
 host_on_gpu(gf_context *ctx, const struct op *op, const struct image *in,
@@ -565,6 +563,9 @@ host_on_gpu(gf_context *ctx, const struct op *op, const struct image *in,
 {
 	struct gf_times t = {0};
 
+	if (ctx->worker == NULL && engine_worker_open(&ctx->worker,
+	    &device_bases[ctx->g.device], e) < 0)
+		return -1;
 	*res = (struct image){in->width, in->height, op->tool.gray ? 1 :
 	    in->channels, tool_out_maxval(&op->tool, in->maxval), NULL, 0};
 	if (img_alloc(res, e) < 0)
