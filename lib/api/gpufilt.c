@@ -566,8 +566,9 @@ host_on_gpu(gf_context *ctx, const struct op *op, const struct image *in,
 	if (ctx->worker == NULL && engine_worker_open(&ctx->worker,
 	    &device_bases[ctx->g.device], e) < 0)
 		return -1;
-	*res = (struct image){in->width, in->height, op->tool.gray ? 1 :
-	    in->channels, tool_out_maxval(&op->tool, in->maxval), NULL, 0};
+	*res = (struct image){in->width, in->height,
+	    tool_out_channels(&op->tool, in->channels),
+	    tool_out_maxval(&op->tool, in->maxval), NULL, 0};
 	if (img_alloc(res, e) < 0)
 		return -1;
 	/* The caller's memory and ours are plain: through the staging buffers. */
