@@ -555,7 +555,8 @@ ramp_noise(int w, int h, int channels, unsigned maxval)
  * (16 MiB of input a strip, the last one a few rows), through every GPU
  * strategy, each against the same call with -m cpu: sobel on 8-bit
  * gray, conv2d on 16-bit RGBA (planes split on the device, alpha
- * carried through), and sobel on that RGBA (made gray on the device).
+ * carried through), sobel on that RGBA (made gray on the device), and
+ * sobel's x gradient of 8-bit RGB (16-bit output rows of 8-bit input).
  */
 static void
 test_strips(gf_context *ctx, const char *const *strategies, size_t n)
@@ -565,10 +566,12 @@ test_strips(gf_context *ctx, const char *const *strategies, size_t n)
 		enum op op;
 		int w, h, channels;
 		unsigned maxval;
+		void (*set)(gf_options *o);
 	} cases[] = {
-		{"sobel_gray8", SOBEL, 4096, 8200, 1, 255},
-		{"conv2d_rgba16", CONV2D, 1024, 4100, 4, 65535},
-		{"sobel_rgba16", SOBEL, 1024, 4100, 4, 65535},
+		{"sobel_gray8", SOBEL, 4096, 8200, 1, 255, set_none},
+		{"conv2d_rgba16", CONV2D, 1024, 4100, 4, 65535, set_gauss14},
+		{"sobel_rgba16", SOBEL, 1024, 4100, 4, 65535, set_none},
+		{"sobel_gx_rgb8", SOBEL, 2048, 5500, 3, 255, set_gx},
 	};
 	char name[128], why[256];
 
@@ -579,7 +582,7 @@ test_strips(gf_context *ctx, const char *const *strategies, size_t n)
 		gf_error err;
 
 		gf_options_init(&o);
-		o.kernel = "gauss:1.4";
+		cases[i].set(&o);
 		o.strategy = "cpu";
 		if (run_host(cases[i].op, ctx, &in, &want, &o, &err) != GF_OK) {
 			snprintf(name, sizeof(name), "gpu_host_strips_cpu_%s",
