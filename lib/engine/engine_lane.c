@@ -78,7 +78,8 @@ strip_filter(const struct tool *tl, struct gpu *g, struct slot *s, void *packed,
 {
 	int ch = s->in.channels, alpha = ch - 1;
 
-	if (ch == 1 || tl->gray || strip_planes(tl, &s->in) == 1) {
+	if (ch == 1 || tl->gray ||
+	    (tl->planes && strip_planes(tl, &s->in) == 1)) {
 		if (ch != 1)
 			GPU_TRY(e, planes_launch_gray(packed, ch, din, g->stream));
 		return tl->gpu(tl->ctx, g, din, dout, &s->t, e);
