@@ -434,6 +434,36 @@ test_stream(void)
 		img_free(&in[k]);
 }
 
+/*
+ * A read image is never offset binary, whatever the caller's struct held:
+ * fuzz_img's stack image once made the TIFF writer read 8-bit samples as
+ * signed 16-bit ones (a heap overflow under ASan).
+ */
+static void
+test_read_not_signed(void)
+{
+	static const unsigned v[] = {1, 2, 3, 4};
+	struct image in = image_of(2, 2, 1, 255, v), img;
+	struct gf_err e = {0};
+	struct img_reader *r = NULL;
+	char path[32];
+	FILE *f = scratch(path);
+	int ok = f != NULL && img_write(f, &in, IMG_FORMAT_PNM, 0, path, &e) == 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && img_reader_open(&r, f, path, &e) == 0;
+
+	memset(&img, 0xff, sizeof(img));
+	ok = ok && img_read_next(r, &img, &e) == 1 && img.offset_binary == 0;
+	result("read_not_offset_binary", ok, "offset_binary %d: %s",
+	    img.offset_binary, e.msg);
+	if (ok)
+		img_free(&img);
+	if (r)
+		img_reader_close(r);
+	if (f)
+		fclose(f), remove(path);
+	img_free(&in);
+}
+
 /* ---- PNM variants that are only read */
 
 /*
@@ -1162,6 +1192,7 @@ main(void)
 	test_tiff_signed();
 	test_jpeg();
 	test_stream();
+	test_read_not_signed();
 	test_pnm_variants();
 	test_bad_header();
 	test_too_big();

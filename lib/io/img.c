@@ -501,6 +501,7 @@ img_read_next(struct img_reader *r, struct image *img, struct gf_err *e)
 	int c, more, ret;
 
 	img->px = NULL;
+	img->offset_binary = 0;         /* no reader makes signed samples */
 	img_icc_free(&r->icc);
 	if (r->open != NULL) {          /* the next image of a file (TIFF's page) */
 		if ((ret = r->open->read(r, img, e)) > 0)
