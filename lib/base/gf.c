@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gf.h"
 
@@ -105,4 +106,13 @@ gf_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+size_t
+gf_pinned_budget(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	size_t n = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 8 : 0;
+
+	return n < ((size_t)2 << 30) ? n : (size_t)2 << 30;
 }

@@ -127,6 +127,11 @@ char *gf_escape(char *dst, size_t n, const char *src);
 
 /* A monotonic clock in milliseconds, for the -v timings. */
 double gf_now_ms(void);
+/*
+ * Host memory a process may pin for its images: an eighth of the
+ * machine's, 2 GiB at most (the engine's slots, the server's windows).
+ */
+size_t gf_pinned_budget(void);
 
 #ifdef __cplusplus
 }

@@ -21,12 +21,9 @@
 static void
 pinned_budget(struct engine *en)
 {
-	long pages = sysconf(_SC_PHYS_PAGES);
 	struct slot_pool *p = &en->pool;
 
-	p->pinned_max = pages > 0 ? (size_t)pages * sysconf(_SC_PAGESIZE) / 8 : 0;
-	if (p->pinned_max > ((size_t)2 << 30))
-		p->pinned_max = (size_t)2 << 30;
+	p->pinned_max = gf_pinned_budget();
 	p->ahead_max = p->pinned_max < AHEAD_BYTES ? p->pinned_max : AHEAD_BYTES;
 	if (!en->o->set.read_ahead)
 		p->ahead_max = 0;

@@ -5,10 +5,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include <cuda_runtime.h>
 
+#include "gf.h"
 #include "window.h"
 
 #ifndef MADV_POPULATE_READ
@@ -21,13 +21,10 @@ enum { PIN_NO, PIN_GOING, PIN_YES, PIN_FAILED };
 void
 windows_init(struct windows *ws)
 {
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	size_t n = pages > 0 && page > 0 ? (size_t)pages * (size_t)page / 8 : 0;
-
 	pthread_mutex_init(&ws->mu, NULL);
 	ws->list = NULL;
 	ws->pinned = 0;
-	ws->pinned_max = n < ((size_t)2 << 30) ? n : (size_t)2 << 30;
+	ws->pinned_max = gf_pinned_budget();
 }
 
 void
