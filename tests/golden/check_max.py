@@ -52,6 +52,8 @@ except ImportError:
     cv2 = None
 
 ROOT = os.path.dirname(os.path.abspath(__file__)) + '/../..'
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_sobel import taps     # --operator's taps, as OpenCV builds them
 
 
 def read_pnm(data):
@@ -102,22 +104,6 @@ def colour(im):
 def option(opts, name, default=None):
     a = opts.split()
     return a[a.index(name) + 1] if name in a else default
-
-
-def binomial(n):
-    row = np.array([1], dtype=np.int64)
-    for _ in range(n - 1):
-        row = np.convolve(row, [1, 1])
-    return row
-
-
-def taps(op):
-    if op == 'prewitt':
-        return np.array([1, 1, 1]), np.array([-1, 0, 1])
-    if op == 'scharr':
-        return np.array([3, 10, 3]), np.array([-1, 0, 1])
-    k = {'sobel': 3, 'sobel5': 5, 'sobel7': 7}[op]
-    return binomial(k), np.convolve([-1, 1], binomial(k - 1))
 
 
 def grads(plane, op, border):

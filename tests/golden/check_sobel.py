@@ -248,4 +248,5 @@ def main():
     print('%d files differ, %d skipped' % (bad, skipped))
     return bad != 0
 
-sys.exit(main())
+if __name__ == '__main__':
+    sys.exit(main())
