@@ -34,6 +34,7 @@ SAN_TOOLS=${SAN_TOOLS:-$(tool_runs | cut -d' ' -f1 | tr '\n' ' ')}
 nproc=$(nproc 2>/dev/null || echo 4)
 make -j"$nproc" test-bins build/bench/bench build/bench/pnmcopy \
     >"$OUT/build.log" 2>&1 || { tail -n 30 "$OUT/build.log"; exit 1; }
+sh tests/golden/unpack.sh || exit 1
 status=0
 
 for step in $steps; do
@@ -98,7 +99,7 @@ sanitize)
 				    "--colour max --operator sobel7 --gradient direction"; do
 					[ "$tool" = edge ] && [ "$args" != "--colour max" ] && continue
 					echo "memcheck env GPUFILT_STRIP_ROWS=16 bin/$tool -q -m $m $args /tmp/san/rgba.pam /tmp/san/out.pgm"
-					echo "memcheck bin/$tool -q -m $m $args tests/golden/max/rgba16.pam /tmp/san/out.pgm"
+					echo "memcheck bin/$tool -q -m $m $args build/golden/max/rgba16.pam /tmp/san/out.pgm"
 					echo "racecheck bin/$tool -q -m $m $args samples/chelsea.png /tmp/san/out.pgm"
 				done
 			done

@@ -195,7 +195,8 @@ same_image(const gf_image *a, const gf_image *b, char *why, size_t n)
 	return 1;
 }
 
-/* Loads samples/name (or tests/golden/name); aborts the test if it cannot. */
+/* Loads samples/name (or build/golden/name, unpacked by
+ * tests/golden/unpack.sh); aborts the test if it cannot. */
 static gf_image
 load(const char *dir, const char *name)
 {
@@ -219,7 +220,7 @@ golden_host(gf_context *ctx, const char *strategy, const char *tag)
 
 	for (size_t i = 0; i < NGCASES; i++) {
 		const struct gcase *c = &gcases[i];
-		gf_image in = load("samples", c->sample), want = load("tests/golden",
+		gf_image in = load("samples", c->sample), want = load("build/golden",
 		    c->golden), out;
 		gf_options o;
 		gf_error err;
@@ -434,7 +435,7 @@ work(void *arg)
 static void
 test_threads(gf_context *ctx, const char *name)
 {
-	gf_image in = load("samples", "coins.pgm"), want = load("tests/golden",
+	gf_image in = load("samples", "coins.pgm"), want = load("build/golden",
 	    "sobel/coins.mag.pgm");
 	struct worker w[4];
 	pthread_t t[4];
@@ -475,7 +476,7 @@ static int
 device_case(gf_context *ctx, const struct gcase *c, const char *s,
     cudaStream_t st, char *why, size_t n)
 {
-	gf_image in = load("samples", c->sample), want = load("tests/golden",
+	gf_image in = load("samples", c->sample), want = load("build/golden",
 	    c->golden), host;
 	gf_image din = {in.width, in.height, 1, in.maxval, 0, NULL}, dout;
 	size_t row = (size_t)in.width * (in.maxval > 255 ? 2 : 1);

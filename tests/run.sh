@@ -16,7 +16,9 @@ ROOT=$PWD
 BUILD=${GF_BUILD:-build}
 if [ "$BUILD" = build ]; then BIN=$ROOT/bin; else BIN=$ROOT/$BUILD/bin; fi
 SAMPLES=$ROOT/samples
-GOLDEN=$ROOT/tests/golden
+# The golden files, unpacked from tests/golden/*/*.gz (tests/golden/unpack.sh).
+GOLDEN=$ROOT/build/golden
+sh tests/golden/unpack.sh "$GOLDEN" || exit 1
 # The tools (cmd/tools): their names, and tool_runs prints each with the
 # options of a typical run, one a line.
 tool_runs() { grep -v '^#' "$ROOT/cmd/tools"; }

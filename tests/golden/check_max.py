@@ -272,26 +272,27 @@ def main():
     bad = skipped = 0
     print('cv2.Canny comparison:', 'OpenCV ' + cv2.__version__ if cv2 else
           'skipped (no OpenCV)')
+    subprocess.run(['sh', 'tests/golden/unpack.sh'], cwd=ROOT, check=True)   # the goldens: build/golden
     todo = []       # (golden, source, tool, options)
     for tool, table in (('sobel', 'cases_sobel.sh'), ('edge', 'cases_edge.sh')):
         for cfg, o8, o16 in cases(table, tool + '_configs'):
             if '--colour max' not in o8:
                 continue
-            for g in sorted(glob.glob('%s/tests/golden/%s/*.%s.pgm' % (ROOT, tool, cfg))):
+            for g in sorted(glob.glob('%s/build/golden/%s/*.%s.pgm' % (ROOT, tool, cfg))):
                 name = os.path.basename(g).rsplit('.', 2)[0]
                 src = [f for f in glob.glob(ROOT + '/samples/' + name + '.*')
                        if not f.endswith('.py')][0]
                 todo.append((g, src, tool, o16 if name == 'astro16' else o8))
     for tool, cfg, o8, o16 in cases('cases_max.sh', 'max_configs'):
-        for src in sorted(glob.glob(ROOT + '/tests/golden/max/*.p[pa]m')):
+        for src in sorted(glob.glob(ROOT + '/build/golden/max/*.p[pa]m')):
             name = os.path.basename(src).rsplit('.', 1)[0]
-            g = '%s/tests/golden/max/%s.%s.%s.pgm' % (ROOT, name, tool, cfg)
+            g = '%s/build/golden/max/%s.%s.%s.pgm' % (ROOT, name, tool, cfg)
             todo.append((g, src, tool, o16 if '16' in name else o8))
     for g, src, tool, opts in todo:
         got = load(src)
         if got is None:
             skipped += 1
-            print('%-36s skipped (no reader for %s)' % (os.path.relpath(g, ROOT + '/tests/golden'),
+            print('%-36s skipped (no reader for %s)' % (os.path.relpath(g, ROOT + '/build/golden'),
                                                        os.path.basename(src)))
             continue
         im, maxval = got
@@ -314,7 +315,7 @@ def main():
             d = np.count_nonzero(ref[1:-1, 1:-1] != (gold[1:-1, 1:-1] > 0))
             msg += ', %d of %d interior pixels differ from cv2.Canny' % (
                 d, (im.shape[0] - 2) * (im.shape[1] - 2))
-        print('%-36s %s' % (os.path.relpath(g, ROOT + '/tests/golden'), msg))
+        print('%-36s %s' % (os.path.relpath(g, ROOT + '/build/golden'), msg))
     print('%d files differ, %d skipped' % (bad, skipped))
     return bad != 0
 

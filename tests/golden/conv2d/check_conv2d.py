@@ -13,7 +13,7 @@ the replicate border are also compared with OpenCV's GaussianBlur of the
 same size, whose 8-bit fixed-point taps are the same integers.  Integer kernels must match
 exactly; real ones (float64 here, float32 in conv2d) within one level.
 Prints one line per file and a summary."""
-import math, os, re, sys
+import math, os, re, subprocess, sys
 import cv2
 import numpy as np
 
@@ -99,6 +99,7 @@ def expected(im, opts):
     return out, integer and d == math.floor(d) and float(o['--bias']).is_integer()
 
 def main():
+    subprocess.run(['sh', 'tests/golden/unpack.sh'], cwd=ROOT, check=True)   # the goldens: build/golden
     text = open(ROOT + '/tests/cases_conv2d.sh').read()
     configs = text.split("<<'END'\n")[1].split('END')[0].splitlines()
     samples = text.split('CONV2D_SAMPLES="')[1].split('"')[0].split()
@@ -109,7 +110,7 @@ def main():
             im = cv2.imread(ROOT + '/samples/' + s, cv2.IMREAD_UNCHANGED)
             maxval = 65535 if im.dtype == np.uint16 else 255
             n = s.rsplit('.', 1)[0]
-            g = cv2.imread(ROOT + '/tests/golden/conv2d/%s.%s.%s' % (n, cfg, 'ppm' if im.ndim == 3 else 'pgm'),
+            g = cv2.imread(ROOT + '/build/golden/conv2d/%s.%s.%s' % (n, cfg, 'ppm' if im.ndim == 3 else 'pgm'),
                            cv2.IMREAD_UNCHANGED).astype(np.int64)
             want, exact = expected(im, opts)
             want = np.clip(want, 0, maxval).astype(np.int64)

@@ -3,14 +3,15 @@
 # reference (bin/conv2d --cpu).  Never rewrites one: a failing comparison
 # is a bug to find.  Run from the project root (tests/golden/make.sh does).
 . ./tests/cases_conv2d.sh
-mkdir -p tests/golden/conv2d
+. ./tests/golden/keep.sh
+mkdir -p build/golden/conv2d
 conv2d_configs | while IFS='|' read -r cfg opts; do
 	for s in $CONV2D_SAMPLES; do
 		n=${s%.*}
 		case $s in chelsea*) ext=ppm ;; *) ext=pgm ;; esac
-		g=tests/golden/conv2d/$n.$cfg.$ext
-		[ -e "$g" ] && continue
+		g=conv2d/$n.$cfg.$ext
+		golden_new "$g" || continue
 		# shellcheck disable=SC2086
-		bin/conv2d -q --cpu $opts "samples/$s" "$g" && echo "wrote $g"
+		bin/conv2d -q --cpu $opts "samples/$s" "build/golden/$g" && golden_keep "$g"
 	done
 done

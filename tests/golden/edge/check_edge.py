@@ -20,7 +20,7 @@ import sys
 import cv2
 import numpy as np
 
-G = "tests/golden/edge"
+G = "build/golden/edge"   # tests/golden/unpack.sh writes it
 
 
 def gray_of(path):
@@ -134,6 +134,7 @@ def configs():
 
 
 def main():
+    subprocess.run(["sh", "tests/golden/unpack.sh"], check=True)   # the goldens: build/golden
     bad = 0
     cfgs, samples = configs()
     for name, o8, o16 in cfgs:

@@ -5,12 +5,14 @@
 # tests/golden/edge/README.
 SAMPLES=samples
 . ./tests/cases_edge.sh
+. ./tests/golden/keep.sh
+mkdir -p build/golden/edge
 edge_configs | while IFS='|' read -r cfg opt8 opt16; do
 	for s in $EDGE_SAMPLES; do
 		case $s in astro16*) o=$opt16 ;; *) o=$opt8 ;; esac
-		g=tests/golden/edge/${s%.*}.$cfg.$(edge_ext "$s" "$cfg")
-		[ -e "$g" ] && continue
+		g=edge/${s%.*}.$cfg.$(edge_ext "$s" "$cfg")
+		golden_new "$g" || continue
 		# shellcheck disable=SC2086
-		bin/edge --cpu $o "$SAMPLES/$s" "$g" && echo "wrote $g"
+		bin/edge --cpu $o "$SAMPLES/$s" "build/golden/$g" && golden_keep "$g"
 	done
 done
