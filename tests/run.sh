@@ -6,7 +6,7 @@
 # is "N passed, N failed, N skipped"; the exit status is 1 if any failed.
 #
 # Usage: sh tests/run.sh [-v] [unit] [t_NAME ...]    (-v: print passes too;
-# unit: the C unit tests; none: all)
+# unit: the C unit tests, unit.NAME_test one of them; none: all)
 #        sh tests/run.sh -P N DIR [unit] [t_NAME ...]   (each in a harness
 # of its own, N side by side, its log in DIR/test-NAME.log; then the GPU
 # and FAIL lines of all, and the sum of their counts)
@@ -30,9 +30,22 @@ if [ "$1" = -P ]; then
 	shift 3
 	[ $# -gt 0 ] || set -- unit $(ls tests/t_*.sh | sed 's#tests/\(.*\)\.sh#\1#')
 	mkdir -p "$logs" && rm -f "$logs"/test-*.log || exit 1
-	printf '%s\n' "$@" | xargs -P "$n" -I{} sh -c \
-	    'sh tests/run.sh {} >"$1/test-{}.log" 2>&1' sh "$logs"
+	# unit: each unit test a job of its own (unit.NAME), as long as a script.
+	for t in "$@"; do
+		shift
+		if [ "$t" = unit ]; then
+			for u in "$BUILD"/tests/*_test; do set -- "$@" "unit.${u##*/}"; done
+		else
+			set -- "$@" "$t"
+		fi
+	done
+	# Each log ends with how long its harness took.
+	printf '%s\n' "$@" | xargs -P "$n" -I{} sh -c 's=$(date +%s)
+	    sh tests/run.sh {} >"$1/test-{}.log" 2>&1
+	    echo "took $(($(date +%s) - s)) s" >>"$1/test-{}.log"' sh "$logs"
 	cat "$logs"/test-*.log | grep -E '^(GPU|FAIL)' | sort -u
+	echo "slowest: $(grep -H '^took ' "$logs"/test-*.log | sed 's#.*/test-\(.*\)\.log:took \([0-9]*\) s#\2 \1#' |
+	    sort -rn | head -n 6 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')"
 	awk '/ passed, .* failed, .* skipped$/ { p += $1; f += $3; s += $5 }
 	    END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' \
 	    "$logs"/test-*.log
@@ -140,17 +153,18 @@ if [ $# -eq 0 ]; then
 else
 	for t in "$@"; do
 		shift
-		case $t in unit) set -- "$@" unit ;; *) set -- "$@" "tests/$t.sh" ;; esac
-	done
-fi
-if [ "$1" = unit ]; then
-	shift
-	for t in "$BUILD"/tests/*_test; do
-		[ -x "$t" ] && run_unit "$t"
+		case $t in unit|unit.*) set -- "$@" "$t" ;; *) set -- "$@" "tests/$t.sh" ;; esac
 	done
 fi
 for t in "$@"; do
-	. "./$t"
+	case $t in
+	unit)
+		for u in "$BUILD"/tests/*_test; do
+			[ -x "$u" ] && run_unit "$u"
+		done ;;
+	unit.*) run_unit "$BUILD/tests/${t#unit.}" ;;
+	*) . "./$t" ;;
+	esac
 done
 
 echo "$npass passed, $nfail failed, $nskip skipped"
