@@ -3,7 +3,6 @@
  * tool's definition for the shared main (cmd/cli.c).
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "edge_tool.h"
@@ -65,13 +64,8 @@ edge_option(void *ctx, int c, const char *arg, struct gf_err *e)
 		o->l1 = 1;
 		return 1;
 	case OPT_COLOUR:
-		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0 &&
-		    strcmp(arg, "max") != 0)
-			return gf_fail(e, "--colour '%s' is not a colour mode; choose "
-			    "gray, channels or max", arg);
-		o->channels = strcmp(arg, "channels") == 0;
-		o->max = strcmp(arg, "max") == 0;
-		return 1;
+		return gf_parse_colour(arg, &o->channels, &o->max, e) < 0 ? -1 :
+		    1;
 	default:
 		return 0;
 	}

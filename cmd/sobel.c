@@ -61,15 +61,8 @@ sobel_option(void *ctx, int c, const char *arg, struct gf_err *e)
 		so->depth16 = 1;
 		return 1;
 	}
-	if (c == OPT_COLOUR) {
-		if (strcmp(arg, "gray") != 0 && strcmp(arg, "channels") != 0 &&
-		    strcmp(arg, "max") != 0)
-			return gf_fail(e, "--colour '%s' is not a colour mode; choose "
-			    "gray, channels or max", arg);
-		so->channels = strcmp(arg, "channels") == 0;
-		so->max = strcmp(arg, "max") == 0;
-		return 1;
-	}
+	if (c == OPT_COLOUR)
+		return gf_parse_colour(arg, &so->channels, &so->max, e) < 0 ? -1 : 1;
 	if (c == OPT_OPERATOR)
 		return sobel_op_parse(arg, &so->op, e) < 0 ? -1 : 1;
 

@@ -96,6 +96,18 @@ gf_parse_border(const char *s, enum gf_border *b, struct gf_err *e)
 	    "reflect or wrap", s);
 }
 
+int
+gf_parse_colour(const char *s, int *channels, int *max, struct gf_err *e)
+{
+	if (strcmp(s, "gray") != 0 && strcmp(s, "channels") != 0 &&
+	    strcmp(s, "max") != 0)
+		return gf_fail(e, "--colour '%s' is not a colour mode; choose "
+		    "gray, channels or max", s);
+	*channels = strcmp(s, "channels") == 0;
+	*max = strcmp(s, "max") == 0;
+	return 0;
+}
+
 /*
  * A decimal number of digits only (no sign, no space) at s, up to max:
  * its value, with *end after it; -1 when s has no digit, -2 when it is

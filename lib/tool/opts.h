@@ -189,6 +189,14 @@ int gf_parse_double(const char *s, const char *what, double lo, double hi,
 int gf_parse_border(const char *s, enum gf_border *b, struct gf_err *e);
 
 /*
+ * --colour of sobel and edge: "gray" (both 0), "channels" (*channels 1:
+ * each colour channel alone) or "max" (*max 1: the largest-gradient
+ * channel); -1 with e naming the three if s is none of them.
+ */
+int gf_parse_colour(const char *s, int *channels, int *max,
+    struct gf_err *e);
+
+/*
  * --device: "all", or GPU numbers 0 to 1023 separated by commas ("0,2,3"),
  * none twice, at most GF_MAX_DEVICES, into o's devices.  -1 with e
  * quoting the value and saying what is wrong.
