@@ -3,7 +3,9 @@
  * alone: golden cases of the three tools through the host calls on the
  * CPU (the same bytes as the tools' goldens), strided and colour inputs,
  * option values refused with the tools' messages and codes, contexts on
- * a machine with and without a GPU, several threads on one context; on
+ * a machine with and without a GPU, several threads on one context;
+ * against the tools' own output (bin/ beside the test), the signed
+ * gradients saved to TIFF and the colour modes on RGBA and JPEG; on
  * a GPU, every strategy through the host calls and the device calls (in
  * a stream of the test's, on buffers from cudaMallocPitch) against the
  * same goldens, and the host calls on images tall enough to go in
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -119,6 +122,68 @@ set_gyreflect(gf_options *o)
 	o->border = "reflect";
 }
 static void set_depth16(gf_options *o) { o->depth = 16; }
+static void
+set_gysobel7(gf_options *o)
+{
+	o->gradient = "y";
+	o->op = "sobel7";
+	o->border = "wrap";
+}
+static void set_chan(gf_options *o) { o->colour = "channels"; }
+static void
+set_chanauto(gf_options *o)
+{
+	o->colour = "channels";
+	o->auto_threshold = 1;
+	o->border = "reflect";
+}
+static void set_max(gf_options *o) { o->colour = "max"; }
+static void
+set_maxsch(gf_options *o)
+{
+	o->colour = "max";
+	o->op = "scharr";
+	o->l1 = 1;
+	o->threshold = 200;
+}
+static void
+set_maxdir(gf_options *o)
+{
+	o->colour = "max";
+	o->gradient = "direction";
+}
+static void
+set_max_s7thr(gf_options *o)
+{
+	o->colour = "max";
+	o->op = "sobel7";
+	o->threshold = 9000.5;
+	o->border = "wrap";
+}
+static void
+set_edge_chan(gf_options *o)
+{
+	o->colour = "channels";
+	o->sigma = 0;
+	o->low = 40;
+	o->high = 100;
+}
+static void
+set_edge_max(gf_options *o)
+{
+	set_edge_chan(o);
+	o->colour = "max";
+}
+static void
+set_edge_max_l1(gf_options *o)
+{
+	o->colour = "max";
+	o->l1 = 1;
+	o->sigma = 1;
+	o->low = 50;
+	o->high = 120;
+	o->border = "zero";
+}
 
 static const struct gcase gcases[] = {
 	{"sobel_coins_mag", SOBEL, "coins.pgm", set_none, "sobel/coins.mag.pgm"},
@@ -133,6 +198,25 @@ static const struct gcase gcases[] = {
 	    "sobel/coins.mag16.pgm"},
 	{"sobel_chelsea_mag16", SOBEL, "chelsea.png", set_depth16,
 	    "sobel/chelsea.mag16.pgm"},
+	{"sobel_chelsea_gysobel7", SOBEL, "chelsea.png", set_gysobel7,
+	    "sobel/chelsea.gysobel7.pgm"},
+	{"sobel_chelsea_chan", SOBEL, "chelsea.png", set_chan,
+	    "sobel/chelsea.chan.ppm"},
+	{"sobel_chelsea_chanauto", SOBEL, "chelsea.png", set_chanauto,
+	    "sobel/chelsea.chanauto.ppm"},
+	{"sobel_coins_chanauto", SOBEL, "coins.pgm", set_chanauto,
+	    "sobel/coins.chanauto.pgm"},
+	{"sobel_chelsea_max", SOBEL, "chelsea.png", set_max,
+	    "sobel/chelsea.max.pgm"},
+	{"sobel_chelsea_maxsch", SOBEL, "chelsea.png", set_maxsch,
+	    "sobel/chelsea.maxsch.pgm"},
+	{"sobel_chelsea_maxdir", SOBEL, "chelsea.png", set_maxdir,
+	    "sobel/chelsea.maxdir.pgm"},
+	{"sobel_coins_max", SOBEL, "coins.pgm", set_max, "sobel/coins.max.pgm"},
+	{"sobel_rgba8_max_s7thr", SOBEL, "max/rgba8.pam", set_max_s7thr,
+	    "max/rgba8.sobel.s7thr.pgm"},
+	{"sobel_rgba16_maxdir", SOBEL, "max/rgba16.pam", set_maxdir,
+	    "max/rgba16.sobel.dir.pgm"},
 	{"conv2d_chelsea_gauss14", CONV2D, "chelsea.png", set_gauss14,
 	    "conv2d/chelsea.gauss14.ppm"},
 	{"conv2d_coins_blur3", CONV2D, "coins.pgm", set_blur3,
@@ -147,6 +231,17 @@ static const struct gcase gcases[] = {
 	{"edge_astro16_l1", EDGE, "astro16.pgm", set_edge_l1_16,
 	    "edge/astro16.l1.pgm"},
 	{"edge_coins_high", EDGE, "coins.pgm", set_high, "edge/coins.high.pgm"},
+	{"edge_chelsea_chan", EDGE, "chelsea.png", set_edge_chan,
+	    "edge/chelsea.chan.ppm"},
+	{"edge_chelsea_chanauto", EDGE, "chelsea.png", set_chan,
+	    "edge/chelsea.chanauto.ppm"},
+	{"edge_chelsea_max", EDGE, "chelsea.png", set_edge_max,
+	    "edge/chelsea.max.pgm"},
+	{"edge_chelsea_maxauto", EDGE, "chelsea.png", set_max,
+	    "edge/chelsea.maxauto.pgm"},
+	{"edge_coins_max", EDGE, "coins.pgm", set_edge_max, "edge/coins.max.pgm"},
+	{"edge_rgba8_max_l1", EDGE, "max/rgba8.pam", set_edge_max_l1,
+	    "max/rgba8.edge.l1.pgm"},
 };
 #define NGCASES (sizeof(gcases) / sizeof(gcases[0]))
 
@@ -212,7 +307,25 @@ load(const char *dir, const char *name)
 	return img;
 }
 
-/* The golden cases through the host calls on ctx with strategy s. */
+/* A case's input: a sample, or one of the goldens' inputs (max/rgba8.pam). */
+static gf_image
+load_sample(const char *name)
+{
+	return load(strchr(name, '/') != NULL ? "build/golden" : "samples", name);
+}
+
+/* Whether options o ask sobel for a signed output (gradient x or y). */
+static int
+signed_output(enum op op, const gf_options *o)
+{
+	return op == SOBEL && o->gradient != NULL &&
+	    (strcmp(o->gradient, "x") == 0 || strcmp(o->gradient, "y") == 0);
+}
+
+/*
+ * The golden cases through the host calls on ctx with strategy s; the
+ * output says it is offset binary exactly when it is sobel's x or y.
+ */
 static void
 golden_host(gf_context *ctx, const char *strategy, const char *tag)
 {
@@ -220,7 +333,7 @@ golden_host(gf_context *ctx, const char *strategy, const char *tag)
 
 	for (size_t i = 0; i < NGCASES; i++) {
 		const struct gcase *c = &gcases[i];
-		gf_image in = load("samples", c->sample), want = load("build/golden",
+		gf_image in = load_sample(c->sample), want = load("build/golden",
 		    c->golden), out;
 		gf_options o;
 		gf_error err;
@@ -234,8 +347,12 @@ golden_host(gf_context *ctx, const char *strategy, const char *tag)
 		if (code != GF_OK)
 			result(name, 0, "code %d: %s", code, err.message);
 		else {
-			result(name, same_image(&out, &want, why, sizeof(why)), "%s",
-			    why);
+			int same = same_image(&out, &want, why, sizeof(why));
+			if (same && out.offset_binary != signed_output(c->op, &o))
+				snprintf(why, sizeof(why), "offset_binary is %d",
+				    out.offset_binary);
+			result(name, same && out.offset_binary == signed_output(c->op,
+			    &o), "%s", why);
 			gf_image_free(&out);
 		}
 		gf_image_free(&in);
@@ -277,7 +394,7 @@ static void
 test_alpha(gf_context *ctx, const char *name)
 {
 	unsigned char px[2 * 3 * 4];
-	gf_image in = {2, 3, 4, 255, 0, px}, out;
+	gf_image in = {2, 3, 4, 255, 0, px, 0}, out;
 	gf_options o;
 	gf_error err;
 	char why[256];
@@ -320,9 +437,17 @@ test_refused(gf_context *ctx)
 		{"gradient_x_threshold", SOBEL, "gradient", "x", 30, "takes no threshold"},
 		{"depth_8", SOBEL, "depth", NULL, 8, "depth is 8; it must be 16"},
 		{"depth_direction", SOBEL, "depth", "direction", 16, "bins are 0 to 255"},
+		{"colour_bogus", SOBEL, "colour", "rgb", 0, "--colour 'rgb' is not "
+		    "a colour mode; choose gray, channels or max"},
+		{"edge_colour_bogus", EDGE, "colour", "all", 0, "'all' is not a "
+		    "colour mode"},
+		{"colour_max_gx", SOBEL, "colour", "max", 1, "--colour max is not "
+		    "taken with it"},
+		{"op_bogus", SOBEL, "op", "kirsch", 0, "'kirsch' is not an operator"},
+		{"op_auto", SOBEL, "op", "scharr", 1, "not of --operator scharr"},
 	};
 	unsigned char px[16] = {0};
-	gf_image in = {4, 4, 1, 255, 0, px}, out = {0};
+	gf_image in = {4, 4, 1, 255, 0, px, 0}, out = {0};
 	char name[64];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -344,7 +469,13 @@ test_refused(gf_context *ctx)
 			o.depth = (int)cases[i].v;
 			o.gradient = cases[i].text;
 		}
-		else if (strcmp(cases[i].field, "kernel") == 0)
+		else if (strcmp(cases[i].field, "colour") == 0) {
+			o.colour = cases[i].text;
+			o.gradient = cases[i].v != 0 ? "x" : NULL;
+		} else if (strcmp(cases[i].field, "op") == 0) {
+			o.op = cases[i].text;
+			o.auto_threshold = cases[i].v != 0;
+		} else if (strcmp(cases[i].field, "kernel") == 0)
 			o.kernel = cases[i].text;
 		else if (strcmp(cases[i].field, "divisor") == 0) {
 			o.kernel = cases[i].text;
@@ -455,6 +586,166 @@ test_threads(gf_context *ctx, const char *name)
 	gf_image_free(&want);
 }
 
+/* ---- the tools' own bytes */
+
+/*
+ * Where the tools of this build are: bin/ beside build/tests/gpufilt_test,
+ * build/asan/bin beside build/asan/tests/gpufilt_test.
+ */
+static void
+tools_dir(const char *argv0, char *dir, size_t n)
+{
+	const char *t = strstr(argv0, "tests/gpufilt_test");
+	int len = t != NULL ? (int)(t - argv0) : 0;
+
+	/* argv0 up to its "tests/": "build/", "build/asan/", "/x/build/" */
+	if (len >= 6 && strncmp(argv0 + len - 6, "build/", 6) == 0 &&
+	    (len == 6 || argv0[len - 7] == '/'))
+		snprintf(dir, n, "%.*sbin", len - 6, argv0);
+	else
+		snprintf(dir, n, "%.*sbin", len, argv0);
+}
+
+/* Whether files a and b hold the same bytes; why if not. */
+static int
+same_file(const char *a, const char *b, char *why, size_t n)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int ca, cb, same = fa != NULL && fb != NULL;
+	long at = 0;
+
+	if (!same)
+		snprintf(why, n, "cannot open %s or %s", a, b);
+	while (same) {
+		ca = getc(fa);
+		cb = getc(fb);
+		if (ca != cb) {
+			snprintf(why, n, "%s and %s differ at byte %ld", a, b, at);
+			same = 0;
+		}
+		if (ca == EOF)
+			break;
+		at++;
+	}
+	if (fa != NULL)
+		fclose(fa);
+	if (fb != NULL)
+		fclose(fb);
+	return same;
+}
+
+/*
+ * The host calls against the tools' own files, where goldens hold no such
+ * case: the signed gradients written to TIFF as sobel writes them (int16
+ * samples, from the output's offset_binary) and to PNG, --colour channels
+ * of RGBA (alpha kept) and --colour max of a colour JPEG.  Each tool runs
+ * on the CPU (its bytes are every strategy's), the library on ctx.
+ */
+static void
+test_tool_bytes(gf_context *ctx, const char *tools, const char *tag)
+{
+	static const struct {
+		const char *name, *args, *input;
+		enum op op;
+		void (*set)(gf_options *o);
+		const char *ext;
+	} cases[] = {
+		{"sobel_gx_tiff", "sobel --gradient x", "samples/coins.pgm", SOBEL,
+		    set_gx, "tif"},
+		{"sobel_gy_reflect_tiff16", "sobel --gradient y --border reflect",
+		    "samples/astro16.pgm", SOBEL, set_gyreflect, "tif"},
+		{"sobel_gx_png", "sobel --gradient x", "samples/chelsea.png", SOBEL,
+		    set_gx, "png"},
+		{"sobel_chan_rgba8", "sobel --colour channels",
+		    "build/golden/max/rgba8.pam", SOBEL, set_chan, "pam"},
+		{"edge_chan_rgba16", "edge --colour channels",
+		    "build/golden/max/rgba16.pam", EDGE, set_chan, "pam"},
+		{"sobel_max_jpeg", "sobel --colour max", "samples/small.jpg", SOBEL,
+		    set_max, "png"},
+		{"edge_max_jpeg", "edge --colour max", "samples/small.jpg", EDGE,
+		    set_max, "pgm"},
+	};
+	char dir[] = "/tmp/gpufilt_test.XXXXXX", cmd[1024], tool[256], lib[256];
+	char name[128], why[1024];
+
+	snprintf(tool, sizeof(tool), "%s/sobel", tools);
+	if (access(tool, X_OK) != 0 || mkdtemp(dir) == NULL) {
+		skip(tag, "no tools beside the test, or no temporary directory");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		gf_image in, out;
+		gf_options o;
+		gf_error err;
+		int ok;
+
+		snprintf(name, sizeof(name), "%s_%s", tag, cases[i].name);
+		snprintf(tool, sizeof(tool), "%s/tool.%s", dir, cases[i].ext);
+		snprintf(lib, sizeof(lib), "%s/lib.%s", dir, cases[i].ext);
+		snprintf(cmd, sizeof(cmd), "%s/%s -q --cpu %s %s", tools,
+		    cases[i].args, cases[i].input, tool);
+		if (system(cmd) != 0) {
+			result(name, 0, "%s failed", cmd);
+			continue;
+		}
+		gf_options_init(&o);
+		cases[i].set(&o);
+		if (gf_load(cases[i].input, &in, 0, &err) != GF_OK) {
+			result(name, 0, "%s", err.message);
+			continue;
+		}
+		ok = run_host(cases[i].op, ctx, &in, &out, &o, &err) == GF_OK;
+		gf_image_free(&in);
+		if (ok) {
+			ok = gf_save(lib, &out, &err) == GF_OK;
+			gf_image_free(&out);
+		}
+		if (!ok)
+			snprintf(why, sizeof(why), "code %d: %s", err.code, err.message);
+		result(name, ok && same_file(lib, tool, why, sizeof(why)), "%s", why);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		result(tag, 0, "cannot remove %s", dir);
+}
+
+/*
+ * gf_save refuses an offset binary image that is not 16-bit (its TIFF
+ * rows would be read as 16-bit ones), and the flag travels: loaded
+ * images have it 0, a host filter's x gradient 1, a magnitude 0.
+ */
+static void
+test_offset_binary(gf_context *ctx)
+{
+	unsigned char px[16] = {0};
+	gf_image in = {4, 4, 1, 255, 0, px, 1}, out;
+	gf_options o;
+	gf_error err = {0, ""};
+	int code = gf_save("/tmp/gpufilt_test_never.tif", &in, &err);
+
+	result("save_offset_binary_8bit", code == GF_EINVAL &&
+	    strstr(err.message, "maxval 255") != NULL &&
+	    access("/tmp/gpufilt_test_never.tif", F_OK) != 0, "code %d: %s",
+	    code, err.message);
+	gf_options_init(&o);
+	o.gradient = "x";
+	code = gf_sobel(ctx, &in, &out, &o, &err);
+	result("sobel_x_offset_binary", code == GF_OK && out.offset_binary == 1 &&
+	    out.maxval == 65535, "code %d: %s", code, err.message);
+	if (code == GF_OK)
+		gf_image_free(&out);
+	/* An offset binary input is read as unsigned samples: the flag is the output's. */
+	code = gf_sobel(ctx, &in, &out, NULL, &err);
+	result("sobel_magnitude_not_offset_binary", code == GF_OK &&
+	    out.offset_binary == 0, "code %d: %s", code, err.message);
+	if (code == GF_OK)
+		gf_image_free(&out);
+	in = load("samples", "coins.pgm");
+	result("load_not_offset_binary", in.offset_binary == 0, "it is %d",
+	    in.offset_binary);
+	gf_image_free(&in);
+}
+
 /* ---- on a GPU */
 
 /* Records a failed CUDA call of the test and says which. */
@@ -476,9 +767,9 @@ static int
 device_case(gf_context *ctx, const struct gcase *c, const char *s,
     cudaStream_t st, char *why, size_t n)
 {
-	gf_image in = load("samples", c->sample), want = load("build/golden",
+	gf_image in = load_sample(c->sample), want = load("build/golden",
 	    c->golden), host;
-	gf_image din = {in.width, in.height, 1, in.maxval, 0, NULL}, dout;
+	gf_image din = {in.width, in.height, 1, in.maxval, 0, NULL, 0}, dout;
 	size_t row = (size_t)in.width * (in.maxval > 255 ? 2 : 1);
 	/* The output's rows: 16-bit ones of an 8-bit input (sobel x, y, depth 16). */
 	size_t orow = (size_t)in.width * (want.maxval > 255 ? 2 : 1);
@@ -509,7 +800,8 @@ device_case(gf_context *ctx, const struct gcase *c, const char *s,
 	    in.height, cudaMemcpyDeviceToHost, st), why, n) ||
 	    !CUDA_OK(cudaStreamSynchronize(st), why, n))
 		goto free_out;
-	host = (gf_image){in.width, in.height, 1, want.maxval, orow, res};
+	host = (gf_image){in.width, in.height, 1, want.maxval, orow,
+	    res, 0};
 	ok = same_image(&host, &want, why, n);
 free_out:
 	ok = CUDA_OK(cudaFree(dout.data), why, n) && ok;
@@ -532,7 +824,7 @@ ramp_noise(int w, int h, int channels, unsigned maxval)
 {
 	size_t n = (size_t)w * h * channels;
 	gf_image im = {w, h, channels, maxval, 0,
-	    malloc(n * (maxval > 255 ? 2 : 1))};
+	    malloc(n * (maxval > 255 ? 2 : 1)), 0};
 	uint32_t x = 12345;
 
 	if (im.data == NULL)
@@ -556,8 +848,10 @@ ramp_noise(int w, int h, int channels, unsigned maxval)
  * (16 MiB of input a strip, the last one a few rows), through every GPU
  * strategy, each against the same call with -m cpu: sobel on 8-bit
  * gray, conv2d on 16-bit RGBA (planes split on the device, alpha
- * carried through), sobel on that RGBA (made gray on the device), and
- * sobel's x gradient of 8-bit RGB (16-bit output rows of 8-bit input).
+ * carried through), sobel on that RGBA (made gray on the device),
+ * sobel's x gradient of 8-bit RGB (16-bit output rows of 8-bit input),
+ * --colour max of 8-bit RGB (the planes stacked in each strip) and
+ * --colour channels of 16-bit RGBA.
  */
 static void
 test_strips(gf_context *ctx, const char *const *strategies, size_t n)
@@ -573,6 +867,8 @@ test_strips(gf_context *ctx, const char *const *strategies, size_t n)
 		{"conv2d_rgba16", CONV2D, 1024, 4100, 4, 65535, set_gauss14},
 		{"sobel_rgba16", SOBEL, 1024, 4100, 4, 65535, set_none},
 		{"sobel_gx_rgb8", SOBEL, 2048, 5500, 3, 255, set_gx},
+		{"sobel_max_rgb8", SOBEL, 2048, 5500, 3, 255, set_max},
+		{"sobel_chan_rgba16", SOBEL, 1024, 4100, 4, 65535, set_chan},
 	};
 	char name[128], why[256];
 
@@ -610,7 +906,7 @@ test_strips(gf_context *ctx, const char *const *strategies, size_t n)
 }
 
 static void
-test_gpu(void)
+test_gpu(const char *tools)
 {
 	/* Every row of the strategy table that runs on a GPU, auto first. */
 	const char *strategies[GF_NSTRATEGIES];
@@ -622,7 +918,7 @@ test_gpu(void)
 	/* Aligned as a device image must be, so that only its kind is wrong. */
 	_Alignas(256) unsigned char host[256];
 	int refused;
-	gf_image hin = {16, 16, 1, 255, 256, host};
+	gf_image hin = {16, 16, 1, 255, 256, host, 0};
 
 	for (int s = 0; s < GF_NSTRATEGIES; s++)
 		if (s != GF_CPU)
@@ -646,7 +942,10 @@ test_gpu(void)
 	}
 	for (size_t s = 0; s < nstrategies; s++)
 		for (size_t i = 0; i < NGCASES; i++) {
-			if (strcmp(gcases[i].sample, "chelsea.png") == 0)
+			gf_image in = load_sample(gcases[i].sample);
+			int channels = in.channels;
+			gf_image_free(&in);
+			if (channels != 1)
 				continue;       /* device images are one channel */
 			why[0] = '\0';
 			snprintf(name, sizeof(name), "gpu_device_%s_%s", strategies[s],
@@ -658,17 +957,27 @@ test_gpu(void)
 	    strstr(err.message, "not device memory") != NULL;
 	result("gpu_device_host_pointer_refused", refused, "code %d: %s",
 	    err.code, err.message);
+	hin.channels = 3;
+	refused = gf_edge_device(ctx, &hin, &hin, NULL, st, &err) == GF_EINVAL &&
+	    strstr(err.message, "take the host calls") != NULL;
+	result("gpu_device_colour_refused", refused, "code %d: %s", err.code,
+	    err.message);
+	test_tool_bytes(ctx, tools, "gpu_tool_bytes");
 	test_threads(ctx, "gpu_threads_one_context");
 	(void)CUDA_OK(cudaStreamDestroy(st), why, sizeof(why));
 	gf_close(ctx);
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	gf_context *cpu, *any;
 	gf_error err;
+	char tools[512];
 	int ngpu = 0;
+
+	(void)argc;
+	tools_dir(argv[0], tools, sizeof(tools));
 
 	if ((cpu = gf_open(GF_DEVICE_CPU, &err)) == NULL) {
 		printf("fail open_cpu: %s\n", err.message);
@@ -682,6 +991,8 @@ main(void)
 	test_refused(cpu);
 	test_arguments(cpu);
 	test_threads(cpu, "cpu_threads_one_context");
+	test_tool_bytes(cpu, tools, "tool_bytes");
+	test_offset_binary(cpu);
 	if (cudaGetDeviceCount(&ngpu) != cudaSuccess)
 		ngpu = 0;
 	any = gf_open(GF_DEVICE_AUTO, &err);
@@ -691,7 +1002,7 @@ main(void)
 		gf_image out;
 		gf_options o;
 		unsigned char px[16] = {0};
-		gf_image in = {4, 4, 1, 255, 0, px};
+		gf_image in = {4, 4, 1, 255, 0, px, 0};
 
 		result("open_gpu_without_one", gf_open(0, &err) == NULL &&
 		    err.code == GF_ENOGPU && err.message[0] != '\0', "code %d: %s",
@@ -705,7 +1016,7 @@ main(void)
 		    NULL, &err) == GF_ENOGPU, "code %d: %s", err.code, err.message);
 		skip("gpu", "no GPU");
 	} else
-		test_gpu();
+		test_gpu(tools);
 	gf_close(any);
 	gf_close(cpu);
 	return nfail > 0;

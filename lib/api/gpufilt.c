@@ -238,7 +238,7 @@ host_view(const gf_image *in, struct image *img, struct image *copy,
 	size_t row;
 
 	*img = (struct image){in->width, in->height, in->channels, in->maxval,
-	    in->data, 0};
+	    in->data, in->offset_binary != 0};
 	row = (size_t)in->width * in->channels * gf_sample_bytes(in->maxval);
 	if (in->stride == 0 || in->stride == row)
 		return 0;
@@ -269,7 +269,8 @@ image_check(const gf_image *im, const char *what, int device, struct gf_err *e)
 		    "65535", what, im->maxval);
 	if (im->channels < 1 || im->channels > (device ? 1 : 4))
 		return gf_fail(e, "the %s image has %d channels; %s", what,
-		    im->channels, device ? "a device image has 1" :
+		    im->channels, device ? "a device image has 1 (colour, and "
+		    "colour \"channels\" or \"max\" of it, take the host calls)" :
 		    "it must have 1 to 4");
 	row = (size_t)im->width * im->channels * gf_sample_bytes(im->maxval);
 	if (im->stride != 0 && im->stride < row)
@@ -292,6 +293,7 @@ image_out(const struct image *res, gf_image *out)
 	out->stride = (size_t)res->width * res->channels *
 	    gf_sample_bytes(res->maxval);
 	out->data = res->px;
+	out->offset_binary = res->offset_binary;
 }
 
 void
@@ -356,6 +358,12 @@ gf_save_icc(const char *path, const gf_image *img, const void *icc,
 		return fail(err, GF_EINVAL, "gf_save needs a path");
 	if (image_check(img, "saved", 0, &e) < 0)
 		return fail(err, GF_EINVAL, e.msg);
+	if (img->offset_binary && img->maxval != 65535) {
+		snprintf(e.msg, sizeof(e.msg), "the saved image is offset binary "
+		    "(signed samples g + 32768) at maxval %u; signed samples are "
+		    "16-bit, maxval 65535", img->maxval);
+		return fail(err, GF_EINVAL, e.msg);
+	}
 	if (img_format_check(path, IMG_FORMAT_AUTO, &e) < 0)
 		return fail(err, GF_EINVAL, e.msg);
 	if (host_view(img, &view, &copy, &e) < 0)
@@ -455,6 +463,8 @@ host_filter(enum op_kind kind, gf_context *ctx, const gf_image *in,
 	code = GF_ENOMEM;
 	if (host_view(in, &view, &copy, &e) == 0)
 		code = host_run(ctx, op, &view, &res, &e);
+	/* As the engine marks a run's output before writing it. */
+	res.offset_binary = op->tool.out_signed;
 	img_free(&copy);
 	free(op);
 	if (code != GF_OK)

@@ -55,6 +55,14 @@ typedef struct gf_error {
  * Device images (the *_device calls) have one channel, data a device
  * pointer aligned to 256 bytes and stride a multiple of 256, as
  * cudaMallocPitch gives.
+ *
+ * offset_binary 1 says that the samples are signed values g held as
+ * g + 32768 (maxval 65535), as gf_sobel gives the gradients "x" and "y"
+ * (and sets it); gf_save then writes them as sobel(1) writes those: to
+ * TIFF as signed 16-bit samples (SampleFormat INT, g itself), to PNM
+ * and PNG as they are.  gf_load and the other filters give 0; the
+ * filters read samples as unsigned whatever it says, and the device
+ * calls neither read nor set it.
  */
 typedef struct gf_image {
 	int width, height;
@@ -62,12 +70,13 @@ typedef struct gf_image {
 	unsigned maxval;        /* 1 to 65535 */
 	size_t stride;          /* bytes from a row to the next; 0: packed */
 	void *data;
+	int offset_binary;      /* signed samples, g + 32768 (see above) */
 } gf_image;
 
 /*
- * The options of the three tools, by the tools' names for them; each
- * filter reads the shared ones and its own.  gf_options_init gives the
- * tools' defaults.
+ * The options of the three tools, by the tools' names for them (but
+ * op for --operator, a word of C++); each filter reads the shared ones
+ * and its own.  gf_options_init gives the tools' defaults.
  */
 typedef struct gf_options {
 	/* Shared (sobel(1)'s OPTIONS). */
@@ -78,15 +87,28 @@ typedef struct gf_options {
 	int rows;               /* --rows: rows per thread; 0: the strategy's */
 	int l1;                 /* sobel --norm l1, edge --l1: |gx| + |gy| */
 	int auto_threshold;     /* sobel -t auto, edge --auto: Otsu's threshold */
+	/*
+	 * sobel and edge --colour: "gray" (NULL): colour made gray, one
+	 * channel; "channels": each colour channel filtered alone, alpha
+	 * kept (the output has the input's channels), as vips sobel;
+	 * "max": at each pixel the gradient of the colour channel whose
+	 * gradient is largest (the first on ties), one channel, alpha
+	 * ignored, as OpenCV's Canny on colour.  On an image of one colour
+	 * channel (gray, gray+alpha, a device image) "max" gives "gray"'s.
+	 */
+	const char *colour;
 	/* sobel */
 	double threshold;       /* -t T: an edge map; < 0 (the default): the magnitude */
 	/*
 	 * --gradient: "magnitude" (NULL), "direction", "x" or "y"; x and y
 	 * are the signed gradients at 16 bits (maxval 65535), each sample
-	 * g + 32768 (offset binary: flip its top bit for an int16).
+	 * g + 32768 (offset binary: flip its top bit for an int16; the
+	 * output's offset_binary says so).
 	 */
 	const char *gradient;
 	int depth;              /* --depth 16: the magnitude at 16 bits; 0: the input's */
+	/* --operator: "sobel" (NULL, 3x3), "prewitt", "scharr", "sobel5", "sobel7" */
+	const char *op;
 	/* conv2d */
 	const char *kernel;     /* -k: "1 2 1; 2 4 2; 1 2 1", "@file", "gauss:1.4", ... */
 	int normalize;          /* --normalize */
@@ -129,8 +151,10 @@ int gf_device(const gf_context *ctx);
 
 /*
  * The filters on host images.  in is any image (sobel and edge make
- * colour gray first and ignore alpha; conv2d filters each colour channel
- * and keeps alpha); *out is made here (packed; gf_image_free).  They run
+ * colour gray first and ignore alpha, unless colour says otherwise;
+ * conv2d filters each colour channel and keeps alpha); *out is made here
+ * (packed; gf_image_free), offset_binary set for sobel's gradients "x"
+ * and "y".  They run
  * on the context's GPU unless o->strategy is "cpu" or the context is the
  * CPU's; o NULL means the defaults (conv2d needs a kernel).  The result
  * is the tool's, bit for bit, on any strategy.
@@ -178,7 +202,9 @@ int gf_edge_device(gf_context *ctx, const gf_image *in, const gf_image *out,
  * gf_edge make colour gray by that formula, so only an image loaded
  * gray gives the tools' bytes for a colour JPEG.  gf_save writes one
  * image in the format of the name's extension (.pgm .ppm .pam .png .jpg
- * .tif .webp; PNM without one), whole or not at all.
+ * .tif .webp; PNM without one), whole or not at all; an offset_binary
+ * image (maxval 65535, else refused) as sobel(1) writes its signed
+ * gradients.
  */
 int gf_load(const char *path, gf_image *img, int flags, gf_error *err);
 int gf_save(const char *path, const gf_image *img, gf_error *err);

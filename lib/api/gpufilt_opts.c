@@ -65,7 +65,10 @@ sobel_from(struct op *op, const gf_options *o, struct gf_err *e)
 		if (take_number(o->threshold, "threshold -t", 0, 1e9, &so->t, e) < 0)
 			return -1;
 	}
-	if (o->gradient != NULL && sobel_gradient_parse(o->gradient, so, e) < 0)
+	if ((o->gradient != NULL && sobel_gradient_parse(o->gradient, so,
+	    e) < 0) || (o->colour != NULL && gf_parse_colour(o->colour,
+	    &so->channels, &so->max, e) < 0) || (o->op != NULL &&
+	    sobel_op_parse(o->op, &so->op, e) < 0))
 		return -1;
 	if (o->depth != 0 && o->depth != 16)
 		return gf_fail(e, "depth is %d; it must be 16 (the magnitude at 16 "
@@ -133,6 +136,9 @@ edge_from(struct op *op, const gf_options *o, struct gf_err *e)
 	if (edge_check_sigma(eo->sigma, e) < 0)
 		return -1;
 	eo->l1 = o->l1 != 0;
+	if (o->colour != NULL && gf_parse_colour(o->colour, &eo->channels,
+	    &eo->max, e) < 0)
+		return -1;
 	if (edge_thresholds(eo, o, e) < 0)
 		return -1;
 	op->common = &eo->common;

@@ -43,11 +43,14 @@ class Error(Exception):
 
 class Image(np.ndarray):
     """A NumPy array of samples that keeps the image's maxval (1 to
-    65535): what load and the host filters return.  A view or a result
-    computed from it keeps the maxval too."""
+    65535) and offset_binary (True: signed values g held as g + 32768,
+    sobel's gradient "x" and "y", which save writes to TIFF as int16):
+    what load and the host filters return.  A view or a result computed
+    from it keeps both too."""
 
     def __array_finalize__(self, obj):
         self.maxval = getattr(obj, "maxval", None)
+        self.offset_binary = getattr(obj, "offset_binary", False)
 
 
 def _check(rc, err):
@@ -117,10 +120,13 @@ def _maxval(a, maxval):
 
 # ---- host images
 
-def _host_image(a, maxval):
+def _host_image(a, maxval, offset_binary=None):
     """A gf_image over NumPy array a (rows may be strided; pixels packed),
-    and the array it points into."""
+    and the array it points into; offset_binary None: a's own (an
+    Image's), else False."""
     maxval = maxval or getattr(a, "maxval", None)
+    if offset_binary is None:
+        offset_binary = getattr(a, "offset_binary", False)
     a = np.asarray(a)
     if a.dtype not in (np.uint8, np.uint16):
         raise ValueError(f"the image is {a.dtype}; it must be uint8 or uint16")
@@ -132,7 +138,7 @@ def _host_image(a, maxval):
     if a.strides[1:] != packed or a.strides[0] < a.shape[1] * packed[0]:
         a = np.ascontiguousarray(a)
     img = _capi.Image(a.shape[1], a.shape[0], channels, _maxval(a, maxval),
-                      a.strides[0], a.ctypes.data)
+                      a.strides[0], a.ctypes.data, int(bool(offset_binary)))
     return img, a
 
 
@@ -145,6 +151,7 @@ def _owned(img):
     weakref.finalize(buf, lib.gf_image_free, ctypes.byref(img)).atexit = False
     out = np.frombuffer(buf, dtype).reshape(shape).view(Image)
     out.maxval = img.maxval
+    out.offset_binary = bool(img.offset_binary)
     return out
 
 
@@ -169,10 +176,13 @@ def load(path, gray=False, autorotate=True):
     return _owned(img)
 
 
-def save(path, image, maxval=None):
+def save(path, image, maxval=None, offset_binary=None):
     """Writes image to path whole or not at all, in the format its
-    extension names (.pgm .ppm .pam .png .jpg .tif .webp; PNM without)."""
-    src, pixels = _host_image(image, maxval)
+    extension names (.pgm .ppm .pam .png .jpg .tif .webp; PNM without).
+    offset_binary (default: the Image's own, else False) says the uint16
+    samples are g + 32768 of signed g, as sobel's gradient "x" and "y":
+    TIFF then holds int16 samples, as sobel(1) writes them."""
+    src, pixels = _host_image(image, maxval, offset_binary)
     err = _capi.Error()
     _check(lib.gf_save(str(path).encode(), ctypes.byref(src), ctypes.byref(err)), err)
 
@@ -289,7 +299,8 @@ _SHARED_DOC = """
     dtype's largest."""
 
 
-def sobel(image, threshold=None, norm="l2", gradient="magnitude", depth=None, *,
+def sobel(image, threshold=None, norm="l2", gradient="magnitude", depth=None,
+          colour="gray", operator="sobel", *,
           strategy="auto", border="replicate", threads=0, block=None, rows=0,
           device=None, maxval=None, out=None, stream=None):
     """sobel(1): the gradient magnitude of image (colour made gray), or
@@ -298,8 +309,13 @@ def sobel(image, threshold=None, norm="l2", gradient="magnitude", depth=None, *,
     "l1" is |gx| + |gy| (--norm l1).  gradient (--gradient): "magnitude",
     "direction" (256 bins), or "x", "y": the signed gradient at 16 bits,
     uint16 samples g + 32768 (as OpenCV's CV_16S: (a ^ 0x8000).view(
-    np.int16)); depth=16 (--depth 16): the magnitude at 16 bits, uint16,
-    whatever image's depth."""
+    np.int16)), an Image whose offset_binary is True; depth=16 (--depth
+    16): the magnitude at 16 bits, uint16, whatever image's depth.
+    colour (--colour): "gray"; "channels", each colour channel alone,
+    alpha kept (as vips sobel); "max", the gradient of the colour
+    channel whose gradient is largest (as OpenCV's colour Canny).
+    operator (--operator): "sobel" (3x3), "prewitt", "scharr",
+    "sobel5", "sobel7"."""
     auto = isinstance(threshold, str) and threshold == "auto"
     if not (threshold is None or auto or float(threshold) >= 0):
         raise ValueError(f"threshold is {threshold!r}; it must be 0 or more, or 'auto'")
@@ -308,7 +324,8 @@ def sobel(image, threshold=None, norm="l2", gradient="magnitude", depth=None, *,
     o = _options(strategy, border, threads, block, rows, l1=int(norm == "l1"),
                  auto_threshold=int(auto),
                  threshold=-1.0 if threshold is None or auto else float(threshold),
-                 gradient=gradient, depth=int(depth or 0))
+                 gradient=gradient, depth=int(depth or 0), colour=colour,
+                 op=operator)
     wide = gradient in ("x", "y") or depth == 16
     return _run("sobel", image, out, stream, maxval, device, o, wide)
 
@@ -328,17 +345,20 @@ def conv2d(image, kernel, normalize=False, divisor=None, bias=0.0, abs=False,
     return _run("conv2d", image, out, stream, maxval, device, o)
 
 
-def edge(image, sigma=1.4, low=None, high=None, auto=False, l1=False, *,
+def edge(image, sigma=1.4, low=None, high=None, auto=False, l1=False,
+         colour="gray", *,
          strategy="auto", border="replicate", threads=0, block=None, rows=0,
          device=None, maxval=None, out=None, stream=None):
     """edge(1): Canny's edges of image (colour made gray): Gaussian
     smoothing of sigma (--sigma; 0 none), thresholds low and high
     (--low, --high; high alone: low = high / 2; neither, or auto=True:
-    Otsu's, --auto), l1 (--l1: |gx| + |gy|)."""
+    Otsu's, --auto), l1 (--l1: |gx| + |gy|); colour (--colour) "gray",
+    "channels" (each colour channel alone, alpha kept) or "max" (Canny
+    on the largest-gradient channel, as OpenCV's cv2.Canny on colour)."""
     o = _options(strategy, border, threads, block, rows, sigma=float(sigma),
                  low=-1.0 if low is None else float(low),
                  high=-1.0 if high is None else float(high),
-                 auto_threshold=int(auto), l1=int(l1))
+                 auto_threshold=int(auto), l1=int(l1), colour=colour)
     return _run("edge", image, out, stream, maxval, device, o)
 
 

@@ -22,15 +22,17 @@ class Error(ctypes.Structure):
 
 class Image(ctypes.Structure):
     _fields_ = [("width", c_int), ("height", c_int), ("channels", c_int),
-                ("maxval", c_uint), ("stride", c_size_t), ("data", c_void_p)]
+                ("maxval", c_uint), ("stride", c_size_t), ("data", c_void_p),
+                ("offset_binary", c_int)]
 
 
 class Options(ctypes.Structure):
     _fields_ = [("strategy", c_char_p), ("border", c_char_p),
                 ("threads", c_int), ("block_w", c_int), ("block_h", c_int),
                 ("rows", c_int), ("l1", c_int), ("auto_threshold", c_int),
+                ("colour", c_char_p),
                 ("threshold", c_double), ("gradient", c_char_p),
-                ("depth", c_int),
+                ("depth", c_int), ("op", c_char_p),
                 ("kernel", c_char_p), ("normalize", c_int),
                 ("divisor", c_double), ("bias", c_double), ("abs", c_int),
                 ("no_separable", c_int),

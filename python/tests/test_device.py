@@ -35,6 +35,10 @@ CALLS = [
     ("conv2d-laplace-texture", lambda a, **k: gpufilt.conv2d(a, "laplace", bias=128,
                                                              strategy="texture", **k)),
     ("edge", lambda a, **k: gpufilt.edge(a, **k)),
+    # On one channel every colour mode is the gray's, on host and device.
+    ("sobel-max-scharr", lambda a, **k: gpufilt.sobel(a, colour="max",
+                                                      operator="scharr", **k)),
+    ("edge-channels", lambda a, **k: gpufilt.edge(a, colour="channels", **k)),
 ]
 
 

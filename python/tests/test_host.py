@@ -38,6 +38,17 @@ CASES = {
                                                         border="reflect")),
     "sobel-depth16-png": (["sobel", "--depth", "16"], "chelsea.png", True,
                           lambda im: gpufilt.sobel(im, depth=16)),
+    "sobel-operator-sobel5": (["sobel", "--operator", "sobel5", "--border", "reflect"],
+                              "coins.pgm", True,
+                              lambda im: gpufilt.sobel(im, operator="sobel5",
+                                                       border="reflect")),
+    "sobel-colour-channels-png": (["sobel", "--colour", "channels"], "chelsea.png", False,
+                                  lambda im: gpufilt.sobel(im, colour="channels")),
+    "sobel-colour-max-scharr-jpeg": (["sobel", "--colour", "max", "--operator", "scharr",
+                                      "--norm", "l1", "-t", "200"], "small.jpg", False,
+                                     lambda im: gpufilt.sobel(im, colour="max",
+                                                              operator="scharr",
+                                                              norm="l1", threshold=200)),
     "conv2d-gauss-colour": (["conv2d", "-k", "gauss:1.4"], "chelsea.png", False,
                             lambda im: gpufilt.conv2d(im, "gauss:1.4")),
     "conv2d-sharpen-reflect": (["conv2d", "-k", "sharpen", "--border", "reflect"],
@@ -56,6 +67,12 @@ CASES = {
                                                        l1=True)),
     "edge-high-jpeg": (["edge", "--high", "50", "-j", "1"], "small.jpg", True,
                        lambda im: gpufilt.edge(im, high=50, threads=1)),
+    "edge-colour-max-png": (["edge", "--colour", "max"], "chelsea.png", False,
+                            lambda im: gpufilt.edge(im, colour="max")),
+    "edge-colour-channels-jpeg": (["edge", "--colour", "channels", "--sigma", "0",
+                                   "--low", "40", "--high", "100"], "small.jpg", False,
+                                  lambda im: gpufilt.edge(im, colour="channels", sigma=0,
+                                                          low=40, high=100)),
 }
 
 
@@ -100,6 +117,46 @@ class ToolBytes(unittest.TestCase):
         with open(self.path("bits.pbm"), "w") as f:
             f.write("P1 24 20\n" + "\n".join(" ".join(map(str, r)) for r in bits) + "\n")
         self.same_as_tool(["edge"], self.path("bits.pbm"), True, gpufilt.edge)
+
+    def test_signed_gradients_to_tiff(self):
+        """sobel's x and y come back marked offset binary, and save writes
+        them to TIFF as the tool does (int16 samples): the same bytes;
+        a view keeps the mark, and a plain array takes it by keyword."""
+        for args, name, kw in ((["--gradient", "x"], "coins.pgm", {"gradient": "x"}),
+                               (["--gradient", "y", "--border", "reflect"], "astro16.pgm",
+                                {"gradient": "y", "border": "reflect"})):
+            with self.subTest(name):
+                src = os.path.join(SAMPLES, name)
+                run_tool(["sobel"] + args, src, self.path("tool.tif"))
+                out = gpufilt.sobel(gpufilt.load(src, gray=True), **kw)
+                self.assertTrue(out.offset_binary)
+                gpufilt.save(self.path("package.tif"), out)
+                self.assertEqual(read(self.path("package.tif")), read(self.path("tool.tif")))
+                gpufilt.save(self.path("view.tif"), out[:, :])
+                gpufilt.save(self.path("plain.tif"), np.array(out), offset_binary=True)
+                self.assertEqual(read(self.path("view.tif")), read(self.path("tool.tif")))
+                self.assertEqual(read(self.path("plain.tif")), read(self.path("tool.tif")))
+        self.assertFalse(gpufilt.sobel(gpufilt.load(src, gray=True)).offset_binary)
+
+    def test_colour_with_alpha(self):
+        """--colour channels keeps alpha (four channels out), --colour max
+        ignores it (one): each the tool's bytes on an RGBA PAM."""
+        chelsea = gpufilt.load(os.path.join(SAMPLES, "chelsea.png"))
+        alpha = (np.arange(chelsea[..., 0].size) % 251).astype(np.uint8)
+        rgba = np.dstack([chelsea, alpha.reshape(chelsea.shape[:2])])
+        gpufilt.save(self.path("rgba.pam"), rgba)
+        for tool, call, channels in (
+                ("sobel", lambda im: gpufilt.sobel(im, colour="channels"), 4),
+                ("edge", lambda im: gpufilt.edge(im, colour="channels", high=60), 4),
+                ("sobel", lambda im: gpufilt.sobel(im, colour="max"), 1)):
+            args = [tool, "--colour", "max" if channels == 1 else "channels"]
+            args += ["--high", "60"] if tool == "edge" else []
+            with self.subTest(" ".join(args)):
+                self.same_as_tool(args, self.path("rgba.pam"), False, call)
+                out = call(rgba)
+                self.assertEqual(out.shape[2:], (4,) if channels == 4 else ())
+                if channels == 4:
+                    self.assertTrue(np.array_equal(out[..., 3], rgba[..., 3]))
 
     def test_png_output(self):
         src = os.path.join(SAMPLES, "chelsea.png")
@@ -164,6 +221,14 @@ class Arrays(unittest.TestCase):
             (lambda: gpufilt.save("/nonexistent-dir/x.png", self.coins), gpufilt.EIMAGE,
              "/nonexistent-dir/x.png"),
             (lambda: gpufilt.sobel(self.coins, device=63), gpufilt.ENOGPU, ""),
+            (lambda: gpufilt.sobel(self.chelsea, colour="rgb"), gpufilt.EINVAL,
+             "--colour 'rgb' is not a colour mode"),
+            (lambda: gpufilt.edge(self.chelsea, colour="all"), gpufilt.EINVAL,
+             "not a colour mode"),
+            (lambda: gpufilt.sobel(self.coins, operator="kirsch"), gpufilt.EINVAL,
+             "'kirsch' is not an operator"),
+            (lambda: gpufilt.save("/tmp/gpufilt-never.tif", self.coins, offset_binary=True),
+             gpufilt.EINVAL, "maxval 255"),
         ]
         for call, code, words in cases:
             with self.subTest(words), self.assertRaises(gpufilt.Error) as caught:
