@@ -175,6 +175,29 @@ set_edge_max(gf_options *o)
 	o->colour = "max";
 }
 static void
+set_edge_max_pct(gf_options *o)
+{
+	o->colour = "max";
+	o->sigma = 0;
+	o->high_spec = "30%";
+}
+static void
+set_edge_max_q(gf_options *o)
+{
+	o->colour = "max";
+	o->sigma = 0;
+	o->low_spec = "q0.7";
+	o->high_spec = "q0.9";
+	o->border = "reflect";
+}
+static void
+set_edge_quantiles(gf_options *o)
+{
+	o->quantiles = 1;
+	o->low_spec = "0.7";
+	o->high_spec = "0.9";
+}
+static void
 set_edge_max_l1(gf_options *o)
 {
 	o->colour = "max";
@@ -242,6 +265,10 @@ static const struct gcase gcases[] = {
 	{"edge_coins_max", EDGE, "coins.pgm", set_edge_max, "edge/coins.max.pgm"},
 	{"edge_rgba8_max_l1", EDGE, "max/rgba8.pam", set_edge_max_l1,
 	    "max/rgba8.edge.l1.pgm"},
+	{"edge_rgba8_max_pct", EDGE, "max/rgba8.pam", set_edge_max_pct,
+	    "max/rgba8.edge.pct.pgm"},
+	{"edge_rgba16_max_q", EDGE, "max/rgba16.pam", set_edge_max_q,
+	    "max/rgba16.edge.q.pgm"},
 };
 #define NGCASES (sizeof(gcases) / sizeof(gcases[0]))
 
@@ -445,6 +472,14 @@ test_refused(gf_context *ctx)
 		    "taken with it"},
 		{"op_bogus", SOBEL, "op", "kirsch", 0, "'kirsch' is not an operator"},
 		{"op_auto", SOBEL, "op", "scharr", 1, "not of --operator scharr"},
+		{"high_spec_bogus", EDGE, "high_spec", "150%", 0, "--high 150%: give "
+		    "a percentage of 0% to 100%"},
+		{"high_twice", EDGE, "high_spec", "q0.9", 40, "--high is given "
+		    "twice, as 40 and as 'q0.9'"},
+		{"low_spec_above_high", EDGE, "low_spec", "q0.95", 0, "--low q0.95 "
+		    "is greater than --high q0.9"},
+		{"quantiles_numbers", EDGE, "quantiles", NULL, 40, "give the "
+		    "thresholds there"},
 	};
 	unsigned char px[16] = {0};
 	gf_image in = {4, 4, 1, 255, 0, px, 0}, out = {0};
@@ -472,6 +507,15 @@ test_refused(gf_context *ctx)
 		else if (strcmp(cases[i].field, "colour") == 0) {
 			o.colour = cases[i].text;
 			o.gradient = cases[i].v != 0 ? "x" : NULL;
+		} else if (strcmp(cases[i].field, "high_spec") == 0) {
+			o.high_spec = cases[i].text;
+			o.high = cases[i].v != 0 ? cases[i].v : -1;
+		} else if (strcmp(cases[i].field, "low_spec") == 0) {
+			o.low_spec = cases[i].text;
+			o.high_spec = "q0.9";
+		} else if (strcmp(cases[i].field, "quantiles") == 0) {
+			o.quantiles = 1;
+			o.high = cases[i].v;
 		} else if (strcmp(cases[i].field, "op") == 0) {
 			o.op = cases[i].text;
 			o.auto_threshold = cases[i].v != 0;
@@ -664,6 +708,8 @@ test_tool_bytes(gf_context *ctx, const char *tools, const char *tag)
 		    set_max, "png"},
 		{"edge_max_jpeg", "edge --colour max", "samples/small.jpg", EDGE,
 		    set_max, "pgm"},
+		{"edge_quantiles", "edge --quantiles --low 0.7 --high 0.9",
+		    "samples/coins.pgm", EDGE, set_edge_quantiles, "pgm"},
 	};
 	char dir[] = "/tmp/gpufilt_test.XXXXXX", cmd[1024], tool[256], lib[256];
 	char name[128], why[1024];

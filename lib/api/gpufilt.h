@@ -119,6 +119,15 @@ typedef struct gf_options {
 	/* edge */
 	double sigma;           /* --sigma: 1.4; 0: no smoothing */
 	double low, high;       /* --low, --high; < 0 (the default): not given */
+	/*
+	 * --low and --high as edge(1) reads them, in place of low and high:
+	 * a magnitude ("40"), a percentage of the range of the image's
+	 * magnitudes ("30%") or a quantile of them ("q0.9"); NULL (the
+	 * default): not given.  quantiles (--quantiles): a plain number in
+	 * them is a quantile, and high_spec is needed.
+	 */
+	const char *low_spec, *high_spec;
+	int quantiles;
 } gf_options;
 
 /* A device (or the CPU) and what it keeps between calls: opaque. */

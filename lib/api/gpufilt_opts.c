@@ -111,16 +111,39 @@ conv2d_from(struct op *op, const gf_options *o, struct gf_err *e)
 	return 0;
 }
 
+/*
+ * One of edge's thresholds, given as a number v (< 0: not given) or as
+ * spec, the tool's text (NULL: not given), not both; *given says which.
+ */
+static int
+edge_threshold(double v, const char *spec, const char *what, int quantiles,
+    double *t, enum edge_tkind *kind, int *given, struct gf_err *e)
+{
+	*given = spec != NULL || !(v < 0);
+	if (spec != NULL && !(v < 0))
+		return gf_fail(e, "%s is given twice, as %g and as '%s'; give one "
+		    "(the other negative or NULL)", what, v, spec);
+	if (spec != NULL)
+		return edge_parse_thresh(spec, what, quantiles, t, kind, e);
+	*kind = EDGE_T_VALUE;
+	return *given ? take_number(v, what, 0, 1e6, t, e) : 0;
+}
+
 /* edge's thresholds as edge(1) takes them: --auto, --high alone, or both. */
 static int
 edge_thresholds(struct edge_opts *eo, const gf_options *o, struct gf_err *e)
 {
-	int have_low = !(o->low < 0), have_high = !(o->high < 0);
+	int have_low, have_high;
 
 	eo->auto_thresh = o->auto_threshold != 0;
-	if ((have_high && take_number(o->high, "--high", 0, 1e6, &eo->high,
-	    e) < 0) || (have_low && take_number(o->low, "--low", 0, 1e6,
-	    &eo->low, e) < 0))
+	if (o->quantiles && (o->high_spec == NULL || !(o->low < 0)))
+		return gf_fail(e, "quantiles (--quantiles) reads high_spec and "
+		    "low_spec as quantiles; give the thresholds there, high_spec "
+		    "at least");
+	if (edge_threshold(o->high, o->high_spec, "--high", o->quantiles,
+	    &eo->high, &eo->high_kind, &have_high, e) < 0 ||
+	    edge_threshold(o->low, o->low_spec, "--low", o->quantiles, &eo->low,
+	    &eo->low_kind, &have_low, e) < 0)
 		return -1;
 	return edge_settle_thresholds(eo, have_low, have_high, e);
 }

@@ -346,19 +346,31 @@ def conv2d(image, kernel, normalize=False, divisor=None, bias=0.0, abs=False,
 
 
 def edge(image, sigma=1.4, low=None, high=None, auto=False, l1=False,
-         colour="gray", *,
+         colour="gray", quantiles=False, *,
          strategy="auto", border="replicate", threads=0, block=None, rows=0,
          device=None, maxval=None, out=None, stream=None):
     """edge(1): Canny's edges of image (colour made gray): Gaussian
     smoothing of sigma (--sigma; 0 none), thresholds low and high
-    (--low, --high; high alone: low = high / 2; neither, or auto=True:
-    Otsu's, --auto), l1 (--l1: |gx| + |gy|); colour (--colour) "gray",
-    "channels" (each colour channel alone, alpha kept) or "max" (Canny
-    on the largest-gradient channel, as OpenCV's cv2.Canny on colour)."""
+    (--low, --high: magnitudes, or strings as the tool takes them,
+    "30%" of the magnitudes' range or "q0.9" a quantile of them; high
+    alone: low = high / 2; neither, or auto=True: Otsu's, --auto),
+    quantiles (--quantiles: plain numbers are quantiles), l1 (--l1:
+    |gx| + |gy|); colour (--colour) "gray", "channels" (each colour
+    channel alone, alpha kept) or "max" (Canny on the largest-gradient
+    channel, as OpenCV's cv2.Canny on colour)."""
+    def given(t):
+        """(number, spec) of a threshold: a string, or any number with
+        quantiles, goes as the tool's text."""
+        if t is None:
+            return -1.0, None
+        if isinstance(t, str) or quantiles:
+            return -1.0, str(t)
+        return float(t), None
+    (low, low_spec), (high, high_spec) = given(low), given(high)
     o = _options(strategy, border, threads, block, rows, sigma=float(sigma),
-                 low=-1.0 if low is None else float(low),
-                 high=-1.0 if high is None else float(high),
-                 auto_threshold=int(auto), l1=int(l1), colour=colour)
+                 low=low, high=high, low_spec=low_spec, high_spec=high_spec,
+                 quantiles=int(quantiles), auto_threshold=int(auto), l1=int(l1),
+                 colour=colour)
     return _run("edge", image, out, stream, maxval, device, o)
 
 

@@ -36,7 +36,9 @@ class Options(ctypes.Structure):
                 ("kernel", c_char_p), ("normalize", c_int),
                 ("divisor", c_double), ("bias", c_double), ("abs", c_int),
                 ("no_separable", c_int),
-                ("sigma", c_double), ("low", c_double), ("high", c_double)]
+                ("sigma", c_double), ("low", c_double), ("high", c_double),
+                ("low_spec", c_char_p), ("high_spec", c_char_p),
+                ("quantiles", c_int)]
 
 
 def _library_path():
