@@ -10,6 +10,9 @@ compares byte for byte; the 8-bit ones are also compared with OpenCV's
 cv2.Canny (L2gradient=True), reporting differing interior pixels.
 Files made with smoothing are checked through the conv2d tool:
 `conv2d -k gauss:S | edge --sigma 0` must give the same bytes.
+--colour channels files: each colour channel (OpenCV's BGR, in which it
+reads the golden PPM too) is checked alone as a gray image, as above;
+--colour max files are tests/golden/check_max.py's.
 
 Run from the project root after make: /usr/bin/python3 tests/golden/edge/check_edge.py
 """
@@ -133,44 +136,62 @@ def configs():
     return [l.split("|") for l in lines], samples
 
 
+def check(p, maxval, o, opt, want, gold=None):
+    """Whether the edges of gray p under options o (text opt) are want
+    (through conv2d, the bytes of file gold where given); and the
+    message."""
+    if o["sigma"] > 0:
+        # Colour is made gray first (numpy), then smoothed by conv2d.
+        src = "/tmp/check_edge_gray.pgm"
+        cv2.imwrite(src, p.astype(np.uint16 if maxval > 255 else np.uint8))
+        cmd = "bin/conv2d --cpu -k gauss:%g --border %s %s | " \
+              "bin/edge --cpu --sigma 0 %s" % (
+                  o["sigma"], o["border"], src,
+                  opt.replace("--sigma %g" % o["sigma"], "")
+                  .replace("--sigma 2.5", "").replace("--sigma 1", ""))
+        got = subprocess.run(["sh", "-c", cmd], capture_output=True).stdout
+        if gold is not None:
+            ok = got == open(gold, "rb").read()
+        else:
+            got = cv2.imdecode(np.frombuffer(got, np.uint8), cv2.IMREAD_UNCHANGED)
+            ok = got is not None and np.array_equal(got.astype(np.int64), want)
+        return ok, "%-9s via conv2d | edge --sigma 0" % ("same" if ok else "DIFFERENT")
+    e = canny(p, maxval, o["low"] or 0, o["high"] or 0, o["l1"], o["auto"], o["border"])
+    ok = np.array_equal(np.where(e, maxval, 0), want)
+    msg = "numpy %s" % ("same" if ok else "DIFFERENT")
+    if maxval == 255 and not o["auto"] and not o["l1"] and o["border"] == "replicate" \
+            and min(p.shape) > 2:
+        ref = cv2.Canny(p.astype(np.uint8), o["low"], o["high"], L2gradient=True) > 0
+        d = np.count_nonzero(ref[1:-1, 1:-1] != (want[1:-1, 1:-1] > 0))
+        msg += ", %d of %d interior pixels differ from cv2.Canny" % (
+            d, (p.shape[0] - 2) * (p.shape[1] - 2))
+    return ok, msg
+
+
 def main():
     subprocess.run(["sh", "tests/golden/unpack.sh"], check=True)   # the goldens: build/golden
     bad = 0
     cfgs, samples = configs()
     for name, o8, o16 in cfgs:
-        if "--colour" in o8:
-            continue        # checked otherwise: README; check_max.py for max
+        if "--colour max" in o8:
+            continue        # tests/golden/check_max.py checks these
+        chan = "--colour channels" in o8
         for s in samples:
-            opt = o16 if s.startswith("astro16") else o8
+            opt = (o16 if s.startswith("astro16") else o8).replace("--colour channels", "")
             o = opts_of(opt)
-            gold = "%s/%s.%s.pgm" % (G, s.rsplit(".", 1)[0], name)
+            colour = chan and s.startswith(("chelsea", "small"))
+            gold = "%s/%s.%s.%s" % (G, s.rsplit(".", 1)[0], name, "ppm" if colour else "pgm")
             want = cv2.imread(gold, cv2.IMREAD_UNCHANGED).astype(np.int64)
-            if o["sigma"] > 0:
-                # Colour is made gray first (numpy), then smoothed by conv2d.
-                src = "/tmp/check_edge_gray.pgm"
-                cv2.imwrite(src, gray_of("samples/" + s).astype(
-                    np.uint16 if s.startswith("astro16") else np.uint8))
-                cmd = "bin/conv2d --cpu -k gauss:%g --border %s %s | " \
-                      "bin/edge --cpu --sigma 0 %s" % (
-                          o["sigma"], o["border"], src,
-                          opt.replace("--sigma %g" % o["sigma"], "")
-                          .replace("--sigma 2.5", "").replace("--sigma 1", ""))
-                got = subprocess.run(["sh", "-c", cmd], capture_output=True).stdout
-                ok = got == open(gold, "rb").read()
-                print("%-28s %-9s via conv2d | edge --sigma 0" % (gold, "same" if ok else "DIFFERENT"))
-                bad += not ok
-                continue
-            p = gray_of("samples/" + s)
-            maxval = 65535 if p.max() > 255 or s.startswith("astro16") else 255
-            e = canny(p, maxval, o["low"] or 0, o["high"] or 0, o["l1"], o["auto"], o["border"])
-            ok = np.array_equal(np.where(e, maxval, 0), want)
-            msg = "numpy %s" % ("same" if ok else "DIFFERENT")
-            if maxval == 255 and not o["auto"] and not o["l1"] and o["border"] == "replicate" \
-                    and min(p.shape) > 2:
-                ref = cv2.Canny(p.astype(np.uint8), o["low"], o["high"], L2gradient=True) > 0
-                d = np.count_nonzero(ref[1:-1, 1:-1] != (want[1:-1, 1:-1] > 0))
-                msg += ", %d of %d interior pixels differ from cv2.Canny" % (
-                    d, (p.shape[0] - 2) * (p.shape[1] - 2))
+            maxval = 65535 if s.startswith("astro16") else 255
+            if colour:
+                # --colour channels: each channel (BGR here and in the
+                # golden, as OpenCV reads both) detected alone, as gray.
+                im = cv2.imread("samples/" + s, cv2.IMREAD_COLOR).astype(np.int64)
+                res = [check(im[..., c], maxval, o, opt, want[..., c]) for c in range(3)]
+                ok = all(r[0] for r in res)
+                msg = "; ".join("BGR"[c] + ": " + r[1] for c, r in enumerate(res))
+            else:
+                ok, msg = check(gray_of("samples/" + s), maxval, o, opt, want, gold)
             print("%-28s %s" % (gold, msg))
             bad += not ok
     print("%d golden files disagree" % bad)
