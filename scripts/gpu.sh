@@ -8,6 +8,7 @@
 #
 # Usage, on the GPU machine from the project root:
 #   . .deps/env.sh; sh scripts/gpu.sh [test|sanitize|bench|io|multi ...]
+# (GPU_TESTS="unit t_sobel ...": test and served run only those.)
 # (.deps: ../shared/device/fetch-deps.sh, then scripts/device-deps.sh, on
 # your own machine; the device tool carries it.)
 # (multi, not in the default steps: bench/multi.sh, every GPU against one,
@@ -20,6 +21,11 @@ mkdir -p "$OUT"
 GPUFILT_SMALL_PIXELS=0
 GPUFILT_SERVED_SMALL_PIXELS=0
 export GPUFILT_SMALL_PIXELS GPUFILT_SERVED_SMALL_PIXELS
+# Dozens of harnesses side by side wait for the driver to make their
+# contexts: a run's time limit (tests/run.sh's limited) of 60 s killed
+# runs that were only waiting.
+LIMIT_S=${LIMIT_S:-300}
+export LIMIT_S
 steps=${*:-test sanitize sanitize-server bench io}
 # The tools, each with the options of a typical run (cmd/tools);
 # SAN_TOOLS may name fewer for the sanitizers, and SAN_ONLY (an extended
@@ -40,8 +46,14 @@ status=0
 for step in $steps; do
 case $step in
 test)
-	# The unit tests and each tests/t_*.sh side by side (run.sh -P).
-	sh tests/run.sh -P "$nproc" "$OUT" >"$OUT/test.log" 2>&1 || status=1
+	# The unit tests and each tests/t_*.sh side by side (run.sh -P), or
+	# those GPU_TESTS names (the suite is longer than one 10-minute call:
+	# every GPU case starts a CUDA context, and the driver makes them one
+	# at a time).  Each harness's log is in $OUT/test-logs.tgz.
+	rm -rf build/gpu-test
+	# shellcheck disable=SC2086
+	sh tests/run.sh -P "$nproc" build/gpu-test $GPU_TESTS >"$OUT/test.log" 2>&1 || status=1
+	tar czf "$OUT/test-logs.tgz" -C build gpu-test
 	head -n 40 "$OUT/test.log" | grep -v ' passed, '
 	tail -n 1 "$OUT/test.log"
 	;;
@@ -182,9 +194,12 @@ sanitize-server)
 	grep -q '^DIRTY' "$OUT/sanitize-server.log" && status=1
 	;;
 served)
-	# The whole suite again, every run through a server of each harness's
-	# own (make test-served).
-	GF_SERVED=1 sh tests/run.sh -P "$nproc" "$OUT/served" >"$OUT/served.log" 2>&1 || status=1
+	# The whole suite again, every run through one server that the
+	# harnesses share (make test-served; run.sh -P).
+	rm -rf build/gpu-served
+	# shellcheck disable=SC2086
+	GF_SERVED=1 sh tests/run.sh -P "$nproc" build/gpu-served $GPU_TESTS >"$OUT/served.log" 2>&1 || status=1
+	tar czf "$OUT/served-logs.tgz" -C build gpu-served
 	head -n 40 "$OUT/served.log" | grep -v ' passed, '
 	tail -n 1 "$OUT/served.log"
 	;;

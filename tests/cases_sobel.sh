@@ -68,7 +68,7 @@ sobel_sanitize() {
 --operator sobel7 --norm l1
 --colour channels -t auto
 --gradient direction --border wrap
---colour max --operator sobel5 -t auto
+--colour max --operator sobel5 -t 600
 --gradient x --operator sobel7 --border reflect
 --gradient y --border zero
 --depth 16 --operator sobel5 --border wrap

@@ -39,10 +39,26 @@ if [ "$1" = -P ]; then
 			set -- "$@" "$t"
 		fi
 	done
+	# Served: one server for every harness (GF_SERVED_SOCKET), not one
+	# each: a server opens every GPU, and dozens of them side by side ran
+	# the GPUs out of memory.
+	sdir=
+	if [ -n "$GF_SERVED" ] && [ -z "$GF_SERVED_SOCKET" ]; then
+		sdir=$(mktemp -d "${TMPDIR:-/tmp}/gpufilt-served.XXXXXX") || exit 1
+		GF_SERVED_SOCKET=$sdir/server
+		export GF_SERVED_SOCKET
+		"$BIN/gpufiltd" -q -i 0 -S "$GF_SERVED_SOCKET" ||
+		    { echo "FAIL served: gpufiltd did not start"; rm -rf "$sdir"; exit 1; }
+	fi
 	# Each log ends with how long its harness took.
 	printf '%s\n' "$@" | xargs -P "$n" -I{} sh -c 's=$(date +%s)
 	    sh tests/run.sh {} >"$1/test-{}.log" 2>&1
 	    echo "took $(($(date +%s) - s)) s" >>"$1/test-{}.log"' sh "$logs"
+	if [ -n "$sdir" ]; then
+		"$BIN/gpufiltd" -s -S "$GF_SERVED_SOCKET" | sed 's/^/served: /'
+		"$BIN/gpufiltd" -k -S "$GF_SERVED_SOCKET" >/dev/null 2>&1
+		rm -rf "$sdir"
+	fi
 	cat "$logs"/test-*.log | grep -E '^(GPU|FAIL)' | sort -u
 	echo "slowest: $(grep -H '^took ' "$logs"/test-*.log | sed 's#.*/test-\(.*\)\.log:took \([0-9]*\) s#\2 \1#' |
 	    sort -rn | head -n 6 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')"
@@ -58,15 +74,20 @@ trap 'serve_end; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM
 
 # GF_SERVED=1 (make test-served): every run goes through a server of the
-# harness's own (bin/gpufiltd, its socket in TMP), and a run that does not
-# fails (GPUFILT_SERVER=require).  The cases that test the server itself
+# harness's own (bin/gpufiltd, its socket in TMP), or the one at
+# GF_SERVED_SOCKET (-P's, shared), and a run that does not fails
+# (GPUFILT_SERVER=require).  The cases that test the server itself
 # (t_server) start their own.
 SERVED=
 serve_end() {
 	[ -n "$SERVED" ] && "$BIN/gpufiltd" -k >/dev/null 2>&1
 	SERVED=
 }
-if [ -n "$GF_SERVED" ]; then
+if [ -n "$GF_SERVED" ] && [ -n "$GF_SERVED_SOCKET" ]; then
+	GPUFILT_SOCKET=$GF_SERVED_SOCKET GPUFILT_SERVER=require
+	export GPUFILT_SOCKET GPUFILT_SERVER
+	echo "served: every run through $("$BIN/gpufiltd" -s)"
+elif [ -n "$GF_SERVED" ]; then
 	mkdir -m 700 "$TMP/served" || exit 1
 	GPUFILT_SOCKET=$TMP/served/server GPUFILT_SERVER=require
 	export GPUFILT_SOCKET GPUFILT_SERVER

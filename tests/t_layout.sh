@@ -138,6 +138,20 @@ for t in $TOOLS; do
 	    grep -q "^${t}_sanitize()" "tests/cases_$t.sh"'
 done
 
+# Sanitizer cases: every option set of TOOL_sanitize is one the tool
+# takes.  scripts/gpu.sh runs them only on the GPU machine, under
+# compute-sanitizer, where a refused set reads as a dirty run.
+for t in $TOOLS; do
+	. "tests/cases_$t.sh"
+	# (shell words, as gpu.sh's eval reads them)
+	bad=$("${t}_sanitize" | while IFS= read -r args; do
+		eval "\"\$BIN/\$t\" -q --cpu $args \"\$SAMPLES/px2x3.pgm\" \"\$Y/san.pgm\"" \
+		    2>/dev/null || printf '[%s] ' "$args"
+	done)
+	why="option sets $t refuses: $bad"
+	check "layout/sanitize-rows/$t" [ -z "$bad" ]
+done
+
 # Formats: every output extension of the table is written and read
 # back: sobel of it is sobel of the image written (a lossy format's the
 # same size).
