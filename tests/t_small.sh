@@ -138,9 +138,9 @@ if have_gpu; then
 	skip small/header/png "a GPU's opening takes longer than the decode"
 	skip small/header/jpeg "a GPU's opening takes longer than the decode"
 else
-	"$ROOT/build/bench/framegen" 1 2000 1500 >"$SM/big.pgm"
+	"$ROOT/build/bench/framegen" 1 4000 3000 >"$SM/big.pgm"
 	"$BIN/conv2d" -q --cpu -k identity "$SM/big.pgm" "$SM/big.png"
-	"$ROOT/build/bench/jpeggen" 3000 2000 >"$SM/big.jpg"
+	"$ROOT/build/bench/jpeggen" 6000 4000 >"$SM/big.jpg"
 	for x in png jpeg; do
 		f=$SM/big.$x
 		[ $x = png ] || f=$SM/big.jpg

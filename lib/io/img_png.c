@@ -377,14 +377,25 @@ img_png_read_fast(struct img_reader *r, const unsigned char *png, size_t len,
 	if (img_check_size(r, (long)f.h.width, (long)f.h.height, (int)channels,
 	    maxval, e) < 0)
 		return -1;
-	if (png_fast_idat(png, len, &f) && png_fast_inflate(&f)) {
+	/*
+	 * The final buffer is asked for before the inflate, the most of a
+	 * decode: in a run, that is when the engine learns the image's size
+	 * and decides its GPUs, whose opening then overlaps the inflate.  If
+	 * the inflate then fails, the buffer goes back and libpng asks again.
+	 */
+	if (png_fast_idat(png, len, &f)) {
 		img->width = (int)f.h.width;
 		img->height = (int)f.h.height;
 		img->channels = (int)channels;
 		img->maxval = maxval;
-		ret = img_reader_alloc(r, img, e) < 0 ? -1 : 1;
-		if (ret > 0)
+		if (img_reader_alloc(r, img, e) < 0) {
+			ret = -1;
+		} else if (png_fast_inflate(&f)) {
 			png_fast_unfilter(&f, img);
+			ret = 1;
+		} else {
+			img_reader_release(r, img);
+		}
 	}
 	free(f.zjoin);
 	free(f.raw);
