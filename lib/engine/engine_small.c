@@ -28,9 +28,14 @@ void
 small_init(struct engine *en)
 {
 	const struct gf_opts *o = en->o;
-	double w = en->tool->cpu_weight > 1 ? en->tool->cpu_weight : 1;
-	long long px = o->remote != NULL ? o->served_small_pixels :
-	    o->small_pixels;
+	const struct tool *t = en->tool;
+	double w = t->cpu_weight > 1 ? t->cpu_weight : 1;
+	long long px = o->small_pixels;
+
+	if (o->remote != NULL) {
+		px = o->served_small_pixels;
+		w *= t->served_weight > 1 ? t->served_weight : 1;
+	}
 
 	en->small.armed = px > 0 && o->strategy == GF_AUTO &&
 	    o->ndevices == 0 && !o->all_devices && en->njobs == 1 &&

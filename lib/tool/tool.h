@@ -62,6 +62,15 @@ struct tool {
 	 */
 	double cpu_weight;
 	/*
+	 * With a server (gpufiltd), whose GPUs are open, the CPU's work of
+	 * the tool's default run against the round trip to the server, as a
+	 * multiple of sobel's; below 1 counts as 1.  The served rule takes
+	 * the CPU for at most served_small_pixels / (cpu_weight *
+	 * served_weight) pixels: bench/crossover.sh SERVED=1 measures where
+	 * each tool's server overtakes the CPU.
+	 */
+	double served_weight;
+	/*
 	 * The output's maxval: 0 for the input's, else this one whatever the
 	 * input's (65535: sobel's signed gradients and --depth 16).  The
 	 * engine's output buffers, the GPU's out and the server's window
