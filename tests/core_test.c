@@ -86,7 +86,7 @@ main(void)
 	int failed = root_biased();
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct sobel_params p = {cases[i].mode, cases[i].maxval, cases[i].t};
+		struct sobel_params p = {cases[i].mode, cases[i].maxval, cases[i].t, SOBEL_OP_SOBEL};
 		char name[64];
 		snprintf(name, sizeof(name), "float-core/%s", cases[i].name);
 		failed |= exhaustive(name, &p);

@@ -642,7 +642,7 @@ test_api(void)
 {
 	unsigned char *c = make_profile("RGB ", 4000, 7), px[4 * 3 * 3];
 	char path[] = "/tmp/icc_test_api.XXXXXX", png[64];
-	gf_image rgb = {4, 3, 3, 255, 0, px}, gray = {4, 3, 1, 255, 0, px}, in;
+	gf_image rgb = {4, 3, 3, 255, 0, px, 0}, gray = {4, 3, 1, 255, 0, px, 0}, in;
 	gf_error err;
 	void *icc = (void *)1;
 	size_t n = 1;

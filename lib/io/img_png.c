@@ -38,6 +38,7 @@ struct png_call {
 	size_t srclen, srcpos;
 	struct image *img;
 	png_bytep *rows;        /* row pointers into img->px */
+	size_t kept;            /* img->px is the fast path's, of these bytes; 0: none */
 	int allocated;          /* img->px came from img_reader_alloc */
 	int reading;            /* libpng is reading the rows (png_read_image) */
 	int interlaced;
@@ -362,14 +363,21 @@ png_fast_unfilter(const struct png_fast *f, struct image *img)
 		png_swap16(out - n, n);
 }
 
-int
-img_png_read_fast(struct img_reader *r, const unsigned char *png, size_t len,
-    struct image *img, struct gf_err *e)
+/*
+ * img_png_read_fast's work.  The buffer is asked for before the inflate:
+ * a run then learns the size, and opens its GPUs, while this inflates.
+ * Given up on (0), *kept is that buffer's bytes (else 0), img->px still,
+ * for libpng to fill: a caller's get is asked once per image.
+ */
+static int
+png_fast_read(struct img_reader *r, const unsigned char *png, size_t len,
+    struct image *img, size_t *kept, struct gf_err *e)
 {
 	struct png_fast f = {0};
 	unsigned channels, maxval;
 	int ret = 0;
 
+	*kept = 0;
 	if (!png_fast_layout(png, len, &f))
 		return 0;
 	channels = png_channels(f.h.color);
@@ -377,12 +385,6 @@ img_png_read_fast(struct img_reader *r, const unsigned char *png, size_t len,
 	if (img_check_size(r, (long)f.h.width, (long)f.h.height, (int)channels,
 	    maxval, e) < 0)
 		return -1;
-	/*
-	 * The final buffer is asked for before the inflate, the most of a
-	 * decode: in a run, that is when the engine learns the image's size
-	 * and decides its GPUs, whose opening then overlaps the inflate.  If
-	 * the inflate then fails, the buffer goes back and libpng asks again.
-	 */
 	if (png_fast_idat(png, len, &f)) {
 		img->width = (int)f.h.width;
 		img->height = (int)f.h.height;
@@ -394,11 +396,23 @@ img_png_read_fast(struct img_reader *r, const unsigned char *png, size_t len,
 			png_fast_unfilter(&f, img);
 			ret = 1;
 		} else {
-			img_reader_release(r, img);
+			*kept = img_bytes(img);
 		}
 	}
 	free(f.zjoin);
 	free(f.raw);
+	return ret;
+}
+
+int
+img_png_read_fast(struct img_reader *r, const unsigned char *png, size_t len,
+    struct image *img, struct gf_err *e)
+{
+	size_t kept;
+	int ret = png_fast_read(r, png, len, img, &kept, e);
+
+	if (kept)
+		img_reader_release(r, img);
 	return ret;
 }
 
@@ -474,7 +488,11 @@ png_decode(png_structp png, png_infop info, struct png_call *c,
 	c->rows = malloc((size_t)img->height * sizeof(*c->rows));
 	if (c->rows == NULL)
 		return gf_nomem(e, "out of memory");
-	if (img_reader_alloc(c->r, img, e) < 0)
+	/* (the fast path takes no PNG whose transformations change its size) */
+	if (c->kept != 0 && img_bytes(img) != c->kept)
+		return gf_fail(e, "%s: the PNG's layout changed between its "
+		    "decoders", c->r->name);
+	if (c->kept == 0 && img_reader_alloc(c->r, img, e) < 0)
 		return -1;
 	c->allocated = 1;
 	for (int y = 0; y < img->height; y++)
@@ -499,11 +517,13 @@ png_read_guarded(png_structp png, png_infop info, struct png_call *c,
 	return png_decode(png, info, c, e);
 }
 
-int
-img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
-    size_t len, struct image *img, struct gf_err *e)
+/* img_png_read_libpng's work; kept: as png_fast_read's. */
+static int
+png_libpng_read(struct img_reader *r, const unsigned char *png_bytes,
+    size_t len, struct image *img, size_t kept, struct gf_err *e)
 {
-	struct png_call c = {.r = r, .src = png_bytes, .srclen = len, .img = img};
+	struct png_call c = {.r = r, .src = png_bytes, .srclen = len, .img = img,
+	    .kept = kept, .allocated = kept != 0};
 	png_structp png;
 	png_infop info = NULL;
 	int ret;
@@ -514,14 +534,22 @@ img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
 		info = png_create_info_struct(png);
 	if (info == NULL) {
 		png_destroy_read_struct(&png, NULL, NULL);
-		return gf_nomem(e, "out of memory");
+		ret = gf_nomem(e, "out of memory");
+	} else {
+		ret = png_read_guarded(png, info, &c, e);
+		png_destroy_read_struct(&png, &info, NULL);
 	}
-	ret = png_read_guarded(png, info, &c, e);
-	png_destroy_read_struct(&png, &info, NULL);
 	free(c.rows);
 	if (ret < 0 && c.allocated)
 		img_reader_release(r, img);
 	return ret;
+}
+
+int
+img_png_read_libpng(struct img_reader *r, const unsigned char *png_bytes,
+    size_t len, struct image *img, struct gf_err *e)
+{
+	return png_libpng_read(r, png_bytes, len, img, 0, e);
 }
 
 /* ---- PNG in: the ICC profile */
@@ -749,15 +777,16 @@ int
 img_png_read(struct img_reader *r, struct image *img, struct gf_err *e)
 {
 	struct img_input in = {NULL, 0};
+	size_t kept;            /* the fast path's buffer, which libpng fills */
 	int ret;
 
 	if (png_check_head(r, e) < 0 || png_input(r, &in, e) < 0) {
 		img_input_free(&in);
 		return -1;
 	}
-	ret = img_png_read_fast(r, in.p, in.len, img, e);
+	ret = png_fast_read(r, in.p, in.len, img, &kept, e);
 	if (ret == 0)
-		ret = img_png_read_libpng(r, in.p, in.len, img, e);
+		ret = png_libpng_read(r, in.p, in.len, img, kept, e);
 	if (ret > 0)
 		png_icc(in.p, in.len, &r->icc);
 	img_input_free(&in);
