@@ -67,7 +67,7 @@ struct server {
 };
 
 /* A client's connection. */
-struct conn {
+struct server_conn {
 	struct server *srv;
 	int sock, slot;
 	void *ctx;              /* its tool's options (cli_tool_build's) */
@@ -207,6 +207,11 @@ server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 	if (s->o.max_clients <= 0 || s->o.max_clients > (int)(sizeof(s->socks) /
 	    sizeof(s->socks[0])))
 		s->o.max_clients = sizeof(s->socks) / sizeof(s->socks[0]);
+	if (o->no_gpu) {
+		snprintf(s->why, sizeof(s->why), "the server opens no GPU");
+		*sp = s;
+		return 0;
+	}
 	if (gpu_count(&n, &ge) < 0) {
 		snprintf(s->why, sizeof(s->why), "%s", ge.msg);
 		n = 0;
@@ -251,7 +256,7 @@ server_close(struct server *s)
 /* ---- a connection's messages */
 
 static int
-send_text(struct conn *c, uint32_t type, const char *fmt, ...)
+send_text(struct server_conn *c, uint32_t type, const char *fmt, ...)
 {
 	struct proto_text t = {0};
 	struct gf_err e;
@@ -269,7 +274,7 @@ send_text(struct conn *c, uint32_t type, const char *fmt, ...)
  * server does not have.
  */
 static int
-conn_gpus(struct conn *c, struct gf_err *e)
+conn_gpus(struct server_conn *c, struct gf_err *e)
 {
 	struct server *s = c->srv;
 	const struct gf_opts *o = c->o;
@@ -304,7 +309,7 @@ any_gpu(const struct server *s)
 
 /* PROTO_HELLO: builds the client's tool and answers with its GPUs. */
 static int
-on_hello(struct conn *c, char *p, size_t len)
+on_hello(struct server_conn *c, char *p, size_t len)
 {
 	struct server *s = c->srv;
 	struct proto_hello h;
@@ -345,7 +350,7 @@ on_hello(struct conn *c, char *p, size_t len)
  * shrinking, at its index, in the place of what was there.
  */
 static int
-on_window(struct conn *c, const char *p, size_t len, int fd)
+on_window(struct server_conn *c, const char *p, size_t len, int fd)
 {
 	struct proto_window w;
 	struct window *cw;
@@ -371,7 +376,7 @@ on_window(struct conn *c, const char *p, size_t len, int fd)
  * window or they do not lie in it.
  */
 static char *
-window_at(const struct conn *c, uint32_t i, uint64_t off, size_t bytes)
+window_at(const struct server_conn *c, uint32_t i, uint64_t off, size_t bytes)
 {
 	const struct window *w = i < PROTO_WINDOWS ? c->win[i] : NULL;
 
@@ -386,7 +391,7 @@ window_at(const struct conn *c, uint32_t i, uint64_t off, size_t bytes)
  * the image is larger than the run's --max-pixels (the client lies).
  */
 static int
-image_check(const struct conn *c, const struct proto_image *pi,
+image_check(const struct server_conn *c, const struct proto_image *pi,
     struct image *in, struct image *out)
 {
 	size_t inb, outb;
@@ -421,7 +426,7 @@ image_check(const struct conn *c, const struct proto_image *pi,
 
 /* One image on the server's CPU, into out (the window). */
 static int
-image_cpu(struct conn *c, const struct image *in, struct image *out,
+image_cpu(struct server_conn *c, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
 	struct image o = {0};
@@ -444,7 +449,7 @@ image_cpu(struct conn *c, const struct image *in, struct image *out,
 static void
 rows_tell(void *arg, int n)
 {
-	struct conn *c = arg;
+	struct server_conn *c = arg;
 	struct proto_rows r = {n};
 	struct gf_err e;
 
@@ -456,7 +461,7 @@ rows_tell(void *arg, int n)
  * context was lost on it.
  */
 static int
-image_gpu(struct conn *c, struct sdev *d, const struct image *in,
+image_gpu(struct server_conn *c, struct sdev *d, const struct image *in,
     struct window *wi, struct image *out, struct window *wo,
     struct gf_times *t, struct gf_err *e)
 {
@@ -487,7 +492,7 @@ image_gpu(struct conn *c, struct sdev *d, const struct image *in,
 
 /* PROTO_IMAGE: filters it, and answers PROTO_DONE. */
 static int
-on_image(struct conn *c, const char *p, size_t len)
+on_image(struct server_conn *c, const char *p, size_t len)
 {
 	struct server *s = c->srv;
 	struct proto_image pi;
@@ -528,7 +533,7 @@ on_image(struct conn *c, const char *p, size_t len)
 
 /* PROTO_STATUS: a line about the server. */
 static int
-on_status(struct conn *c)
+on_status(struct server_conn *c)
 {
 	struct server *s = c->srv;
 	char gpus[1024] = "";
@@ -550,9 +555,23 @@ on_status(struct conn *c)
 	    s->ndev > 0 ? "" : s->why, clients, runs, images);
 }
 
-/* One message of c: 0 go on, -1 end the connection. */
-static int
-conn_message(struct conn *c)
+struct server_conn *
+server_conn_new(struct server *s, int sock)
+{
+	struct server_conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL || (c->buf = malloc(MSG_CAP)) == NULL) {
+		free(c);
+		return NULL;
+	}
+	c->srv = s;
+	c->sock = sock;
+	c->slot = -1;
+	return c;
+}
+
+int
+server_conn_step(struct server_conn *c)
 {
 	struct gf_err e = {0};
 	uint32_t type;
@@ -591,37 +610,45 @@ conn_message(struct conn *c)
 	}
 }
 
+void
+server_conn_free(struct server_conn *c)
+{
+	if (c == NULL)
+		return;
+	for (int i = 0; i < PROTO_WINDOWS; i++)
+		window_drop(&c->srv->wins, c->win[i], any_gpu(c->srv));
+	free(c->ctx);
+	free(c->buf);
+	free(c);
+}
+
 static void *
 conn_main(void *arg)
 {
-	struct conn *c = arg;
+	struct server_conn *c = arg;
 	struct server *s = c->srv;
 	struct gf_err e = {0};
-
 	struct ucred who = {0};
 	socklen_t n = sizeof(who);
+	int sock = c->sock, slot = c->slot;
 
-	getsockopt(c->sock, SOL_SOCKET, SO_PEERCRED, &who, &n);
-	if (sockpath_peer_ok(c->sock, &e) < 0)
+	getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &who, &n);
+	if (sockpath_peer_ok(sock, &e) < 0)
 		slog(s, "refused: %s", e.msg);
 	else
-		while (conn_message(c) == 0)
+		while (server_conn_step(c) == 0)
 			;
 	if (c->ctx != NULL)
 		slog(s, "pid %d: %s lane, %d images", (int)who.pid, c->tool.name,
 		    c->images);
-	for (int i = 0; i < PROTO_WINDOWS; i++)
-		window_drop(&s->wins, c->win[i], any_gpu(s));
-	free(c->ctx);
-	free(c->buf);
+	server_conn_free(c);
 	pthread_mutex_lock(&s->mu);
-	close(c->sock);
-	s->socks[c->slot] = -1;
+	close(sock);
+	s->socks[slot] = -1;
 	s->clients--;
 	s->last = gf_now_ms();
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
-	free(c);
 	return NULL;
 }
 
@@ -629,7 +656,7 @@ conn_main(void *arg)
 static void
 conn_start(struct server *s, int sock)
 {
-	struct conn *c = calloc(1, sizeof(*c));
+	struct server_conn *c = server_conn_new(s, sock);
 	pthread_attr_t at;
 	pthread_t th;
 	int slot = -1;
@@ -643,10 +670,8 @@ conn_start(struct server *s, int sock)
 		s->clients++;
 	}
 	pthread_mutex_unlock(&s->mu);
-	if (slot < 0 || (c->buf = malloc(MSG_CAP)) == NULL)
+	if (slot < 0)
 		goto refuse;
-	c->srv = s;
-	c->sock = sock;
 	c->slot = slot;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -656,8 +681,8 @@ conn_start(struct server *s, int sock)
 	}
 	pthread_attr_destroy(&at);
 refuse:
-	slog(s, "a client was refused: %s", slot < 0 ? "too many clients" :
-	    "out of memory or threads");
+	slog(s, "a client was refused: %s", c == NULL ? "out of memory" :
+	    slot < 0 ? "too many clients" : "out of threads");
 	pthread_mutex_lock(&s->mu);
 	if (slot >= 0) {
 		s->socks[slot] = -1;
@@ -665,9 +690,7 @@ refuse:
 	}
 	pthread_mutex_unlock(&s->mu);
 	close(sock);
-	if (c != NULL)
-		free(c->buf);
-	free(c);
+	server_conn_free(c);
 }
 
 /* Ends every connection (their reads return) and waits for their threads. */

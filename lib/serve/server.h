@@ -23,6 +23,7 @@ struct server_opts {
 	int idle_ms;            /* end after this long with no client; 0: never */
 	int max_clients;        /* connections at once; more are closed at once */
 	int fault_at;           /* tests: the K-th image on a GPU loses its context */
+	int no_gpu;             /* tests, fuzzing: open no GPU, make no CUDA call */
 	/*
 	 * Builds the tool of a client's options (argv[0] the tool's name):
 	 * the tool in *t, its options in *ctx (freed with free) and *o.
@@ -54,5 +55,25 @@ int server_run(struct server *s, int listen_fd, int stop_fd, struct gf_err *e);
 
 /* Releases the GPUs. */
 void server_close(struct server *s);
+
+/*
+ * One connection of s, served by its caller one message at a time: what
+ * the connection's thread of server_run does after its peer check, for
+ * tests and the fuzzer (tests/fuzz/fuzz_proto.c) to drive without a
+ * listening socket or a thread.  sock: the client's connection, which
+ * stays the caller's to close.  NULL when out of memory.
+ */
+struct server_conn;
+struct server_conn *server_conn_new(struct server *s, int sock);
+/*
+ * Reads one message of the client and answers it (a READY, a DONE after
+ * the image is filtered, a TEXT ...): 0 go on, -1 the connection ends (the
+ * client closed it, or sent what is not a message of its turn: nothing
+ * of it is kept but what server_conn_free releases).  Blocks until a
+ * message comes.
+ */
+int server_conn_step(struct server_conn *c);
+/* Lets go of what c holds: its windows and its tool's options. */
+void server_conn_free(struct server_conn *c);
 
 #endif
