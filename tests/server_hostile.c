@@ -3,7 +3,8 @@
  * garbage, short and long packets, lengths that do not match, unknown
  * types, hellos whose strings do not add up, options that are not a
  * run's, windows that are not sealed or not as large as they say, images
- * outside their window, a flood of descriptors, and connections that end
+ * outside their window or at an odd offset of 16-bit samples, a flood of
+ * descriptors, and connections that end
  * at every step.  After each, the server must have ended that
  * connection (or refused the run) and still answer a status; at the end
  * it must hold no more descriptors than at the start.  Prints "ok NAME"
@@ -306,6 +307,13 @@ main(int argc, char **argv)
 	image_case("image-offset-wrap", (struct proto_image){.gpu = -1,
 	    .width = 8, .height = 8, .channels = 1,
 	    .maxval = 255, .in_off = UINT64_MAX - 10, .out_off = 1024}, 4096);
+	/* 16-bit samples at an odd offset (fuzz_proto: read as uint16_t). */
+	image_case("image-16bit-odd-offset", (struct proto_image){.gpu = -1,
+	    .width = 8, .height = 8, .channels = 1,
+	    .maxval = 65535, .in_off = 235, .out_off = 1024}, 4096);
+	image_case("image-16bit-odd-out-offset", (struct proto_image){.gpu = -1,
+	    .width = 8, .height = 8, .channels = 1,
+	    .maxval = 65535, .in_off = 0, .out_off = 1025}, 4096);
 
 	/* The windows' indices (proto.h: PROTO_WINDOWS of them). */
 	s = ready(); fd = window(4096, 1);

@@ -283,6 +283,9 @@ remote_lane_close(struct remote_lane *l)
 	free(l);
 }
 
+/* Where an output follows its input in the lane's own window. */
+#define OWN_ALIGN 64
+
 /* The lane's own window, of at least need bytes: 0, or -1 e. */
 static int
 own_fit(struct remote_lane *l, size_t need, struct gf_err *e)
@@ -349,7 +352,7 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 	struct proto_image pi = {0};
 	struct proto_done d;
 	struct proto_rows pr;
-	size_t inb = img_bytes(in), outb = img_bytes(out), len;
+	size_t inb = img_bytes(in), outb = img_bytes(out), len, inpad;
 	size_t orow = outb / (size_t)out->height;
 	int done = 0, wi, wo, fd, rc;
 	uint32_t type;
@@ -358,14 +361,19 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 		inm = NULL;
 	if (!mem_holds(outm, out->px, outb))
 		outm = NULL;
-	/* What is not in memory the server can map goes through the lane's. */
+	/*
+	 * What is not in memory the server can map goes through the lane's,
+	 * the output after the input at an offset of OWN_ALIGN (16-bit
+	 * samples at an even one: the server takes no other).
+	 */
+	inpad = inm == NULL ? (inb + OWN_ALIGN - 1) & ~(size_t)(OWN_ALIGN - 1) : 0;
 	if ((inm == NULL || outm == NULL) &&
-	    own_fit(l, (inm == NULL ? inb : 0) + (outm == NULL ? outb : 0), e) < 0)
+	    own_fit(l, inpad + (outm == NULL ? outb : 0), e) < 0)
 		return -1;
 	if (inm == NULL)
 		memcpy(l->own.base, in->px, inb);
 	pi.in_off = inm == NULL ? 0 : (uint64_t)((char *)in->px - (char *)inm->base);
-	pi.out_off = outm == NULL ? (inm == NULL ? inb : 0) :
+	pi.out_off = outm == NULL ? inpad :
 	    (uint64_t)((char *)out->px - (char *)outm->base);
 	if ((wi = window_index(l, inm != NULL ? inm : &l->own, e)) < 0 ||
 	    (wo = window_index(l, outm != NULL ? outm : &l->own, e)) < 0)

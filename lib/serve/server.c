@@ -389,6 +389,7 @@ window_at(const struct server_conn *c, uint32_t i, uint64_t off, size_t bytes)
  * The image of pi in c's windows, and where its output goes: 0, or -1
  * when a size, an offset or an index is not one, the two overlap, or
  * the image is larger than the run's --max-pixels (the client lies).
+ * 16-bit samples lie at even offsets: the filters read them as uint16_t.
  */
 static int
 image_check(const struct server_conn *c, const struct proto_image *pi,
@@ -412,6 +413,9 @@ image_check(const struct server_conn *c, const struct proto_image *pi,
 	out->maxval = tool_out_maxval(&c->tool, pi->maxval);
 	inb = img_bytes(in);
 	outb = img_bytes(out);
+	if (pi->in_off % (uint64_t)gf_sample_bytes(in->maxval) != 0 ||
+	    pi->out_off % (uint64_t)gf_sample_bytes(out->maxval) != 0)
+		return -1;
 	if (inb == 0 || outb == 0 ||
 	    (in->px = window_at(c, pi->in_win, pi->in_off, inb)) == NULL ||
 	    (out->px = window_at(c, pi->out_win, pi->out_off, outb)) == NULL)
