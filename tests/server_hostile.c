@@ -3,8 +3,8 @@
  * garbage, short and long packets, lengths that do not match, unknown
  * types, hellos whose strings do not add up, options that are not a
  * run's, windows that are not sealed or not as large as they say, images
- * outside their window or at an odd offset of 16-bit samples, a flood of
- * descriptors, and connections that end
+ * outside their window, at an odd offset of 16-bit samples or with
+ * samples above their maxval, a flood of descriptors, and connections that end
  * at every step.  After each, the server must have ended that
  * connection (or refused the run) and still answer a status; at the end
  * it must hold no more descriptors than at the start.  Prints "ok NAME"
@@ -314,6 +314,31 @@ main(int argc, char **argv)
 	image_case("image-16bit-odd-out-offset", (struct proto_image){.gpu = -1,
 	    .width = 8, .height = 8, .channels = 1,
 	    .maxval = 65535, .in_off = 0, .out_off = 1025}, 4096);
+
+	/*
+	 * Samples above the image's maxval (fuzz_proto: the CPU's int32 sum
+	 * overflowed), in a window of 16-bit samples 60000 said to be of
+	 * maxval 1000, and of bytes 200 said to be of maxval 15.
+	 */
+	for (int wide = 0; wide < 2; wide++) {
+		struct proto_window w = {.size = 4096};
+		struct proto_image pi = {.gpu = -1, .width = 8, .height = 8,
+		    .channels = 1, .maxval = wide ? 1000 : 15, .in_off = 0,
+		    .out_off = 2048};
+		uint16_t big[64];
+
+		s = ready(); fd = window(4096, 1);
+		for (int i = 0; i < 64; i++)
+			big[i] = wide ? 60000 : 200 * 257;
+		if (pwrite(fd, big, wide ? sizeof(big) : 64, 0) < 0)
+			return 2;
+		msg(s, PROTO_WINDOW, &w, sizeof(w), fd);
+		msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1);
+		close(fd);
+		verdict(wide ? "image-16bit-over-maxval" : "image-8bit-over-maxval",
+		    answer(s), 0);
+		close(s);
+	}
 
 	/* The windows' indices (proto.h: PROTO_WINDOWS of them). */
 	s = ready(); fd = window(4096, 1);

@@ -43,6 +43,19 @@ img_bytes(const struct image *img)
 	    (size_t)gf_sample_bytes(img->maxval);
 }
 
+size_t
+img_over_maxval(const struct image *img)
+{
+	size_t n = (size_t)img->width * img->height * img->channels;
+
+	if (img->maxval == 255 || img->maxval == 65535)
+		return SIZE_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (img_get(img, i) > img->maxval)
+			return i;
+	return SIZE_MAX;
+}
+
 int
 img_alloc(struct image *img, struct gf_err *e)
 {

@@ -106,6 +106,15 @@ img_set(struct image *img, size_t i, unsigned v)
 /* Bytes of the pixel buffer of img (checked against overflow when read). */
 size_t img_bytes(const struct image *img);
 
+/*
+ * The first sample of img above its maxval (an index in img_get's
+ * order), or SIZE_MAX when there is none (always so for maxval 255 and
+ * 65535).  The filters are planned for samples within maxval (an int32
+ * sum, a histogram of maxval + 1 bins): readers check what their format
+ * does not, and the server checks a client's image.
+ */
+size_t img_over_maxval(const struct image *img);
+
 /* Allocates img->px for the dimensions already set in img; -1 (px NULL) if too large. */
 int img_alloc(struct image *img, struct gf_err *e);
 

@@ -256,20 +256,13 @@ static int
 check_samples(const struct img_reader *r, const struct image *img,
     struct gf_err *e)
 {
-	size_t n = (size_t)img->width * img->height * img->channels;
+	size_t i = img_over_maxval(img), px = i / img->channels;
 
-	if (img->maxval == 255 || img->maxval == 65535)
+	if (i == SIZE_MAX)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v = img_get(img, i);
-		if (v > img->maxval) {
-			size_t px = i / img->channels;
-			return gf_fail(e, "%s: sample value %u in column %zu of row %zu "
-			    "exceeds maxval %u", r->name, v, px % img->width + 1,
-			    px / img->width + 1, img->maxval);
-		}
-	}
-	return 0;
+	return gf_fail(e, "%s: sample value %u in column %zu of row %zu "
+	    "exceeds maxval %u", r->name, img_get(img, i), px % img->width + 1,
+	    px / img->width + 1, img->maxval);
 }
 
 /* Reads a raw raster (P5, P6, P7) as bytes straight into the image, big-endian samples. */

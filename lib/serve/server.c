@@ -461,8 +461,8 @@ rows_tell(void *arg, int n)
 }
 
 /*
- * One image on GPU d, in and out in windows wi and wo: 1 when d's
- * context was lost on it.
+ * One image on GPU d, in and out in windows wi and wo (wi NULL: in is
+ * the server's own memory): 1 when d's context was lost on it.
  */
 static int
 image_gpu(struct server_conn *c, struct sdev *d, const struct image *in,
@@ -475,7 +475,7 @@ image_gpu(struct server_conn *c, struct sdev *d, const struct image *in,
 
 	if (w == NULL)
 		return -1;
-	pinned = window_pinned(&s->wins, wi, d->base.device) |
+	pinned = (wi != NULL ? window_pinned(&s->wins, wi, d->base.device) : 0) |
 	    (wi == wo ? 0 : window_pinned(&s->wins, wo, d->base.device)) << 1;
 	if (wi == wo && (pinned & 1))
 		pinned |= 2;
@@ -494,6 +494,31 @@ image_gpu(struct server_conn *c, struct sdev *d, const struct image *in,
 	return rc < 0 ? (lost ? 1 : -1) : 0;
 }
 
+/*
+ * A copy of in of the server's own (*own) when its maxval is less than
+ * its samples' range: the filters are planned for samples within maxval
+ * (an int32 sum, a histogram of maxval + 1 bins), which the client's
+ * reader ensures but the client may not, and it may write its window
+ * while the server reads it; so the copy is checked, and filtered.  0
+ * (own->px NULL: none needed), -1 with e out of memory, -2 a sample is
+ * above maxval (the client lies).
+ */
+static int
+image_own(const struct image *in, struct image *own, struct gf_err *e)
+{
+	*own = *in;
+	own->px = NULL;
+	if (in->maxval == 255 || in->maxval == 65535)
+		return 0;
+	if (img_alloc(own, e) < 0)
+		return -1;
+	memcpy(own->px, in->px, img_bytes(in));
+	if (img_over_maxval(own) == SIZE_MAX)
+		return 0;
+	img_free(own);
+	return -2;
+}
+
 /* PROTO_IMAGE: filters it, and answers PROTO_DONE. */
 static int
 on_image(struct server_conn *c, const char *p, size_t len)
@@ -501,7 +526,7 @@ on_image(struct server_conn *c, const char *p, size_t len)
 	struct server *s = c->srv;
 	struct proto_image pi;
 	struct proto_done d;
-	struct image in, out;
+	struct image in, out, own;
 	struct gf_err e = {0};
 	int rc;
 
@@ -513,11 +538,15 @@ on_image(struct server_conn *c, const char *p, size_t len)
 	window_populate(in.px, img_bytes(&in), 0);
 	window_populate(out.px, img_bytes(&out), 1);
 	memset(&d, 0, sizeof(d));
-	if (pi.gpu < 0)
-		rc = image_cpu(c, &in, &out, &d.t, &e);
-	else
-		rc = image_gpu(c, &s->dev[c->gpus[pi.gpu]], &in, c->win[pi.in_win],
-		    &out, c->win[pi.out_win], &d.t, &e);
+	if ((rc = image_own(&in, &own, &e)) == -2)
+		return -1;
+	if (rc == 0 && pi.gpu < 0)
+		rc = image_cpu(c, own.px != NULL ? &own : &in, &out, &d.t, &e);
+	else if (rc == 0)
+		rc = image_gpu(c, &s->dev[c->gpus[pi.gpu]], own.px != NULL ? &own :
+		    &in, own.px != NULL ? NULL : c->win[pi.in_win], &out,
+		    c->win[pi.out_win], &d.t, &e);
+	img_free(&own);
 	d.ok = rc == 0;
 	d.broken = rc == 1;
 	if (rc == 1) {
