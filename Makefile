@@ -13,8 +13,9 @@
 #                   ThreadSanitizer (CPU)
 #   make fuzz       libFuzzer on the image reader, the fast PNG reader
 #                   against libpng, the TIFF reader, the WebP reader,
-#                   kspec_parse and the JPEG engines' check,
-#                   FUZZ_SECONDS (default 30) per target: 180 s in all
+#                   kspec_parse, the JPEG engines' check and the server's
+#                   side of a client's connection,
+#                   FUZZ_SECONDS (default 30) per target: 210 s in all
 #   make bench      GPU only: kernel times against a copy kernel, kept
 #                   in bench/figures.md
 #   make bench-io   GPU only: stream, large image and batch, end to end
@@ -420,13 +421,45 @@ build/fuzz/fuzz_kspec: tests/fuzz/fuzz_kspec.c $(FUZZ_KSPEC_SRC:lib/%.c=build/fu
 	    $(filter %.c %.o,$^) \
 	    $(PKG_LIBS) -lpthread -lm
 
+# fuzz_proto is the server's side of a connection: every host file of
+# lib/ (the server reaches the engine), the CUDA kernels' objects of the
+# normal build (linked, never called: the server opens no GPU), and the
+# tools' definitions, whose parser reads a client's options.
+FUZZ_PROTO_OBJS := $(LIB_SRCS:lib/%.c=build/fuzz/lib/%.o) \
+                   $(patsubst kernels/%.cu,build/kernels/%.o,$(wildcard kernels/*.cu)) \
+                   $(patsubst %,build/fuzz/cmd/%.o,cli $(TOOLS))
+
+build/fuzz/cmd/%.o: cmd/%.c
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -DGF_NO_MAIN \
+	    -DGF_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
+
+build/fuzz/fuzz_proto: tests/fuzz/fuzz_proto.c $(FUZZ_PROTO_OBJS)
+	$(FUZZ_CC) $(ALL_CFLAGS) -Icmd $(FUZZ_FLAGS) -fsanitize=fuzzer \
+	    -DGF_VERSION='"$(VERSION)"' -MMD -MP -o $@ $(filter %.c %.o,$^) \
+	    $(LDLIBS)
+
+# Its seeds: the packets of real runs of the tools through a CPU server,
+# recorded by a proxy (tests/fuzz/proto_record.c, tests/fuzz/proto_seeds.sh).
+build/fuzz/proto_record: tests/fuzz/proto_record.c
+	@mkdir -p $(@D)
+	$(say) CCLD $@
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $<
+
+build/fuzz/seeds/proto/.done: tests/fuzz/proto_seeds.sh build/fuzz/proto_record $(BINS)
+	sh tests/fuzz/proto_seeds.sh build/fuzz/proto_record bin build/fuzz/seeds/proto
+	@touch $@
+
 # Seeds from tests/fuzz/seeds.py; what the fuzzers find accumulates in
 # build/fuzz/corpus, crashes land in build/fuzz/ (crash-*, timeout-*).
 fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
-    build/fuzz/fuzz_webp build/fuzz/fuzz_kspec build/fuzz/fuzz_jpegcheck
+    build/fuzz/fuzz_webp build/fuzz/fuzz_kspec build/fuzz/fuzz_jpegcheck \
+    build/fuzz/fuzz_proto build/fuzz/seeds/proto/.done
 	python3 tests/fuzz/seeds.py build/fuzz/seeds
 	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/png build/fuzz/corpus/tiff \
-	    build/fuzz/corpus/webp build/fuzz/corpus/kspec build/fuzz/corpus/jpeg
+	    build/fuzz/corpus/webp build/fuzz/corpus/kspec build/fuzz/corpus/jpeg \
+	    build/fuzz/corpus/proto
 	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_img -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/img build/fuzz/seeds/img
@@ -445,6 +478,10 @@ fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
 	build/fuzz/fuzz_kspec -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz/ \
 	    build/fuzz/corpus/kspec build/fuzz/seeds/kspec
+	build/fuzz/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/proto \
+	    build/fuzz/seeds/proto tests/fuzz/proto
 
 deps:
 	@sh scripts/deps.sh
