@@ -398,8 +398,14 @@ img_jpeg_check_scan(j_decompress_ptr ci, const unsigned char *p, size_t n)
 	long outside = 0;
 	int rst = 0, st = WALK_CLEAN;
 
-	if (h == NULL)
+	/*
+	 * Huffman-coded scans only: an arithmetic-coded one (SOF9 and on)
+	 * names conditioning tables 0 to 15 where there are four Huffman ones.
+	 */
+	if (h == NULL || ci->arith_code) {
+		free(h);
 		return -1;
+	}
 	for (int i = 0; i < ci->comps_in_scan && st == WALK_CLEAN; i++) {
 		const jpeg_component_info *c = ci->cur_comp_info[i];
 		if (walk_huff_init(&h[2 * i], ci->dc_huff_tbl_ptrs[c->dc_tbl_no]) < 0 ||

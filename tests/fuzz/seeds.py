@@ -812,6 +812,16 @@ def regressions45_jpeg():
     }
 
 
+def arith_jpeg():
+    """fuzz_jpegcheck's find (issue 42's session): an arithmetic-coded
+    frame (SOF9) whose scan names DC table 15, which the JPEG engines'
+    walk took as a Huffman table's index (of four) and read past them."""
+    return (b'\xff\xd8' + jpeg_segment(0xdb, b'\x00' + b'\x01' * 64) +
+            jpeg_segment(0xc9, b'\x08\x00\x08\x00\x10\x01\x01\x11\x00') +
+            jpeg_segment(0xc4, b'\x00\x01' + b'\x00' * 16) +
+            jpeg_segment(0xda, b'\x01\x01\xf7\x00\x3f\x00') + b'\x0f\xff\xd9')
+
+
 def kspec_seeds():
     return ['1 2 1; 2 4 2; 1 2 1', 'gauss:1.4', 'gauss:2:7', 'gauss:0.001',
             'box:3', 'sharpen', 'laplace', 'emboss', 'sobelx', 'sobely',
@@ -873,6 +883,7 @@ def main():
     files.update(regressions31())
     files.update(regressions45())
     files.update(regressions45_jpeg())
+    files['jpeg-arith-table-15.jpg'] = arith_jpeg()
     files.update(icc_seeds())
     here = os.path.dirname(os.path.abspath(__file__))
     real = os.path.join(here, '..', '..', 'samples', 'small.jpg')
