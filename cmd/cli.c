@@ -767,6 +767,21 @@ cli_tool_build(const struct cli_tool *def, int argc, char **argv,
 	return 0;
 }
 
+int
+cli_tools_build(const struct cli_tool *const *tools, size_t n, int argc,
+    char **argv, const struct gf_settings *set, void **ctx, struct tool *t,
+    const struct gf_opts **o, struct gf_err *e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(argv[0], tools[i]->name) == 0) {
+			if (cli_tool_build(tools[i], argc, argv, set, ctx, t, e) < 0)
+				return -1;
+			*o = tools[i]->common_of(*ctx);
+			return 0;
+		}
+	return gf_fail(e, "'%.40s' is not a tool this server runs", argv[0]);
+}
+
 void
 cli_serve_argv_free(char **v)
 {

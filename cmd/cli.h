@@ -92,4 +92,13 @@ int cli_tool_build(const struct cli_tool *ct, int argc, char **argv,
     const struct gf_settings *set, void **ctx, struct tool *t,
     struct gf_err *e);
 
+/*
+ * cli_tool_build with the tool of tools[0 .. n-1] that argv[0] names,
+ * and its gf_opts in *o; -1 with e set for a name none of them has.
+ * The server's way from a client's options to a tool.
+ */
+int cli_tools_build(const struct cli_tool *const *tools, size_t n, int argc,
+    char **argv, const struct gf_settings *set, void **ctx, struct tool *t,
+    const struct gf_opts **o, struct gf_err *e);
+
 #endif

@@ -99,17 +99,11 @@ static int
 build_tool(int argc, char **argv, void **ctx, struct tool *t,
     const struct gf_opts **o, struct gf_err *e)
 {
-	const struct cli_tool *const tools[] = {&sobel_cli, &conv2d_cli, &edge_cli};
+	static const struct cli_tool *const tools[] = {&sobel_cli, &conv2d_cli,
+	    &edge_cli};
 
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (strcmp(argv[0], tools[i]->name) == 0) {
-			if (cli_tool_build(tools[i], argc, argv, &settings, ctx,
-			    t, e) < 0)
-				return -1;
-			*o = tools[i]->common_of(*ctx);
-			return 0;
-		}
-	return gf_fail(e, "'%.40s' is not a tool this server runs", argv[0]);
+	return cli_tools_build(tools, sizeof(tools) / sizeof(tools[0]), argc, argv,
+	    &settings, ctx, t, o, e);
 }
 
 static void
