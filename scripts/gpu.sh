@@ -157,6 +157,10 @@ sanitize-server)
 	mkdir -p /tmp/san
 	cat samples/retina1023x517.pgm samples/astro16.pgm samples/coins.pgm \
 	    samples/px2x3.pgm >/tmp/san/stream.pnm
+	# 12-bit: the server filters a checked copy, not the client's window.
+	{ printf 'P5\n67 45\n4095\n'; head -c $((67 * 45 * 2)) /dev/urandom |
+	    od -An -v -tu2 | tr -s ' ' '\n' | LC_ALL=C awk 'NF { v = $1 % 4096
+		printf "%c%c", int(v / 256), v % 256 }'; } >/tmp/san/b12.pgm
 	: >"$OUT/sanitize-server.log"
 	# The server under each sanitizer with eight clients in flight at
 	# once (every tool; gray, colour, 16-bit, a stream in strips), then
@@ -172,7 +176,7 @@ sanitize-server)
 		for k in $(seq "${SERVER_ROUNDS:-2}"); do
 			tool_runs | while read -r tool args; do
 				for img in samples/retina1023x517.pgm samples/chelsea.png \
-				    samples/astro16.pgm /tmp/san/stream.pnm; do
+				    samples/astro16.pgm /tmp/san/stream.pnm /tmp/san/b12.pgm; do
 					echo "$tool $args $img"
 				done
 			done

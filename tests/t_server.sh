@@ -96,6 +96,22 @@ GPUFILT_SERVER=require "$BIN/sobel" -q --gradient x "$SAMPLES/coins.pgm" "$SV/gx
 GPUFILT_SERVER=off "$BIN/sobel" -q --gradient x "$SAMPLES/coins.pgm" "$SV/gx.p.tif"
 check server/wide-tiff cmp -s "$SV/gx.s.tif" "$SV/gx.p.tif"
 
+# An image whose maxval is neither 255 nor 65535 (12-bit): the server
+# copies it out of the window and checks its samples before filtering
+# (a client's window is the client's); the bytes are those in process.
+{ printf 'P5\n67 45\n4095\n'
+  LC_ALL=C awk 'BEGIN { for (i = 0; i < 67 * 45; i++) { v = (i * 37 + int(i / 67) * 101) % 4096
+	printf "%c%c", int(v / 256), v % 256 } }'; } >"$SV/b12.pgm"
+tool_runs | while read -r tool args; do
+	# shellcheck disable=SC2086
+	GPUFILT_SERVER=require "$BIN/$tool" -q $args "$SV/b12.pgm" "$SV/b12.s.pgm" \
+	    2>"$SV/b12.err" &&
+	    GPUFILT_SERVER=off "$BIN/$tool" -q $args "$SV/b12.pgm" "$SV/b12.p.pgm" &&
+	    cmp -s "$SV/b12.s.pgm" "$SV/b12.p.pgm" && echo "ok $tool" ||
+	    echo "bad $tool $(head -c 200 "$SV/b12.err")"
+done >"$SV/b12.log"
+tally server/maxval12 "$SV/b12.log" "a 12-bit image through the server differs from in process"
+
 # A batch, and a failing input in it: the same files and the same status.
 mkdir -p "$SV/bs" "$SV/bp"
 head -c 500 "$SAMPLES/coins.pgm" >"$SV/trunc.pgm"
