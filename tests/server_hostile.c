@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "proto.h"
+#include "sendfds.h"
 
 static const char *sock_path, *version;
 static int server_pid;
@@ -51,25 +52,11 @@ dial(void)
 static void
 raw(int s, const void *p, size_t n, int fd, int nfd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * 200)];
-	struct iovec iov = {(void *)p, n};
-	struct msghdr m = {0};
+	int fds[SENDFDS_MAX];
 
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	if (nfd > 0) {
-		struct cmsghdr *c;
-		memset(cbuf, 0, sizeof(cbuf));
-		m.msg_control = cbuf;
-		m.msg_controllen = CMSG_SPACE(sizeof(int) * nfd);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * nfd);
-		for (int i = 0; i < nfd; i++)
-			memcpy(CMSG_DATA(c) + i * sizeof(int), &fd, sizeof(int));
-	}
-	sendmsg(s, &m, MSG_NOSIGNAL);
+	for (int i = 0; i < nfd && i < SENDFDS_MAX; i++)
+		fds[i] = fd;
+	sendfds(s, p, n, fds, nfd, MSG_NOSIGNAL);
 }
 
 /* A message: header and payload. */

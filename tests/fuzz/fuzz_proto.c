@@ -47,6 +47,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../sendfds.h"
 #include "cli.h"
 #include "conv2d.h"
 #include "proto.h"
@@ -172,33 +173,6 @@ memfd(size_t size, int seal, int low)
 	if (seal && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0)
 		abort();
 	return fd;
-}
-
-/* Sends the packet p (n bytes) with the nfd descriptors fds: 0, or -1. */
-static int
-send_packet(int sock, const void *p, size_t n, const int *fds, int nfd)
-{
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int) * FLOOD)];
-	} c;
-	struct iovec iov = {(void *)p, n};
-	struct msghdr m = {0};
-
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	if (nfd > 0) {
-		struct cmsghdr *cm;
-		memset(&c, 0, sizeof(c));
-		m.msg_control = c.buf;
-		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
-		cm = CMSG_FIRSTHDR(&m);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfd);
-	}
-	return sendmsg(sock, &m, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)n ? 0 : -1;
 }
 
 /* The server's answer in buf (n bytes), on stderr. */
@@ -352,7 +326,8 @@ connection(struct input *in, int sv[2], int *memfds, size_t *sizes,
 			fds[nfd++] = sv[0];
 		}
 		n = packet(in, buf, ctl & CTL_RAW, fdsize);
-		sent = send_packet(sv[0], buf, n, fds, nfd) == 0;
+		sent = sendfds(sv[0], buf, n, fds, nfd, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+		    (ssize_t)n;
 		if (ctl & CTL_GONE) {
 			close(sv[0]);
 			sv[0] = -1;

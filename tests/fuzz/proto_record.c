@@ -25,6 +25,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../sendfds.h"
+
 #define MAX_CONNS 64
 #define MAX_FDS 8
 #define MAX_WINS 512
@@ -102,28 +104,8 @@ take(int from, char *buf, size_t cap, int *fds, int *nfd)
 static int
 give(int to, const char *buf, size_t n, const int *fds, int nfd)
 {
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
-	} c;
-	struct iovec iov = {(void *)buf, n};
-	struct msghdr m = {0};
-	ssize_t r;
+	ssize_t r = sendfds(to, buf, n, fds, nfd, MSG_NOSIGNAL);
 
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	if (nfd > 0) {
-		struct cmsghdr *cm;
-		memset(&c, 0, sizeof(c));
-		m.msg_control = c.buf;
-		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd);
-		cm = CMSG_FIRSTHDR(&m);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
-		memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)nfd);
-	}
-	r = sendmsg(to, &m, MSG_NOSIGNAL);
 	for (int i = 0; i < nfd; i++)
 		close(fds[i]);
 	return r == (ssize_t)n ? 0 : -1;
