@@ -619,8 +619,14 @@ lane_main(void *arg)
 	struct engine *en = ln->en;
 	const struct tool *tl = en->tool;
 	struct gf_err open_err = {0};
-	int opened = en->gpus.remote ? remote_lane_open(en->o->remote, &ln->rl,
-	    &open_err) == 0 : ln->dev == NULL || lane_open(ln, &open_err) == 0;
+	/*
+	 * A lane of a server connects at its first image (-1 till then): one
+	 * that gets none, as most do for one input or one that fails to
+	 * decode, costs the server no connection and this process no
+	 * thread's malloc arena (64 MB of address space each).
+	 */
+	int opened = en->gpus.remote ? -1 :
+	    ln->dev == NULL || lane_open(ln, &open_err) == 0;
 	struct slot *s;
 
 	int me = (int)(ln - en->filter.ln);
@@ -631,6 +637,9 @@ lane_main(void *arg)
 		if (engine_job_failed(en, s->job)) {
 			s->failed = 1;
 		} else if (en->gpus.remote) {
+			if (opened < 0)
+				opened = remote_lane_open(en->o->remote, &ln->rl,
+				    &open_err) == 0;
 			lane_remote(ln, s, opened ? NULL : &open_err);
 		} else if (ln->dev != NULL) {
 			lane_image(ln, s, opened ? NULL : &open_err);
