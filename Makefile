@@ -110,7 +110,8 @@ SUBMAKE_J = case " $$MAKEFLAGS" in *" -j"*|*jobserver*) ;; \
 TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/*_test.c)) \
             build/tests/gpu_probe build/bench/framegen build/bench/cpuops \
             build/bench/jpeggen build/bench/jpegdec build/bench/jpegdamage \
-            build/tests/jpegcheck build/tests/server_hostile build/tests/iccmake
+            build/tests/jpegcheck build/tests/server_hostile build/tests/iccmake \
+            build/tests/remote_lanes
 
 # libgpufilt as installed: the shared library (its soname the major
 # version) exporting the names of lib/api/gpufilt.sym alone; and the static
@@ -278,7 +279,8 @@ ASAN_OBJS   = $(patsubst lib/%.c,build/asan/lib/%.o,$(LIB_SRCS)) \
 ASAN_BINS   = $(TOOLS:%=build/asan/bin/%) build/asan/bin/gpufiltd
 ASAN_TESTS  = $(patsubst tests/%.c,build/asan/tests/%,$(wildcard tests/*_test.c)) \
               build/asan/tests/gpu_probe build/asan/tests/jpegcheck \
-              build/asan/tests/server_hostile build/asan/tests/iccmake
+              build/asan/tests/server_hostile build/asan/tests/iccmake \
+              build/asan/tests/remote_lanes
 
 build/asan/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
@@ -329,7 +331,7 @@ TSAN_OBJS   = $(patsubst lib/%.c,build/tsan/lib/%.o,$(LIB_SRCS)) \
 TSAN_BINS   = $(TOOLS:%=build/tsan/bin/%) build/tsan/bin/gpufiltd
 TSAN_UNITS  = build/tsan/tests/gpu_probe build/tsan/tests/gpufilt_test \
               build/tsan/tests/engine_test \
-              build/tsan/tests/server_hostile
+              build/tsan/tests/server_hostile build/tsan/tests/remote_lanes
 TSAN_TESTS ?= unit t_stream t_split t_stream_bounds t_engine t_multi t_lib \
               t_hostile t_env t_small t_server
 

@@ -290,6 +290,47 @@ why="status $st: $(cat "$SV/killed.err")"
 check server/killed-mid-run sh -c '[ $1 = 1 ] && [ ! -e "$2/killed.pgm" ] &&
     grep -q "ended during the run" "$2/killed.err"' sh "$st" "$SV"
 
+# A lane connects at its first image, which may come after the run's
+# server has ended: whether no server answers at the socket or another
+# has taken its place, the lane says that the run's server ended.
+# (tests/remote_lanes.c: a line in, a lane opened, its verdict out.)
+lanes_wait() {  # lanes_wait N: until the output has N lines
+	i=0
+	while [ "$(wc -l <"$SV/lanes.out")" -lt "$1" ] && [ $i -lt 100 ]; do
+		sleep 0.1; i=$((i + 1)); done
+}
+if [ -x "$BUILD/tests/remote_lanes" ]; then
+	sv_start
+	rm -f "$SV/lanes.in"
+	: >"$SV/lanes.out"
+	mkfifo "$SV/lanes.in"
+	"$BUILD/tests/remote_lanes" "$SV/sock" "$VERSION" <"$SV/lanes.in" \
+	    >"$SV/lanes.out" 2>&1 &
+	lpid=$!
+	exec 9>"$SV/lanes.in"
+	lanes_wait 1
+	echo >&9; lanes_wait 2                  # the server lives: ok
+	pid=$(sv_pid)
+	kill -9 "$pid" 2>/dev/null
+	i=0     # until it is gone, or a zombie that init has not reaped yet
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ] &&
+	    ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; do
+		sleep 0.1; i=$((i + 1)); done
+	echo >&9; lanes_wait 3                  # none answers
+	sv_start
+	echo >&9; lanes_wait 4                  # another server answers
+	exec 9>&-
+	wait $lpid
+	sv_stop
+	why=$(tr '\n' '|' <"$SV/lanes.out")
+	check server/lane-after-end sh -c 'sed -n 1p "$1" | grep -q "^ready$" &&
+	    sed -n 2p "$1" | grep -q "^lane: ok$" &&
+	    [ "$(sed -n "3,4p" "$1" | grep -c "^lane: the server (gpufiltd, pid .*) ended during the run$")" = 2 ]' \
+	    sh "$SV/lanes.out"
+else
+	fail server/lane-after-end "$BUILD/tests/remote_lanes is not built"
+fi
+
 # Idle: it ends by itself, and removes its socket (a killed one left its
 # socket behind: the next server replaces it).
 sv_start GPUFILTD_IDLE_MS=300

@@ -78,7 +78,8 @@ hello_pack(struct remote *r, const struct remote_hello *h, struct gf_err *e)
  * r->ready; 0 no server answers; -2 refused (e why); -1 e.
  */
 static int
-remote_greet(struct remote *r, int *sock, struct gf_err *e)
+remote_greet(struct remote *r, int *sock, struct proto_ready *ready,
+    struct gf_err *e)
 {
 	union {
 		struct proto_hdr h;
@@ -119,13 +120,13 @@ remote_greet(struct remote *r, int *sock, struct gf_err *e)
 		    "type %u", r->path, type);
 		goto fail;
 	}
-	memcpy(&r->ready, m.buf + sizeof(m.h), sizeof(r->ready));
-	r->ready.why[sizeof(r->ready.why) - 1] = '\0';
+	memcpy(ready, m.buf + sizeof(m.h), sizeof(*ready));
+	ready->why[sizeof(ready->why) - 1] = '\0';
 	for (int i = 0; i < PROTO_MAX_GPUS; i++)
-		r->ready.name[i][sizeof(r->ready.name[i]) - 1] = '\0';
-	if (r->ready.ngpus > PROTO_MAX_GPUS) {
+		ready->name[i][sizeof(ready->name[i]) - 1] = '\0';
+	if (ready->ngpus > PROTO_MAX_GPUS) {
 		gf_fail(e, "the server at %s offers %u GPUs", r->path,
-		    r->ready.ngpus);
+		    ready->ngpus);
 		goto fail;
 	}
 	setsockopt(*sock, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof(none));
@@ -153,7 +154,7 @@ remote_open(struct remote **rp, const char *path, const struct remote_hello *h,
 		    sizeof(r->path) - 1);
 	}
 	memcpy(r->path, path, strlen(path) + 1);
-	if (hello_pack(r, h, e) < 0 || (rc = remote_greet(r, &r->sock, e)) <= 0) {
+	if (hello_pack(r, h, e) < 0 || (rc = remote_greet(r, &r->sock, &r->ready, e)) <= 0) {
 		rc = r->hello == NULL ? -1 : rc;
 		remote_close(r);
 		return rc;
@@ -199,10 +200,19 @@ remote_pid(const struct remote *r)
 	return r->ready.pid;
 }
 
+/* The message of a run whose server has ended: -2 after e. */
+static int
+server_gone(const struct remote *r, struct gf_err *e)
+{
+	return gf_fail(e, "the server (gpufiltd, pid %d, %s) ended during the run",
+	    r->ready.pid, r->path), -2;
+}
+
 int
 remote_lane_open(struct remote *r, struct remote_lane **lp, struct gf_err *e)
 {
 	struct remote_lane *l = calloc(1, sizeof(*l));
+	struct proto_ready ready;
 	int rc = 1;
 
 	*lp = NULL;
@@ -212,9 +222,20 @@ remote_lane_open(struct remote *r, struct remote_lane **lp, struct gf_err *e)
 	l->own.fd = -1;
 	/* The first lane takes the hello's connection; the others greet anew. */
 	l->sock = __atomic_exchange_n(&r->sock, -1, __ATOMIC_ACQ_REL);
-	if (l->sock < 0 && (rc = remote_greet(r, &l->sock, e)) <= 0) {
-		if (rc == 0)
-			gf_fail(e, "the server at %s no longer answers", r->path);
+	if (l->sock < 0 && (rc = remote_greet(r, &l->sock, &ready, e)) > 0 &&
+	    ready.pid != r->ready.pid) {
+		close(l->sock);
+		rc = 0;
+	}
+	if (rc <= 0) {
+		/*
+		 * A lane greets at its first image, perhaps long after the
+		 * hello: no server there, one that breaks off the greeting, or
+		 * another in its place means that the run's server has ended.
+		 * (-2: it refused this lane, and says why.)
+		 */
+		if (rc != -2)
+			server_gone(r, e);
 		free(l);
 		return -1;
 	}
@@ -322,14 +343,6 @@ window_index(struct remote_lane *l, const struct remote_mem *m,
 	return i;
 }
 
-/* The lane's server is gone: the message for it. */
-static int
-lane_gone(struct remote_lane *l, struct gf_err *e)
-{
-	return gf_fail(e, "the server (gpufiltd, pid %d, %s) ended during the run",
-	    l->r->ready.pid, l->r->path), -2;
-}
-
 /* Whether n bytes at p lie in m. */
 static int
 mem_holds(const struct remote_mem *m, const void *p, size_t n)
@@ -377,7 +390,7 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 	    (uint64_t)((char *)out->px - (char *)outm->base);
 	if ((wi = window_index(l, inm != NULL ? inm : &l->own, e)) < 0 ||
 	    (wo = window_index(l, outm != NULL ? outm : &l->own, e)) < 0)
-		return lane_gone(l, e);
+		return server_gone(l->r, e);
 	pi.gpu = gpu;
 	pi.width = in->width;
 	pi.height = in->height;
@@ -386,19 +399,19 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 	pi.in_win = (uint32_t)wi;
 	pi.out_win = (uint32_t)wo;
 	if (proto_send(l->sock, PROTO_IMAGE, &pi, sizeof(pi), -1, e) < 0)
-		return lane_gone(l, e);
+		return server_gone(l->r, e);
 	/* Rows as they come (a tall image's strips), then the end. */
 	for (;;) {
 		rc = proto_recv(l->sock, &m, sizeof(m), &type, &len, &fd, e);
 		if (fd >= 0)
 			close(fd);
 		if (rc <= 0)
-			return lane_gone(l, e);
+			return server_gone(l->r, e);
 		if (type != PROTO_ROWS || len != sizeof(pr))
 			break;
 		memcpy(&pr, m.buf + sizeof(m.h), sizeof(pr));
 		if (pr.rows <= done || pr.rows > out->height)
-			return lane_gone(l, e);
+			return server_gone(l->r, e);
 		if (outm == NULL)
 			memcpy((char *)out->px + (size_t)done * orow, (char *)l->own.base +
 			    pi.out_off + (size_t)done * orow,
@@ -408,7 +421,7 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 			rows->done(rows->arg, done);
 	}
 	if (type != PROTO_DONE || len != sizeof(d))
-		return lane_gone(l, e);
+		return server_gone(l->r, e);
 	memcpy(&d, m.buf + sizeof(m.h), sizeof(d));
 	d.msg[sizeof(d.msg) - 1] = '\0';
 	if (!d.ok) {
