@@ -190,8 +190,11 @@ gpus() {
 		what=${rest%%|*} files=${rest#*|}
 		one=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/$cmd --device 0 -o $WORK/out $files")
 		all=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/$cmd --device all -o $WORK/out $files")
-		echo "$PHOTOS $one $all" | awk -v w="$what" -v n="$n" '{ printf "gpus: %-26s server warm, one GPU %7.1f images/s, %d GPUs %7.1f images/s (%.2fx)\n",
-		    w, $1 / $2, n, $1 / $3, $2 / $3 }'
+		# A batch's LANES_BATCH lanes are shared among its GPUs: the
+		# same with that many on each GPU.
+		wide=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require GPUFILT_LANES=4 bin/$cmd --device all -o $WORK/out $files")
+		echo "$PHOTOS $one $all $wide" | awk -v w="$what" -v n="$n" '{ printf "gpus: %-26s server warm, one GPU %7.1f images/s, %d GPUs %7.1f images/s (%.2fx), 4 lanes a GPU %7.1f (%.2fx)\n",
+		    w, $1 / $2, n, $1 / $3, $2 / $3, $1 / $4, $2 / $4 }'
 	done
 	serve_down
 }
