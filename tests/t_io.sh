@@ -54,6 +54,7 @@ regress-pgm-stray-byte.pgm|garbage after image 1: byte 78
 regress-psd.psd|not an image this tool reads
 regress-hdr.hdr|not an image this tool reads
 regress-tiff-huge.tif|100000 x 100000 = 10000000000 pixels, more than the limit
+regress-tiff-sides-4g.tif|image is 2248147360 x 4261512864 pixels; the largest side supported is 262144
 regress-tiff-12bit.tif|TIFF page 1 has 12 bits per sample; 8 and 16 are read
 regress-tiff-float24.tif|TIFF page 1 has floating-point samples of 24 bits; 16, 32 and 64 are read
 regress-tiff-signed.tif|TIFF page 1 has sample format 2 (signed integer); unsigned integer and floating-point

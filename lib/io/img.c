@@ -439,7 +439,7 @@ img_check_size(const struct img_reader *r, long width, long height,
 {
 	long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
 	double bytes = (double)width * height * channels * gf_sample_bytes(maxval);
-	long long npx = (long long)width * height;
+	long long npx;
 
 	if (width < 1 || height < 1)
 		return gf_fail(e, "%s: image is %ld x %ld pixels; both sides must "
@@ -447,6 +447,7 @@ img_check_size(const struct img_reader *r, long width, long height,
 	if (width > GF_MAX_DIM || height > GF_MAX_DIM)
 		return gf_fail(e, "%s: image is %ld x %ld pixels; the largest side "
 		    "supported is %d", r->name, width, height, GF_MAX_DIM);
+	npx = (long long)width * height;       /* both sides checked: no overflow */
 	if (maxval < 1 || maxval > 65535)
 		return gf_fail(e, "%s: maxval is %u; it must be 1 to 65535",
 		    r->name, maxval);

@@ -21,6 +21,7 @@ OUTDIR/kspec/   kernel specs for kspec_parse.
 tests/t_io.sh runs the tools on the regress-* files and checks each is
 refused with its message; the fuzzers start from everything here.
 """
+import base64
 import math
 import os
 import struct
@@ -654,6 +655,11 @@ def regressions():
         'regress-pgm-stray-byte.pgm': b'P5\n2 1\n255\n\x07\x08x',
         'regress-psd.psd': b'8BPS\0\1' + bytes(40),
         'regress-tiff-huge.tif': tiff(100000, 100000, payload=False),
+        # Sides whose product overflows 64 bits: fuzz_img's find, as found.
+        'regress-tiff-sides-4g.tif': base64.b64decode(
+            'SUkqAAgAAAALAAABBAABAAAAoAEAhgEBBAABAAAAoIYB/gIBAwABAAAAIAAAAAMBAwAB'
+            'AAAAAQAAAAYBAwABAAAAAQAAABEBBAABAAAAkgAAABUBAwABAAAAAQAAABYBBAABAAAA'
+            'oIYBABcBBAABAAAAAJAvUBwBAwABAAAAAQAAAFMBAwABAAAAAwAAAAAAAAA='),
         'regress-tiff-12bit.tif': tiff(4, 4, 12),
         'regress-tiff-float24.tif': tiff(4, 4, 24, fmt=3),
         'regress-tiff-signed.tif': tiff(4, 4, 16, fmt=2),
