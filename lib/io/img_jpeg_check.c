@@ -107,6 +107,9 @@ check_idct_in_range(const JCOEF *b, const short *q)
 struct check_quant {
 	short q[DCTSIZE2];
 	unsigned short most[DCTSIZE2];
+	/* The same in zigzag order, as the walk meets the coefficients. */
+	short qz[DCTSIZE2];
+	unsigned short mostz[DCTSIZE2];
 	int usable;
 };
 
@@ -119,6 +122,32 @@ check_quant_init(struct check_quant *cq, const UINT16 *q)
 		cq->q[k] = (short)(q[k] <= 32767 ? q[k] : 1);
 		cq->most[k] = (unsigned short)(CHECK_COEF_MAX / (q[k] >= 1 ? q[k] : 1));
 	}
+	for (int k = 0; k < DCTSIZE2; k++) {
+		cq->qz[k] = cq->q[jpeg_natural_order[k]];
+		cq->mostz[k] = cq->most[jpeg_natural_order[k]];
+	}
+}
+
+/*
+ * A luma block's AC coefficients as the walk met them: n of them, each
+ * its zigzag index and value (the block is built only for the IDCT).
+ */
+struct walk_coefs {
+	int n;
+	unsigned char k[DCTSIZE2];
+	JCOEF v[DCTSIZE2];
+};
+
+/* check_idct_in_range of the block of DC dc and AC coefficients c. */
+static int
+check_coefs_in_range(int dc, const struct walk_coefs *c, const short *q)
+{
+	JCOEF blk[DCTSIZE2] = {0};
+
+	blk[0] = (JCOEF)dc;
+	for (int i = 0; i < c->n; i++)
+		blk[jpeg_natural_order[c->k[i]]] = c->v[i];
+	return check_idct_in_range(blk, q);
 }
 
 /*
@@ -286,7 +315,7 @@ walk_value(struct walk_bits *b, int s)
 
 /*
  * One block: its DC difference added to *pred.  With cq (a luma block),
- * its coefficients into blk (natural order, zeroed by the caller) and
+ * its AC coefficients into c (emptied by the caller) and
  * into *inside whether the engines decode it as libjpeg does: every
  * dequantised coefficient within CHECK_COEF_MAX, and the samples within
  * CHECK_SAMPLE_MAX of the centre, by the bound |DC|/8 + sum |AC|/4 (each
@@ -297,7 +326,7 @@ walk_value(struct walk_bits *b, int s)
 static int
 walk_block(struct walk_bits *b, const struct walk_huff *dc,
     const struct walk_huff *ac, int *pred, const struct check_quant *cq,
-    JCOEF *blk, int *inside)
+    struct walk_coefs *c, int *inside)
 {
 	long long sum = 0;
 	int s, over = 0;
@@ -331,11 +360,12 @@ walk_block(struct walk_bits *b, const struct walk_huff *dc,
 		if (s > 10 || k > DCTSIZE2 - 1)
 			return WALK_UNSURE;
 		if (cq != NULL) {
-			int v = walk_value(b, s), at = jpeg_natural_order[k];
+			int v = walk_value(b, s);
 			int a = v < 0 ? -v : v;
-			blk[at] = (JCOEF)v;
-			over |= a > cq->most[at];
-			sum += (long long)a * cq->q[at];
+			c->k[c->n] = (unsigned char)k;
+			c->v[c->n++] = (JCOEF)v;
+			over |= a > cq->mostz[k];
+			sum += (long long)a * cq->qz[k];
 		} else {
 			b->buf <<= s;
 			b->nbits -= s;
@@ -346,10 +376,9 @@ walk_block(struct walk_bits *b, const struct walk_huff *dc,
 		return WALK_UNSURE;
 	if (cq != NULL) {
 		int a = *pred < 0 ? -*pred : *pred;
-		blk[0] = (JCOEF)*pred;
 		over |= a > cq->most[0];
 		*inside = cq->usable && !over && (2 * sum + (long long)a * cq->q[0] <=
-		    8 * CHECK_SAMPLE_MAX || check_idct_in_range(blk, cq->q));
+		    8 * CHECK_SAMPLE_MAX || check_coefs_in_range(*pred, c, cq->q));
 	}
 	return WALK_CLEAN;
 }
@@ -394,7 +423,7 @@ img_jpeg_check_scan(j_decompress_ptr ci, const unsigned char *p, size_t n)
 	unsigned long long mcus = (unsigned long long)ci->MCUs_per_row *
 	    ci->MCU_rows_in_scan, left = ci->restart_interval;
 	struct check_quant cq = {.usable = 0};
-	JCOEF blk[DCTSIZE2];
+	struct walk_coefs coefs;
 	long outside = 0;
 	int rst = 0, st = WALK_CLEAN;
 
@@ -429,10 +458,9 @@ img_jpeg_check_scan(j_decompress_ptr ci, const unsigned char *p, size_t n)
 		for (int k = 0; k < ci->blocks_in_MCU && st == WALK_CLEAN; k++) {
 			int luma = ci->cur_comp_info[comp[k]]->component_index == 0;
 			int inside = 1;
-			if (luma)
-				memset(blk, 0, sizeof(blk));
+			coefs.n = 0;
 			st = walk_block(&b, dc[k], ac[k], &pred[comp[k]], luma ? &cq : NULL,
-			    blk, &inside);
+			    &coefs, &inside);
 			outside += !inside;
 		}
 		left--;
