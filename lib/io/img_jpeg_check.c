@@ -99,15 +99,14 @@ check_idct_in_range(const JCOEF *b, const short *q)
 
 /*
  * A component's quantisation table as the check uses it: each value as a
- * 16-bit signed number, and the largest coefficient that stays within
- * CHECK_COEF_MAX once dequantised.  usable 0: a value of 0 or above
- * 32767 (a 16-bit table), which the check does not weigh: every block
- * then counts as outside.
+ * 16-bit signed number (q, natural order, for the IDCT; qz, zigzag
+ * order, as the walk meets the coefficients), and the largest
+ * coefficient that stays within CHECK_COEF_MAX once dequantised (zigzag
+ * order).  usable 0: a value of 0 or above 32767 (a 16-bit table), which
+ * the check does not weigh: every block then counts as outside.
  */
 struct check_quant {
 	short q[DCTSIZE2];
-	unsigned short most[DCTSIZE2];
-	/* The same in zigzag order, as the walk meets the coefficients. */
 	short qz[DCTSIZE2];
 	unsigned short mostz[DCTSIZE2];
 	int usable;
@@ -120,11 +119,11 @@ check_quant_init(struct check_quant *cq, const UINT16 *q)
 	for (int k = 0; k < DCTSIZE2; k++) {
 		cq->usable &= q[k] >= 1 && q[k] <= 32767;
 		cq->q[k] = (short)(q[k] <= 32767 ? q[k] : 1);
-		cq->most[k] = (unsigned short)(CHECK_COEF_MAX / (q[k] >= 1 ? q[k] : 1));
 	}
 	for (int k = 0; k < DCTSIZE2; k++) {
+		unsigned v = q[jpeg_natural_order[k]];
 		cq->qz[k] = cq->q[jpeg_natural_order[k]];
-		cq->mostz[k] = cq->most[jpeg_natural_order[k]];
+		cq->mostz[k] = (unsigned short)(CHECK_COEF_MAX / (v >= 1 ? v : 1));
 	}
 }
 
@@ -376,7 +375,7 @@ walk_block(struct walk_bits *b, const struct walk_huff *dc,
 		return WALK_UNSURE;
 	if (cq != NULL) {
 		int a = *pred < 0 ? -*pred : *pred;
-		over |= a > cq->most[0];
+		over |= a > cq->mostz[0];         /* zigzag 0 is the DC */
 		*inside = cq->usable && !over && (2 * sum + (long long)a * cq->q[0] <=
 		    8 * CHECK_SAMPLE_MAX || check_coefs_in_range(*pred, c, cq->q));
 	}
