@@ -75,7 +75,8 @@ hello_pack(struct remote *r, const struct remote_hello *h, struct gf_err *e)
 
 /*
  * A connection to r's server, greeted: 1 with *sock and the answer in
- * r->ready; 0 no server answers; -2 refused (e why); -1 e.
+ * *ready; 0 no server answers; -2 refused (e why); -3 elsewhere (e
+ * why); -1 e.
  */
 static int
 remote_greet(struct remote *r, int *sock, struct proto_ready *ready,
@@ -154,7 +155,8 @@ remote_open(struct remote **rp, const char *path, const struct remote_hello *h,
 		    sizeof(r->path) - 1);
 	}
 	memcpy(r->path, path, strlen(path) + 1);
-	if (hello_pack(r, h, e) < 0 || (rc = remote_greet(r, &r->sock, &r->ready, e)) <= 0) {
+	if (hello_pack(r, h, e) < 0 ||
+	    (rc = remote_greet(r, &r->sock, &r->ready, e)) <= 0) {
 		rc = r->hello == NULL ? -1 : rc;
 		remote_close(r);
 		return rc;

@@ -47,7 +47,8 @@ int remote_pid(const struct remote *r);
 
 /*
  * A lane: a connection of its own (the first lane takes r's).  -1 with e
- * when it cannot connect or is refused.
+ * when the server refuses it, or says that the run's server ended when
+ * no server answers, or another has taken its place.
  */
 int remote_lane_open(struct remote *r, struct remote_lane **l,
     struct gf_err *e);
