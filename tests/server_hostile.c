@@ -5,10 +5,14 @@
  * run's, windows that are not sealed or not as large as they say, images
  * outside their window, at an odd offset of 16-bit samples or with
  * samples above their maxval, a flood of descriptors, and connections that end
- * at every step.  After each, the server must have ended that
- * connection (or refused the run) and still answer a status; at the end
- * it must hold no more descriptors than at the start.  Prints "ok NAME"
- * or "bad NAME WHY" lines for the harness's tally.
+ * at every step; and its pool: lends asked before the hello or of no
+ * size, buffers given back that were never lent, a lent buffer named by
+ * another process (which must be refused), and one written on, given
+ * back and lent again (which must come back zeroed).  After each, the
+ * server must have ended that connection (or refused the run) and still
+ * answer a status; at the end it must hold no more descriptors than at
+ * the start, but for its pool's.  Prints "ok NAME" or "bad NAME WHY"
+ * lines for the harness's tally.
  *
  * usage: server_hostile SOCKET VERSION
  */
@@ -21,15 +25,17 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proto.h"
 #include "sendfds.h"
 
 static const char *sock_path, *version;
-static int server_pid;
+static int server_pid, pool_buffers;
 
 static int
 dial(void)
@@ -123,6 +129,11 @@ alive(void)
 	buf[n] = '\0';
 	if (server_pid == 0)
 		sscanf(buf + sizeof(struct proto_hdr), "pid %d", &server_pid);
+	{
+		const char *b = strstr(buf + sizeof(struct proto_hdr), " served; ");
+		if (b != NULL)
+			sscanf(b, " served; %d buffers", &pool_buffers);
+	}
 	return 1;
 }
 
@@ -183,6 +194,122 @@ window(size_t size, int sealed)
 	return fd;
 }
 
+/*
+ * A buffer of the pool, of at least size bytes, lent on s: its memfd, or
+ * -1 when none came in 5 s (the pool makes one after the first ask).
+ */
+static int
+lend(int s, size_t size)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		struct proto_lend l = {size};
+		char buf[256], cb[CMSG_SPACE(sizeof(int))];
+		struct iovec io = {buf, sizeof(buf)};
+		struct msghdr m = {0};
+		struct cmsghdr *c;
+		int fd = -1;
+
+		msg(s, PROTO_LEND, &l, sizeof(l), -1);
+		m.msg_iov = &io;
+		m.msg_iovlen = 1;
+		m.msg_control = cb;
+		m.msg_controllen = sizeof(cb);
+		if (recvmsg(s, &m, MSG_CMSG_CLOEXEC) <
+		    (ssize_t)(sizeof(struct proto_hdr) + sizeof(l)))
+			return -1;
+		if ((c = CMSG_FIRSTHDR(&m)) != NULL && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+		if (fd >= 0)
+			return fd;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/* Whether n bytes of fd are all zero. */
+static int
+zeroed(int fd, size_t n)
+{
+	unsigned char *p = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+	size_t i = 0;
+
+	if (p == MAP_FAILED)
+		return 0;
+	while (i < n && p[i] == 0)
+		i++;
+	munmap(p, n);
+	return i == n;
+}
+
+/* The pool's cases (proto.h: PROTO_LEND, PROTO_GIVE). */
+static void
+pool_cases(void)
+{
+	struct proto_lend l = {1 << 20};
+	struct proto_window w = {.size = 1 << 20};
+	struct stat st;
+	pid_t kid;
+	int s, fd, t, status;
+
+	s = dial(); msg(s, PROTO_LEND, &l, sizeof(l), -1);
+	verdict("lend-before-hello", answer(s), 0); close(s);
+	s = ready(); l.size = 0; msg(s, PROTO_LEND, &l, sizeof(l), -1);
+	verdict("lend-no-size", answer(s), 0); close(s);
+	s = ready(); l.size = UINT64_MAX; msg(s, PROTO_LEND, &l, sizeof(l), -1);
+	verdict("lend-huge", answer(s), 0); close(s);
+	s = ready(); msg(s, PROTO_GIVE, NULL, 0, -1);
+	verdict("give-no-fd", answer(s), 0); close(s);
+	s = ready(); fd = window(1 << 20, 1); msg(s, PROTO_GIVE, NULL, 0, fd);
+	close(fd);
+	verdict("give-not-lent", answer(s), 0); close(s);
+
+	s = ready();
+	if ((fd = lend(s, 1 << 20)) < 0 || fstat(fd, &st) < 0 ||
+	    st.st_size < (1 << 20)) {
+		printf("bad hostile/lend: no buffer of 1 MB was lent in 5 s\n");
+		close(s);
+		return;
+	}
+	printf("%s hostile/lent-zeroed\n", zeroed(fd, 1 << 20) ? "ok" : "bad");
+	/* Another process may not name it; this one may, on another connection. */
+	if ((kid = fork()) == 0) {
+		int k = ready();
+		msg(k, PROTO_WINDOW, &w, sizeof(w), fd);
+		_exit(answer(k) == 0 ? 0 : 1);
+	}
+	status = -1;
+	if (kid > 0)
+		waitpid(kid, &status, 0);
+	verdict("lent-named-by-another-process", status == 0 ? 0 : -1, 0);
+	t = ready();
+	{
+		struct proto_image pi = {.gpu = -1, .width = 8, .height = 8,
+		    .channels = 1, .maxval = 255, .in_off = 0, .out_off = 1024};
+		msg(t, PROTO_WINDOW, &w, sizeof(w), fd);
+		msg(t, PROTO_IMAGE, &pi, sizeof(pi), -1);
+	}
+	verdict("lent-used-by-its-process", answer(t), PROTO_DONE);
+	/* Written on and given back: lent again, it is zeroed. */
+	{
+		unsigned char junk[4096];
+		memset(junk, 0xa5, sizeof(junk));
+		if (pwrite(fd, junk, sizeof(junk), 4096) < 0)
+			exit(2);
+	}
+	msg(s, PROTO_GIVE, NULL, 0, fd);
+	close(fd);
+	close(t);
+	close(s);
+	usleep(100000);
+	s = ready();
+	fd = lend(s, 1 << 20);
+	printf("%s hostile/lent-again-zeroed\n", fd >= 0 && zeroed(fd, 1 << 20) ?
+	    "ok" : "bad");
+	if (fd >= 0)
+		close(fd);
+	close(s);
+}
+
 static void
 image_case(const char *name, struct proto_image pi, size_t win)
 {
@@ -200,7 +327,7 @@ int
 main(int argc, char **argv)
 {
 	char junk[512];
-	int s, fd, before, after, p[2];
+	int s, fd, before, after, p[2], pooled;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: server_hostile SOCKET VERSION\n");
@@ -213,6 +340,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	before = fds_of_server();
+	pooled = pool_buffers;
 	srand(42);
 	for (size_t i = 0; i < sizeof(junk); i++)
 		junk[i] = (char)rand();
@@ -380,6 +508,8 @@ main(int argc, char **argv)
 	close(fd);
 	verdict("image-two-windows", answer(s), PROTO_DONE); close(s);
 
+	pool_cases();
+
 	/* A good image after all that: the server still filters. */
 	s = ready(); fd = window(4096, 1);
 	{
@@ -396,9 +526,11 @@ main(int argc, char **argv)
 
 	usleep(300000);         /* the connections' threads close their ends */
 	after = fds_of_server();
-	if (before < 0 || after > before)
-		printf("bad hostile/descriptors: the server held %d before, %d after\n",
-		    before, after);
+	alive();                /* the pool's buffers keep a descriptor each */
+	if (before < 0 || after > before + pool_buffers - pooled)
+		printf("bad hostile/descriptors: the server held %d before, %d after "
+		    "(its pool %d buffers more)\n", before, after,
+		    pool_buffers - pooled);
 	else
 		printf("ok hostile/descriptors\n");
 	return 0;

@@ -123,6 +123,30 @@ why="status $s1/$s2; $(diff -r "$SV/bs" "$SV/bp" | head -3)"
 check server/batch-with-failure sh -c '[ $1 = 1 ] && [ $2 = 1 ] &&
     diff -r "$3/bs" "$3/bp" >/dev/null && cmp -s "$3/bs.err" "$3/bp.err"' sh "$s1" "$s2" "$SV"
 
+# The server's pool (window.h): a batch's buffers borrowed from it,
+# lent again to the next batch, and all back when the runs end; the
+# bytes are those in process every time.
+mkdir -p "$SV/pool" "$SV/pool-p"
+for i in 1 2 3 4 5 6; do
+	for f in coins.pgm chelsea.png astro16.pgm; do
+		ln -sf "$SAMPLES/$f" "$SV/pool/$i-$f"
+	done
+done
+GPUFILT_SERVER=off "$BIN/edge" -q --auto -o "$SV/pool-p" "$SV"/pool/*
+lends() { "$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) lends$/\1/p'; }
+lends0=$(lends) pool_ok=0
+for k in 1 2 3; do
+	rm -rf "$SV/pool-s"
+	GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 "$BIN/edge" -q --auto \
+	    -o "$SV/pool-s" "$SV"/pool/* 2>"$SV/pool.err" &&
+	    diff -r "$SV/pool-s" "$SV/pool-p" >/dev/null && pool_ok=$((pool_ok + 1))
+	sleep 0.5       # the pool's thread makes what the run asked for
+done
+lends1=$(lends)
+why="$pool_ok of 3 runs as in process; lends $lends0 then $lends1; $("$BIN/gpufiltd" -s); $(head -c 300 "$SV/pool.err")"
+check server/pool sh -c '[ $1 = 3 ] && [ "$3" -gt "$2" ] &&
+    "$4/gpufiltd" -s | grep -q " 0 lent now,"' sh "$pool_ok" "$lends0" "$lends1" "$BIN"
+
 # The small-run rule with a server (GPUFILT_SERVED_SMALL_PIXELS): one
 # small image stays in the process, on its CPU, and -v says why; a
 # stream of two goes to the server.

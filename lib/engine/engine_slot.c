@@ -130,8 +130,10 @@ shared_wanted(struct engine *en)
  * the first has touched its pages; a buffer that must grow starts again
  * as plain memory.  When the server filters the run, the memory is
  * shared with it instead (a memfd it maps: remote_mem), so that it
- * reads and writes the pixels where they lie; plain memory if that
- * cannot be made (the lane copies it then).  NULL when out of memory.
+ * reads and writes the pixels where they lie: borrowed from its pool
+ * when it has one to lend (mapped and pinned there already), else made
+ * here; plain memory if neither can be (the lane copies it then).  NULL
+ * when out of memory.
  */
 void *
 hbuf_get(struct engine *en, struct hbuf *b, size_t n)
@@ -145,7 +147,8 @@ hbuf_get(struct engine *en, struct hbuf *b, size_t n)
 		return b->p;
 	}
 	hbuf_free(en, b);
-	if (shared_wanted(en) && remote_mem_alloc(&b->shm, cap, &e) == 0) {
+	if (shared_wanted(en) && (remote_mem_lend(en->o->remote, &b->shm, cap) ||
+	    remote_mem_alloc(&b->shm, cap, &e) == 0)) {
 		b->shared = 1;
 		b->p = b->shm.base;
 	} else {

@@ -30,6 +30,20 @@
  * writer encodes from, so that nothing is copied on the tool's side.  A
  * connection holds at most PROTO_WINDOWS of them.  A connection may
  * instead ask PROTO_STATUS (answered by PROTO_TEXT) or PROTO_STOP.
+ *
+ * The tool may borrow its buffers from the server's pool instead of
+ * making them (window.h says why), on a connection that said hello:
+ *
+ *   PROTO_LEND  a size                 ->
+ *                                      <-  PROTO_LENT + a memfd of at least
+ *                                          that size, zeroed; or none now
+ *                                          (size 0, no memfd)
+ *   PROTO_GIVE + a lent memfd          ->  (no answer: it goes back to the
+ *                                          pool once no lane holds it)
+ *
+ * A lent memfd is then a window like any other: its lanes send it as
+ * PROTO_WINDOW, and only connections of the process it was lent to may.
+ * What a connection borrowed goes back when it closes.
  */
 #ifndef GF_PROTO_H
 #define GF_PROTO_H
@@ -40,7 +54,7 @@
 #include "gf.h"
 #include "tool.h"
 
-#define PROTO_VERSION 2
+#define PROTO_VERSION 3
 #define PROTO_MAX_ARGS 256
 #define PROTO_MAX_ARGBYTES 32768
 #define PROTO_MAX_GPUS 32
@@ -64,6 +78,9 @@ enum proto_type {
 	PROTO_TEXT,
 	PROTO_ELSEWHERE,
 	PROTO_ROWS,
+	PROTO_LEND,
+	PROTO_LENT,
+	PROTO_GIVE,
 	PROTO_NTYPES
 };
 
@@ -85,6 +102,8 @@ struct proto_hello {
 	char tool[16];          /* sobel, conv2d, edge */
 	uint32_t argc;
 	int32_t strip_rows;     /* GPUFILT_STRIP_ROWS; 0: by size */
+	uint32_t lane;          /* a lane of a run that said hello already */
+	uint32_t pad;
 };
 
 /* PROTO_READY: the GPUs the run may use (none: the server's CPU, why). */
@@ -101,6 +120,11 @@ struct proto_window {
 	uint64_t size;
 	uint32_t index;         /* < PROTO_WINDOWS */
 	uint32_t pad;
+};
+
+/* PROTO_LEND: a window of at least size bytes; PROTO_LENT: its size (0: none). */
+struct proto_lend {
+	uint64_t size;
 };
 
 /*

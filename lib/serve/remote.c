@@ -1,15 +1,19 @@
 /*
  * remote.c - the tool's side of the server (remote.h): the hello, a
- * lane's connection and window, and one image there and back.
+ * lane's connection and window, the buffers borrowed from the server's
+ * pool, and one image there and back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -23,7 +27,13 @@
 
 struct remote {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	int sock;               /* the first connection, until a lane takes it */
+	/*
+	 * The hello's connection: the run's buffers are borrowed on it,
+	 * one at a time (mu), and go back when it closes; -1 once it broke
+	 * (the run's buffers are its own from then on).
+	 */
+	int sock;
+	pthread_mutex_t mu;
 	char *hello;            /* the hello's payload, for each lane */
 	size_t hello_len;
 	struct proto_ready ready;
@@ -149,7 +159,9 @@ remote_open(struct remote **rp, const char *path, const struct remote_hello *h,
 	if (r == NULL)
 		return gf_nomem(e, "out of memory");
 	r->sock = -1;
+	pthread_mutex_init(&r->mu, NULL);
 	if (strlen(path) >= sizeof(r->path)) {
+		pthread_mutex_destroy(&r->mu);
 		free(r);
 		return gf_fail(e, "socket path %s is longer than %zu bytes", path,
 		    sizeof(r->path) - 1);
@@ -161,6 +173,9 @@ remote_open(struct remote **rp, const char *path, const struct remote_hello *h,
 		remote_close(r);
 		return rc;
 	}
+	/* Every later hello is a lane's. */
+	memcpy(r->hello + offsetof(struct proto_hello, lane), &(uint32_t){1},
+	    sizeof(uint32_t));
 	*rp = r;
 	return 1;
 }
@@ -172,6 +187,7 @@ remote_close(struct remote *r)
 		return;
 	if (r->sock >= 0)
 		close(r->sock);
+	pthread_mutex_destroy(&r->mu);
 	free(r->hello);
 	free(r);
 }
@@ -222,9 +238,7 @@ remote_lane_open(struct remote *r, struct remote_lane **lp, struct gf_err *e)
 		return gf_nomem(e, "out of memory");
 	l->r = r;
 	l->own.fd = -1;
-	/* The first lane takes the hello's connection; the others greet anew. */
-	l->sock = __atomic_exchange_n(&r->sock, -1, __ATOMIC_ACQ_REL);
-	if (l->sock < 0 && (rc = remote_greet(r, &l->sock, &ready, e)) > 0 &&
+	if ((rc = remote_greet(r, &l->sock, &ready, e)) > 0 &&
 	    ready.pid != r->ready.pid) {
 		close(l->sock);
 		rc = 0;
@@ -245,10 +259,18 @@ remote_lane_open(struct remote *r, struct remote_lane **lp, struct gf_err *e)
 	return 0;
 }
 
+/* An id no other remote_mem of this process has had. */
+static unsigned long long
+mem_id(void)
+{
+	static unsigned long long ids;
+
+	return __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED);
+}
+
 int
 remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e)
 {
-	static unsigned long long ids;
 	int err;
 
 	memset(m, 0, sizeof(*m));
@@ -280,13 +302,69 @@ remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e)
 		    size, strerror(err));
 	}
 	m->size = size;
-	m->id = __atomic_add_fetch(&ids, 1, __ATOMIC_RELAXED);
+	m->id = mem_id();
 	return 0;
+}
+
+int
+remote_mem_lend(struct remote *r, struct remote_mem *m, size_t size)
+{
+	union {
+		struct proto_hdr h;
+		char buf[sizeof(struct proto_hdr) + sizeof(struct proto_lend)];
+	} a;
+	struct proto_lend l = {(size + 0xfffff) & ~(size_t)0xfffff};
+	struct gf_err e;
+	struct stat st;
+	uint32_t type;
+	size_t len;
+	int fd = -1, rc;
+
+	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	if (r == NULL || l.size == 0 || l.size > PROTO_MAX_WINDOW)
+		return 0;
+	pthread_mutex_lock(&r->mu);
+	rc = r->sock >= 0 &&
+	    proto_send(r->sock, PROTO_LEND, &l, sizeof(l), -1, &e) == 0 &&
+	    proto_recv(r->sock, &a, sizeof(a), &type, &len, &fd, &e) > 0 &&
+	    type == PROTO_LENT && len == sizeof(l);
+	if (!rc && r->sock >= 0) {
+		close(r->sock);         /* no more asking: the lanes will tell */
+		r->sock = -1;
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (rc)
+		memcpy(&l, a.buf + sizeof(a.h), sizeof(l));
+	/* None now, or not what was asked: the run makes its own. */
+	if (!rc || fd < 0 || l.size < size || l.size > PROTO_MAX_WINDOW ||
+	    fstat(fd, &st) < 0 || (uint64_t)st.st_size != l.size ||
+	    (m->base = mmap(NULL, (size_t)l.size, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_POPULATE, fd, 0)) == MAP_FAILED) {
+		m->base = NULL;
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	m->fd = fd;
+	m->size = (size_t)l.size;
+	m->id = mem_id();
+	m->lender = r;
+	return 1;
 }
 
 void
 remote_mem_free(struct remote_mem *m)
 {
+	struct remote *r = m->lender;
+	struct gf_err e;
+
+	if (r != NULL) {
+		pthread_mutex_lock(&r->mu);
+		if (r->sock >= 0)
+			(void)proto_send(r->sock, PROTO_GIVE, NULL, 0, m->fd, &e);
+		pthread_mutex_unlock(&r->mu);
+	}
 	if (m->base != NULL)
 		munmap(m->base, m->size);
 	if (m->fd >= 0)

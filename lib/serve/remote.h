@@ -46,7 +46,7 @@ const char *remote_gpu_name(const struct remote *r, int i);
 int remote_pid(const struct remote *r);
 
 /*
- * A lane: a connection of its own (the first lane takes r's).  -1 with e
+ * A lane: a connection of its own.  -1 with e
  * when the server refuses it, or says that the run's server ended when
  * no server answers, or another has taken its place.
  */
@@ -65,10 +65,19 @@ struct remote_mem {
 	size_t size;
 	int fd;
 	unsigned long long id;
+	struct remote *lender;  /* borrowed from its server's pool; NULL: made */
 };
 
 /* m of at least size bytes (its pages come as they are written): 0, or -1 e. */
 int remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e);
+/*
+ * m of at least size bytes borrowed from the pool of r's server (r NULL:
+ * none): mapped here, its pages made, pinned there, zeroed.  1; 0 when
+ * the pool has none for it now (it may later), or the server is gone:
+ * the caller makes its own (remote_mem_alloc).
+ */
+int remote_mem_lend(struct remote *r, struct remote_mem *m, size_t size);
+/* Frees m; one borrowed goes back to its server's pool (remote_close'd after). */
 void remote_mem_free(struct remote_mem *m);
 
 /* What remote_filter tells of a tall image's rows as they come. */

@@ -5,8 +5,9 @@
  *
  * What a client can cost it: a thread while connected (at most
  * max_clients of them), mappings of the windows the client made (its
- * memory, not the server's; PROTO_WINDOWS at most), and a worker's time
- * per image.  Memory on
+ * memory, not the server's; PROTO_WINDOWS at most), the pool's windows
+ * it borrowed (PROTO_WINDOWS a connection; the pool is bounded), and a
+ * worker's time per image.  Memory on
  * a GPU is bounded by its workers: WORKERS per GPU, each keeping the
  * buffers of the largest image it filtered.  Nothing a client sends is
  * trusted: sizes, offsets and indices are checked before use, and a
@@ -70,6 +71,7 @@ struct server {
 struct server_conn {
 	struct server *srv;
 	int sock, slot;
+	pid_t pid;              /* the client's (SO_PEERCRED) */
 	void *ctx;              /* its tool's options (cli_tool_build's) */
 	struct tool tool;
 	const struct gf_opts *o;
@@ -77,6 +79,8 @@ struct server_conn {
 	int gpus[PROTO_MAX_GPUS];       /* the run's GPUs: indices of srv->dev */
 	int ngpus;
 	struct window *win[PROTO_WINDOWS];
+	struct window *lent[PROTO_WINDOWS];     /* borrowed from the pool */
+	int nlent;
 	int images;             /* filtered for it */
 	char *buf;              /* a message */
 };
@@ -187,6 +191,13 @@ sdev_close(struct sdev *d)
 	pthread_cond_destroy(&d->cv);
 }
 
+/* A GPU of s for CUDA calls that need a current one; -1: none. */
+static int
+any_gpu(const struct server *s)
+{
+	return s->ndev > 0 ? s->dev[0].base.device : -1;
+}
+
 int
 server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 {
@@ -200,7 +211,7 @@ server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 	s->o = *o;
 	s->t0 = s->last = gf_now_ms();
 	pthread_mutex_init(&s->mu, NULL);
-	windows_init(&s->wins);
+	windows_init(&s->wins, -1);
 	pthread_cond_init(&s->cv, NULL);
 	for (size_t i = 0; i < sizeof(s->socks) / sizeof(s->socks[0]); i++)
 		s->socks[i] = -1;
@@ -228,6 +239,9 @@ server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 			return -1;
 		}
 	}
+	pthread_mutex_lock(&s->wins.mu);
+	s->wins.device = any_gpu(s);
+	pthread_mutex_unlock(&s->wins.mu);
 	*sp = s;
 	return 0;
 }
@@ -245,10 +259,10 @@ server_close(struct server *s)
 {
 	if (s == NULL)
 		return;
+	windows_fini(&s->wins);         /* unpinned while the contexts live */
 	for (int i = 0; i < s->ndev; i++)
 		sdev_close(&s->dev[i]);
 	pthread_mutex_destroy(&s->mu);
-	windows_fini(&s->wins);
 	pthread_cond_destroy(&s->cv);
 	free(s);
 }
@@ -300,13 +314,6 @@ conn_gpus(struct server_conn *c, struct gf_err *e)
 	return 0;
 }
 
-/* A GPU of s for CUDA calls that need a current one; -1: none. */
-static int
-any_gpu(const struct server *s)
-{
-	return s->ndev > 0 ? s->dev[0].base.device : -1;
-}
-
 /* PROTO_HELLO: builds the client's tool and answers with its GPUs. */
 static int
 on_hello(struct server_conn *c, char *p, size_t len)
@@ -340,7 +347,7 @@ on_hello(struct server_conn *c, char *p, size_t len)
 	snprintf(r.why, sizeof(r.why), "%s", s->why);
 	r.pid = (int32_t)getpid();
 	pthread_mutex_lock(&s->mu);
-	s->runs++;
+	s->runs += h.lane == 0;
 	pthread_mutex_unlock(&s->mu);
 	return proto_send(c->sock, PROTO_READY, &r, sizeof(r), -1, &e);
 }
@@ -364,11 +371,55 @@ on_window(struct server_conn *c, const char *p, size_t len, int fd)
 	if (w.index >= PROTO_WINDOWS || w.size == 0 ||
 	    w.size > PROTO_MAX_WINDOW || seals < 0 || !(seals & F_SEAL_SHRINK) ||
 	    fstat(fd, &st) < 0 || (uint64_t)st.st_size < w.size ||
-	    (cw = window_get(&c->srv->wins, fd, (size_t)w.size, &st)) == NULL)
+	    (cw = window_get(&c->srv->wins, fd, (size_t)w.size, &st, c->pid)) ==
+	    NULL)
 		return -1;
-	window_drop(&c->srv->wins, c->win[w.index], any_gpu(c->srv));
+	window_drop(&c->srv->wins, c->win[w.index]);
 	c->win[w.index] = cw;
 	return 0;
+}
+
+/*
+ * PROTO_LEND: a window of the pool, lent to c's process; none (size 0)
+ * when the pool has none of about that size free now, or c holds as
+ * many as it may.
+ */
+static int
+on_lend(struct server_conn *c, const char *p, size_t len)
+{
+	struct proto_lend l;
+	struct window *w = NULL;
+	struct gf_err e;
+
+	if (c->ctx == NULL || len != sizeof(l))
+		return -1;
+	memcpy(&l, p, sizeof(l));
+	if (l.size == 0 || l.size > PROTO_MAX_WINDOW)
+		return -1;
+	/* (A client of another pid namespace has none here: it borrows none.) */
+	if (c->pid > 0 && c->nlent < PROTO_WINDOWS &&
+	    (w = window_lend(&c->srv->wins, (size_t)l.size, c->pid)) != NULL)
+		c->lent[c->nlent++] = w;
+	l.size = w != NULL ? w->size : 0;
+	return proto_send(c->sock, PROTO_LENT, &l, sizeof(l), w != NULL ? w->fd :
+	    -1, &e);
+}
+
+/* PROTO_GIVE: a window c borrowed goes back (once no lane holds it). */
+static int
+on_give(struct server_conn *c, size_t len, int fd)
+{
+	struct stat st;
+
+	if (len != 0 || fd < 0 || fstat(fd, &st) < 0)
+		return -1;
+	for (int i = 0; i < c->nlent; i++)
+		if (c->lent[i]->dev == st.st_dev && c->lent[i]->ino == st.st_ino) {
+			window_drop(&c->srv->wins, c->lent[i]);
+			c->lent[i] = c->lent[--c->nlent];
+			return 0;
+		}
+	return -1;
 }
 
 /*
@@ -571,9 +622,11 @@ on_status(struct server_conn *c)
 	struct server *s = c->srv;
 	char gpus[1024] = "";
 	size_t n = 0;
-	long runs, images;
-	int clients;
+	long runs, images, lends;
+	int clients, pooled, lent;
+	size_t bytes;
 
+	window_pool_count(&s->wins, &pooled, &bytes, &lent, &lends);
 	for (int i = 0; i < s->ndev && n < sizeof(gpus); i++)
 		n += (size_t)snprintf(gpus + n, sizeof(gpus) - n, "%sGPU %d (%s)",
 		    i ? ", " : "", s->dev[i].base.device, s->dev[i].base.name);
@@ -583,9 +636,10 @@ on_status(struct server_conn *c)
 	clients = s->clients - 1;
 	pthread_mutex_unlock(&s->mu);
 	return send_text(c, PROTO_TEXT, "pid %d, up %.0f s, %s%s; %d clients now; "
-	    "%ld runs and %ld images served", (int)getpid(),
-	    (gf_now_ms() - s->t0) / 1000, s->ndev > 0 ? gpus : "no GPU: ",
-	    s->ndev > 0 ? "" : s->why, clients, runs, images);
+	    "%ld runs and %ld images served; %d buffers of %.0f MB in the pool, "
+	    "%d lent now, %ld lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000,
+	    s->ndev > 0 ? gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients,
+	    runs, images, pooled, bytes / 1048576.0, lent, lends);
 }
 
 struct server_conn *
@@ -615,7 +669,7 @@ server_conn_step(struct server_conn *c)
 	rc = proto_recv(c->sock, c->buf, MSG_CAP, &type, &len, &fd, &e);
 	if (rc <= 0)
 		return -1;
-	if (fd >= 0 && type != PROTO_WINDOW) {
+	if (fd >= 0 && type != PROTO_WINDOW && type != PROTO_GIVE) {
 		close(fd);
 		return -1;
 	}
@@ -629,6 +683,13 @@ server_conn_step(struct server_conn *c)
 		return rc;
 	case PROTO_IMAGE:
 		return on_image(c, p, len);
+	case PROTO_LEND:
+		return on_lend(c, p, len);
+	case PROTO_GIVE:
+		rc = on_give(c, len, fd);
+		if (fd >= 0)
+			close(fd);
+		return rc;
 	case PROTO_STATUS:
 		return c->ctx == NULL && len == 0 ? on_status(c) : -1;
 	case PROTO_STOP:
@@ -649,7 +710,9 @@ server_conn_free(struct server_conn *c)
 	if (c == NULL)
 		return;
 	for (int i = 0; i < PROTO_WINDOWS; i++)
-		window_drop(&c->srv->wins, c->win[i], any_gpu(c->srv));
+		window_drop(&c->srv->wins, c->win[i]);
+	for (int i = 0; i < c->nlent; i++)
+		window_drop(&c->srv->wins, c->lent[i]);
 	free(c->ctx);
 	free(c->buf);
 	free(c);
@@ -666,6 +729,7 @@ conn_main(void *arg)
 	int sock = c->sock, slot = c->slot;
 
 	getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &who, &n);
+	c->pid = who.pid;
 	if (sockpath_peer_ok(sock, &e) < 0)
 		slog(s, "refused: %s", e.msg);
 	else

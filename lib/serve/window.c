@@ -2,9 +2,13 @@
  * window.c - the windows clients give the server (window.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -18,43 +22,83 @@
 
 enum { PIN_NO, PIN_GOING, PIN_YES, PIN_FAILED };
 
+static void *pool_main(void *arg);
+
 void
-windows_init(struct windows *ws)
+windows_init(struct windows *ws, int device)
 {
+	memset(ws, 0, sizeof(*ws));
 	pthread_mutex_init(&ws->mu, NULL);
-	ws->list = NULL;
-	ws->pinned = 0;
+	pthread_cond_init(&ws->cv, NULL);
 	ws->pinned_max = gf_pinned_budget();
+	ws->pool_max = ws->pinned_max;
+	ws->device = device;
+	ws->started = pthread_create(&ws->th, NULL, pool_main, ws) == 0;
+}
+
+/* Unpins and unmaps w, which nothing holds or lists any more. */
+static void
+window_free(struct windows *ws, struct window *w)
+{
+	if (w->pin == PIN_YES) {
+		/* The thread's current device, else the default one would open. */
+		if (ws->device >= 0)
+			(void)cudaSetDevice(ws->device);
+		(void)cudaHostUnregister(w->map);
+		(void)cudaGetLastError();
+	}
+	munmap(w->map, w->size);
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w);
 }
 
 void
 windows_fini(struct windows *ws)
 {
+	struct window *w;
+
+	pthread_mutex_lock(&ws->mu);
+	ws->stop = 1;
+	pthread_cond_broadcast(&ws->cv);
+	pthread_mutex_unlock(&ws->mu);
+	if (ws->started)
+		pthread_join(ws->th, NULL);
+	/* What is left is the pool's: every connection has ended. */
+	while ((w = ws->list) != NULL) {
+		ws->list = w->next;
+		window_free(ws, w);
+	}
+	pthread_cond_destroy(&ws->cv);
 	pthread_mutex_destroy(&ws->mu);
 }
 
 struct window *
-window_get(struct windows *ws, int fd, size_t size, const struct stat *st)
+window_get(struct windows *ws, int fd, size_t size, const struct stat *st,
+    pid_t pid)
 {
 	struct window *w;
 	void *m;
 
 	pthread_mutex_lock(&ws->mu);
 	for (w = ws->list; w != NULL; w = w->next)
-		if (w->dev == st->st_dev && w->ino == st->st_ino && w->size == size) {
-			w->refs++;
-			break;
+		if (w->dev == st->st_dev && w->ino == st->st_ino) {
+			if (w->size != size || (w->fd >= 0 && w->lender != pid))
+				w = NULL, errno = EPERM;
+			else
+				w->refs++;
+			pthread_mutex_unlock(&ws->mu);
+			return w;
 		}
 	pthread_mutex_unlock(&ws->mu);
-	if (w != NULL)
-		return w;
 	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED || (w = calloc(1, sizeof(*w))) == NULL) {
 		if (m != MAP_FAILED)
 			munmap(m, size);
 		return NULL;
 	}
-	*w = (struct window){NULL, st->st_dev, st->st_ino, m, size, 1, 0, PIN_NO};
+	*w = (struct window){NULL, st->st_dev, st->st_ino, m, size, 1, 0, PIN_NO,
+	    -1, 0, 0};
 	pthread_mutex_lock(&ws->mu);
 	w->next = ws->list;
 	ws->list = w;
@@ -63,7 +107,7 @@ window_get(struct windows *ws, int fd, size_t size, const struct stat *st)
 }
 
 void
-window_drop(struct windows *ws, struct window *w, int device)
+window_drop(struct windows *ws, struct window *w)
 {
 	struct window **pp;
 	int last;
@@ -71,7 +115,17 @@ window_drop(struct windows *ws, struct window *w, int device)
 	if (w == NULL)
 		return;
 	pthread_mutex_lock(&ws->mu);
-	if ((last = --w->refs == 0)) {
+	if ((last = --w->refs == 0) && w->fd >= 0) {
+		w->lender = -1;         /* no lend takes it while it is zeroed */
+		pthread_mutex_unlock(&ws->mu);
+		memset(w->map, 0, w->size);
+		pthread_mutex_lock(&ws->mu);
+		w->lender = 0;
+		w->uses = 0;
+		pthread_mutex_unlock(&ws->mu);
+		return;
+	}
+	if (last) {
 		for (pp = &ws->list; *pp != w; pp = &(*pp)->next)
 			;
 		*pp = w->next;
@@ -81,15 +135,7 @@ window_drop(struct windows *ws, struct window *w, int device)
 	pthread_mutex_unlock(&ws->mu);
 	if (!last)
 		return;
-	if (w->pin == PIN_YES) {
-		/* The thread's current device, else the default one would open. */
-		if (device >= 0)
-			(void)cudaSetDevice(device);
-		(void)cudaHostUnregister(w->map);
-		(void)cudaGetLastError();
-	}
-	munmap(w->map, w->size);
-	free(w);
+	window_free(ws, w);
 }
 
 int
@@ -98,7 +144,7 @@ window_pinned(struct windows *ws, struct window *w, int device)
 	int go;
 
 	pthread_mutex_lock(&ws->mu);
-	go = w->pin == PIN_NO && ++w->uses >= 2 &&
+	go = w->pin == PIN_NO && ++w->uses >= (w->fd >= 0 ? 1 : 2) &&
 	    ws->pinned + w->size <= ws->pinned_max;
 	if (go) {
 		w->pin = PIN_GOING;
@@ -130,4 +176,165 @@ window_populate(void *p, size_t n, int write)
 
 	(void)madvise((void *)a, n + ((uintptr_t)p - a), write ?
 	    MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+}
+
+/* ---- the pool */
+
+/*
+ * Makes room for size more bytes in the pool by freeing its free
+ * windows of other sizes, the least recently lent first: whether it
+ * fits now.  ws->mu held; dropped while a window is freed.
+ */
+static int
+pool_room(struct windows *ws, size_t size)
+{
+	while (ws->pooled + size > ws->pool_max) {
+		struct window *w, *old = NULL, **pp;
+		for (w = ws->list; w != NULL; w = w->next)
+			if (w->fd >= 0 && w->refs == 0 && w->lender == 0 &&
+			    w->size != size && (old == NULL || w->used < old->used))
+				old = w;
+		if (old == NULL)
+			return 0;
+		for (pp = &ws->list; *pp != old; pp = &(*pp)->next)
+			;
+		*pp = old->next;
+		ws->pooled -= old->size;
+		if (old->pin == PIN_YES)
+			ws->pinned -= old->size;
+		pthread_mutex_unlock(&ws->mu);
+		window_free(ws, old);
+		pthread_mutex_lock(&ws->mu);
+	}
+	return 1;
+}
+
+/*
+ * A new window of the pool of size bytes: its memfd sealed so that
+ * neither end can change its size, its pages made, and pinned while the
+ * budget holds.  NULL when it cannot be made.
+ */
+static struct window *
+pool_make(struct windows *ws, size_t size)
+{
+	struct window *w = calloc(1, sizeof(*w));
+	struct stat st;
+	int pin;
+
+	if (w == NULL)
+		return NULL;
+	w->map = MAP_FAILED;
+	if ((w->fd = memfd_create("gpufiltd-pool", MFD_CLOEXEC |
+	    MFD_ALLOW_SEALING)) < 0 ||
+	    ftruncate(w->fd, (off_t)size) < 0 ||
+	    fcntl(w->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_SEAL) < 0 || fstat(w->fd, &st) < 0 ||
+	    (w->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    w->fd, 0)) == MAP_FAILED) {
+		if (w->fd >= 0)
+			close(w->fd);
+		free(w);
+		return NULL;
+	}
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	w->size = size;
+	w->pin = PIN_NO;
+	window_populate(w->map, size, 1);
+	pthread_mutex_lock(&ws->mu);
+	pin = ws->device >= 0 && ws->pinned + size <= ws->pinned_max;
+	if (pin)
+		ws->pinned += size;
+	pthread_mutex_unlock(&ws->mu);
+	if (pin) {
+		if (cudaSetDevice(ws->device) == cudaSuccess &&
+		    cudaHostRegister(w->map, size, cudaHostRegisterPortable) ==
+		    cudaSuccess) {
+			w->pin = PIN_YES;
+		} else {
+			(void)cudaGetLastError();
+			pthread_mutex_lock(&ws->mu);
+			ws->pinned -= size;
+			pthread_mutex_unlock(&ws->mu);
+		}
+	}
+	return w;
+}
+
+/* The pool's thread: makes the windows that lends wanted, one at a time. */
+static void *
+pool_main(void *arg)
+{
+	struct windows *ws = arg;
+
+	pthread_mutex_lock(&ws->mu);
+	for (;;) {
+		struct window *w;
+		size_t size;
+
+		while (!ws->stop && ws->nwant == 0)
+			pthread_cond_wait(&ws->cv, &ws->mu);
+		if (ws->stop)
+			break;
+		size = ws->want[--ws->nwant];
+		pthread_mutex_unlock(&ws->mu);
+		w = pool_make(ws, size);
+		pthread_mutex_lock(&ws->mu);
+		if (w == NULL) {
+			ws->pooled -= size;
+			continue;
+		}
+		w->next = ws->list;
+		ws->list = w;
+	}
+	/* Wanted but not made: no longer counted. */
+	while (ws->nwant > 0)
+		ws->pooled -= ws->want[--ws->nwant];
+	pthread_mutex_unlock(&ws->mu);
+	return NULL;
+}
+
+struct window *
+window_lend(struct windows *ws, size_t size, pid_t pid)
+{
+	struct window *w, *best = NULL;
+
+	if (size == 0 || size > ws->pool_max)
+		return NULL;
+	pthread_mutex_lock(&ws->mu);
+	for (w = ws->list; w != NULL; w = w->next)
+		if (w->fd >= 0 && w->refs == 0 && w->lender == 0 &&
+		    w->size >= size && w->size - size <= size / 4 &&
+		    (best == NULL || w->size < best->size))
+			best = w;
+	if (best != NULL) {
+		best->refs = 1;
+		best->lender = pid;
+		best->used = gf_now_ms();
+		ws->lends++;
+	} else if (ws->started && !ws->stop &&
+	    ws->nwant < (int)(sizeof(ws->want) / sizeof(ws->want[0])) &&
+	    pool_room(ws, size)) {
+		ws->pooled += size;     /* counted as it is wanted */
+		ws->want[ws->nwant++] = size;
+		pthread_cond_signal(&ws->cv);
+	}
+	pthread_mutex_unlock(&ws->mu);
+	return best;
+}
+
+void
+window_pool_count(struct windows *ws, int *n, size_t *bytes, int *lent,
+    long *lends)
+{
+	*n = *lent = 0;
+	pthread_mutex_lock(&ws->mu);
+	for (struct window *w = ws->list; w != NULL; w = w->next)
+		if (w->fd >= 0) {
+			(*n)++;
+			*lent += w->refs > 0;
+		}
+	*bytes = ws->pooled;
+	*lends = ws->lends;
+	pthread_mutex_unlock(&ws->mu);
 }

@@ -8,6 +8,18 @@
  * (hbuf_pin).  A window is known by its file (dev, ino): while its
  * mapping lives, no other file has them.  It is unpinned and unmapped
  * when the last connection lets go of it.
+ *
+ * The pool: windows the server makes itself and lends (PROTO_LEND),
+ * so that a run's buffers are mapped here, their pages made and pinned
+ * before its first image, and stay so from run to run.  A batch meets
+ * each of its slots' buffers only a few times: a client's own window
+ * pays all of that on the images of the run (a third as fast through
+ * the first hundred images of 12 MP as through the rest).  A window is
+ * lent to one process at a time: a connection of another pid cannot
+ * name it.  When the last connection lets go of it, it is zeroed and
+ * goes back to the pool, which is bounded by the pinned budget.  A
+ * lend the pool cannot meet now is answered with none, and the pool's
+ * thread makes one of that size for a later lend.
  */
 #ifndef GF_WINDOW_H
 #define GF_WINDOW_H
@@ -15,6 +27,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 struct window {
 	struct window *next;    /* on windows.list */
@@ -26,31 +39,60 @@ struct window {
 	int refs;               /* connections' indices that hold it */
 	int uses;               /* images on a GPU that used it */
 	int pin;                /* PIN_* */
+	/* The pool's (fd >= 0): */
+	int fd;
+	pid_t lender;           /* lent to; 0: free; -1: being zeroed */
+	double used;            /* when it was last lent (ms) */
 };
 
 /* The server's windows, and what of them is pinned. */
 struct windows {
 	pthread_mutex_t mu;
+	pthread_cond_t cv;      /* the pool's thread: a size is wanted */
 	struct window *list;
 	size_t pinned, pinned_max;
+	/* The pool: its bytes (made, and wanted) and its thread. */
+	size_t pooled, pool_max;
+	size_t want[64];        /* sizes to make */
+	int nwant, stop, device;
+	long lends;             /* lent so far */
+	pthread_t th;
+	int started;
 };
 
-/* An eighth of the memory, at most 2 GiB, may be pinned. */
-void windows_init(struct windows *ws);
+/*
+ * An eighth of the memory, at most 2 GiB, may be pinned, and as much
+ * held in the pool, whose windows are pinned on GPU device's context
+ * (portable to the others; -1: the server has none, and pins nothing).
+ * windows_fini waits for the pool's thread and frees the pool.
+ */
+void windows_init(struct windows *ws, int device);
 void windows_fini(struct windows *ws);
 
 /*
- * The window of fd (size bytes, st its file's): the one mapped for it
- * already, or a new mapping, held once more.  NULL when it cannot be
- * mapped.
+ * A window of the pool of at least size bytes, lent to process pid and
+ * held once (its lender's hold; window_drop gives it back); NULL when
+ * the pool has none free of about that size now (and its thread makes
+ * one, if the budget allows).
+ */
+struct window *window_lend(struct windows *ws, size_t size, pid_t pid);
+/* The pool, for a status: its windows, bytes, how many are lent now and were. */
+void window_pool_count(struct windows *ws, int *n, size_t *bytes, int *lent,
+    long *lends);
+
+/*
+ * The window of fd (size bytes, st its file's), for a connection of
+ * process pid: the one mapped for it already, or a new mapping, held
+ * once more.  NULL when it cannot be mapped, or it is the pool's and not
+ * lent to pid.
  */
 struct window *window_get(struct windows *ws, int fd, size_t size,
-    const struct stat *st);
+    const struct stat *st, pid_t pid);
 /*
- * Lets go of w (NULL: nothing): unpinned (on GPU device's context, -1
- * when the server has none) and unmapped when nothing holds it.
+ * Lets go of w (NULL: nothing): unpinned and unmapped when nothing
+ * holds it; the pool's is zeroed and goes back to the pool instead.
  */
-void window_drop(struct windows *ws, struct window *w, int device);
+void window_drop(struct windows *ws, struct window *w);
 /*
  * Whether w is pinned for an image on GPU device now: it is pinned here
  * (portable to the other GPUs) at its second such image, while the
