@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime.h>
@@ -22,6 +23,9 @@
 
 enum { PIN_NO, PIN_GOING, PIN_YES, PIN_FAILED };
 
+/* How long a lend waits for a window of its size that is being zeroed. */
+#define ZERO_WAIT_MS 200
+
 static void *pool_main(void *arg);
 
 void
@@ -30,10 +34,13 @@ windows_init(struct windows *ws, int device)
 	memset(ws, 0, sizeof(*ws));
 	pthread_mutex_init(&ws->mu, NULL);
 	pthread_cond_init(&ws->cv, NULL);
+	pthread_cond_init(&ws->zeroed, NULL);
 	ws->pinned_max = gf_pinned_budget();
 	ws->pool_max = ws->pinned_max;
 	ws->device = device;
-	ws->started = pthread_create(&ws->th, NULL, pool_main, ws) == 0;
+	while (ws->started < POOL_THREADS &&
+	    pthread_create(&ws->th[ws->started], NULL, pool_main, ws) == 0)
+		ws->started++;
 }
 
 /* Unpins and unmaps w, which nothing holds or lists any more. */
@@ -62,14 +69,15 @@ windows_fini(struct windows *ws)
 	ws->stop = 1;
 	pthread_cond_broadcast(&ws->cv);
 	pthread_mutex_unlock(&ws->mu);
-	if (ws->started)
-		pthread_join(ws->th, NULL);
+	for (int i = 0; i < ws->started; i++)
+		pthread_join(ws->th[i], NULL);
 	/* What is left is the pool's: every connection has ended. */
 	while ((w = ws->list) != NULL) {
 		ws->list = w->next;
 		window_free(ws, w);
 	}
 	pthread_cond_destroy(&ws->cv);
+	pthread_cond_destroy(&ws->zeroed);
 	pthread_mutex_destroy(&ws->mu);
 }
 
@@ -98,7 +106,7 @@ window_get(struct windows *ws, int fd, size_t size, const struct stat *st,
 		return NULL;
 	}
 	*w = (struct window){NULL, st->st_dev, st->st_ino, m, size, 1, 0, PIN_NO,
-	    -1, 0, 0};
+	    -1, 0, 0, NULL};
 	pthread_mutex_lock(&ws->mu);
 	w->next = ws->list;
 	ws->list = w;
@@ -116,12 +124,10 @@ window_drop(struct windows *ws, struct window *w)
 		return;
 	pthread_mutex_lock(&ws->mu);
 	if ((last = --w->refs == 0) && w->fd >= 0) {
-		w->lender = -1;         /* no lend takes it while it is zeroed */
-		pthread_mutex_unlock(&ws->mu);
-		memset(w->map, 0, w->size);
-		pthread_mutex_lock(&ws->mu);
-		w->lender = 0;
-		w->uses = 0;
+		w->lender = -1;         /* no lend takes it until it is zeroed */
+		w->dirty = ws->dirty;
+		ws->dirty = w;
+		pthread_cond_signal(&ws->cv);
 		pthread_mutex_unlock(&ws->mu);
 		return;
 	}
@@ -261,7 +267,10 @@ pool_make(struct windows *ws, size_t size)
 	return w;
 }
 
-/* The pool's thread: makes the windows that lends wanted, one at a time. */
+/*
+ * A pool's thread: zeroes the windows given back, and makes those that
+ * lends wanted, one at a time.
+ */
 static void *
 pool_main(void *arg)
 {
@@ -272,10 +281,20 @@ pool_main(void *arg)
 		struct window *w;
 		size_t size;
 
-		while (!ws->stop && ws->nwant == 0)
+		while (!ws->stop && ws->nwant == 0 && ws->dirty == NULL)
 			pthread_cond_wait(&ws->cv, &ws->mu);
 		if (ws->stop)
 			break;
+		if ((w = ws->dirty) != NULL) {
+			ws->dirty = w->dirty;
+			pthread_mutex_unlock(&ws->mu);
+			memset(w->map, 0, w->size);
+			pthread_mutex_lock(&ws->mu);
+			w->lender = 0;
+			w->uses = 0;
+			pthread_cond_broadcast(&ws->zeroed);
+			continue;
+		}
 		size = ws->want[--ws->nwant];
 		pthread_mutex_unlock(&ws->mu);
 		w = pool_make(ws, size);
@@ -294,19 +313,42 @@ pool_main(void *arg)
 	return NULL;
 }
 
+/* Whether w of the pool fits a lend of size bytes. */
+static int
+pool_fits(const struct window *w, size_t size)
+{
+	return w->fd >= 0 && w->refs == 0 && w->size >= size &&
+	    w->size - size <= size / 4;
+}
+
 struct window *
 window_lend(struct windows *ws, size_t size, pid_t pid)
 {
 	struct window *w, *best = NULL;
+	struct timespec until;
+	int zeroing;
 
 	if (size == 0 || size > ws->pool_max)
 		return NULL;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += ZERO_WAIT_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&ws->mu);
-	for (w = ws->list; w != NULL; w = w->next)
-		if (w->fd >= 0 && w->refs == 0 && w->lender == 0 &&
-		    w->size >= size && w->size - size <= size / 4 &&
-		    (best == NULL || w->size < best->size))
-			best = w;
+	for (;;) {
+		zeroing = 0;
+		for (w = ws->list; w != NULL; w = w->next)
+			if (pool_fits(w, size)) {
+				zeroing |= w->lender == -1;
+				if (w->lender == 0 && (best == NULL ||
+				    w->size < best->size))
+					best = w;
+			}
+		/* The last batch's, given back a moment ago: wait for it. */
+		if (best != NULL || !zeroing || ws->stop ||
+		    pthread_cond_timedwait(&ws->zeroed, &ws->mu, &until) != 0)
+			break;
+	}
 	if (best != NULL) {
 		best->refs = 1;
 		best->lender = pid;

@@ -13,13 +13,15 @@
  * so that a run's buffers are mapped here, their pages made and pinned
  * before its first image, and stay so from run to run.  A batch meets
  * each of its slots' buffers only a few times: a client's own window
- * pays all of that on the images of the run (a third as fast through
- * the first hundred images of 12 MP as through the rest).  A window is
+ * pays all of that on the images of the run, the first use of each
+ * buffer through staging and the second pinning it.  A window is
  * lent to one process at a time: a connection of another pid cannot
- * name it.  When the last connection lets go of it, it is zeroed and
- * goes back to the pool, which is bounded by the pinned budget.  A
- * lend the pool cannot meet now is answered with none, and the pool's
- * thread makes one of that size for a later lend.
+ * name it.  When the last connection lets go of it, the pool's threads
+ * zero it (side by side: a batch gives back a gigabyte and more at
+ * once, and the next batch may be waiting for it) and it is free
+ * again.  The pool is bounded by the pinned budget.  A lend the pool
+ * cannot meet now is answered with none, and its threads make one of
+ * that size for a later lend.
  */
 #ifndef GF_WINDOW_H
 #define GF_WINDOW_H
@@ -41,23 +43,29 @@ struct window {
 	int pin;                /* PIN_* */
 	/* The pool's (fd >= 0): */
 	int fd;
-	pid_t lender;           /* lent to; 0: free; -1: being zeroed */
+	pid_t lender;           /* lent to; 0: free; -1: to be zeroed */
 	double used;            /* when it was last lent (ms) */
+	struct window *dirty;   /* the next on windows.dirty */
 };
+
+/* The pool's threads: they make the windows lends want, and zero those given back. */
+#define POOL_THREADS 8
 
 /* The server's windows, and what of them is pinned. */
 struct windows {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;      /* the pool's thread: a size is wanted */
+	pthread_cond_t cv;      /* the pool's threads: work for them */
+	pthread_cond_t zeroed;  /* a window given back is free again */
 	struct window *list;
 	size_t pinned, pinned_max;
 	/* The pool: its bytes (made, and wanted) and its thread. */
 	size_t pooled, pool_max;
 	size_t want[64];        /* sizes to make */
+	struct window *dirty;   /* given back, to be zeroed */
 	int nwant, stop, device;
 	long lends;             /* lent so far */
-	pthread_t th;
-	int started;
+	pthread_t th[POOL_THREADS];
+	int started;            /* threads */
 };
 
 /*
@@ -71,9 +79,9 @@ void windows_fini(struct windows *ws);
 
 /*
  * A window of the pool of at least size bytes, lent to process pid and
- * held once (its lender's hold; window_drop gives it back); NULL when
- * the pool has none free of about that size now (and its thread makes
- * one, if the budget allows).
+ * held once (its lender's hold; window_drop gives it back), waiting a
+ * moment for one being zeroed; NULL when the pool has none of about
+ * that size now (and its threads make one, if the budget allows).
  */
 struct window *window_lend(struct windows *ws, size_t size, pid_t pid);
 /* The pool, for a status: its windows, bytes, how many are lent now and were. */
