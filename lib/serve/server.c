@@ -1,7 +1,8 @@
 /*
  * server.c - the server (server.h): its GPUs, each with a bounded set of
- * workers (engine.h's lanes outside a run), and a thread per connection
- * that reads a client's messages (proto.h), one function per message.
+ * workers (engine.h's lanes outside a run), and a client's messages
+ * (proto.h), one function per message, which a thread per connection
+ * reads (server_loop.c).
  *
  * What a client can cost it: a thread while connected (at most
  * max_clients of them), mappings of the windows the client made (its
@@ -16,7 +17,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,69 +27,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "gpu.h"
 #include "poison.h"
-#include "proto.h"
-#include "server.h"
-#include "sockpath.h"
-#include "window.h"
-
-/* Workers per GPU: images filtered on it at once, and its memory's bound. */
-#define WORKERS 4
-
-/* A GPU the server keeps open, and its workers. */
-struct sdev {
-	struct server *srv;
-	struct gpu base;
-	int opened;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct engine_worker *free[WORKERS];
-	int nfree, nmade;       /* idle, and made (idle or at work) */
-	int images;             /* filtered here (mu) */
-	char why[512];          /* why it takes no more work ("" while it does) */
-};
-
-struct server {
-	struct server_opts o;
-	struct sdev dev[GF_MAX_DEVICES];
-	int ndev;
-	char why[512];          /* no GPU: why */
-	double t0;
-	pthread_mutex_t mu;     /* the counts below */
-	pthread_cond_t cv;      /* a connection ended */
-	int clients;            /* connections now */
-	int socks[4096];        /* theirs, to end them (-1: free) */
-	long runs, images;
-	double last;            /* when the last connection ended */
-	int stop;               /* a client asked it to stop */
-	struct windows wins;    /* the clients' windows (window.h) */
-};
-
-/* A client's connection. */
-struct server_conn {
-	struct server *srv;
-	int sock, slot;
-	pid_t pid;              /* the client's (SO_PEERCRED) */
-	void *ctx;              /* its tool's options (cli_tool_build's) */
-	struct tool tool;
-	const struct gf_opts *o;
-	int strip_rows;
-	int gpus[PROTO_MAX_GPUS];       /* the run's GPUs: indices of srv->dev */
-	int ngpus;
-	struct window *win[PROTO_WINDOWS];
-	struct window *lent[PROTO_WINDOWS];     /* borrowed from the pool */
-	int nlent;
-	int images;             /* filtered for it */
-	char *buf;              /* a message */
-};
+#include "server_int.h"
 
 #define MSG_CAP (sizeof(struct proto_hdr) + sizeof(struct proto_hello) + \
     PROTO_MAX_ARGBYTES)
 
-static void __attribute__((format(printf, 2, 3)))
-slog(struct server *s, const char *fmt, ...)
+void
+server_log(struct server *s, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -603,7 +548,7 @@ on_image(struct server_conn *c, const char *p, size_t len)
 	if (rc == 1) {
 		struct sdev *dv = &s->dev[c->gpus[pi.gpu]];
 		struct gf_err lost = e;
-		slog(s, "GPU %d lost its context: %s", dv->base.device, lost.msg);
+		server_log(s, "GPU %d lost its context: %s", dv->base.device, lost.msg);
 		gf_fail(&e, "%s (the GPU's context is lost: the server ends)",
 		    lost.msg);
 	}
@@ -716,135 +661,4 @@ server_conn_free(struct server_conn *c)
 	free(c->ctx);
 	free(c->buf);
 	free(c);
-}
-
-static void *
-conn_main(void *arg)
-{
-	struct server_conn *c = arg;
-	struct server *s = c->srv;
-	struct gf_err e = {0};
-	struct ucred who = {0};
-	socklen_t n = sizeof(who);
-	int sock = c->sock, slot = c->slot;
-
-	getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &who, &n);
-	c->pid = who.pid;
-	if (sockpath_peer_ok(sock, &e) < 0)
-		slog(s, "refused: %s", e.msg);
-	else
-		while (server_conn_step(c) == 0)
-			;
-	if (c->ctx != NULL)
-		slog(s, "pid %d: %s lane, %d images", (int)who.pid, c->tool.name,
-		    c->images);
-	server_conn_free(c);
-	pthread_mutex_lock(&s->mu);
-	close(sock);
-	s->socks[slot] = -1;
-	s->clients--;
-	s->last = gf_now_ms();
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
-	return NULL;
-}
-
-/* A new connection: its thread, or closed at once when there are too many. */
-static void
-conn_start(struct server *s, int sock)
-{
-	struct server_conn *c = server_conn_new(s, sock);
-	pthread_attr_t at;
-	pthread_t th;
-	int slot = -1;
-
-	pthread_mutex_lock(&s->mu);
-	if (c != NULL && s->clients < s->o.max_clients)
-		for (slot = 0; s->socks[slot] >= 0; slot++)
-			;
-	if (slot >= 0) {
-		s->socks[slot] = sock;
-		s->clients++;
-	}
-	pthread_mutex_unlock(&s->mu);
-	if (slot < 0)
-		goto refuse;
-	c->slot = slot;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&th, &at, conn_main, c) == 0) {
-		pthread_attr_destroy(&at);
-		return;
-	}
-	pthread_attr_destroy(&at);
-refuse:
-	slog(s, "a client was refused: %s", c == NULL ? "out of memory" :
-	    slot < 0 ? "too many clients" : "out of threads");
-	pthread_mutex_lock(&s->mu);
-	if (slot >= 0) {
-		s->socks[slot] = -1;
-		s->clients--;
-	}
-	pthread_mutex_unlock(&s->mu);
-	close(sock);
-	server_conn_free(c);
-}
-
-/* Ends every connection (their reads return) and waits for their threads. */
-static void
-conns_end(struct server *s)
-{
-	pthread_mutex_lock(&s->mu);
-	for (size_t i = 0; i < sizeof(s->socks) / sizeof(s->socks[0]); i++)
-		if (s->socks[i] >= 0)
-			shutdown(s->socks[i], SHUT_RDWR);
-	while (s->clients > 0)
-		pthread_cond_wait(&s->cv, &s->mu);
-	pthread_mutex_unlock(&s->mu);
-}
-
-int
-server_run(struct server *s, int listen_fd, int stop_fd, struct gf_err *e)
-{
-	int rc = 0;
-
-	for (;;) {
-		struct pollfd p[2] = {{listen_fd, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-		int timeout = 200, idle, stop;
-		double now = gf_now_ms();
-
-		pthread_mutex_lock(&s->mu);
-		idle = s->clients == 0 && s->o.idle_ms > 0 &&
-		    now - s->last >= s->o.idle_ms;
-		stop = s->stop;
-		pthread_mutex_unlock(&s->mu);
-		if (idle || stop) {
-			slog(s, idle ? "idle for %d s: ending" : "asked to stop: ending",
-			    s->o.idle_ms / 1000);
-			break;
-		}
-		if (poll(p, 2, timeout) < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = gf_fail(e, "poll: %s", strerror(errno));
-			break;
-		}
-		if (p[1].revents != 0) {
-			slog(s, "signalled: ending");
-			break;
-		}
-		if (p[0].revents & (POLLERR | POLLNVAL)) {
-			rc = gf_fail(e, "the listening socket failed");
-			break;
-		}
-		if (p[0].revents & POLLIN) {
-			int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-			if (c >= 0)
-				conn_start(s, c);
-			else if (errno == EMFILE || errno == ENFILE)
-				usleep(10000);  /* out of descriptors: let some close */
-		}
-	}
-	conns_end(s);
-	return rc;
 }

@@ -1,0 +1,73 @@
+/*
+ * server_int.h - what the server's two files share: server.c (its GPUs,
+ * their workers, and a connection's messages) and server_loop.c (the
+ * listening socket, a thread for each connection, the idle time and the
+ * stop).
+ */
+#ifndef GF_SERVER_INT_H
+#define GF_SERVER_INT_H
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "engine.h"
+#include "gpu.h"
+#include "proto.h"
+#include "server.h"
+#include "window.h"
+
+/* Workers per GPU: images filtered on it at once, and its memory's bound. */
+#define WORKERS 4
+
+/* A GPU the server keeps open, and its workers. */
+struct sdev {
+	struct server *srv;
+	struct gpu base;
+	int opened;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct engine_worker *free[WORKERS];
+	int nfree, nmade;       /* idle, and made (idle or at work) */
+	int images;             /* filtered here (mu) */
+	char why[512];          /* why it takes no more work ("" while it does) */
+};
+
+struct server {
+	struct server_opts o;
+	struct sdev dev[GF_MAX_DEVICES];
+	int ndev;
+	char why[512];          /* no GPU: why */
+	double t0;
+	pthread_mutex_t mu;     /* the counts below */
+	pthread_cond_t cv;      /* a connection ended */
+	int clients;            /* connections now */
+	int socks[4096];        /* theirs, to end them (-1: free) */
+	long runs, images;
+	double last;            /* when the last connection ended */
+	int stop;               /* a client asked it to stop */
+	struct windows wins;    /* the clients' windows (window.h) */
+};
+
+/* A client's connection. */
+struct server_conn {
+	struct server *srv;
+	int sock, slot;
+	pid_t pid;              /* the client's (SO_PEERCRED) */
+	void *ctx;              /* its tool's options (cli_tool_build's) */
+	struct tool tool;
+	const struct gf_opts *o;
+	int strip_rows;
+	int gpus[PROTO_MAX_GPUS];       /* the run's GPUs: indices of srv->dev */
+	int ngpus;
+	struct window *win[PROTO_WINDOWS];
+	struct window *lent[PROTO_WINDOWS];     /* borrowed from the pool */
+	int nlent;
+	int images;             /* filtered for it */
+	char *buf;              /* a message */
+};
+
+/* A line for the server's log (server_opts.log), if it keeps one. */
+void server_log(struct server *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
