@@ -163,19 +163,19 @@ cat "$SAMPLES/coins.pgm" "$SAMPLES/coins.pgm" |
 why="exit $st; $(head -c 300 "$SV/small2.err")"
 check server/small-rule-stream sh -c '[ $1 = 0 ] &&
     [ "$(grep -c "(filtered by gpufiltd)" "$2/small2.err")" = 2 ]' sh "$st" "$SV"
-# edge's share of the served rule is a sixteenth (its server overtakes
-# the CPU sooner): coins' 116352 pixels go to the server under 1000000,
-# and stay on the CPU under 16 times that.
-for px in 1000000 16000000; do
+# edge's share of the served rule is a quarter (its server overtakes
+# the CPU sooner): coins' 116352 pixels go to the server under 400000,
+# and stay on the CPU under 4 times that.
+for px in 400000 1600000; do
 	GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=$px "$BIN/edge" -v \
 	    "$SAMPLES/coins.pgm" "$SV/esmall.pgm" 2>"$SV/esmall.$px.err" ||
 	    echo "exit $?" >>"$SV/esmall.$px.err"
 done
-why="$(head -c 300 "$SV/esmall.1000000.err") / $(head -c 300 "$SV/esmall.16000000.err")"
-check server/small-rule-edge sh -c 'grep -q "(filtered by gpufiltd)" "$1.1000000.err" &&
-    ! grep -q "running on the CPU (one image" "$1.1000000.err" &&
-    grep -q "^edge: running on the CPU (one image of 384x303, at most 1000000 pixels" "$1.16000000.err" &&
-    ! grep -q "(filtered by gpufiltd)\|^exit" "$1.16000000.err"' sh "$SV/esmall"
+why="$(head -c 300 "$SV/esmall.400000.err") / $(head -c 300 "$SV/esmall.1600000.err")"
+check server/small-rule-edge sh -c 'grep -q "(filtered by gpufiltd)" "$1.400000.err" &&
+    ! grep -q "running on the CPU (one image" "$1.400000.err" &&
+    grep -q "^edge: running on the CPU (one image of 384x303, at most 400000 pixels" "$1.1600000.err" &&
+    ! grep -q "(filtered by gpufiltd)\|^exit" "$1.1600000.err"' sh "$SV/esmall"
 
 # A pipe of the three tools, each a client.
 "$BIN/conv2d" -k gauss:1.4 "$SAMPLES/chelsea.png" - | "$BIN/sobel" -t 60 - - |

@@ -97,10 +97,12 @@ struct gf_opts {
  */
 #define GF_SMALL_PIXELS (1LL << 24)
 /*
- * The same with a warm server: below the crossover where its round trip
- * beats --cpu (bench/crossover.sh with SERVED=1 measures it).
+ * The same with a warm server: 256 K pixels (512 x 512), below the
+ * crossover where its round trip beats --cpu, between 64 K and 1 M
+ * pixels since the server lends its buffers warm (bench/crossover.sh
+ * with SERVED=1 measures it).
  */
-#define GF_SERVED_SMALL_PIXELS (1LL << 24)
+#define GF_SERVED_SMALL_PIXELS (1LL << 18)
 
 /* Long-option codes of the shared options; a tool numbers its own from GF_OPT_TOOL. */
 enum {

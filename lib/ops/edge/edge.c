@@ -336,11 +336,10 @@ edge_tool(struct tool *t, struct edge_opts *o)
 	if (o->max)
 		t->cpu_weight = 8 * (t->cpu_weight > 1 ? t->cpu_weight : 1);
 	/*
-	 * A warm server overtakes edge's CPU work at about 1 MP, where
-	 * sobel's and conv2d's stay ahead on the CPU past 16 MP
-	 * (bench/crossover.sh SERVED=1).
+	 * A warm server overtakes edge's CPU work at about a quarter of
+	 * sobel's and conv2d's crossover (bench/crossover.sh SERVED=1).
 	 */
-	t->served_weight = 16;
+	t->served_weight = 4;
 	t->cpu = edge_tool_cpu;
 	t->gpu = edge_tool_gpu;
 	t->ctx = o;
