@@ -293,6 +293,7 @@ on_hello(struct server_conn *c, char *p, size_t len)
 	r.pid = (int32_t)getpid();
 	pthread_mutex_lock(&s->mu);
 	s->runs += h.lane == 0;
+	c->lane = h.lane != 0;
 	pthread_mutex_unlock(&s->mu);
 	return proto_send(c->sock, PROTO_READY, &r, sizeof(r), -1, &e);
 }

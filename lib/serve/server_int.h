@@ -62,6 +62,7 @@ struct server_conn {
 	struct window *win[PROTO_WINDOWS];
 	struct window *lent[PROTO_WINDOWS];     /* borrowed from the pool */
 	int nlent;
+	int lane;               /* a lane's (else the run's hello: its lends) */
 	int images;             /* filtered for it */
 	char *buf;              /* a message */
 };

@@ -34,9 +34,12 @@ conn_main(void *arg)
 	else
 		while (server_conn_step(c) == 0)
 			;
-	if (c->ctx != NULL)
+	if (c->ctx != NULL && c->lane)
 		server_log(s, "pid %d: %s lane, %d images", (int)who.pid, c->tool.name,
 		    c->images);
+	else if (c->ctx != NULL)
+		server_log(s, "pid %d: %s run ends, %d buffers borrowed at the end",
+		    (int)who.pid, c->tool.name, c->nlent);
 	server_conn_free(c);
 	pthread_mutex_lock(&s->mu);
 	close(sock);
