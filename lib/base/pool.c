@@ -46,6 +46,17 @@ pool_threads(int asked)
 	return n > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)n;
 }
 
+int
+pool_threads_for(int asked, double px)
+{
+	int n = pool_threads(asked);
+	double most = px / POOL_PIXELS;
+
+	if (most < 1)
+		most = 1;
+	return n > most ? (int)most : n;
+}
+
 static void *
 pool_worker(void *p)
 {

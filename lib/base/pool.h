@@ -39,6 +39,18 @@ typedef int (*pool_fn)(void *arg, int band, void *scratch);
 int pool_threads(int asked);
 
 /*
+ * The threads worth starting for work of px pixels of about sobel's
+ * cost each (a costlier filter counts each of its pixels as several):
+ * pool_threads(asked), but one for each POOL_PIXELS of work at most, and
+ * at least one.  Starting and joining a thread costs about what sobel
+ * does on that many pixels, so that a small image on a machine of many
+ * cores would wait for its threads more than it gains from them; the
+ * bytes are the same with any number of threads.
+ */
+#define POOL_PIXELS (1 << 17)
+int pool_threads_for(int asked, double px);
+
+/*
  * Runs fn(arg, b, scratch) for every b in 0..nbands-1 on up to nthreads
  * threads (0: the CPUs online), the calling thread among them, and
  * waits for all.  Each thread has scratch bytes of its own (64-byte

@@ -368,6 +368,9 @@ conv2d_cpu(const struct image *in, struct image *out,
 	if (conv2d_plan_make(p, in->maxval, pl, e) < 0 ||
 	    img_alloc_like(out, in, in->channels, e) < 0)
 		goto done;
+	/* Taps per sample, against sobel's nine. */
+	nthreads = pool_threads_for(nthreads, (double)in->width * in->height *
+	    in->channels * (pl->coef.kw * pl->coef.kh) / 9);
 	j.nbands = pool_bands(in->height, nthreads, 2 * pl->coef.kh + 8);
 	scratch = conv_scratch(&pl->coef, in->width);
 #ifdef CONV_SEP8

@@ -179,6 +179,7 @@ classify_cpu(const struct image *im, int border, const struct grad_thresh *p,
 	int ret;
 
 	j.zero = zero;
+	nthreads = pool_threads_for(nthreads, (double)im->width * im->height);
 	j.nbands = pool_bands(im->height, nthreads, EDGE_BAND_ROWS);
 	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands,
 	    ring_scratch(im->width), classify_band, &j);

@@ -121,6 +121,8 @@ max_band(void *arg, int b, void *scratch)
 static int
 max_run(struct max_job *j, int nthreads, struct gf_err *e)
 {
+	nthreads = pool_threads_for(nthreads, (double)j->in->width *
+	    j->in->height * j->in->channels);
 	j->nbands = pool_bands(j->in->height, nthreads, MAX_BAND_ROWS);
 	if (pool_run(nthreads, j->nbands, max_scratch(j->in->width), max_band,
 	    j) < 0)

@@ -69,6 +69,7 @@ otsu_histogram_cpu(const struct image *gray, int border, int l1,
 	void *zero = calloc((size_t)gray->width, 2);
 	int ret = -1;
 
+	nthreads = pool_threads_for(nthreads, (double)gray->width * gray->height);
 	j.nbands = pool_bands(gray->height, nthreads, OTSU_BAND_ROWS);
 	j.zero = zero;
 	j.hists = calloc((size_t)j.nbands * nbins, sizeof(uint32_t));

@@ -142,6 +142,7 @@ sobel_cpu(const struct image *gray, struct image *out,
 		return -1;
 	zero = calloc((size_t)gray->width, 2);
 	j.zero = zero;
+	nthreads = pool_threads_for(nthreads, (double)gray->width * gray->height);
 	j.nbands = pool_bands(gray->height, nthreads, SOBEL_BAND_ROWS);
 	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands,
 	    sobel_scratch(gray), sobel_band, &j);

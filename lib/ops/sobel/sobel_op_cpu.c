@@ -118,6 +118,7 @@ sobel_op_cpu(const struct image *gray, struct image *out,
 		return -1;
 	zero = calloc((size_t)gray->width, 2);
 	j.zero = zero;
+	nthreads = pool_threads_for(nthreads, (double)gray->width * gray->height);
 	j.nbands = pool_bands(gray->height, nthreads, SOBEL_OP_BAND_ROWS);
 	ret = zero == NULL ? -1 : pool_run(nthreads, j.nbands, scratch, op_band, &j);
 	free(zero);
