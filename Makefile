@@ -66,6 +66,12 @@ PKGS      := netpbm stb libpng libdeflate libjpeg libtiff-4 libexif libwebp \
              libwebpdemux libwebpmux zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# The tools and libgpufilt.so load libtiff at their first TIFF
+# (lib/io/img_tiff_lib.h), by the soname of the one built against; the
+# tests link it, to make their TIFFs.
+TOOL_PKG_LIBS = $(shell pkg-config --libs $(filter-out libtiff-4,$(PKGS)) 2>/dev/null)
+TIFF_SONAME  := $(shell objdump -p "$$(pkg-config --variable=libdir libtiff-4 \
+                2>/dev/null)/libtiff.so" 2>/dev/null | awk '$$1 == "SONAME" { print $$2 }')
 
 # lib/'s rooms, each a folder of its own (HACKING.md): every folder with a
 # header is on the include path, so a file names a header by its name.
@@ -75,7 +81,8 @@ LIB_INC  := $(patsubst %/,-I%,$(sort $(dir $(wildcard lib/*/*.h lib/*/*/*.h))))
 # Position-independent code throughout: the same objects make the tools
 # and the shared library (build/libgpufilt.so).
 ALL_CFLAGS    = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
-                -fPIC $(LIB_INC) -I$(CUDA)/include $(PKG_CFLAGS) $(CFLAGS)
+                -fPIC $(LIB_INC) -I$(CUDA)/include $(PKG_CFLAGS) \
+                $(if $(TIFF_SONAME),-DGF_TIFF_SONAME='"$(TIFF_SONAME)"') $(CFLAGS)
 ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false $(LIB_INC) -Xcompiler -Wall,-Wextra,-fPIC \
                 $(NVCCFLAGS)
 # The link line takes CFLAGS too (make CFLAGS=-fsanitize=address links the
@@ -83,6 +90,7 @@ ALL_NVCCFLAGS = -std=c++17 $(GENCODE) -fmad=false $(LIB_INC) -Xcompiler -Wall,-W
 LDFLAGS      ?=
 LDLIBS_CUDA   = -L$(CUDA)/lib64 -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm
 LDLIBS        = $(PKG_LIBS) $(LDLIBS_CUDA)
+LDLIBS_TOOLS  = $(TOOL_PKG_LIBS) $(LDLIBS_CUDA)
 
 # Each cmd/<tool>.c is a tool's definition; cmd/cli.c is the main they
 # share.  cmd/gpufiltd.c is the server's main: it serves every tool, so
@@ -138,7 +146,7 @@ $(LIB_SO): $(LIB_OBJS) build/dist/gpufilt.map
 	$(say) LD $@
 	$(Q)$(CC) -shared -Wl,-soname,libgpufilt.so.$(SO_MAJOR) \
 	    -Wl,--version-script=build/dist/gpufilt.map -Wl,--no-undefined \
-	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(PKG_LIBS) $(LDLIBS_CUDA)
+	    $(CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJS) $(TOOL_PKG_LIBS) $(LDLIBS_CUDA)
 	$(Q)ln -sf libgpufilt.so.$(VERSION) build/dist/libgpufilt.so.$(SO_MAJOR)
 	$(Q)ln -sf libgpufilt.so.$(SO_MAJOR) build/dist/libgpufilt.so
 
@@ -204,12 +212,12 @@ bin/gpufiltd: build/cmd/gpufiltd.o build/cmd/cli.o \
               $(TOOLS:%=build/cmd/nomain/%.o) build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(say) LD $@
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) build/libgpufilt.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) build/libgpufilt.a $(LDLIBS_TOOLS)
 
 bin/%: build/cmd/%.o build/cmd/cli.o build/libgpufilt.a
 	@mkdir -p $(@D)
 	$(say) LD $@
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/cmd/cli.o build/libgpufilt.a $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< build/cmd/cli.o build/libgpufilt.a $(LDLIBS_TOOLS)
 
 build/tests/%: tests/%.c build/libgpufilt.a
 	@mkdir -p $(@D)

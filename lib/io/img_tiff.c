@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <tiffio.h>
+#include "img_tiff_lib.h"
 
 #include "img_int.h"
 #include "img_tiff_int.h"
@@ -114,10 +114,12 @@ tiff_open(struct img_tiff *t, const char *name, const char *mode,
     uint64_t max_alloc)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+	TIFFOpenOptions *opts;
 
+	if (tiff_lib_load(t->msg, sizeof(t->msg)) < 0)
+		return -1;
 	pthread_once(&once, tiff_quiet_globals);
-	if (opts == NULL) {
+	if ((opts = TIFFOpenOptionsAlloc()) == NULL) {
 		snprintf(t->msg, sizeof(t->msg), "out of memory");
 		return -1;
 	}

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <tiffio.h>
+#include "img_tiff_lib.h"
 
 /*
  * A TIFF in memory, for libtiff's client procedures: mapped or read
