@@ -166,9 +166,15 @@ struct walk_bits {
 	long long pad;          /* zero bits put in past the marker */
 };
 
-/* A Huffman table: codes of up to 9 bits by lookup, longer ones by length. */
+/*
+ * A Huffman table: codes of up to 9 bits by lookup, longer ones by
+ * length.  An AC table also decodes, by one lookup, a coefficient whose
+ * code and value bits fit in those 9 (most of a photo's): fast holds
+ * value << 16 | run << 8 | the bits both take, 0 for any other.
+ */
 struct walk_huff {
 	unsigned short look[512];       /* (length << 8 | symbol), 0: longer */
+	int fast[512];
 	int maxcode[18];                /* largest code of each length, -1: none */
 	int valoff[18];                 /* symbol index of a code of each length */
 	unsigned char val[256];
@@ -272,6 +278,16 @@ walk_huff_init(struct walk_huff *h, const JHUFF_TBL *t)
 			return -1;
 		code <<= 1;
 	}
+	for (int i = 0; i < 512; i++) {
+		int len = h->look[i] >> 8, s = h->look[i] & 15, r, v;
+		h->fast[i] = 0;
+		if (len == 0 || s == 0 || len + s > 9)
+			continue;
+		r = (i >> (9 - len - s)) & ((1 << s) - 1);
+		v = r < 1 << (s - 1) ? r - (1 << s) + 1 : r;     /* walk_value's */
+		h->fast[i] = (int)((unsigned)v << 16) | (h->look[i] & 0xf0) << 4 |
+		    (len + s);
+	}
 	return 0;
 }
 
@@ -339,9 +355,25 @@ walk_block(struct walk_bits *b, const struct walk_huff *dc,
 	if (*pred > 32767 || *pred < -32767)
 		return WALK_UNSURE;
 	for (int k = 1; k < DCTSIZE2; k++) {
-		int rs, r;
+		int rs, r, f;
 		if (b->nbits < 32)
 			walk_fill(b);
+		if ((f = ac->fast[b->buf >> 55]) != 0) {
+			/* A code and its value of 9 bits at most: walk_value's s <= 8. */
+			k += (f >> 8) & 15;
+			if (k > DCTSIZE2 - 1)
+				return WALK_UNSURE;
+			b->buf <<= f & 0xff;
+			b->nbits -= f & 0xff;
+			if (cq != NULL) {
+				int v = f >> 16, a = v < 0 ? -v : v;
+				c->k[c->n] = (unsigned char)k;
+				c->v[c->n++] = (JCOEF)v;
+				over |= a > cq->mostz[k];
+				sum += (long long)a * cq->qz[k];
+			}
+			continue;
+		}
 		rs = walk_decode(b, ac);
 		r = rs >> 4;
 		s = rs & 15;
