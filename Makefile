@@ -323,7 +323,7 @@ build/asan/tests/%: tests/%.c build/asan/libgpufilt.a
 test-asan: check-deps
 	@$(MAKE) --no-print-directory $(ASAN_BINS) $(ASAN_TESTS) build/bench/framegen \
 	    build/bench/jpeggen build/bench/jpegdamage
-	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
+	@GF_ASAN=1 GF_BUILD=build/asan LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 	    UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh
 
 # test-tsan builds the same into build/tsan/ with ThreadSanitizer and runs
@@ -470,19 +470,19 @@ fuzz: build/fuzz/fuzz_img build/fuzz/fuzz_png build/fuzz/fuzz_tiff \
 	mkdir -p build/fuzz/corpus/img build/fuzz/corpus/png build/fuzz/corpus/tiff \
 	    build/fuzz/corpus/webp build/fuzz/corpus/kspec build/fuzz/corpus/jpeg \
 	    build/fuzz/corpus/proto
-	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_img -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp build/fuzz/fuzz_img -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/img build/fuzz/seeds/img
 	build/fuzz/fuzz_png -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/png build/fuzz/seeds/png
-	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_tiff -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp build/fuzz/fuzz_tiff -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/tiff build/fuzz/seeds/tiff
-	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_webp -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp build/fuzz/fuzz_webp -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/webp build/fuzz/seeds/webp
-	LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/fuzz/fuzz_jpegcheck -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp build/fuzz/fuzz_jpegcheck -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=build/fuzz/ build/fuzz/corpus/jpeg build/fuzz/seeds/jpeg
 	build/fuzz/fuzz_kspec -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
