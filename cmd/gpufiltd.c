@@ -349,6 +349,8 @@ serve(const struct daemon_opts *d, const char *path)
 		so.fault_at = atoi(env);
 	if ((env = getenv("GPUFILTD_IDLE_MS")) != NULL)       /* the tests' */
 		so.idle_ms = atoi(env);
+	if ((env = getenv("GPUFILTD_POOL_KEEP_MS")) != NULL)  /* the tests' */
+		so.pool_keep_ms = atoi(env);
 	if (server_open(&srv, &so, &e) < 0) {
 		tell(ready, e.msg);
 		if (ready < 0)

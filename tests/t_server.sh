@@ -147,6 +147,25 @@ why="$pool_ok of 3 runs as in process; lends $lends0 then $lends1; $("$BIN/gpufi
 check server/pool sh -c '[ $1 = 3 ] && [ "$3" -gt "$2" ] &&
     "$4/gpufiltd" -s | grep -q " 0 lent now,"' sh "$pool_ok" "$lends0" "$lends1" "$BIN"
 
+# An idle pool lets go of its buffers (GPUFILTD_POOL_KEEP_MS, a minute
+# by default): a server that keeps them 1 s holds some right after two
+# batches, and none 3 s later.
+pool_count() { "$BIN/gpufiltd" -s | sed -n 's/.*; \([0-9]*\) buffers of .*/\1/p'; }
+sv_stop
+sv_start GPUFILTD_POOL_KEEP_MS=1000
+for k in 1 2; do
+	rm -rf "$SV/pool-s"
+	GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 "$BIN/edge" -q --auto \
+	    -o "$SV/pool-s" "$SV"/pool/* 2>/dev/null
+done
+held=$(pool_count)
+sleep 3
+left=$(pool_count)
+sv_stop
+sv_start
+why="buffers in the pool: ${held:-none} after the batches, ${left:-none} 3 s later"
+check server/pool-idle sh -c '[ "${1:-0}" -gt 0 ] && [ "$2" = 0 ]' sh "$held" "$left"
+
 # The small-run rule with a server (GPUFILT_SERVED_SMALL_PIXELS): one
 # small image stays in the process, on its CPU, and -v says why; a
 # stream of two goes to the server.

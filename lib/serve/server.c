@@ -156,7 +156,7 @@ server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 	s->o = *o;
 	s->t0 = s->last = gf_now_ms();
 	pthread_mutex_init(&s->mu, NULL);
-	windows_init(&s->wins, -1);
+	windows_init(&s->wins, -1, o->pool_keep_ms);
 	pthread_cond_init(&s->cv, NULL);
 	for (size_t i = 0; i < sizeof(s->socks) / sizeof(s->socks[0]); i++)
 		s->socks[i] = -1;

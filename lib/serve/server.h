@@ -21,6 +21,7 @@ struct server_opts {
 	int devices[GF_MAX_DEVICES];
 	int ndevices;
 	int idle_ms;            /* end after this long with no client; 0: never */
+	int pool_keep_ms;       /* the pool's free windows kept this long; 0: its default */
 	int max_clients;        /* connections at once; more are closed at once */
 	int fault_at;           /* tests: the K-th image on a GPU loses its context */
 	int no_gpu;             /* tests, fuzzing: open no GPU, make no CUDA call */

@@ -29,7 +29,7 @@ enum { PIN_NO, PIN_GOING, PIN_YES, PIN_FAILED };
 static void *pool_main(void *arg);
 
 void
-windows_init(struct windows *ws, int device)
+windows_init(struct windows *ws, int device, int keep_ms)
 {
 	memset(ws, 0, sizeof(*ws));
 	pthread_mutex_init(&ws->mu, NULL);
@@ -37,6 +37,7 @@ windows_init(struct windows *ws, int device)
 	pthread_cond_init(&ws->zeroed, NULL);
 	ws->pinned_max = gf_pinned_budget();
 	ws->pool_max = ws->pinned_max;
+	ws->keep_ms = keep_ms > 0 ? keep_ms : POOL_KEEP_MS;
 	ws->device = device;
 	while (ws->started < POOL_THREADS &&
 	    pthread_create(&ws->th[ws->started], NULL, pool_main, ws) == 0)
@@ -268,8 +269,40 @@ pool_make(struct windows *ws, size_t size)
 }
 
 /*
- * A pool's thread: zeroes the windows given back, and makes those that
- * lends wanted, one at a time.
+ * Frees the pool's free windows that no lend has wanted for keep_ms.
+ * ws->mu held; dropped while they are freed.
+ */
+static void
+pool_trim(struct windows *ws)
+{
+	struct window **pp = &ws->list, *old = NULL, *w;
+	double now = gf_now_ms();
+
+	while ((w = *pp) != NULL) {
+		if (w->fd >= 0 && w->refs == 0 && w->lender == 0 &&
+		    now - w->used >= ws->keep_ms) {
+			*pp = w->next;
+			ws->pooled -= w->size;
+			if (w->pin == PIN_YES)
+				ws->pinned -= w->size;
+			w->next = old;
+			old = w;
+		} else {
+			pp = &w->next;
+		}
+	}
+	pthread_mutex_unlock(&ws->mu);
+	while ((w = old) != NULL) {
+		old = w->next;
+		window_free(ws, w);
+	}
+	pthread_mutex_lock(&ws->mu);
+}
+
+/*
+ * A pool's thread: zeroes the windows given back, makes those that
+ * lends wanted, one at a time, and, idle, lets go of what has not been
+ * wanted for a while.
  */
 static void *
 pool_main(void *arg)
@@ -278,11 +311,19 @@ pool_main(void *arg)
 
 	pthread_mutex_lock(&ws->mu);
 	for (;;) {
+		struct timespec tick;
 		struct window *w;
 		size_t size;
 
-		while (!ws->stop && ws->nwant == 0 && ws->dirty == NULL)
-			pthread_cond_wait(&ws->cv, &ws->mu);
+		while (!ws->stop && ws->nwant == 0 && ws->dirty == NULL) {
+			int ms = ws->keep_ms / 4 > 10 ? ws->keep_ms / 4 : 10;
+			clock_gettime(CLOCK_REALTIME, &tick);
+			tick.tv_nsec += (long)(ms % 1000) * 1000000L;
+			tick.tv_sec += ms / 1000 + tick.tv_nsec / 1000000000L;
+			tick.tv_nsec %= 1000000000L;
+			if (pthread_cond_timedwait(&ws->cv, &ws->mu, &tick) != 0)
+				pool_trim(ws);
+		}
 		if (ws->stop)
 			break;
 		if ((w = ws->dirty) != NULL) {
@@ -292,6 +333,7 @@ pool_main(void *arg)
 			pthread_mutex_lock(&ws->mu);
 			w->lender = 0;
 			w->uses = 0;
+			w->used = gf_now_ms();  /* its keep counts from now */
 			pthread_cond_broadcast(&ws->zeroed);
 			continue;
 		}
@@ -303,6 +345,7 @@ pool_main(void *arg)
 			ws->pooled -= size;
 			continue;
 		}
+		w->used = gf_now_ms();
 		w->next = ws->list;
 		ws->list = w;
 	}

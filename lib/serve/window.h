@@ -19,7 +19,8 @@
  * name it.  When the last connection lets go of it, the pool's threads
  * zero it (side by side: a batch gives back a gigabyte and more at
  * once, and the next batch may be waiting for it) and it is free
- * again.  The pool is bounded by the pinned budget.  A lend the pool
+ * again.  The pool is bounded by the pinned budget, and its threads let
+ * go of a window no lend has wanted for keep_ms.  A lend the pool
  * cannot meet now is answered with none, and its threads make one of
  * that size for a later lend.
  */
@@ -63,6 +64,7 @@ struct windows {
 	size_t want[64];        /* sizes to make */
 	struct window *dirty;   /* given back, to be zeroed */
 	int nwant, stop, device;
+	int keep_ms;            /* a free window unwanted this long is let go */
 	long lends;             /* lent so far */
 	pthread_t th[POOL_THREADS];
 	int started;            /* threads */
@@ -72,9 +74,12 @@ struct windows {
  * An eighth of the memory, at most 2 GiB, may be pinned, and as much
  * held in the pool, whose windows are pinned on GPU device's context
  * (portable to the others; -1: the server has none, and pins nothing).
- * windows_fini waits for the pool's thread and frees the pool.
+ * A free window that no lend wanted for keep_ms (0: POOL_KEEP_MS) is
+ * let go, so that an idle server holds little.  windows_fini waits for
+ * the pool's threads and frees the pool.
  */
-void windows_init(struct windows *ws, int device);
+#define POOL_KEEP_MS 60000
+void windows_init(struct windows *ws, int device, int keep_ms);
 void windows_fini(struct windows *ws);
 
 /*
