@@ -136,6 +136,9 @@ char *gf_escape(char *dst, size_t n, const char *src);
 
 /* A monotonic clock in milliseconds, for the -v timings. */
 double gf_now_ms(void);
+/* The time ms milliseconds from now, for pthread_cond_timedwait. */
+struct timespec;
+void gf_deadline(struct timespec *ts, long ms);
 /*
  * Host memory a process may pin for its images: an eighth of the
  * machine's, 2 GiB at most (the engine's slots, the server's windows).

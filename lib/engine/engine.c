@@ -203,12 +203,7 @@ engine_drain(struct engine *en)
 		    en->jdec.busy == 0)
 			break;
 		/* Work and done are signalled on two variables: look again soon. */
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 10 * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		gf_deadline(&ts, 10);
 		pthread_cond_timedwait(&en->writer_cv, &en->mu, &ts);
 	}
 	pthread_mutex_unlock(&en->mu);

@@ -196,10 +196,7 @@ jdec_take(struct engine *en, struct slot **slots, int now)
 	}
 	while (j->queue.n == 0 && en->readers_left > 0)
 		pthread_cond_wait(&j->cv, &en->mu);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += JDEC_FILL_MS * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
+	gf_deadline(&until, JDEC_FILL_MS);
 	while (j->queue.n < j->batch && en->readers_left > 0 && !en->stop &&
 	    pthread_cond_timedwait(&j->cv, &en->mu, &until) != ETIMEDOUT)
 		;

@@ -5,8 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +259,13 @@ remote_lane_open(struct remote *r, struct remote_lane **lp, struct gf_err *e)
 	return 0;
 }
 
+/* A window's bytes for size: whole megabytes, as both ends make them. */
+static size_t
+mem_round(size_t size)
+{
+	return (size + 0xfffff) & ~(size_t)0xfffff;
+}
+
 /* An id no other remote_mem of this process has had. */
 static unsigned long long
 mem_id(void)
@@ -275,7 +282,7 @@ remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e)
 
 	memset(m, 0, sizeof(*m));
 	m->fd = -1;
-	size = (size + 0xfffff) & ~(size_t)0xfffff;
+	size = mem_round(size);
 	if (size == 0 || size > PROTO_MAX_WINDOW)
 		return gf_fail(e, "%zu bytes of pixels are more than the server "
 		    "takes (%llu)", size, (unsigned long long)PROTO_MAX_WINDOW);
@@ -313,7 +320,7 @@ remote_mem_lend(struct remote *r, struct remote_mem *m, size_t size)
 		struct proto_hdr h;
 		char buf[sizeof(struct proto_hdr) + sizeof(struct proto_lend)];
 	} a;
-	struct proto_lend l = {(size + 0xfffff) & ~(size_t)0xfffff};
+	struct proto_lend l = {mem_round(size)};
 	struct gf_err e;
 	struct stat st;
 	uint32_t type;

@@ -532,8 +532,8 @@ on_image(struct server_conn *c, const char *p, size_t len)
 	memcpy(&pi, p, sizeof(pi));
 	if (image_check(c, &pi, &in, &out) < 0)
 		return -1;
-	window_populate(in.px, img_bytes(&in), 0);
-	window_populate(out.px, img_bytes(&out), 1);
+	window_populate(c->win[pi.in_win], in.px, img_bytes(&in), 0);
+	window_populate(c->win[pi.out_win], out.px, img_bytes(&out), 1);
 	memset(&d, 0, sizeof(d));
 	if ((rc = image_own(&in, &own, &e)) == -2)
 		return -1;

@@ -106,8 +106,8 @@ window_get(struct windows *ws, int fd, size_t size, const struct stat *st,
 			munmap(m, size);
 		return NULL;
 	}
-	*w = (struct window){NULL, st->st_dev, st->st_ino, m, size, 1, 0, PIN_NO,
-	    -1, 0, 0, NULL};
+	*w = (struct window){.dev = st->st_dev, .ino = st->st_ino, .map = m,
+	    .size = size, .refs = 1, .pin = PIN_NO, .fd = -1};
 	pthread_mutex_lock(&ws->mu);
 	w->next = ws->list;
 	ws->list = w;
@@ -176,8 +176,8 @@ window_pinned(struct windows *ws, struct window *w, int device)
 	return go;
 }
 
-void
-window_populate(void *p, size_t n, int write)
+static void
+populate(void *p, size_t n, int write)
 {
 	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
 
@@ -185,7 +185,37 @@ window_populate(void *p, size_t n, int write)
 	    MADV_POPULATE_WRITE : MADV_POPULATE_READ);
 }
 
+void
+window_populate(const struct window *w, void *p, size_t n, int write)
+{
+	if (w->fd < 0)          /* the pool's were made whole (pool_make) */
+		populate(p, n, write);
+}
+
 /* ---- the pool */
+
+/*
+ * Takes the pool's window *pp off the list, and out of what the pool
+ * and the pins count; ws->mu held.  The caller frees it (window_free).
+ */
+static struct window *
+pool_unlink(struct windows *ws, struct window **pp)
+{
+	struct window *w = *pp;
+
+	*pp = w->next;
+	ws->pooled -= w->size;
+	if (w->pin == PIN_YES)
+		ws->pinned -= w->size;
+	return w;
+}
+
+/* Whether w is the pool's, free: neither lent, held nor being zeroed. */
+static int
+pool_free(const struct window *w)
+{
+	return w->fd >= 0 && w->refs == 0 && w->lender == 0;
+}
 
 /*
  * Makes room for size more bytes in the pool by freeing its free
@@ -196,21 +226,16 @@ static int
 pool_room(struct windows *ws, size_t size)
 {
 	while (ws->pooled + size > ws->pool_max) {
-		struct window *w, *old = NULL, **pp;
-		for (w = ws->list; w != NULL; w = w->next)
-			if (w->fd >= 0 && w->refs == 0 && w->lender == 0 &&
-			    w->size != size && (old == NULL || w->used < old->used))
-				old = w;
+		struct window **pp, **old = NULL, *w;
+		for (pp = &ws->list; *pp != NULL; pp = &(*pp)->next)
+			if (pool_free(*pp) && (*pp)->size != size &&
+			    (old == NULL || (*pp)->used < (*old)->used))
+				old = pp;
 		if (old == NULL)
 			return 0;
-		for (pp = &ws->list; *pp != old; pp = &(*pp)->next)
-			;
-		*pp = old->next;
-		ws->pooled -= old->size;
-		if (old->pin == PIN_YES)
-			ws->pinned -= old->size;
+		w = pool_unlink(ws, old);
 		pthread_mutex_unlock(&ws->mu);
-		window_free(ws, old);
+		window_free(ws, w);
 		pthread_mutex_lock(&ws->mu);
 	}
 	return 1;
@@ -247,7 +272,7 @@ pool_make(struct windows *ws, size_t size)
 	w->ino = st.st_ino;
 	w->size = size;
 	w->pin = PIN_NO;
-	window_populate(w->map, size, 1);
+	populate(w->map, size, 1);
 	pthread_mutex_lock(&ws->mu);
 	pin = ws->device >= 0 && ws->pinned + size <= ws->pinned_max;
 	if (pin)
@@ -279,13 +304,8 @@ pool_trim(struct windows *ws)
 	double now = gf_now_ms();
 
 	while ((w = *pp) != NULL) {
-		if (w->fd >= 0 && w->refs == 0 && w->lender == 0 &&
-		    now - w->used >= ws->keep_ms) {
-			*pp = w->next;
-			ws->pooled -= w->size;
-			if (w->pin == PIN_YES)
-				ws->pinned -= w->size;
-			w->next = old;
+		if (pool_free(w) && now - w->used >= ws->keep_ms) {
+			pool_unlink(ws, pp)->next = old;
 			old = w;
 		} else {
 			pp = &w->next;
@@ -316,11 +336,7 @@ pool_main(void *arg)
 		size_t size;
 
 		while (!ws->stop && ws->nwant == 0 && ws->dirty == NULL) {
-			int ms = ws->keep_ms / 4 > 10 ? ws->keep_ms / 4 : 10;
-			clock_gettime(CLOCK_REALTIME, &tick);
-			tick.tv_nsec += (long)(ms % 1000) * 1000000L;
-			tick.tv_sec += ms / 1000 + tick.tv_nsec / 1000000000L;
-			tick.tv_nsec %= 1000000000L;
+			gf_deadline(&tick, ws->keep_ms / 4 > 10 ? ws->keep_ms / 4 : 10);
 			if (pthread_cond_timedwait(&ws->cv, &ws->mu, &tick) != 0)
 				pool_trim(ws);
 		}
@@ -373,10 +389,7 @@ window_lend(struct windows *ws, size_t size, pid_t pid)
 
 	if (size == 0 || size > ws->pool_max)
 		return NULL;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += ZERO_WAIT_MS * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
+	gf_deadline(&until, ZERO_WAIT_MS);
 	pthread_mutex_lock(&ws->mu);
 	for (;;) {
 		zeroing = 0;

@@ -114,10 +114,11 @@ void window_drop(struct windows *ws, struct window *w);
  */
 int window_pinned(struct windows *ws, struct window *w, int device);
 /*
- * Maps the pages of n bytes at p of a window at once (the client made
+ * Maps the pages of n bytes at p of window w at once (the client made
  * them; write: for writing), which costs less than a fault for each;
- * best effort.
+ * best effort.  The pool's windows are mapped whole when made: nothing
+ * to do for them.
  */
-void window_populate(void *p, size_t n, int write);
+void window_populate(const struct window *w, void *p, size_t n, int write);
 
 #endif
