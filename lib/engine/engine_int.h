@@ -509,6 +509,16 @@ int jdec_check(struct engine *en, const struct img_jpeg_bits *b, int job);
 /* ---- engine_lane.c */
 
 void *lane_main(void *arg);
+/*
+ * A lane's parts that the server's workers (engine_worker.c) share: its
+ * streams (lane_open, lane_close), an image of slot s on its GPU
+ * (lane_gpu), and the tool on the CPU (cpu_filter).
+ */
+int lane_open(struct lane *ln, struct gf_err *e);
+void lane_close(struct lane *ln);
+int lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e);
+int cpu_filter(const struct tool *tl, const struct image *in,
+    struct image *out, struct gf_times *t, struct gf_err *e);
 
 /* ---- engine_write.c: the ordered writer, opaque to the run */
 

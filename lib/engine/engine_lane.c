@@ -302,7 +302,7 @@ strips_told(struct lane *ln, struct slot *s, int rows, int nstrips,
 }
 
 /* One image on the GPU, strip by strip over the lane's two streams. */
-static int
+int
 lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 {
 	struct engine *en = ln->en;
@@ -425,7 +425,7 @@ lane_stage_open(struct lane *ln)
 	}
 }
 
-static int
+int
 lane_open(struct lane *ln, struct gf_err *e)
 {
 	for (ln->nsub = 0; ln->nsub < 2; ln->nsub++)
@@ -436,7 +436,7 @@ lane_open(struct lane *ln, struct gf_err *e)
 	return 0;
 }
 
-static void
+void
 lane_close(struct lane *ln)
 {
 	for (int i = 0; i < ln->nev; i++)
@@ -491,7 +491,7 @@ lane_image(struct lane *ln, struct slot *s, const struct gf_err *open_err)
  * The tool's CPU work on in into out (allocated by the tool), on the gray
  * of a colour image when the tool works on gray.
  */
-static int
+int
 cpu_filter(const struct tool *tl, const struct image *in, struct image *out,
     struct gf_times *t, struct gf_err *e)
 {
@@ -667,92 +667,4 @@ lane_main(void *arg)
 	else if (ln->dev != NULL)
 		lane_close(ln);
 	return NULL;
-}
-
-/* ---- the server's workers: a lane outside a run (engine.h) */
-
-struct engine_worker {
-	struct engine en;       /* what the lane reads of a run: tool, strips */
-	struct device dev;
-	struct lane ln;
-};
-
-int
-engine_worker_open(struct engine_worker **wp, const struct gpu *base,
-    struct gf_err *e)
-{
-	struct engine_worker *w = calloc(1, sizeof(*w));
-
-	*wp = NULL;
-	if (w == NULL)
-		return gf_nomem(e, "out of memory");
-	pthread_mutex_init(&w->en.mu, NULL);
-	pthread_cond_init(&w->en.cv, NULL);
-	w->en.filter.staging = 1;       /* the client's window is plain memory */
-	w->dev.en = &w->en;
-	w->dev.base = *base;
-	w->dev.base.owns_shared = 0;
-	w->dev.opened = 1;
-	w->ln.en = &w->en;
-	w->ln.dev = &w->dev;
-	w->ln.solo = 1;
-	if (lane_open(&w->ln, e) < 0) {
-		engine_worker_close(w);
-		return -1;
-	}
-	*wp = w;
-	return 0;
-}
-
-int
-engine_worker_filter(struct engine_worker *w, const struct tool *t,
-    int strip_rows, const struct image *in, struct image *out, int pinned,
-    void (*rows)(void *arg, int n), void *arg, struct gf_times *tm,
-    struct gf_err *e)
-{
-	struct slot s;
-	int rc;
-
-	memset(&s, 0, sizeof(s));
-	w->en.tool = t;
-	w->en.filter.strip_rows = strip_rows > 0 ? strip_rows : 0;
-	s.en = &w->en;
-	s.in = *in;
-	s.out = *out;
-	/* As a slot's pinned buffers: strip_upload and strip_queue move them directly. */
-	s.inbuf.p = in->px;
-	s.inbuf.pinned = pinned & 1;
-	s.outbuf.p = out->px;
-	s.outbuf.pinned = (pinned & 2) != 0;
-	w->ln.rows = rows;
-	w->ln.rows_arg = arg;
-	GPU_TRY(e, cudaSetDevice(w->dev.base.device));
-	rc = lane_gpu(&w->ln, &s, e);
-	*tm = s.t;
-	return rc;
-}
-
-int
-engine_worker_broken(struct engine_worker *w)
-{
-	return cudaSetDevice(w->dev.base.device) != cudaSuccess ||
-	    cudaDeviceSynchronize() != cudaSuccess;
-}
-
-void
-engine_worker_close(struct engine_worker *w)
-{
-	if (w == NULL)
-		return;
-	lane_close(&w->ln);
-	pthread_mutex_destroy(&w->en.mu);
-	pthread_cond_destroy(&w->en.cv);
-	free(w);
-}
-
-int
-engine_cpu_filter(const struct tool *t, const struct image *in,
-    struct image *out, struct gf_times *tm, struct gf_err *e)
-{
-	return cpu_filter(t, in, out, tm, e);
 }

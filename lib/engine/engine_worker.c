@@ -1,0 +1,95 @@
+/*
+ * engine_worker.c - the server's workers (engine.h): a lane outside a
+ * run, which filters one image at a time in a client's window, on the
+ * lane's code (engine_lane.c), and the CPU's filter for the server.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+struct engine_worker {
+	struct engine en;       /* what the lane reads of a run: tool, strips */
+	struct device dev;
+	struct lane ln;
+};
+
+int
+engine_worker_open(struct engine_worker **wp, const struct gpu *base,
+    struct gf_err *e)
+{
+	struct engine_worker *w = calloc(1, sizeof(*w));
+
+	*wp = NULL;
+	if (w == NULL)
+		return gf_nomem(e, "out of memory");
+	pthread_mutex_init(&w->en.mu, NULL);
+	pthread_cond_init(&w->en.cv, NULL);
+	w->en.filter.staging = 1;       /* the client's window is plain memory */
+	w->dev.en = &w->en;
+	w->dev.base = *base;
+	w->dev.base.owns_shared = 0;
+	w->dev.opened = 1;
+	w->ln.en = &w->en;
+	w->ln.dev = &w->dev;
+	w->ln.solo = 1;
+	if (lane_open(&w->ln, e) < 0) {
+		engine_worker_close(w);
+		return -1;
+	}
+	*wp = w;
+	return 0;
+}
+
+int
+engine_worker_filter(struct engine_worker *w, const struct tool *t,
+    int strip_rows, const struct image *in, struct image *out, int pinned,
+    void (*rows)(void *arg, int n), void *arg, struct gf_times *tm,
+    struct gf_err *e)
+{
+	struct slot s;
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	w->en.tool = t;
+	w->en.filter.strip_rows = strip_rows > 0 ? strip_rows : 0;
+	s.en = &w->en;
+	s.in = *in;
+	s.out = *out;
+	/* As a slot's pinned buffers: strip_upload and strip_queue move them directly. */
+	s.inbuf.p = in->px;
+	s.inbuf.pinned = pinned & 1;
+	s.outbuf.p = out->px;
+	s.outbuf.pinned = (pinned & 2) != 0;
+	w->ln.rows = rows;
+	w->ln.rows_arg = arg;
+	GPU_TRY(e, cudaSetDevice(w->dev.base.device));
+	rc = lane_gpu(&w->ln, &s, e);
+	*tm = s.t;
+	return rc;
+}
+
+int
+engine_worker_broken(struct engine_worker *w)
+{
+	return cudaSetDevice(w->dev.base.device) != cudaSuccess ||
+	    cudaDeviceSynchronize() != cudaSuccess;
+}
+
+void
+engine_worker_close(struct engine_worker *w)
+{
+	if (w == NULL)
+		return;
+	lane_close(&w->ln);
+	pthread_mutex_destroy(&w->en.mu);
+	pthread_cond_destroy(&w->en.cv);
+	free(w);
+}
+
+int
+engine_cpu_filter(const struct tool *t, const struct image *in,
+    struct image *out, struct gf_times *tm, struct gf_err *e)
+{
+	return cpu_filter(t, in, out, tm, e);
+}
