@@ -351,6 +351,9 @@ serve(const struct daemon_opts *d, const char *path)
 		so.idle_ms = atoi(env);
 	if ((env = getenv("GPUFILTD_POOL_KEEP_MS")) != NULL)  /* the tests' */
 		so.pool_keep_ms = atoi(env);
+	/* The tests': JPEGs offered to clients, each declined (none decoded). */
+	so.jpeg_decline = (env = getenv("GPUFILTD_JPEG_DECLINE")) != NULL &&
+	    strcmp(env, "1") == 0;
 	if (server_open(&srv, &so, &e) < 0) {
 		tell(ready, e.msg);
 		if (ready < 0)

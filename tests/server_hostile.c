@@ -11,8 +11,10 @@
  * back and lent again (which must come back zeroed).  After each, the
  * server must have ended that connection (or refused the run) and still
  * answer a status; at the end it must hold no more descriptors than at
- * the start, but for its pool's.  Prints "ok NAME" or "bad NAME WHY"
- * lines for the harness's tally.
+ * the start, but for its pool's; and JPEGs (PROTO_JPEG) whose bytes lie
+ * outside their window, of no orientation, of colour, of an unknown
+ * kind or for a colour tool.  Prints "ok NAME" or "bad NAME WHY" lines
+ * for the harness's tally.
  *
  * usage: server_hostile SOCKET VERSION
  */
@@ -130,9 +132,13 @@ alive(void)
 	if (server_pid == 0)
 		sscanf(buf + sizeof(struct proto_hdr), "pid %d", &server_pid);
 	{
-		const char *b = strstr(buf + sizeof(struct proto_hdr), " served; ");
+		/* "...; N buffers of M MB in the pool, ..." */
+		char *b = strstr(buf + sizeof(struct proto_hdr), " buffers of ");
+		while (b != NULL && b > buf + sizeof(struct proto_hdr) &&
+		    b[-1] >= '0' && b[-1] <= '9')
+			b--;
 		if (b != NULL)
-			sscanf(b, " served; %d buffers", &pool_buffers);
+			pool_buffers = atoi(b);
 	}
 	return 1;
 }
@@ -308,6 +314,68 @@ pool_cases(void)
 	if (fd >= 0)
 		close(fd);
 	close(s);
+}
+
+/*
+ * A JPEG image (PROTO_JPEG) of pi's fields on a connection past the hello
+ * of args (n strings, len bytes), in a window of win bytes whose first
+ * bytes are a JPEG's start: the server's answer, as answer's.
+ */
+static int
+jpeg_case(struct proto_image pi, size_t win, const char *args, uint32_t n,
+    size_t len)
+{
+	struct proto_window w = {.size = win};
+	int s = dial(), fd = window(win, 1), got;
+	static const unsigned char soi[] = {0xff, 0xd8, 0xff, 0xd9};
+
+	hello(s, n, args, len, version);
+	if (answer(s) != PROTO_READY) {
+		close(s);
+		close(fd);
+		return -1;
+	}
+	if (pwrite(fd, soi, sizeof(soi), 0) < 0)
+		exit(2);
+	msg(s, PROTO_WINDOW, &w, sizeof(w), fd);
+	close(fd);
+	msg(s, PROTO_IMAGE, &pi, sizeof(pi), -1);
+	got = answer(s);
+	close(s);
+	return got;
+}
+
+static void
+jpeg_cases(void)
+{
+	static const char sobel[] = "sobel\0-t\00060\0--cpu";
+	static const char conv[] = "conv2d\0-k\0gauss:1.4\0--cpu";
+	const struct proto_image good = {.gpu = -1, .width = 8, .height = 8,
+	    .channels = 1, .maxval = 255, .in_off = 0, .out_off = 1024,
+	    .kind = PROTO_JPEG, .orientation = 1, .in_len = 100};
+	struct proto_image pi;
+
+	verdict("jpeg-declined-on-the-cpu", jpeg_case(good, 4096, sobel, 4,
+	    sizeof(sobel)), PROTO_DONE);
+	pi = good; pi.orientation = 0;
+	verdict("jpeg-orientation-0", jpeg_case(pi, 4096, sobel, 4,
+	    sizeof(sobel)), 0);
+	pi = good; pi.orientation = 9;
+	verdict("jpeg-orientation-9", jpeg_case(pi, 4096, sobel, 4,
+	    sizeof(sobel)), 0);
+	pi = good; pi.in_len = 5000;
+	verdict("jpeg-bytes-past-window", jpeg_case(pi, 4096, sobel, 4,
+	    sizeof(sobel)), 0);
+	pi = good; pi.in_len = 2000;
+	verdict("jpeg-bytes-over-output", jpeg_case(pi, 4096, sobel, 4,
+	    sizeof(sobel)), 0);
+	pi = good; pi.channels = 3;
+	verdict("jpeg-colour", jpeg_case(pi, 4096, sobel, 4, sizeof(sobel)), 0);
+	pi = good; pi.kind = 7;
+	verdict("image-unknown-kind", jpeg_case(pi, 4096, sobel, 4,
+	    sizeof(sobel)), 0);
+	verdict("jpeg-colour-tool", jpeg_case(good, 4096, conv, 4,
+	    sizeof(conv)), 0);
 }
 
 static void
@@ -509,6 +577,7 @@ main(int argc, char **argv)
 	verdict("image-two-windows", answer(s), PROTO_DONE); close(s);
 
 	pool_cases();
+	jpeg_cases();
 
 	/* A good image after all that: the server still filters. */
 	s = ready(); fd = window(4096, 1);

@@ -166,6 +166,30 @@ sv_start
 why="buffers in the pool: ${held:-none} after the batches, ${left:-none} 3 s later"
 check server/pool-idle sh -c '[ "${1:-0}" -gt 0 ] && [ "$2" = 0 ]' sh "$held" "$left"
 
+# A batch's JPEGs go to a server that offers its engines as their bytes
+# (PROTO_JPEG): a server that offers them and declines each
+# (GPUFILTD_JPEG_DECLINE, for the tests) has the clients decode them
+# themselves, with the bytes, messages and status of a run in process;
+# JPEGs the check refuses (damaged) are decoded by the readers as ever.
+mkdir -p "$SV/jin" "$SV/js" "$SV/jp"
+for k in 1 2 3 4; do cp "$SAMPLES/small.jpg" "$SV/jin/copy$k.jpg"; done
+head -c 3000 "$SAMPLES/small.jpg" >"$SV/jin/cut.jpg"
+sv_stop
+sv_start GPUFILTD_JPEG_DECLINE=1
+GPUFILT_SERVER=require "$BIN/sobel" -v -t 60 -o "$SV/js" "$SV"/jin/* 2>"$SV/js.err"; s1=$?
+GPUFILT_SERVER=off "$BIN/sobel" -v -t 60 -o "$SV/jp" "$SV"/jin/* 2>"$SV/jp.err"; s2=$?
+for x in js jp; do
+	sed -e '/ images in [0-9.]* s, /d' -e '/ images, busy /d' -e '/^sobel: running on the CPU/d' \
+	    -e 's/ (filtered by gpufiltd)$//' -e 's/[0-9.]* ms/T ms/g' "$SV/$x.err" >"$SV/$x.s"
+done
+declined=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
+why="status $s1/$s2, declined ${declined:-none}; $(diff -r "$SV/js" "$SV/jp" | head -2); $(diff "$SV/js.err" "$SV/jp.err" | head -4 | tr '\n' ' ')"
+check server/jpeg-declined sh -c '[ $1 = 1 ] && [ $2 = 1 ] && [ "${3:-0}" -ge 4 ] &&
+    diff -r "$4/js" "$4/jp" >/dev/null && cmp -s "$4/js.s" "$4/jp.s"' \
+    sh "$s1" "$s2" "$declined" "$SV"
+sv_stop
+sv_start
+
 # The small-run rule with a server (GPUFILT_SERVED_SMALL_PIXELS): one
 # small image stays in the process, on its CPU, and -v says why; a
 # stream of two goes to the server.

@@ -360,6 +360,13 @@ struct jdec_stage {
 	int share;              /* readers decode while the engines are behind */
 	int pending;            /* decoders that have not yet tried (en->mu, en->cv) */
 	int grown;              /* the readers got SLOTS_JPEG more (en->mu) */
+	/*
+	 * The server's engines decode them (gpufiltd said so at the hello):
+	 * readers keep a batch's JPEGs as their bytes and check them as for
+	 * the GPU's own, and each goes to the lanes, which send it as such
+	 * (no decoder here).
+	 */
+	int remote;
 };
 
 /* engine_lane.c's state: the lanes and how they cut and move images. */
@@ -512,11 +519,14 @@ void *lane_main(void *arg);
 /*
  * A lane's parts that the server's workers (engine_worker.c) share: its
  * streams (lane_open, lane_close), an image of slot s on its GPU
- * (lane_gpu), and the tool on the CPU (cpu_filter).
+ * (lane_gpu), or of its JPEG's luma decoded there (lane_gpu_luma), and
+ * the tool on the CPU (cpu_filter).
  */
 int lane_open(struct lane *ln, struct gf_err *e);
 void lane_close(struct lane *ln);
 int lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e);
+int lane_gpu_luma(struct lane *ln, struct slot *s, const struct gpu_image *y,
+    struct gf_err *e);
 int cpu_filter(const struct tool *tl, const struct image *in,
     struct image *out, struct gf_times *t, struct gf_err *e);
 

@@ -99,6 +99,17 @@ jdec_init(struct engine *en)
 	j->wait = set->gpu_decode == 2;
 	j->wanted = en->o->strategy != GF_CPU &&
 	    (set->gpu_decode == 1 || j->wait);
+	/*
+	 * A server's engines are open already, and a batch through it waits
+	 * for the cores' decoding: its JPEGs go to them unless
+	 * GPUFILT_GPU_DECODE=0 says not.
+	 */
+	j->remote = en->o->remote != NULL && remote_jpeg(en->o->remote) &&
+	    en->tool->gray && en->o->strategy != GF_CPU && set->gpu_decode != 0;
+	if (j->remote) {
+		j->wanted = 1;
+		j->wait = 0;
+	}
 	j->batch = set->jpeg_batch;
 	if (j->batch < 1 || j->batch > JDEC_BATCH_MAX)
 		j->batch = JDEC_BATCH;
@@ -138,6 +149,9 @@ jdec_ready(struct engine *en)
 {
 	int on;
 
+	/* Served: a batch's (the small-run rule decodes one image here). */
+	if (en->jdec.remote)
+		return !en->small.armed;
 	if (en->jdec.wait && en->jdec.wanted)
 		devices_decision(en);
 	pthread_mutex_lock(&en->mu);
@@ -163,6 +177,10 @@ jdec_post(struct engine *en, struct slot *s)
 {
 	int grow;
 
+	if (en->jdec.remote) {          /* the server's lanes decode it */
+		slot_post_work(en, s);
+		return;
+	}
 	pthread_mutex_lock(&en->mu);
 	fifo_push(&en->jdec.queue, s);
 	pthread_cond_signal(&en->jdec.cv);

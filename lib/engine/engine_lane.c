@@ -338,18 +338,20 @@ lane_gpu(struct lane *ln, struct slot *s, struct gf_err *e)
 
 /*
  * One image whose luma the GPU's JPEG engines decoded on this lane's
- * device (s->ybuf, as stored): turned by its EXIF orientation into the
- * lane's input buffer where it must be, the tool's work, download.  The
- * upload time is the turning's.  Waits for its stream, so that the
- * buffer may go back to the decoder.
+ * device (y, as stored: in process the decoder's s->ybuf, in the server
+ * the worker's): turned by its EXIF orientation (s->bits) into the
+ * lane's input buffer where it must be, the tool's work, download into
+ * s->out.  The upload time is the turning's.  Waits for its stream, so
+ * that the buffer may go back to the decoder.
  */
-static int
-lane_gpu_luma(struct lane *ln, struct slot *s, struct gf_err *e)
+int
+lane_gpu_luma(struct lane *ln, struct slot *s, const struct gpu_image *y,
+    struct gf_err *e)
 {
 	struct engine *en = ln->en;
 	struct gpu *g = &ln->sub[0];
 	const struct image *in = &s->in;
-	struct gpu_image y, din, dout;
+	struct gpu_image din, dout;
 	size_t orow = (size_t)in->width * gf_sample_bytes(s->out.maxval);
 	cudaEvent_t *ev;
 
@@ -361,13 +363,13 @@ lane_gpu_luma(struct lane *ln, struct slot *s, struct gf_err *e)
 	    &dout, e) < 0)
 		return -1;
 	ev = ln->ev;
-	din = *jdec_luma(s, &y);
+	din = *y;
 	GPU_TRY(e, cudaEventRecord(ev[0], g->stream));
 	if (s->bits.orientation >= 2) {
 		if (gpu_image_get(g, GPU_SLOT_IN, in->width, in->height, 255, &din,
 		    e) < 0)
 			return -1;
-		GPU_TRY(e, planes_launch_orient(&y, s->bits.orientation, &din,
+		GPU_TRY(e, planes_launch_orient(y, s->bits.orientation, &din,
 		    g->stream));
 	}
 	GPU_TRY(e, cudaEventRecord(ev[1], g->stream));
@@ -459,6 +461,7 @@ lane_image(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 {
 	struct engine *en = ln->en;
 	struct device *d = ln->dev;
+	struct gpu_image y;
 	int rc = -1, broken = 1;
 
 	s->device = d->base.device;
@@ -471,8 +474,8 @@ lane_image(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 	    jdec_cpu_decode(en, s, &s->err) < 0) {
 		broken = 0;     /* the image is bad, not the device */
 	} else {
-		rc = s->ybuf != NULL ? lane_gpu_luma(ln, s, &s->err) :
-		    lane_gpu(ln, s, &s->err);
+		rc = s->ybuf != NULL ? lane_gpu_luma(ln, s, jdec_luma(s, &y),
+		    &s->err) : lane_gpu(ln, s, &s->err);
 		broken = rc < 0 && cudaDeviceSynchronize() != cudaSuccess;
 	}
 	s->failed = rc < 0;
@@ -592,9 +595,21 @@ lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 		struct remote_rows rows = {remote_rows, s};
 		double t0 = gf_now_ms();
 		s->out_malloced = s->out_malloced || s->outbuf.p != s->out.px;
-		rc = remote_filter(ln->rl, gpu, &s->in, s->inbuf.shared ?
-		    &s->inbuf.shm : NULL, &s->out, s->outbuf.shared ?
-		    &s->outbuf.shm : NULL, &rows, &s->t, &s->err);
+		/*
+		 * A JPEG kept as its bytes: the server's engines decode it, or
+		 * it declines, and it is decoded here and sent as pixels.
+		 */
+		rc = s->bits.len > 0 && s->in.px == NULL ? remote_filter_jpeg(
+		    ln->rl, gpu, &s->bits, s->inbuf.shared ? &s->inbuf.shm : NULL,
+		    &s->out, s->outbuf.shared ? &s->outbuf.shm : NULL, &s->t,
+		    &s->err) : 1;
+		if (rc == 1 && s->bits.len > 0 && s->in.px == NULL &&
+		    jdec_cpu_decode(en, s, &s->err) < 0)
+			rc = -1;
+		else if (rc == 1)
+			rc = remote_filter(ln->rl, gpu, &s->in, s->inbuf.shared ?
+			    &s->inbuf.shm : NULL, &s->out, s->outbuf.shared ?
+			    &s->outbuf.shm : NULL, &rows, &s->t, &s->err);
 		if (d == NULL)
 			s->t.cpu = gf_now_ms() - t0;
 	}

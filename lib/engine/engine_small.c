@@ -39,7 +39,7 @@ small_init(struct engine *en)
 
 	en->small.armed = px > 0 && o->strategy == GF_AUTO &&
 	    o->ndevices == 0 && !o->all_devices && en->njobs == 1 &&
-	    en->jobs[0].outdir == NULL && !en->jdec.wanted;
+	    en->jobs[0].outdir == NULL && (!en->jdec.wanted || en->jdec.remote);
 	en->small.budget = (double)px / w;
 }
 

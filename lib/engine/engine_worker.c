@@ -1,7 +1,9 @@
 /*
  * engine_worker.c - the server's workers (engine.h): a lane outside a
  * run, which filters one image at a time in a client's window, on the
- * lane's code (engine_lane.c), and the CPU's filter for the server.
+ * lane's code (engine_lane.c), or decodes a client's JPEG on its GPU's
+ * engines first (a decode state of its own, used by one thread at a
+ * time, as the worker is); and the CPU's filter for the server.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@ struct engine_worker {
 	struct engine en;       /* what the lane reads of a run: tool, strips */
 	struct device dev;
 	struct lane ln;
+	struct jpeg_gpu_batch *jb;      /* made at its first JPEG */
 };
 
 int
@@ -70,6 +73,71 @@ engine_worker_filter(struct engine_worker *w, const struct tool *t,
 }
 
 int
+engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu *j,
+    const struct tool *t, const unsigned char *bits, size_t len, int width,
+    int height, int orientation, struct image *out, int out_pinned,
+    struct gf_times *tm, int *declined, struct gf_err *e)
+{
+	struct gpu *g = &w->ln.sub[0];
+	struct gpu_image y;
+	struct slot s;
+	unsigned char *dst;
+	size_t pitch;
+	int status = 0, turned = orientation >= 5, rc;
+	double t0;              /* then the decode's time */
+
+	*declined = 0;
+	memset(tm, 0, sizeof(*tm));
+	GPU_TRY(e, cudaSetDevice(w->dev.base.device));
+	if (out->width != (turned ? height : width) ||
+	    out->height != (turned ? width : height) || out->channels != 1)
+		return gf_fail(e, "a JPEG of %d x %d (orientation %d) into a %d x %d "
+		    "image of %d channels", width, height, orientation, out->width,
+		    out->height, out->channels);
+	if ((w->jb == NULL && jpeg_gpu_batch_open(j, &w->jb, e) < 0) ||
+	    !jpeg_gpu_supported(w->jb, bits, len)) {
+		*declined = 1;
+		return 0;
+	}
+	if (gpu_image_get(g, GPU_SLOT_PACKED_IN, width, height, 255, &y, e) < 0)
+		return -1;
+	dst = y.px;
+	pitch = y.pitch;
+	/*
+	 * The engines write the luma when the call is made, not in the
+	 * stream's order: the stream is idle here (the last image waited for
+	 * it), and it is waited for before the tool reads the luma.
+	 */
+	t0 = gf_now_ms();
+	if (jpeg_gpu_decode(w->jb, 1, &bits, &len, &dst, &pitch, g->stream,
+	    &status, e) < 0)
+		return -1;
+	GPU_TRY(e, cudaStreamSynchronize(g->stream));
+	t0 = gf_now_ms() - t0;
+	if (status != 0) {
+		*declined = 1;
+		return 0;
+	}
+	memset(&s, 0, sizeof(s));
+	w->en.tool = t;
+	w->en.filter.strip_rows = 0;
+	s.en = &w->en;
+	s.in = (struct image){out->width, out->height, 1, 255, NULL, 0};
+	s.out = *out;
+	s.outbuf.p = out->px;
+	s.outbuf.pinned = out_pinned;
+	s.bits.width = width;
+	s.bits.height = height;
+	s.bits.orientation = orientation;
+	w->ln.rows = NULL;
+	rc = lane_gpu_luma(&w->ln, &s, &y, e);
+	*tm = s.t;
+	tm->engines = 1;
+	tm->decode = t0;
+	return rc;
+}
+
+int
 engine_worker_broken(struct engine_worker *w)
 {
 	return cudaSetDevice(w->dev.base.device) != cudaSuccess ||
@@ -81,6 +149,10 @@ engine_worker_close(struct engine_worker *w)
 {
 	if (w == NULL)
 		return;
+	if (w->jb != NULL) {
+		(void)cudaSetDevice(w->dev.base.device);
+		jpeg_gpu_batch_close(w->jb);
+	}
 	lane_close(&w->ln);
 	pthread_mutex_destroy(&w->en.mu);
 	pthread_cond_destroy(&w->en.cv);

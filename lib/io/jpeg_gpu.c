@@ -320,9 +320,21 @@ jpeg_gpu_decode(struct jpeg_gpu_batch *b, int n,
 	return jpeg_gpu_one_by_one(b, n, p, len, st, status);
 }
 
+int
+jpeg_gpu_built(void)
+{
+	return 1;
+}
+
 #else /* !GF_HAVE_NVJPEG */
 
 /* Built without nvjpeg.h: there is nothing to open. */
+
+int
+jpeg_gpu_built(void)
+{
+	return 0;
+}
 
 const char *
 jpeg_gpu_status_text(int status)

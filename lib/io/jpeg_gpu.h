@@ -38,6 +38,9 @@ struct jpeg_gpu_batch;
  */
 int jpeg_gpu_open(struct jpeg_gpu **j, int device, struct gf_err *e);
 
+/* Whether this build has nvJPEG's header (else every open fails). */
+int jpeg_gpu_built(void);
+
 /* The engines nvJPEG reports on j's GPU (nvjpegGetHardwareDecoderInfo). */
 unsigned jpeg_gpu_engines(const struct jpeg_gpu *j);
 

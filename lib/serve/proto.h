@@ -54,7 +54,7 @@
 #include "gf.h"
 #include "tool.h"
 
-#define PROTO_VERSION 3
+#define PROTO_VERSION 4
 #define PROTO_MAX_ARGS 256
 #define PROTO_MAX_ARGBYTES 32768
 #define PROTO_MAX_GPUS 32
@@ -113,6 +113,7 @@ struct proto_ready {
 	char name[PROTO_MAX_GPUS][128];
 	char why[512];
 	int32_t pid;
+	uint32_t jpeg;          /* it decodes JPEGs on its GPUs (PROTO_JPEG) */
 };
 
 /* PROTO_WINDOW: with one descriptor, a memfd of size bytes, as window index. */
@@ -129,14 +130,26 @@ struct proto_lend {
 
 /*
  * PROTO_IMAGE: filter the image at in_off of window in_win into out_off
- * of window out_win, on GPU gpu of READY's (-1: the CPU).
+ * of window out_win, on GPU gpu of READY's (-1: the CPU).  Of kind
+ * PROTO_JPEG (to a server whose READY said jpeg, for a gray tool), the
+ * input is a baseline JPEG's in_len bytes, of width x height stored
+ * (1 channel, maxval 255), decoded to its luma on the GPU's engines and
+ * turned by its EXIF orientation (1-8; the output is turned: swapped
+ * for 5 to 8).  The client has checked that the engines give
+ * libjpeg-turbo's bytes for it (img_jpeg_check.c); the server may still
+ * decline it (PROTO_DONE's declined), and the client then decodes it
+ * and sends its pixels.
  */
+enum { PROTO_PIXELS, PROTO_JPEG };
 struct proto_image {
 	int32_t gpu;
 	int32_t width, height, channels;
 	uint32_t maxval;
 	uint64_t in_off, out_off;
 	uint32_t in_win, out_win;
+	uint32_t kind;          /* PROTO_PIXELS, PROTO_JPEG */
+	int32_t orientation;    /* PROTO_JPEG's */
+	uint64_t in_len;        /* PROTO_JPEG's bytes */
 };
 
 /* PROTO_ROWS: the output's first rows rows are in its window. */
@@ -148,6 +161,8 @@ struct proto_rows {
 struct proto_done {
 	int32_t ok;
 	int32_t broken;         /* the GPU broke: the run must stop */
+	int32_t declined;       /* a JPEG not decoded there: send its pixels */
+	int32_t pad;
 	struct gf_times t;
 	char msg[sizeof(((struct gf_err *)0)->msg)];
 };

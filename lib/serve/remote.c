@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "img.h"
 #include "proto.h"
 #include "remote.h"
 #include "sockpath.h"
@@ -216,6 +217,12 @@ int
 remote_pid(const struct remote *r)
 {
 	return r->ready.pid;
+}
+
+int
+remote_jpeg(const struct remote *r)
+{
+	return r->ready.jpeg != 0;
 }
 
 /* The message of a run whose server has ended: -2 after e. */
@@ -439,9 +446,14 @@ mem_holds(const struct remote_mem *m, const void *p, size_t n)
 	    n <= m->size - (size_t)((const char *)p - (char *)m->base);
 }
 
-int
-remote_filter(struct remote_lane *l, int gpu, const struct image *in,
-    const struct remote_mem *inm, struct image *out,
+/*
+ * Sends image pi (its windows, offsets, gpu filled in by the caller),
+ * then takes the rows as they come (copied from the lane's own window
+ * when outm is NULL) and the end: 0, 1 declined (a JPEG the server did
+ * not decode), -1 the image failed there (e), -2 the lane is broken (e).
+ */
+static int
+exchange(struct remote_lane *l, struct proto_image *pi, struct image *out,
     const struct remote_mem *outm, const struct remote_rows *rows,
     struct gf_times *t, struct gf_err *e)
 {
@@ -449,43 +461,14 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 		struct proto_hdr h;
 		char buf[sizeof(struct proto_hdr) + sizeof(struct proto_done)];
 	} m;
-	struct proto_image pi = {0};
 	struct proto_done d;
 	struct proto_rows pr;
-	size_t inb = img_bytes(in), outb = img_bytes(out), len, inpad;
+	size_t outb = img_bytes(out), len;
 	size_t orow = outb / (size_t)out->height;
-	int done = 0, wi, wo, fd, rc;
+	int done = 0, fd, rc;
 	uint32_t type;
 
-	if (!mem_holds(inm, in->px, inb))
-		inm = NULL;
-	if (!mem_holds(outm, out->px, outb))
-		outm = NULL;
-	/*
-	 * What is not in memory the server can map goes through the lane's,
-	 * the output after the input at an offset of OWN_ALIGN (16-bit
-	 * samples at an even one: the server takes no other).
-	 */
-	inpad = inm == NULL ? (inb + OWN_ALIGN - 1) & ~(size_t)(OWN_ALIGN - 1) : 0;
-	if ((inm == NULL || outm == NULL) &&
-	    own_fit(l, inpad + (outm == NULL ? outb : 0), e) < 0)
-		return -1;
-	if (inm == NULL)
-		memcpy(l->own.base, in->px, inb);
-	pi.in_off = inm == NULL ? 0 : (uint64_t)((char *)in->px - (char *)inm->base);
-	pi.out_off = outm == NULL ? inpad :
-	    (uint64_t)((char *)out->px - (char *)outm->base);
-	if ((wi = window_index(l, inm != NULL ? inm : &l->own, e)) < 0 ||
-	    (wo = window_index(l, outm != NULL ? outm : &l->own, e)) < 0)
-		return server_gone(l->r, e);
-	pi.gpu = gpu;
-	pi.width = in->width;
-	pi.height = in->height;
-	pi.channels = in->channels;
-	pi.maxval = in->maxval;
-	pi.in_win = (uint32_t)wi;
-	pi.out_win = (uint32_t)wo;
-	if (proto_send(l->sock, PROTO_IMAGE, &pi, sizeof(pi), -1, e) < 0)
+	if (proto_send(l->sock, PROTO_IMAGE, pi, sizeof(*pi), -1, e) < 0)
 		return server_gone(l->r, e);
 	/* Rows as they come (a tall image's strips), then the end. */
 	for (;;) {
@@ -501,7 +484,7 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 			return server_gone(l->r, e);
 		if (outm == NULL)
 			memcpy((char *)out->px + (size_t)done * orow, (char *)l->own.base +
-			    pi.out_off + (size_t)done * orow,
+			    pi->out_off + (size_t)done * orow,
 			    (size_t)(pr.rows - done) * orow);
 		done = pr.rows;
 		if (rows != NULL)
@@ -511,13 +494,15 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 		return server_gone(l->r, e);
 	memcpy(&d, m.buf + sizeof(m.h), sizeof(d));
 	d.msg[sizeof(d.msg) - 1] = '\0';
+	if (d.declined && pi->kind == PROTO_JPEG && done == 0)
+		return 1;
 	if (!d.ok) {
 		gf_fail(e, "%s", d.msg);
 		return d.broken ? -2 : -1;
 	}
 	if (outm == NULL)
 		memcpy((char *)out->px + (size_t)done * orow, (char *)l->own.base +
-		    pi.out_off + (size_t)done * orow, outb - (size_t)done * orow);
+		    pi->out_off + (size_t)done * orow, outb - (size_t)done * orow);
 	t->upload += d.t.upload;
 	t->kernel += d.t.kernel;
 	t->download += d.t.download;
@@ -527,6 +512,96 @@ remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 	t->otsu = d.t.otsu;
 	t->low = d.t.low;
 	t->high = d.t.high;
+	if (d.t.engines) {
+		t->engines = 1;
+		t->decode = d.t.decode;
+	}
 	t->served = 1;
 	return 0;
+}
+
+/*
+ * The windows of pi: the input's n bytes at p (in inm, else copied into
+ * the lane's own window) and the output's (in outm, else after the
+ * input in the lane's own).  0, or -1/-2 as remote_filter.
+ */
+static int
+windows_of(struct remote_lane *l, struct proto_image *pi, const void *p,
+    size_t n, const struct remote_mem *inm, const struct image *out,
+    const struct remote_mem *outm, struct gf_err *e)
+{
+	size_t outb = img_bytes(out), inpad;
+	int wi, wo;
+
+	/*
+	 * What is not in memory the server can map goes through the lane's,
+	 * the output after the input at an offset of OWN_ALIGN (16-bit
+	 * samples at an even one: the server takes no other).
+	 */
+	inpad = inm == NULL ? (n + OWN_ALIGN - 1) & ~(size_t)(OWN_ALIGN - 1) : 0;
+	if ((inm == NULL || outm == NULL) &&
+	    own_fit(l, inpad + (outm == NULL ? outb : 0), e) < 0)
+		return -1;
+	if (inm == NULL)
+		memcpy(l->own.base, p, n);
+	pi->in_off = inm == NULL ? 0 : (uint64_t)((const char *)p -
+	    (char *)inm->base);
+	pi->out_off = outm == NULL ? inpad :
+	    (uint64_t)((char *)out->px - (char *)outm->base);
+	if ((wi = window_index(l, inm != NULL ? inm : &l->own, e)) < 0 ||
+	    (wo = window_index(l, outm != NULL ? outm : &l->own, e)) < 0)
+		return server_gone(l->r, e);
+	pi->in_win = (uint32_t)wi;
+	pi->out_win = (uint32_t)wo;
+	return 0;
+}
+
+int
+remote_filter(struct remote_lane *l, int gpu, const struct image *in,
+    const struct remote_mem *inm, struct image *out,
+    const struct remote_mem *outm, const struct remote_rows *rows,
+    struct gf_times *t, struct gf_err *e)
+{
+	struct proto_image pi = {0};
+	size_t inb = img_bytes(in);
+	int rc;
+
+	if (!mem_holds(inm, in->px, inb))
+		inm = NULL;
+	if (!mem_holds(outm, out->px, img_bytes(out)))
+		outm = NULL;
+	if ((rc = windows_of(l, &pi, in->px, inb, inm, out, outm, e)) < 0)
+		return rc;
+	pi.kind = PROTO_PIXELS;
+	pi.gpu = gpu;
+	pi.width = in->width;
+	pi.height = in->height;
+	pi.channels = in->channels;
+	pi.maxval = in->maxval;
+	return exchange(l, &pi, out, outm, rows, t, e);
+}
+
+int
+remote_filter_jpeg(struct remote_lane *l, int gpu, const struct img_jpeg_bits *b,
+    const struct remote_mem *inm, struct image *out,
+    const struct remote_mem *outm, struct gf_times *t, struct gf_err *e)
+{
+	struct proto_image pi = {0};
+	int rc;
+
+	if (!mem_holds(inm, b->p, b->len))
+		inm = NULL;
+	if (!mem_holds(outm, out->px, img_bytes(out)))
+		outm = NULL;
+	if ((rc = windows_of(l, &pi, b->p, b->len, inm, out, outm, e)) < 0)
+		return rc;
+	pi.kind = PROTO_JPEG;
+	pi.gpu = gpu;
+	pi.width = b->width;
+	pi.height = b->height;
+	pi.channels = 1;
+	pi.maxval = 255;
+	pi.orientation = b->orientation >= 1 ? b->orientation : 1;
+	pi.in_len = b->len;
+	return exchange(l, &pi, out, outm, NULL, t, e);
 }

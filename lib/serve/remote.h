@@ -44,6 +44,11 @@ int remote_gpus(const struct remote *r, const char **why);
 int remote_gpu_number(const struct remote *r, int i);
 const char *remote_gpu_name(const struct remote *r, int i);
 int remote_pid(const struct remote *r);
+/*
+ * Whether the server decodes a gray run's JPEGs on its GPUs' engines
+ * (remote_filter_jpeg); it may still decline any of them.
+ */
+int remote_jpeg(const struct remote *r);
 
 /*
  * A lane: a connection of its own.  -1 with e
@@ -102,5 +107,19 @@ int remote_filter(struct remote_lane *l, int gpu, const struct image *in,
     const struct remote_mem *inm, struct image *out,
     const struct remote_mem *outm, const struct remote_rows *rows,
     struct gf_times *t, struct gf_err *e);
+
+/*
+ * The baseline JPEG b (its bytes in inm where they lie in it, else
+ * copied; checked by the caller: img_jpeg_check.c's verdict is clean)
+ * decoded on the server's GPU gpu and filtered into out (its size
+ * turned by b's orientation).  1 when the server declined it (no
+ * engines, or they do not take it): nothing was written, and the caller
+ * decodes it and sends its pixels; else as remote_filter.
+ */
+struct img_jpeg_bits;
+int remote_filter_jpeg(struct remote_lane *l, int gpu,
+    const struct img_jpeg_bits *b, const struct remote_mem *inm,
+    struct image *out, const struct remote_mem *outm, struct gf_times *t,
+    struct gf_err *e);
 
 #endif

@@ -1,8 +1,9 @@
 /*
- * server.c - the server (server.h): its GPUs, each with a bounded set of
- * workers (engine.h's lanes outside a run), and a client's messages
- * (proto.h), one function per message, which a thread per connection
- * reads (server_loop.c).
+ * server.c - the server (server.h): it opens its GPUs, each with a
+ * bounded set of workers (engine.h's lanes outside a run; server_gpu.c),
+ * and answers a client's messages (proto.h), one function per message,
+ * which a thread per connection reads (server_loop.c).  A JPEG image
+ * (PROTO_JPEG) is decoded on its GPU's engines, or declined.
  *
  * What a client can cost it: a thread while connected (at most
  * max_clients of them), mappings of the windows the client made (its
@@ -45,95 +46,6 @@ server_log(struct server *s, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	s->o.log(s->o.log_arg, line);
-}
-
-/* ---- the GPUs and their workers */
-
-static int
-sdev_open(struct sdev *d, int number, struct gf_err *e)
-{
-	pthread_mutex_init(&d->mu, NULL);
-	pthread_cond_init(&d->cv, NULL);
-	if (gpu_open(&d->base, number, e) < 0)
-		return -1;
-	d->opened = 1;
-	return 0;
-}
-
-/*
- * A worker of d, made if fewer than WORKERS are; waits while all are at
- * work.  NULL with e when d is lost for good or a worker cannot be made.
- */
-static struct engine_worker *
-worker_take(struct sdev *d, struct gf_err *e)
-{
-	struct engine_worker *w = NULL;
-
-	pthread_mutex_lock(&d->mu);
-	while (d->why[0] == '\0' && d->nfree == 0 && d->nmade == WORKERS)
-		pthread_cond_wait(&d->cv, &d->mu);
-	if (d->why[0] != '\0') {
-		gf_fail(e, "GPU %d (%s) is lost: %s", d->base.device, d->base.name,
-		    d->why);
-	} else if (d->nfree > 0) {
-		w = d->free[--d->nfree];
-	} else {
-		d->nmade++;
-		pthread_mutex_unlock(&d->mu);
-		if (engine_worker_open(&w, &d->base, e) == 0)
-			return w;
-		pthread_mutex_lock(&d->mu);
-		d->nmade--;
-		pthread_cond_broadcast(&d->cv);
-	}
-	pthread_mutex_unlock(&d->mu);
-	return w;
-}
-
-/*
- * Gives w back to d.  When lost says that d's context is (an error stuck
- * to it, which no call in this process can undo), w and d's idle workers
- * are closed, d takes no more work, and the server ends: the runs on it
- * fail with a message, and later runs start a new server or run in
- * process.
- */
-static void
-worker_give(struct sdev *d, struct engine_worker *w, int lost)
-{
-	struct server *s = d->srv;
-
-	pthread_mutex_lock(&d->mu);
-	if (lost && d->why[0] == '\0')
-		snprintf(d->why, sizeof(d->why), "its context was lost; the server "
-		    "ends");
-	if (d->why[0] != '\0') {
-		engine_worker_close(w);
-		d->nmade--;
-		while (d->nfree > 0) {
-			engine_worker_close(d->free[--d->nfree]);
-			d->nmade--;
-		}
-	} else {
-		d->free[d->nfree++] = w;
-	}
-	pthread_cond_broadcast(&d->cv);
-	pthread_mutex_unlock(&d->mu);
-	if (lost) {
-		pthread_mutex_lock(&s->mu);
-		s->stop = 1;
-		pthread_mutex_unlock(&s->mu);
-	}
-}
-
-static void
-sdev_close(struct sdev *d)
-{
-	while (d->nfree > 0)
-		engine_worker_close(d->free[--d->nfree]);
-	if (d->opened)
-		gpu_close(&d->base);
-	pthread_mutex_destroy(&d->mu);
-	pthread_cond_destroy(&d->cv);
 }
 
 /* A GPU of s for CUDA calls that need a current one; -1: none. */
@@ -259,6 +171,24 @@ conn_gpus(struct server_conn *c, struct gf_err *e)
 	return 0;
 }
 
+/*
+ * Whether c's GPUs may decode its JPEGs: built with nvJPEG, and none of
+ * them is known to have no engines.
+ */
+static int
+conn_jpeg(const struct server_conn *c)
+{
+	int yes = jpeg_gpu_built() && c->ngpus > 0;
+
+	for (int i = 0; yes && i < c->ngpus; i++) {
+		struct sdev *d = &c->srv->dev[c->gpus[i]];
+		pthread_mutex_lock(&d->mu);
+		yes = d->jpeg_state >= 0;
+		pthread_mutex_unlock(&d->mu);
+	}
+	return yes;
+}
+
 /* PROTO_HELLO: builds the client's tool and answers with its GPUs. */
 static int
 on_hello(struct server_conn *c, char *p, size_t len)
@@ -291,6 +221,7 @@ on_hello(struct server_conn *c, char *p, size_t len)
 	}
 	snprintf(r.why, sizeof(r.why), "%s", s->why);
 	r.pid = (int32_t)getpid();
+	r.jpeg = c->tool.gray && (s->o.jpeg_decline || conn_jpeg(c));
 	pthread_mutex_lock(&s->mu);
 	s->runs += h.lane == 0;
 	c->lane = h.lane != 0;
@@ -425,6 +356,44 @@ image_check(const struct server_conn *c, const struct proto_image *pi,
 	return 0;
 }
 
+/*
+ * The JPEG of pi (PROTO_JPEG) in c's windows, as image_check: its bytes
+ * in *bits, their count in *len, and the output (turned by the
+ * orientation) in out.  -1 when a size, an offset, the orientation or
+ * the tool is not one (a colour tool takes no JPEG here).
+ */
+static int
+jpeg_check(const struct server_conn *c, const struct proto_image *pi,
+    const unsigned char **bits, size_t *len, struct image *out)
+{
+	int turned = pi->orientation >= 5;
+	size_t outb;
+
+	if (!c->tool.gray || pi->channels != 1 || pi->maxval != 255 ||
+	    pi->orientation < 1 || pi->orientation > 8 || pi->in_len < 2 ||
+	    pi->in_len > PROTO_MAX_WINDOW || pi->width < 1 || pi->height < 1 ||
+	    pi->width > (1 << 24) || pi->height > (1 << 24) || pi->gpu < -1 ||
+	    pi->gpu >= c->ngpus || pi->out_off % 2 != 0)
+		return -1;
+	if (c->o->max_pixels > 0 &&
+	    (long long)pi->width * pi->height > c->o->max_pixels)
+		return -1;
+	*len = (size_t)pi->in_len;
+	*out = (struct image){turned ? pi->height : pi->width, turned ?
+	    pi->width : pi->height, 1, tool_out_maxval(&c->tool, 255), NULL, 0};
+	outb = img_bytes(out);
+	if (outb == 0 ||
+	    (*bits = (unsigned char *)window_at(c, pi->in_win, pi->in_off,
+	    *len)) == NULL ||
+	    (out->px = window_at(c, pi->out_win, pi->out_off, outb)) == NULL)
+		return -1;
+	if (c->win[pi->in_win]->dev == c->win[pi->out_win]->dev &&
+	    c->win[pi->in_win]->ino == c->win[pi->out_win]->ino &&
+	    pi->in_off < pi->out_off + outb && pi->out_off < pi->in_off + *len)
+		return -1;
+	return 0;
+}
+
 /* One image on the server's CPU, into out (the window). */
 static int
 image_cpu(struct server_conn *c, const struct image *in, struct image *out,
@@ -516,6 +485,63 @@ image_own(const struct image *in, struct image *own, struct gf_err *e)
 	return -2;
 }
 
+/*
+ * A PROTO_JPEG image: decoded on its GPU's engines and filtered, or
+ * declined (no engines there, on the CPU, or they do not take it), and
+ * PROTO_DONE says which.
+ */
+static int
+on_jpeg(struct server_conn *c, const struct proto_image *pi)
+{
+	struct server *s = c->srv;
+	struct proto_done d;
+	struct engine_worker *w;
+	struct jpeg_gpu *j;
+	struct sdev *dv;
+	const unsigned char *bits;
+	struct image out;
+	struct gf_err e = {0};
+	size_t n;
+	int rc = 0, lost = 0, declined = 1;
+
+	if (jpeg_check(c, pi, &bits, &n, &out) < 0)
+		return -1;
+	memset(&d, 0, sizeof(d));
+	dv = pi->gpu >= 0 ? &s->dev[c->gpus[pi->gpu]] : NULL;
+	if (dv != NULL && !s->o.jpeg_decline && (j = sdev_jpeg(s, dv)) != NULL) {
+		if ((w = worker_take(dv, &e)) == NULL) {
+			rc = -1;
+		} else {
+			window_populate((void *)bits, n, 0);
+			window_populate(out.px, img_bytes(&out), 1);
+			rc = engine_worker_filter_jpeg(w, j, &c->tool, bits, n,
+			    pi->width, pi->height, pi->orientation, &out,
+			    window_pinned(&s->wins, c->win[pi->out_win],
+			    dv->base.device), &d.t, &declined, &e);
+			if (rc < 0)
+				lost = engine_worker_broken(w);
+			worker_give(dv, w, lost);
+		}
+	}
+	d.declined = rc == 0 && declined;
+	d.ok = rc == 0 && !declined;
+	d.broken = lost;
+	if (lost) {
+		struct gf_err why = e;
+		server_log(s, "GPU %d lost its context: %s", dv->base.device, why.msg);
+		gf_fail(&e, "%s (the GPU's context is lost: the server ends)",
+		    why.msg);
+	}
+	snprintf(d.msg, sizeof(d.msg), "%s", e.msg);
+	c->images += d.ok;
+	pthread_mutex_lock(&s->mu);
+	s->images += d.ok;
+	s->jpegs += d.ok;
+	s->declined += d.declined;
+	pthread_mutex_unlock(&s->mu);
+	return proto_send(c->sock, PROTO_DONE, &d, sizeof(d), -1, &e);
+}
+
 /* PROTO_IMAGE: filters it, and answers PROTO_DONE. */
 static int
 on_image(struct server_conn *c, const char *p, size_t len)
@@ -530,7 +556,9 @@ on_image(struct server_conn *c, const char *p, size_t len)
 	if (c->ctx == NULL || len != sizeof(pi))
 		return -1;
 	memcpy(&pi, p, sizeof(pi));
-	if (image_check(c, &pi, &in, &out) < 0)
+	if (pi.kind == PROTO_JPEG)
+		return on_jpeg(c, &pi);
+	if (pi.kind != PROTO_PIXELS || image_check(c, &pi, &in, &out) < 0)
 		return -1;
 	window_populate(c->win[pi.in_win], in.px, img_bytes(&in), 0);
 	window_populate(c->win[pi.out_win], out.px, img_bytes(&out), 1);
@@ -568,7 +596,7 @@ on_status(struct server_conn *c)
 	struct server *s = c->srv;
 	char gpus[1024] = "";
 	size_t n = 0;
-	long runs, images, lends;
+	long runs, images, lends, jpegs, declined;
 	int clients, pooled, lent;
 	size_t bytes;
 
@@ -579,13 +607,16 @@ on_status(struct server_conn *c)
 	pthread_mutex_lock(&s->mu);
 	runs = s->runs;
 	images = s->images;
+	jpegs = s->jpegs;
+	declined = s->declined;
 	clients = s->clients - 1;
 	pthread_mutex_unlock(&s->mu);
 	return send_text(c, PROTO_TEXT, "pid %d, up %.0f s, %s%s; %d clients now; "
-	    "%ld runs and %ld images served; %d buffers of %.0f MB in the pool, "
-	    "%d lent now, %ld lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000,
-	    s->ndev > 0 ? gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients,
-	    runs, images, pooled, bytes / 1048576.0, lent, lends);
+	    "%ld runs and %ld images served (%ld JPEGs decoded on its engines, "
+	    "%ld declined); %d buffers of %.0f MB in the pool, %d lent now, %ld "
+	    "lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000, s->ndev > 0 ?
+	    gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients, runs, images,
+	    jpegs, declined, pooled, bytes / 1048576.0, lent, lends);
 }
 
 struct server_conn *

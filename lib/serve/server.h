@@ -26,6 +26,12 @@ struct server_opts {
 	int fault_at;           /* tests: the K-th image on a GPU loses its context */
 	int no_gpu;             /* tests, fuzzing: open no GPU, make no CUDA call */
 	/*
+	 * Tests: offer clients the JPEG engines (PROTO_JPEG) even without
+	 * them, and decline every JPEG, so that the clients' way back to
+	 * their own decode runs where there is no GPU.
+	 */
+	int jpeg_decline;
+	/*
 	 * Builds the tool of a client's options (argv[0] the tool's name):
 	 * the tool in *t, its options in *ctx (freed with free) and *o.
 	 */

@@ -1,8 +1,8 @@
 /*
- * server_int.h - what the server's two files share: server.c (its GPUs,
- * their workers, and a connection's messages) and server_loop.c (the
- * listening socket, a thread for each connection, the idle time and the
- * stop).
+ * server_int.h - what the server's files share: server.c (a
+ * connection's messages), server_gpu.c (its GPUs, their workers and
+ * JPEG engines) and server_loop.c (the listening socket, a thread for
+ * each connection, the idle time and the stop).
  */
 #ifndef GF_SERVER_INT_H
 #define GF_SERVER_INT_H
@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "gpu.h"
+#include "jpeg_gpu.h"
 #include "proto.h"
 #include "server.h"
 #include "window.h"
@@ -29,6 +30,9 @@ struct sdev {
 	struct engine_worker *free[WORKERS];
 	int nfree, nmade;       /* idle, and made (idle or at work) */
 	int images;             /* filtered here (mu) */
+	/* Its JPEG engines, opened at its first JPEG (mu): */
+	struct jpeg_gpu *jpeg;
+	int jpeg_state;         /* 0 not yet, 1 open, -1 none (said in the log) */
 	char why[512];          /* why it takes no more work ("" while it does) */
 };
 
@@ -43,6 +47,7 @@ struct server {
 	int clients;            /* connections now */
 	int socks[4096];        /* theirs, to end them (-1: free) */
 	long runs, images;
+	long jpegs, declined;   /* JPEGs decoded on the engines, and declined */
 	double last;            /* when the last connection ended */
 	int stop;               /* a client asked it to stop */
 	struct windows wins;    /* the clients' windows (window.h) */
@@ -66,6 +71,20 @@ struct server_conn {
 	int images;             /* filtered for it */
 	char *buf;              /* a message */
 };
+
+/*
+ * server_gpu.c: GPU number of the server's opened as d (sdev_close
+ * releases it, after its workers and engines); a worker of d (made if
+ * fewer than WORKERS are; waits while all are at work; NULL with e when
+ * d is lost or a worker cannot be made) and its return (lost: d's
+ * context is lost, and the server ends); d's JPEG engines, opened at the
+ * first call (NULL: it has none).
+ */
+int sdev_open(struct sdev *d, int number, struct gf_err *e);
+void sdev_close(struct sdev *d);
+struct engine_worker *worker_take(struct sdev *d, struct gf_err *e);
+void worker_give(struct sdev *d, struct engine_worker *w, int lost);
+struct jpeg_gpu *sdev_jpeg(struct server *s, struct sdev *d);
 
 /* A line for the server's log (server_opts.log), if it keeps one. */
 void server_log(struct server *s, const char *fmt, ...)

@@ -26,6 +26,7 @@ gf_opts_init(struct gf_opts *o)
 	o->set.reader_gray = -1;
 	o->set.split = -1;
 	o->set.jpeg_share = 1;
+	o->set.gpu_decode = -1;
 	o->set.dp4a = 1;
 }
 

@@ -1,0 +1,125 @@
+/*
+ * server_gpu.c - a GPU the server keeps open (server_int.h's sdev): its
+ * workers, made as images need them up to WORKERS, each taken by one
+ * image at a time, and its JPEG engines, opened at its first JPEG.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "server_int.h"
+
+int
+sdev_open(struct sdev *d, int number, struct gf_err *e)
+{
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->cv, NULL);
+	if (gpu_open(&d->base, number, e) < 0)
+		return -1;
+	d->opened = 1;
+	return 0;
+}
+
+/*
+ * A worker of d, made if fewer than WORKERS are; waits while all are at
+ * work.  NULL with e when d is lost for good or a worker cannot be made.
+ */
+struct engine_worker *
+worker_take(struct sdev *d, struct gf_err *e)
+{
+	struct engine_worker *w = NULL;
+
+	pthread_mutex_lock(&d->mu);
+	while (d->why[0] == '\0' && d->nfree == 0 && d->nmade == WORKERS)
+		pthread_cond_wait(&d->cv, &d->mu);
+	if (d->why[0] != '\0') {
+		gf_fail(e, "GPU %d (%s) is lost: %s", d->base.device, d->base.name,
+		    d->why);
+	} else if (d->nfree > 0) {
+		w = d->free[--d->nfree];
+	} else {
+		d->nmade++;
+		pthread_mutex_unlock(&d->mu);
+		if (engine_worker_open(&w, &d->base, e) == 0)
+			return w;
+		pthread_mutex_lock(&d->mu);
+		d->nmade--;
+		pthread_cond_broadcast(&d->cv);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return w;
+}
+
+/*
+ * Gives w back to d.  When lost says that d's context is (an error stuck
+ * to it, which no call in this process can undo), w and d's idle workers
+ * are closed, d takes no more work, and the server ends: the runs on it
+ * fail with a message, and later runs start a new server or run in
+ * process.
+ */
+void
+worker_give(struct sdev *d, struct engine_worker *w, int lost)
+{
+	struct server *s = d->srv;
+
+	pthread_mutex_lock(&d->mu);
+	if (lost && d->why[0] == '\0')
+		snprintf(d->why, sizeof(d->why), "its context was lost; the server "
+		    "ends");
+	if (d->why[0] != '\0') {
+		engine_worker_close(w);
+		d->nmade--;
+		while (d->nfree > 0) {
+			engine_worker_close(d->free[--d->nfree]);
+			d->nmade--;
+		}
+	} else {
+		d->free[d->nfree++] = w;
+	}
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+	if (lost) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = 1;
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
+void
+sdev_close(struct sdev *d)
+{
+	while (d->nfree > 0)
+		engine_worker_close(d->free[--d->nfree]);
+	if (d->jpeg != NULL) {
+		(void)cudaSetDevice(d->base.device);
+		jpeg_gpu_close(d->jpeg);        /* after every worker's decode state */
+	}
+	if (d->opened)
+		gpu_close(&d->base);
+	pthread_mutex_destroy(&d->mu);
+	pthread_cond_destroy(&d->cv);
+}
+
+/*
+ * GPU d's JPEG engines, opened at its first JPEG (a second or so, once;
+ * the other images on d wait): NULL when it has none.
+ */
+struct jpeg_gpu *
+sdev_jpeg(struct server *s, struct sdev *d)
+{
+	struct jpeg_gpu *j;
+
+	pthread_mutex_lock(&d->mu);
+	if (d->jpeg_state == 0) {
+		struct gf_err e = {0};
+		d->jpeg_state = jpeg_gpu_open(&d->jpeg, d->base.device, &e) == 0 ?
+		    1 : -1;
+		if (d->jpeg_state < 0)
+			server_log(s, "GPU %d: no JPEG engines: %s", d->base.device,
+			    e.msg);
+	}
+	j = d->jpeg_state > 0 ? d->jpeg : NULL;
+	pthread_mutex_unlock(&d->mu);
+	return j;
+}
