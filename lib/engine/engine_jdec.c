@@ -96,20 +96,12 @@ jdec_init(struct engine *en)
 	 * about what decoding the file on the CPU does, so that a batch with
 	 * the engines runs slower than one without (make bench-io's batch).
 	 */
-	j->wait = set->gpu_decode == 2;
-	j->wanted = en->o->strategy != GF_CPU &&
-	    (set->gpu_decode == 1 || j->wait);
-	/*
-	 * A server's engines are open already, and a batch through it waits
-	 * for the cores' decoding: its JPEGs go to them unless
-	 * GPUFILT_GPU_DECODE=0 says not.
-	 */
+	/* Served, the server's engines are open: unless GPUFILT_GPU_DECODE=0. */
 	j->remote = en->o->remote != NULL && remote_jpeg(en->o->remote) &&
 	    en->tool->gray && en->o->strategy != GF_CPU && set->gpu_decode != 0;
-	if (j->remote) {
-		j->wanted = 1;
-		j->wait = 0;
-	}
+	j->wait = set->gpu_decode == 2 && !j->remote;
+	j->wanted = j->remote || (en->o->strategy != GF_CPU &&
+	    (set->gpu_decode == 1 || j->wait));
 	j->batch = set->jpeg_batch;
 	if (j->batch < 1 || j->batch > JDEC_BATCH_MAX)
 		j->batch = JDEC_BATCH;
@@ -149,8 +141,7 @@ jdec_ready(struct engine *en)
 {
 	int on;
 
-	/* Served: a batch's (the small-run rule decodes one image here). */
-	if (en->jdec.remote)
+	if (en->jdec.remote)    /* a batch's: the small-run rule's is the CPU's */
 		return !en->small.armed;
 	if (en->jdec.wait && en->jdec.wanted)
 		devices_decision(en);
