@@ -512,8 +512,9 @@ on_jpeg(struct server_conn *c, const struct proto_image *pi)
 		if ((w = worker_take(dv, &e)) == NULL) {
 			rc = -1;
 		} else {
-			window_populate((void *)bits, n, 0);
-			window_populate(out.px, img_bytes(&out), 1);
+			window_populate(c->win[pi->in_win], (void *)bits, n, 0);
+			window_populate(c->win[pi->out_win], out.px, img_bytes(&out),
+			    1);
 			rc = engine_worker_filter_jpeg(w, j, &c->tool, bits, n,
 			    pi->width, pi->height, pi->orientation, &out,
 			    window_pinned(&s->wins, c->win[pi->out_win],
