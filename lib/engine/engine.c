@@ -211,10 +211,12 @@ engine_drain(struct engine *en)
 
 /*
  * Once the GPUs are decided (state): per_gpu lanes per GPU (by default
- * LANES for a stream, LANES_BATCH shared among a batch's GPUs), or one
+ * LANES for a stream, LANES_BATCH shared among a batch's GPUs,
+ * LANES_JPEG on each for a batch whose JPEGs the server decodes), or one
  * lane for the CPU (whose work is threaded already, -j) and for a run
  * that cannot start (it fails what was read).  A stream's reader gets a
- * slot more for each lane past LANES, so that every lane can hold an
+ * slot more for each lane past LANES, and a served JPEG batch's readers
+ * share a slot more for each lane, so that every lane can hold an
  * image.  -1 with e if out of memory or a thread cannot start, after
  * engine_stop_early: f->nlanes of them run, perhaps none.
  */
@@ -227,6 +229,8 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	if (f->per_gpu == 0) {
 		int share = ndev > 0 ? (LANES_BATCH + ndev - 1) / ndev : 0;
 		f->per_gpu = en->njobs > 1 && share > LANES ? share : LANES;
+		if (en->njobs > 1 && en->jdec.remote)
+			f->per_gpu = LANES_JPEG;
 	}
 	more = state == GPU_READY && en->njobs == 1 ? f->per_gpu * ndev - LANES : 0;
 	n = state == GPU_READY ? f->per_gpu * ndev : 1;
@@ -236,6 +240,10 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	}
 	f->nlanes = n;
 	slot_pool_add(en, &en->read.rd[0], more, 0);
+	for (int i = 0; state == GPU_READY && en->njobs > 1 && en->jdec.remote &&
+	    i < en->read.nreaders; i++)
+		slot_pool_add(en, &en->read.rd[i], (n + en->read.nreaders - 1) /
+		    en->read.nreaders, 0);
 	for (int i = 0, rc; i < n; i++) {
 		f->ln[i].en = en;
 		f->ln[i].dev = state == GPU_READY ? &en->gpus.dev[i / f->per_gpu] : NULL;

@@ -113,6 +113,16 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  */
 #define LANES_BATCH 4
 /*
+ * A served batch's lanes on each GPU when the server's engines decode
+ * its JPEGs: a lane waits there for its JPEG's turn most of the time,
+ * and the engines decode the JPEGs of the lanes waiting as one batch
+ * while the batch before it is decoded (one image a call runs at a
+ * small part of their rate, larger batches near all of it): as many
+ * lanes as the server has workers on a GPU (server_int.h's WORKERS).
+ * The readers get slots more for them.
+ */
+#define LANES_JPEG 32
+/*
  * Slots and markers more per reader of a batch once the GPUs' JPEG
  * engines take its first JPEG (a slot then holds a JPEG's bytes until
  * its batch is decoded, and a one-image job its marker too): enough for

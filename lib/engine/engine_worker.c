@@ -1,9 +1,9 @@
 /*
  * engine_worker.c - the server's workers (engine.h): a lane outside a
  * run, which filters one image at a time in a client's window, on the
- * lane's code (engine_lane.c), or decodes a client's JPEG on its GPU's
- * engines first (a decode state of its own, used by one thread at a
- * time, as the worker is); and the CPU's filter for the server.
+ * lane's code (engine_lane.c), or has a client's JPEG decoded on its
+ * GPU's engines first (their queue, shared by the GPU's workers); and
+ * the CPU's filter for the server.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,6 @@ struct engine_worker {
 	struct engine en;       /* what the lane reads of a run: tool, strips */
 	struct device dev;
 	struct lane ln;
-	struct jpeg_gpu_batch *jb;      /* made at its first JPEG */
 };
 
 int
@@ -73,7 +72,7 @@ engine_worker_filter(struct engine_worker *w, const struct tool *t,
 }
 
 int
-engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu *j,
+engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,
     const struct tool *t, const unsigned char *bits, size_t len, int width,
     int height, int orientation, struct image *out, int out_pinned,
     struct gf_times *tm, int *declined, struct gf_err *e)
@@ -81,8 +80,6 @@ engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu *j,
 	struct gpu *g = &w->ln.sub[0];
 	struct gpu_image y;
 	struct slot s;
-	unsigned char *dst;
-	size_t pitch;
 	int status = 0, turned = orientation >= 5, rc;
 	double t0;              /* then the decode's time */
 
@@ -94,30 +91,19 @@ engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu *j,
 		return gf_fail(e, "a JPEG of %d x %d (orientation %d) into a %d x %d "
 		    "image of %d channels", width, height, orientation, out->width,
 		    out->height, out->channels);
-	if ((w->jb == NULL && jpeg_gpu_batch_open(j, &w->jb, e) < 0) ||
-	    !jpeg_gpu_supported(w->jb, bits, len)) {
-		*declined = 1;
-		return 0;
-	}
 	if (gpu_image_get(g, GPU_SLOT_PACKED_IN, width, height, 255, &y, e) < 0)
 		return -1;
-	dst = y.px;
-	pitch = y.pitch;
 	/*
-	 * The engines write the luma when the call is made, not in the
-	 * stream's order: the stream is idle here (the last image waited for
-	 * it), and it is waited for before the tool reads the luma.
+	 * The worker's stream is idle (its last image was waited for), and
+	 * the queue's thread has waited for its own: the luma is there.
 	 */
 	t0 = gf_now_ms();
-	if (jpeg_gpu_decode(w->jb, 1, &bits, &len, &dst, &pitch, g->stream,
-	    &status, e) < 0)
-		return -1;
-	GPU_TRY(e, cudaStreamSynchronize(g->stream));
-	t0 = gf_now_ms() - t0;
-	if (status != 0) {
-		*declined = 1;
-		return 0;
+	if ((rc = jpeg_gpu_queue_decode(q, bits, len, y.px, y.pitch, &status,
+	    e)) != 0) {
+		*declined = rc > 0;
+		return rc > 0 ? 0 : -1;
 	}
+	t0 = gf_now_ms() - t0;
 	memset(&s, 0, sizeof(s));
 	w->en.tool = t;
 	w->en.filter.strip_rows = 0;
@@ -149,10 +135,6 @@ engine_worker_close(struct engine_worker *w)
 {
 	if (w == NULL)
 		return;
-	if (w->jb != NULL) {
-		(void)cudaSetDevice(w->dev.base.device);
-		jpeg_gpu_batch_close(w->jb);
-	}
 	lane_close(&w->ln);
 	pthread_mutex_destroy(&w->en.mu);
 	pthread_cond_destroy(&w->en.cv);

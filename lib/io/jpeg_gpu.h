@@ -92,6 +92,28 @@ int jpeg_gpu_decode(struct jpeg_gpu_batch *b, int n,
 int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
     const unsigned char *p, size_t len);
 
+/*
+ * One GPU's engines shared by threads (jpeg_gpu_queue.c): a thread of the
+ * queue's decodes, in batches, what the callers of jpeg_gpu_queue_decode
+ * post.  Open on j (whose GPU is number device; close the queue before
+ * j): 0 with *q, or -1 with e.  jpeg_gpu_queue_decode decodes the JPEG of
+ * len bytes at p as its luma into device memory at dst (rows pitch
+ * apart) and returns once the luma is there: 0 decoded; 1 not, because
+ * the engines do not take this JPEG or failed on it (*status: nvJPEG's
+ * status, 0 when they did not take it); -1 with e when the GPU's decoding
+ * failed as a whole.  jpeg_gpu_queue_counts: the batches and the images
+ * the queue has decoded, and the milliseconds its thread spent on them.
+ */
+struct jpeg_gpu_queue;
+int jpeg_gpu_queue_open(struct jpeg_gpu *j, int device,
+    struct jpeg_gpu_queue **q, struct gf_err *e);
+int jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
+    size_t len, unsigned char *dst, size_t pitch, int *status,
+    struct gf_err *e);
+void jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches,
+    int *images, double *busy_ms);
+void jpeg_gpu_queue_close(struct jpeg_gpu_queue *q);
+
 /* nvJPEG's status code as words, for messages. */
 const char *jpeg_gpu_status_text(int status);
 

@@ -496,7 +496,7 @@ on_jpeg(struct server_conn *c, const struct proto_image *pi)
 	struct server *s = c->srv;
 	struct proto_done d;
 	struct engine_worker *w;
-	struct jpeg_gpu *j;
+	struct jpeg_gpu_queue *j;
 	struct sdev *dv;
 	const unsigned char *bits;
 	struct image out;
@@ -598,13 +598,25 @@ on_status(struct server_conn *c)
 	char gpus[1024] = "";
 	size_t n = 0;
 	long runs, images, lends, jpegs, declined;
-	int clients, pooled, lent;
+	int clients, pooled, lent, batches = 0;
+	double decode_ms = 0;
 	size_t bytes;
 
 	window_pool_count(&s->wins, &pooled, &bytes, &lent, &lends);
 	for (int i = 0; i < s->ndev && n < sizeof(gpus); i++)
 		n += (size_t)snprintf(gpus + n, sizeof(gpus) - n, "%sGPU %d (%s)",
 		    i ? ", " : "", s->dev[i].base.device, s->dev[i].base.name);
+	for (int i = 0; i < s->ndev; i++) {
+		struct sdev *d = &s->dev[i];
+		int b = 0, k = 0;
+		double ms = 0;
+		pthread_mutex_lock(&d->mu);
+		if (d->jq != NULL)
+			jpeg_gpu_queue_counts(d->jq, &b, &k, &ms);
+		pthread_mutex_unlock(&d->mu);
+		batches += b;
+		decode_ms += ms;
+	}
 	pthread_mutex_lock(&s->mu);
 	runs = s->runs;
 	images = s->images;
@@ -613,11 +625,11 @@ on_status(struct server_conn *c)
 	clients = s->clients - 1;
 	pthread_mutex_unlock(&s->mu);
 	return send_text(c, PROTO_TEXT, "pid %d, up %.0f s, %s%s; %d clients now; "
-	    "%ld runs and %ld images served (%ld JPEGs decoded on its engines, "
-	    "%ld declined); %d buffers of %.0f MB in the pool, %d lent now, %ld "
+	    "%ld runs and %ld images served (%ld JPEGs decoded on its engines "
+	    "in %d batches of %.0f ms in all, %ld declined); %d buffers of %.0f MB in the pool, %d lent now, %ld "
 	    "lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000, s->ndev > 0 ?
 	    gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients, runs, images,
-	    jpegs, declined, pooled, bytes / 1048576.0, lent, lends);
+	    jpegs, batches, decode_ms, declined, pooled, bytes / 1048576.0, lent, lends);
 }
 
 struct server_conn *

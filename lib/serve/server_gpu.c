@@ -91,9 +91,10 @@ sdev_close(struct sdev *d)
 {
 	while (d->nfree > 0)
 		engine_worker_close(d->free[--d->nfree]);
+	jpeg_gpu_queue_close(d->jq);
 	if (d->jpeg != NULL) {
 		(void)cudaSetDevice(d->base.device);
-		jpeg_gpu_close(d->jpeg);        /* after every worker's decode state */
+		jpeg_gpu_close(d->jpeg);        /* after its queue's decode state */
 	}
 	if (d->opened)
 		gpu_close(&d->base);
@@ -103,23 +104,25 @@ sdev_close(struct sdev *d)
 
 /*
  * GPU d's JPEG engines, opened at its first JPEG (a second or so, once;
- * the other images on d wait): NULL when it has none.
+ * the other images on d wait), with the queue that decodes for its
+ * workers: NULL when it has none.
  */
-struct jpeg_gpu *
+struct jpeg_gpu_queue *
 sdev_jpeg(struct server *s, struct sdev *d)
 {
-	struct jpeg_gpu *j;
+	struct jpeg_gpu_queue *q;
 
 	pthread_mutex_lock(&d->mu);
 	if (d->jpeg_state == 0) {
 		struct gf_err e = {0};
-		d->jpeg_state = jpeg_gpu_open(&d->jpeg, d->base.device, &e) == 0 ?
+		d->jpeg_state = jpeg_gpu_open(&d->jpeg, d->base.device, &e) == 0 &&
+		    jpeg_gpu_queue_open(d->jpeg, d->base.device, &d->jq, &e) == 0 ?
 		    1 : -1;
 		if (d->jpeg_state < 0)
 			server_log(s, "GPU %d: no JPEG engines: %s", d->base.device,
 			    e.msg);
 	}
-	j = d->jpeg_state > 0 ? d->jpeg : NULL;
+	q = d->jpeg_state > 0 ? d->jq : NULL;
 	pthread_mutex_unlock(&d->mu);
-	return j;
+	return q;
 }

@@ -17,8 +17,13 @@
 #include "server.h"
 #include "window.h"
 
-/* Workers per GPU: images filtered on it at once, and its memory's bound. */
-#define WORKERS 4
+/*
+ * Workers per GPU: images filtered on it at once, and its memory's
+ * bound.  As many as a served batch's lanes on a GPU when its engines
+ * decode the batch's JPEGs (engine_int.h's LANES_JPEG): each waits with
+ * its JPEG while the engines decode the others' in one batch.
+ */
+#define WORKERS 32
 
 /* A GPU the server keeps open, and its workers. */
 struct sdev {
@@ -32,6 +37,7 @@ struct sdev {
 	int images;             /* filtered here (mu) */
 	/* Its JPEG engines, opened at its first JPEG (mu): */
 	struct jpeg_gpu *jpeg;
+	struct jpeg_gpu_queue *jq;      /* its thread, which the workers share */
 	int jpeg_state;         /* 0 not yet, 1 open, -1 none (said in the log) */
 	char why[512];          /* why it takes no more work ("" while it does) */
 };
@@ -84,7 +90,7 @@ int sdev_open(struct sdev *d, int number, struct gf_err *e);
 void sdev_close(struct sdev *d);
 struct engine_worker *worker_take(struct sdev *d, struct gf_err *e);
 void worker_give(struct sdev *d, struct engine_worker *w, int lost);
-struct jpeg_gpu *sdev_jpeg(struct server *s, struct sdev *d);
+struct jpeg_gpu_queue *sdev_jpeg(struct server *s, struct sdev *d);
 
 /* A line for the server's log (server_opts.log), if it keeps one. */
 void server_log(struct server *s, const char *fmt, ...)

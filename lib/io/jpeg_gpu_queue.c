@@ -1,0 +1,246 @@
+/*
+ * jpeg_gpu_queue.c - one GPU's JPEG engines shared by many threads (see
+ * jpeg_gpu.h): each caller posts its JPEG and waits, and one thread of
+ * the queue's decodes what has been posted as one batch.  The engines
+ * reach their rate only in batches (one image a call is a sixth of it),
+ * and threads that each decode on a state of their own slow one another
+ * down (the hardware takes one batch at a time): so a single thread
+ * decodes, and a batch is whatever arrived while the one before it was
+ * decoded.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "jpeg_gpu.h"
+
+#define QUEUE_BATCH 32          /* images taken at once at most */
+
+/* A caller's JPEG, on its stack while it waits. */
+struct request {
+	const unsigned char *p;
+	size_t len;
+	unsigned char *dst;
+	size_t pitch;
+	int taken;              /* 1 decoded, 0 not (status), -1 error (msg) */
+	int status;
+	int done;
+	char msg[sizeof(((struct gf_err *)0)->msg)];
+	struct request *next;
+};
+
+struct jpeg_gpu_queue {
+	struct jpeg_gpu *j;
+	int device;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct request *head, **tail;
+	int stop;
+	int batches, images;    /* decoded, for gpufiltd -s */
+	double busy_ms;         /* decoding them */
+};
+
+/* What the thread takes next: up to QUEUE_BATCH requests, off the list. */
+static int
+queue_take(struct jpeg_gpu_queue *q, struct request **r)
+{
+	int n = 0;
+
+	while (q->head == NULL && !q->stop)
+		pthread_cond_wait(&q->work, &q->mu);
+	while (q->head != NULL && n < QUEUE_BATCH) {
+		r[n++] = q->head;
+		q->head = q->head->next;
+	}
+	if (q->head == NULL)
+		q->tail = &q->head;
+	return n;
+}
+
+/*
+ * A decode state for each batch size that is a power of two, up to
+ * QUEUE_BATCH: a state decodes the batch size it was set up for, and
+ * setting it up again for another size costs more than the decode.
+ */
+#define QUEUE_SIZES 6           /* 1, 2, 4 ... QUEUE_BATCH */
+
+struct decoder {
+	struct jpeg_gpu *j;
+	struct jpeg_gpu_batch *b[QUEUE_SIZES];  /* made as first needed */
+	cudaStream_t st;
+};
+
+/*
+ * Decodes the n requests of r on d's stream, in batches whose sizes are
+ * powers of two (10 images: 8, then 2), each on its own state: those
+ * that the engines do not take (nvJPEG's parser or
+ * nvjpegDecodeBatchedSupported says no) are left out, and taken says
+ * so.
+ */
+static void
+queue_decode(struct decoder *d, struct request **r, int n)
+{
+	const unsigned char *p[QUEUE_BATCH];
+	unsigned char *dst[QUEUE_BATCH];
+	size_t len[QUEUE_BATCH], pitch[QUEUE_BATCH];
+	int status[QUEUE_BATCH], k = 0, rc = 0;
+	struct request *in[QUEUE_BATCH];
+	struct gf_err e = {0};
+	cudaError_t ce;
+
+	if (d->b[0] == NULL && jpeg_gpu_batch_open(d->j, &d->b[0], &e) < 0)
+		rc = -1;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		r[i]->taken = 0;
+		r[i]->status = 0;
+		if (!jpeg_gpu_supported(d->b[0], r[i]->p, r[i]->len))
+			continue;
+		in[k] = r[i];
+		p[k] = r[i]->p;
+		len[k] = r[i]->len;
+		dst[k] = r[i]->dst;
+		pitch[k] = r[i]->pitch;
+		status[k] = 0;
+		k++;
+	}
+	for (int i = 0, m, z; rc == 0 && i < k; i += m) {
+		for (z = QUEUE_SIZES - 1; (1 << z) > k - i; z--)
+			;
+		m = 1 << z;
+		if ((d->b[z] == NULL && jpeg_gpu_batch_open(d->j, &d->b[z], &e) < 0) ||
+		    jpeg_gpu_decode(d->b[z], m, p + i, len + i, dst + i, pitch + i,
+		    d->st, status + i, &e) < 0)
+			rc = -1;
+	}
+	if (k > 0 && rc == 0 && (ce = cudaStreamSynchronize(d->st)) != cudaSuccess)
+		rc = gf_fail(&e, "GPU decode of JPEGs: %s", cudaGetErrorString(ce));
+	if (rc < 0) {
+		for (int i = 0; i < n; i++) {
+			r[i]->taken = -1;
+			snprintf(r[i]->msg, sizeof(r[i]->msg), "%s", e.msg);
+		}
+		return;
+	}
+	for (int i = 0; i < k; i++) {
+		in[i]->taken = status[i] == 0;
+		in[i]->status = status[i];
+	}
+}
+
+static void *
+queue_main(void *arg)
+{
+	struct jpeg_gpu_queue *q = arg;
+	struct decoder d = {q->j, {NULL}, NULL};
+	struct request *r[QUEUE_BATCH];
+	double t0;
+	int n, ok;
+
+	ok = cudaSetDevice(q->device) == cudaSuccess &&
+	    cudaStreamCreateWithFlags(&d.st, cudaStreamNonBlocking) == cudaSuccess;
+	pthread_mutex_lock(&q->mu);
+	while ((n = queue_take(q, r)) > 0) {
+		pthread_mutex_unlock(&q->mu);
+		t0 = gf_now_ms();
+		if (ok) {
+			queue_decode(&d, r, n);
+		} else {
+			for (int i = 0; i < n; i++) {
+				r[i]->taken = -1;
+				snprintf(r[i]->msg, sizeof(r[i]->msg), "GPU %d: cannot "
+				    "make a stream for its JPEG engines", q->device);
+			}
+		}
+		pthread_mutex_lock(&q->mu);
+		q->batches++;
+		q->images += n;
+		q->busy_ms += gf_now_ms() - t0;
+		for (int i = 0; i < n; i++)
+			r[i]->done = 1;
+		pthread_cond_broadcast(&q->done);
+	}
+	pthread_mutex_unlock(&q->mu);
+	for (int i = 0; i < QUEUE_SIZES; i++)
+		jpeg_gpu_batch_close(d.b[i]);
+	if (d.st != NULL)
+		(void)cudaStreamDestroy(d.st);
+	return NULL;
+}
+
+int
+jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
+    struct gf_err *e)
+{
+	struct jpeg_gpu_queue *q = calloc(1, sizeof(*q));
+	int rc;
+
+	*qp = NULL;
+	if (q == NULL)
+		return gf_nomem(e, "out of memory");
+	q->j = j;
+	q->device = device;
+	q->tail = &q->head;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->work, NULL);
+	pthread_cond_init(&q->done, NULL);
+	if ((rc = pthread_create(&q->th, NULL, queue_main, q)) != 0) {
+		pthread_mutex_destroy(&q->mu);
+		pthread_cond_destroy(&q->work);
+		pthread_cond_destroy(&q->done);
+		free(q);
+		return gf_fail(e, "cannot start a thread: %s", strerror(rc));
+	}
+	*qp = q;
+	return 0;
+}
+
+int
+jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
+    size_t len, unsigned char *dst, size_t pitch, int *status,
+    struct gf_err *e)
+{
+	struct request r = {p, len, dst, pitch, 0, 0, 0, "", NULL};
+
+	pthread_mutex_lock(&q->mu);
+	*q->tail = &r;
+	q->tail = &r.next;
+	pthread_cond_signal(&q->work);
+	while (!r.done)
+		pthread_cond_wait(&q->done, &q->mu);
+	pthread_mutex_unlock(&q->mu);
+	*status = r.status;
+	if (r.taken < 0)
+		return gf_fail(e, "%s", r.msg);
+	return r.taken ? 0 : 1;
+}
+
+void
+jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches, int *images,
+    double *busy_ms)
+{
+	pthread_mutex_lock(&q->mu);
+	*batches = q->batches;
+	*images = q->images;
+	*busy_ms = q->busy_ms;
+	pthread_mutex_unlock(&q->mu);
+}
+
+void
+jpeg_gpu_queue_close(struct jpeg_gpu_queue *q)
+{
+	if (q == NULL)
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->stop = 1;
+	pthread_cond_signal(&q->work);
+	pthread_mutex_unlock(&q->mu);
+	pthread_join(q->th, NULL);
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->work);
+	pthread_cond_destroy(&q->done);
+	free(q);
+}
