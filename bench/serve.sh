@@ -125,8 +125,8 @@ xargs_runs() {
 # process and through the warm server (median of 3 each), against $3
 # images/s (the engines' rate, or 0).  The server's first batch of the
 # kind, which fills its pool of buffers, is shown apart, and a JPEG
-# batch once more with its JPEGs decoded by the client
-# (GPUFILT_GPU_DECODE=0), not by the server's engines.
+# batch once more with its JPEGs decoded by the server's engines
+# (GPUFILT_GPU_DECODE=server), not by the client's cores.
 batch_row() {
 	p=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=off bin/edge -q --auto -o $WORK/out $1")
 	serve_up
@@ -134,11 +134,11 @@ batch_row() {
 	sleep 1         # the pool's thread makes what the first asked for
 	s=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1")
 	c=0
-	[ "$3" != 0 ] && c=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require GPUFILT_GPU_DECODE=0 bin/edge -q --auto -o $WORK/out $1")
+	[ "$3" != 0 ] && c=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require GPUFILT_GPU_DECODE=server bin/edge -q --auto -o $WORK/out $1")
 	bin/gpufiltd -s | sed 's/^/    gpufiltd -s: /'
 	serve_down
 	echo "$2 $p $s $3 $f $c" | awk -v w="$4" '{ printf "    %-22s in process %7.1f images/s   server warm %7.1f images/s (its first batch %.1f)", w, $1 / $2, $1 / $3, $1 / $5;
-	    if ($4 > 0) printf "   (%.1f%% and %.1f%% of the engines; JPEGs decoded by the client %.1f)", 100 * $1 / $2 / $4, 100 * $1 / $3 / $4, $1 / $6; printf "\n" }'
+	    if ($4 > 0) printf "   (%.1f%% and %.1f%% of the engines; decoded on the server engines %.1f)", 100 * $1 / $2 / $4, 100 * $1 / $3 / $4, $1 / $6; printf "\n" }'
 }
 
 batch() {

@@ -189,7 +189,7 @@ cli_env_knobs(struct gf_settings *set)
 		set->split = atoi(env) > 0 ? atoi(env) : 0;
 	if ((env = getenv("GPUFILT_GPU_DECODE")) != NULL)
 		set->gpu_decode = strcmp(env, "1") == 0 ? 1 :
-		    strcmp(env, "2") == 0 ? 2 : 0;
+		    strcmp(env, "2") == 0 ? 2 : strcmp(env, "server") == 0 ? 3 : 0;
 	if ((env = getenv("GPUFILT_JPEG_BATCH")) != NULL)
 		set->jpeg_batch = atoi(env);
 	if ((env = getenv("GPUFILT_JPEG_SHARE")) != NULL)

@@ -124,7 +124,7 @@ serve_decide(const struct cli_tool *ct, int nopts, char **argv,
 		    "off, start or require", env), 2;
 	if (o->no_server || mode == SERVE_OFF)
 		return 0;
-	if (o->set.gpu_decode > 0) {
+	if (o->set.gpu_decode == 1 || o->set.gpu_decode == 2) {
 		/* By design in process, whatever GPUFILT_SERVER says. */
 		gf_fail(note, "not served (GPUFILT_GPU_DECODE asks for this "
 		    "process's JPEG engines): running in this process");

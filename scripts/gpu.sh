@@ -177,7 +177,11 @@ sanitize-server)
 		# Racecheck weighs each launch far more (edge's hysteresis makes
 		# many, a strip its own): the small images alone, which did not
 		# finish in 340 s with the others.
-		imgs="samples/coins.pgm samples/chelsea.png samples/astro16.pgm /tmp/san/b12.pgm"
+		# JPEGs: a gray tool's go to the server's engines as their bytes
+		# (GPUFILT_GPU_DECODE=server below).
+		build/bench/jpeggen -s 420 -q 90 640 480 >/tmp/san/j420.jpg
+		imgs="samples/coins.pgm samples/chelsea.png samples/astro16.pgm /tmp/san/b12.pgm
+		    /tmp/san/j420.jpg samples/small.jpg"
 		[ "$t" = memcheck ] && imgs="$imgs samples/retina1023x517.pgm /tmp/san/stream.pnm"
 		for k in $(seq "${SERVER_ROUNDS:-2}"); do
 			tool_runs | while read -r tool args; do
@@ -189,6 +193,7 @@ sanitize-server)
 			f=$(eval echo \${$#}); set -- $(echo "$@" | sed "s# [^ ]*\$##")
 			t=$1; shift
 			GPUFILT_SERVER=require GPUFILT_SOCKET='"$sock"' GPUFILT_STRIP_ROWS=64 \
+			    GPUFILT_GPU_DECODE=server \
 			    bin/$t -q "$@" "$f" /tmp/san/srv.$n.pnm || echo "client $n failed"' sh \
 		    >>/tmp/san/srv-$t.log 2>&1
 		bin/gpufiltd -k -S $sock >/dev/null 2>&1

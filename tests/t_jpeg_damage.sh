@@ -45,7 +45,7 @@ why="$(tail -n 1 "$D/check.err")"
 check jpeg-damage/good-clean grep -q ": $(ls "$D/good" | wc -l) clean," "$D/good.err"
 
 if ! have_gpu; then
-	for c in verdicts bytes engines stress; do skip "jpeg-damage/$c" "no GPU"; done
+	for c in verdicts bytes engines served-verdicts served-bytes served-engines stress; do skip "jpeg-damage/$c" "no GPU"; done
 else
 	# One batch, engines on and off; the messages compared are the
 	# failed files' ("NAME: why") and the count of failures.
@@ -64,6 +64,27 @@ else
 	# The engines did decode the clean ones (else the test proves nothing).
 	why="$(grep -m 1 decoders: "$D/on.err")"
 	check jpeg-damage/engines grep -q "decoders: [1-9][0-9]* images on the GPUs' JPEG engines" "$D/on.err"
+
+	# Served (issue 42): the same batch through a server of this test's
+	# own, whose engines decode what the client's check lets through
+	# (GPUFILT_GPU_DECODE=server), gives the files, messages and bytes of
+	# the run in process with the engines off; and its engines did
+	# decode some.
+	mkdir -p "$D/sv" "$D/served" && chmod 700 "$D/sv"
+	GPUFILT_SOCKET=$D/sv/server "$BIN/gpufiltd" -q -i 1 2>"$D/sv/start.err"
+	GPUFILT_SOCKET=$D/sv/server GPUFILT_SERVER=require GPUFILT_GPU_DECODE=server \
+	    "$BIN/sobel" -v -t 60 \
+	    -o "$D/served" "$D"/bad/*.jpg 2>"$D/served.err"
+	grep -e '\.jpg: ' -e 'inputs failed$' "$D/served.err" | sort >"$D/served.msg"
+	decoded=$(GPUFILT_SOCKET=$D/sv/server "$BIN/gpufiltd" -s 2>&1 |
+	    sed -n 's/.*served (\([0-9]*\) JPEGs decoded on its engines.*/\1/p')
+	GPUFILT_SOCKET=$D/sv/server "$BIN/gpufiltd" -k >/dev/null 2>&1
+	why="messages differ: $(diff "$D/off.msg" "$D/served.msg" | head -n 4 | tr '\n' ' ') $(cat "$D/sv/start.err")"
+	check jpeg-damage/served-verdicts cmp -s "$D/off.msg" "$D/served.msg"
+	why="$(diff -r "$D/off" "$D/served" 2>&1 | head -n 4 | tr '\n' ' ')"
+	check jpeg-damage/served-bytes diff -r "$D/off" "$D/served"
+	why="the server's engines decoded ${decoded:-none}"
+	check jpeg-damage/served-engines [ "${decoded:-0}" -gt 0 ]
 
 	# Stress: lanes kept busy (edge with a wide Gaussian) on the pool the
 	# engines decode into, with small batches so that buffers come back

@@ -168,8 +168,9 @@ sv_start
 why="buffers in the pool: ${held:-none} after the batches, ${left:-none} 3 s later"
 check server/pool-idle sh -c '[ "${1:-0}" -gt 0 ] && [ "$2" = 0 ]' sh "$held" "$left"
 
-# A batch's JPEGs go to a server that offers its engines as their bytes
-# (PROTO_JPEG): a server that offers them and declines each
+# Asked (GPUFILT_GPU_DECODE=server), a batch's JPEGs go to a server that
+# offers its engines as their bytes (PROTO_JPEG): one that offers them
+# and declines each
 # (GPUFILTD_JPEG_DECLINE, for the tests) has the clients decode them
 # themselves, with the bytes, messages and status of a run in process;
 # JPEGs the check refuses (damaged) are decoded by the readers as ever.
@@ -178,17 +179,36 @@ for k in 1 2 3 4; do cp "$SAMPLES/small.jpg" "$SV/jin/copy$k.jpg"; done
 head -c 3000 "$SAMPLES/small.jpg" >"$SV/jin/cut.jpg"
 sv_stop
 sv_start GPUFILTD_JPEG_DECLINE=1
-GPUFILT_SERVER=require "$BIN/sobel" -v -t 60 -o "$SV/js" "$SV"/jin/* 2>"$SV/js.err"; s1=$?
+GPUFILT_SERVER=require GPUFILT_GPU_DECODE=server "$BIN/sobel" -v -t 60 -o "$SV/js" \
+    "$SV"/jin/* 2>"$SV/js.err"; s1=$?
 GPUFILT_SERVER=off "$BIN/sobel" -v -t 60 -o "$SV/jp" "$SV"/jin/* 2>"$SV/jp.err"; s2=$?
 for x in js jp; do
 	sed -e '/ images in [0-9.]* s, /d' -e '/ images, busy /d' -e '/^sobel: running on the CPU/d' \
-	    -e 's/ (filtered by gpufiltd)$//' -e 's/[0-9.]* ms/T ms/g' "$SV/$x.err" >"$SV/$x.s"
+	    -e 's/ (filtered by gpufiltd)$//' -e 's/[0-9.]* ms/T ms/g' \
+	    -e 's/[0-9.]* GB\/s/G GB\/s/' "$SV/$x.err" >"$SV/$x.s"
 done
 declined=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
-why="status $s1/$s2, declined ${declined:-none}; $(diff -r "$SV/js" "$SV/jp" | head -2); $(diff "$SV/js.err" "$SV/jp.err" | head -4 | tr '\n' ' ')"
+why="status $s1/$s2, declined ${declined:-none}; $(diff -r "$SV/js" "$SV/jp" | head -2); $(diff "$SV/js.s" "$SV/jp.s" | head -4 | tr '\n' ' ')"
 check server/jpeg-declined sh -c '[ $1 = 1 ] && [ $2 = 1 ] && [ "${3:-0}" -ge 4 ] &&
     diff -r "$4/js" "$4/jp" >/dev/null && cmp -s "$4/js.s" "$4/jp.s"' \
     sh "$s1" "$s2" "$declined" "$SV"
+# One JPEG alone goes as its bytes too, unless the small-run rule keeps
+# it here (then it is read as pixels, and nothing is declined).
+GPUFILT_SERVER=require GPUFILT_GPU_DECODE=server GPUFILT_SERVED_SMALL_PIXELS=0 \
+    "$BIN/sobel" -t 60 "$SV/jin/copy1.jpg" "$SV/j1s.pgm"; s1=$?
+GPUFILT_SERVER=require GPUFILT_GPU_DECODE=server GPUFILT_SERVED_SMALL_PIXELS=1000000 \
+    "$BIN/sobel" -t 60 "$SV/jin/copy1.jpg" "$SV/j1c.pgm"; s2=$?
+after=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
+why="status $s1/$s2, declined ${declined:-none} then ${after:-none}"
+check server/jpeg-one sh -c '[ $1 = 0 ] && [ $2 = 0 ] && [ "${4:-0}" -eq $(($3 + 1)) ] &&
+    cmp -s "$5/j1s.pgm" "$5/jp/copy1.pgm" && cmp -s "$5/j1c.pgm" "$5/jp/copy1.pgm"' \
+    sh "$s1" "$s2" "${declined:-0}" "$after" "$SV"
+# Not asked, the run decodes its JPEGs itself: none goes to the server.
+GPUFILT_SERVER=require "$BIN/sobel" -t 60 -o "$SV/jd" "$SV"/jin/copy*.jpg; s1=$?
+last=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
+why="status $s1, declined ${after:-none} then ${last:-none}"
+check server/jpeg-not-asked sh -c '[ $1 = 0 ] && [ "$2" = "$3" ] &&
+    cmp -s "$4/jd/copy2.pgm" "$4/jp/copy2.pgm"' sh "$s1" "${after:-x}" "${last:-y}" "$SV"
 sv_stop
 sv_start
 

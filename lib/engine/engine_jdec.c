@@ -96,9 +96,13 @@ jdec_init(struct engine *en)
 	 * about what decoding the file on the CPU does, so that a batch with
 	 * the engines runs slower than one without (make bench-io's batch).
 	 */
-	/* Served, the server's engines are open: unless GPUFILT_GPU_DECODE=0. */
+	/*
+	 * Served, the server's engines when GPUFILT_GPU_DECODE=server asks:
+	 * not by default, as a served batch of photos ran no faster with
+	 * them than with its own readers decoding (make bench-serve).
+	 */
 	j->remote = en->o->remote != NULL && remote_jpeg(en->o->remote) &&
-	    en->tool->gray && en->o->strategy != GF_CPU && set->gpu_decode != 0;
+	    en->tool->gray && en->o->strategy != GF_CPU && set->gpu_decode == 3;
 	j->wait = set->gpu_decode == 2 && !j->remote;
 	j->wanted = j->remote || (en->o->strategy != GF_CPU &&
 	    (set->gpu_decode == 1 || j->wait));
@@ -141,8 +145,8 @@ jdec_ready(struct engine *en)
 {
 	int on;
 
-	if (en->jdec.remote)    /* a batch's: the small-run rule's is the CPU's */
-		return !en->small.armed;
+	if (en->jdec.remote)    /* the small-run rule: read_bits */
+		return 1;
 	if (en->jdec.wait && en->jdec.wanted)
 		devices_decision(en);
 	pthread_mutex_lock(&en->mu);

@@ -30,7 +30,7 @@ struct gf_settings {
 	int read_ahead;         /* GPUFILT_READ_AHEAD: reading while the GPUs open */
 	int reader_gray;        /* GPUFILT_READER_GRAY: -1 the rule; 0 GPU, 1 readers */
 	int split;              /* GPUFILT_SPLIT: a stream's decoders; -1: -j's rule */
-	int gpu_decode;         /* GPUFILT_GPU_DECODE: 0 CPU; 1 JPEG engines; 2 and wait; -1 unset */
+	int gpu_decode;         /* GPUFILT_GPU_DECODE: 0 CPU; 1 JPEG engines; 2 and wait; 3 the server's; -1 unset */
 	int jpeg_batch;         /* GPUFILT_JPEG_BATCH: 1 to 256 a batch; else 32 */
 	int jpeg_share;         /* GPUFILT_JPEG_SHARE: readers take the engines' JPEGs */
 	int jpeg_fail;          /* GPUFILT_JPEG_FAIL: the engines fail JPEG K; 0: none */
