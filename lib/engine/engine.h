@@ -123,13 +123,14 @@ int engine_worker_filter(struct engine_worker *w, const struct tool *t,
     struct gf_err *e);
 /*
  * engine_worker_filter_jpeg is the same for a baseline JPEG of len bytes
- * at bits (host memory, unchanged until it returns), width x height
- * stored: decoded to its luma by the JPEG engines of the worker's GPU
- * (their queue q, which batches the JPEGs of every worker on it),
- * turned by its EXIF orientation (out is the turned size), filtered by
- * gray tool t.  *declined set (and 0 returned) when the engines do not
- * take it or fail on it: the caller decodes it otherwise; nothing of
- * out was written then.
+ * at bits (host memory, which it copies first: a client may change its
+ * own while the engines read), width x height stored: decoded to its
+ * luma by the JPEG engines of the worker's GPU (their queue q, which
+ * batches the JPEGs of every worker on it), turned by its EXIF
+ * orientation (out is the turned size), filtered by gray tool t.
+ * *declined set (and 0 returned) when the engines do not take it, find
+ * another size in its header, or fail on it: the caller decodes it
+ * otherwise; nothing of out was written then.
  */
 struct jpeg_gpu_queue;
 int engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,

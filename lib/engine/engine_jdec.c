@@ -97,9 +97,8 @@ jdec_init(struct engine *en)
 	 * the engines runs slower than one without (make bench-io's batch).
 	 */
 	/*
-	 * Served, the server's engines when GPUFILT_GPU_DECODE=server asks:
-	 * not by default, as a served batch of photos ran no faster with
-	 * them than with its own readers decoding (make bench-serve).
+	 * Served, the server's engines when GPUFILT_GPU_DECODE=server asks
+	 * (not by default: make bench-serve found them no faster).
 	 */
 	j->remote = en->o->remote != NULL && remote_jpeg(en->o->remote) &&
 	    en->tool->gray && en->o->strategy != GF_CPU && set->gpu_decode == 3;
@@ -318,6 +317,8 @@ jdec_prepare(struct jdec *jd, struct jdec_set *bs)
 		trace_mark(en, s, 'd', 'd', me);
 		if (engine_job_failed(en, s->job) ||
 		    !jpeg_gpu_supported(jd->b, s->bits.p, s->bits.len) ||
+		    !jpeg_gpu_size_is(jd->b, s->bits.p, s->bits.len, s->bits.width,
+		    s->bits.height) ||
 		    jdec_buf_get(jd, s) < 0)
 			continue;
 		bs->slots[bs->m] = s;

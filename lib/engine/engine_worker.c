@@ -14,6 +14,8 @@ struct engine_worker {
 	struct engine en;       /* what the lane reads of a run: tool, strips */
 	struct device dev;
 	struct lane ln;
+	unsigned char *bits;    /* a client's JPEG, copied: its own can change */
+	size_t bits_cap;
 };
 
 int
@@ -94,12 +96,25 @@ engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,
 	if (gpu_image_get(g, GPU_SLOT_PACKED_IN, width, height, 255, &y, e) < 0)
 		return -1;
 	/*
+	 * The engines read a copy: the client could change its window's
+	 * bytes between nvJPEG's reading of the header (the size it must
+	 * write at) and the decode.
+	 */
+	if (len > w->bits_cap) {
+		unsigned char *p = realloc(w->bits, len);
+		if (p == NULL)
+			return gf_nomem(e, "out of memory for a JPEG of %zu bytes", len);
+		w->bits = p;
+		w->bits_cap = len;
+	}
+	memcpy(w->bits, bits, len);
+	/*
 	 * The worker's stream is idle (its last image was waited for), and
 	 * the queue's thread has waited for its own: the luma is there.
 	 */
 	t0 = gf_now_ms();
-	if ((rc = jpeg_gpu_queue_decode(q, bits, len, y.px, y.pitch, &status,
-	    e)) != 0) {
+	if ((rc = jpeg_gpu_queue_decode(q, w->bits, len, y.px, y.pitch, width,
+	    height, &status, e)) != 0) {
 		*declined = rc > 0;
 		return rc > 0 ? 0 : -1;
 	}
@@ -136,6 +151,7 @@ engine_worker_close(struct engine_worker *w)
 	if (w == NULL)
 		return;
 	lane_close(&w->ln);
+	free(w->bits);
 	pthread_mutex_destroy(&w->en.mu);
 	pthread_cond_destroy(&w->en.cv);
 	free(w);

@@ -228,6 +228,19 @@ jpeg_gpu_supported(struct jpeg_gpu_batch *b, const unsigned char *p,
 	return refused == 0;
 }
 
+int
+jpeg_gpu_size_is(struct jpeg_gpu_batch *b, const unsigned char *p,
+    size_t len, int width, int height)
+{
+	const struct jpeg_gpu *j = b->j;
+	nvjpegChromaSubsampling_t css;
+	int comps, w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
+
+	if (j->fn.nvjpegGetImageInfo(j->h, p, len, &comps, &css, w, h) != 0)
+		return 0;
+	return comps >= 1 && w[0] == width && h[0] == height;
+}
+
 /*
  * Sets b's state up for batches of n (nvjpegDecodeBatched decodes as
  * many as the last initialisation said); again after a failed batch,
@@ -406,6 +419,18 @@ jpeg_gpu_supported(struct jpeg_gpu_batch *b, const unsigned char *p,
 	(void)b;
 	(void)p;
 	(void)len;
+	return 0;
+}
+
+int
+jpeg_gpu_size_is(struct jpeg_gpu_batch *b, const unsigned char *p,
+    size_t len, int width, int height)
+{
+	(void)b;
+	(void)p;
+	(void)len;
+	(void)width;
+	(void)height;
 	return 0;
 }
 

@@ -71,6 +71,16 @@ int jpeg_gpu_supported(struct jpeg_gpu_batch *b, const unsigned char *p,
     size_t len);
 
 /*
+ * Whether the engines would write the luma of the JPEG of len bytes at
+ * p as width x height, as nvJPEG reads its header (nvjpegGetImageInfo's
+ * first plane): 1 yes, 0 no.  A caller whose buffer is sized from
+ * another reading of the header (libjpeg's, or a client's word) asks
+ * this first, so that the engines never write past it.
+ */
+int jpeg_gpu_size_is(struct jpeg_gpu_batch *b, const unsigned char *p,
+    size_t len, int width, int height);
+
+/*
  * Decodes n JPEGs (p[i], len[i] bytes, in host memory) as their luma
  * into device memory: image i's row y at dst[i] + y * pitch[i] (pitch[i]
  * at least its width), the work queued on st.  Returns the images that
@@ -97,19 +107,20 @@ int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
  * queue's decodes, in batches, what the callers of jpeg_gpu_queue_decode
  * post.  Open on j (whose GPU is number device; close the queue before
  * j): 0 with *q, or -1 with e.  jpeg_gpu_queue_decode decodes the JPEG of
- * len bytes at p as its luma into device memory at dst (rows pitch
- * apart) and returns once the luma is there: 0 decoded; 1 not, because
- * the engines do not take this JPEG or failed on it (*status: nvJPEG's
- * status, 0 when they did not take it); -1 with e when the GPU's decoding
- * failed as a whole.  jpeg_gpu_queue_counts: the batches and the images
+ * len bytes at p as its luma into device memory at dst (width x height,
+ * rows pitch apart) and returns once the luma is there: 0 decoded; 1
+ * not, because the engines do not take this JPEG, its luma is not width
+ * x height, or they failed on it (*status: nvJPEG's status, 0 when they
+ * did not take it); -1 with e when the GPU's decoding failed as a whole.
+ * p's bytes must not change until it returns.  jpeg_gpu_queue_counts: the batches and the images
  * the queue has decoded, and the milliseconds its thread spent on them.
  */
 struct jpeg_gpu_queue;
 int jpeg_gpu_queue_open(struct jpeg_gpu *j, int device,
     struct jpeg_gpu_queue **q, struct gf_err *e);
 int jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
-    size_t len, unsigned char *dst, size_t pitch, int *status,
-    struct gf_err *e);
+    size_t len, unsigned char *dst, size_t pitch, int width, int height,
+    int *status, struct gf_err *e);
 void jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches,
     int *images, double *busy_ms);
 void jpeg_gpu_queue_close(struct jpeg_gpu_queue *q);

@@ -25,6 +25,7 @@ struct request {
 	size_t len;
 	unsigned char *dst;
 	size_t pitch;
+	int width, height;      /* dst's: the engines must write no more */
 	int taken;              /* 1 decoded, 0 not (status), -1 error (msg) */
 	int status;
 	int done;
@@ -78,8 +79,8 @@ struct decoder {
  * Decodes the n requests of r on d's stream, in batches whose sizes are
  * powers of two (10 images: 8, then 2), each on its own state: those
  * that the engines do not take (nvJPEG's parser or
- * nvjpegDecodeBatchedSupported says no) are left out, and taken says
- * so.
+ * nvjpegDecodeBatchedSupported says no) or would write at another size
+ * than their buffer's are left out, and taken says so.
  */
 static void
 queue_decode(struct decoder *d, struct request **r, int n)
@@ -97,7 +98,9 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	for (int i = 0; rc == 0 && i < n; i++) {
 		r[i]->taken = 0;
 		r[i]->status = 0;
-		if (!jpeg_gpu_supported(d->b[0], r[i]->p, r[i]->len))
+		if (!jpeg_gpu_supported(d->b[0], r[i]->p, r[i]->len) ||
+		    !jpeg_gpu_size_is(d->b[0], r[i]->p, r[i]->len, r[i]->width,
+		    r[i]->height))
 			continue;
 		in[k] = r[i];
 		p[k] = r[i]->p;
@@ -200,10 +203,10 @@ jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
 
 int
 jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
-    size_t len, unsigned char *dst, size_t pitch, int *status,
-    struct gf_err *e)
+    size_t len, unsigned char *dst, size_t pitch, int width, int height,
+    int *status, struct gf_err *e)
 {
-	struct request r = {p, len, dst, pitch, 0, 0, 0, "", NULL};
+	struct request r = {p, len, dst, pitch, width, height, 0, 0, 0, "", NULL};
 
 	pthread_mutex_lock(&q->mu);
 	*q->tail = &r;
