@@ -240,10 +240,11 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	}
 	f->nlanes = n;
 	slot_pool_add(en, &en->read.rd[0], more, 0);
-	for (int i = 0; state == GPU_READY && en->njobs > 1 && en->jdec.remote &&
-	    i < en->read.nreaders; i++)
-		slot_pool_add(en, &en->read.rd[i], (n + en->read.nreaders - 1) /
-		    en->read.nreaders, 0);
+	if (state == GPU_READY && en->njobs > 1 && en->jdec.remote) {
+		int each = (n + en->read.nreaders - 1) / en->read.nreaders;
+		for (int i = 0; i < en->read.nreaders; i++)
+			slot_pool_add(en, &en->read.rd[i], each, 0);
+	}
 	for (int i = 0, rc; i < n; i++) {
 		f->ln[i].en = en;
 		f->ln[i].dev = state == GPU_READY ? &en->gpus.dev[i / f->per_gpu] : NULL;

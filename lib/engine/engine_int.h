@@ -495,6 +495,7 @@ void device_fail(struct engine *en, struct device *d, struct slot *s);
 
 void small_init(struct engine *en);
 void small_image(struct engine *en, int w, int h);
+int small_bits(struct engine *en, int w, int h);
 void small_end(struct engine *en);
 int small_pending(const struct engine *en);
 int small_decide(struct engine *en, struct gf_err *e);

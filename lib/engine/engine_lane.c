@@ -594,17 +594,16 @@ lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 	} else {
 		struct remote_rows rows = {remote_rows, s};
 		double t0 = gf_now_ms();
+		int bytes = s->bits.len > 0 && s->in.px == NULL;
 		s->out_malloced = s->out_malloced || s->outbuf.p != s->out.px;
 		/*
 		 * A JPEG kept as its bytes: the server's engines decode it, or
 		 * it declines, and it is decoded here and sent as pixels.
 		 */
-		rc = s->bits.len > 0 && s->in.px == NULL ? remote_filter_jpeg(
-		    ln->rl, gpu, &s->bits, s->inbuf.shared ? &s->inbuf.shm : NULL,
-		    &s->out, s->outbuf.shared ? &s->outbuf.shm : NULL, &s->t,
-		    &s->err) : 1;
-		if (rc == 1 && s->bits.len > 0 && s->in.px == NULL &&
-		    jdec_cpu_decode(en, s, &s->err) < 0)
+		rc = bytes ? remote_filter_jpeg(ln->rl, gpu, &s->bits,
+		    s->inbuf.shared ? &s->inbuf.shm : NULL, &s->out,
+		    s->outbuf.shared ? &s->outbuf.shm : NULL, &s->t, &s->err) : 1;
+		if (rc == 1 && bytes && jdec_cpu_decode(en, s, &s->err) < 0)
 			rc = -1;
 		else if (rc == 1)
 			rc = remote_filter(ln->rl, gpu, &s->in, s->inbuf.shared ?

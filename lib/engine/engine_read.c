@@ -184,17 +184,8 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 		return 0;
 	tk->wait_ms = 0;
 	got = img_jpeg_bits_read(f, name, &o, &b, e);
-	/*
-	 * Served, the small-run rule may yet keep one JPEG here: a small one
-	 * is read as pixels (and sized for the rule then), a larger one
-	 * sized for it now.
-	 */
-	if (got > 0 && en->jdec.remote && en->small.armed) {
-		if ((double)b.width * b.height <= en->small.budget)
-			got = 0;
-		else
-			small_image(en, b.width, b.height);
-	}
+	if (got > 0 && en->jdec.remote && small_bits(en, b.width, b.height))
+		got = 0;        /* the small-run rule may keep it: read as pixels */
 	if (got > 0 && !jdec_check(en, &b, tk->job))
 		got = 0;        /* read from the file on the CPU, the bytes' slot reused */
 	if (got <= 0) {

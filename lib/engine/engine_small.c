@@ -86,6 +86,23 @@ small_image(struct engine *en, int w, int h)
 	pthread_mutex_unlock(&en->mu);
 }
 
+/*
+ * A JPEG that a reader would keep as its bytes for the server, w x h
+ * from its header: 1 when the rule may yet keep it on the CPU (the
+ * reader reads it as pixels, and sizes it for the rule then); else 0,
+ * and it is sized for the rule now.
+ */
+int
+small_bits(struct engine *en, int w, int h)
+{
+	if (!en->small.armed)
+		return 0;
+	if ((double)w * h <= en->small.budget)
+		return 1;
+	small_image(en, w, h);
+	return 0;
+}
+
 /* The input has ended (or failed): no image more comes. */
 void
 small_end(struct engine *en)

@@ -82,7 +82,7 @@ engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,
 	struct gpu *g = &w->ln.sub[0];
 	struct gpu_image y;
 	struct slot s;
-	int status = 0, turned = orientation >= 5, rc;
+	int turned = orientation >= 5, rc;
 	double t0;              /* then the decode's time */
 
 	*declined = 0;
@@ -114,7 +114,7 @@ engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,
 	 */
 	t0 = gf_now_ms();
 	if ((rc = jpeg_gpu_queue_decode(q, w->bits, len, y.px, y.pitch, width,
-	    height, &status, e)) != 0) {
+	    height, e)) != 0) {
 		*declined = rc > 0;
 		return rc > 0 ? 0 : -1;
 	}

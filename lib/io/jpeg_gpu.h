@@ -110,19 +110,19 @@ int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
  * len bytes at p as its luma into device memory at dst (width x height,
  * rows pitch apart) and returns once the luma is there: 0 decoded; 1
  * not, because the engines do not take this JPEG, its luma is not width
- * x height, or they failed on it (*status: nvJPEG's status, 0 when they
- * did not take it); -1 with e when the GPU's decoding failed as a whole.
- * p's bytes must not change until it returns.  jpeg_gpu_queue_counts: the batches and the images
- * the queue has decoded, and the milliseconds its thread spent on them.
+ * x height, or they failed on it; -1 with e when the GPU's decoding
+ * failed as a whole.  p's bytes must not change until it returns.
+ * jpeg_gpu_queue_counts: the batches the queue has decoded, and the
+ * milliseconds its thread spent on them.
  */
 struct jpeg_gpu_queue;
 int jpeg_gpu_queue_open(struct jpeg_gpu *j, int device,
     struct jpeg_gpu_queue **q, struct gf_err *e);
 int jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
     size_t len, unsigned char *dst, size_t pitch, int width, int height,
-    int *status, struct gf_err *e);
+    struct gf_err *e);
 void jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches,
-    int *images, double *busy_ms);
+    double *busy_ms);
 void jpeg_gpu_queue_close(struct jpeg_gpu_queue *q);
 
 /* nvJPEG's status code as words, for messages. */

@@ -26,8 +26,7 @@ struct request {
 	unsigned char *dst;
 	size_t pitch;
 	int width, height;      /* dst's: the engines must write no more */
-	int taken;              /* 1 decoded, 0 not (status), -1 error (msg) */
-	int status;
+	int taken;              /* 1 decoded, 0 not, -1 error (msg) */
 	int done;
 	char msg[sizeof(((struct gf_err *)0)->msg)];
 	struct request *next;
@@ -41,7 +40,7 @@ struct jpeg_gpu_queue {
 	pthread_cond_t work, done;
 	struct request *head, **tail;
 	int stop;
-	int batches, images;    /* decoded, for gpufiltd -s */
+	int batches;            /* decoded, for gpufiltd -s */
 	double busy_ms;         /* decoding them */
 };
 
@@ -71,8 +70,10 @@ queue_take(struct jpeg_gpu_queue *q, struct request **r)
 
 struct decoder {
 	struct jpeg_gpu *j;
+	int device;
 	struct jpeg_gpu_batch *b[QUEUE_SIZES];  /* made as first needed */
 	cudaStream_t st;
+	int has_st;
 };
 
 /*
@@ -93,11 +94,15 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	struct gf_err e = {0};
 	cudaError_t ce;
 
-	if (d->b[0] == NULL && jpeg_gpu_batch_open(d->j, &d->b[0], &e) < 0)
+	if (!d->has_st && (ce = cudaStreamCreateWithFlags(&d->st,
+	    cudaStreamNonBlocking)) != cudaSuccess)
+		rc = gf_fail(&e, "GPU %d: cannot make a stream for its JPEG engines: "
+		    "%s", d->device, cudaGetErrorString(ce));
+	d->has_st = rc == 0;
+	if (rc == 0 && d->b[0] == NULL && jpeg_gpu_batch_open(d->j, &d->b[0], &e) < 0)
 		rc = -1;
 	for (int i = 0; rc == 0 && i < n; i++) {
 		r[i]->taken = 0;
-		r[i]->status = 0;
 		if (!jpeg_gpu_supported(d->b[0], r[i]->p, r[i]->len) ||
 		    !jpeg_gpu_size_is(d->b[0], r[i]->p, r[i]->len, r[i]->width,
 		    r[i]->height))
@@ -107,7 +112,6 @@ queue_decode(struct decoder *d, struct request **r, int n)
 		len[k] = r[i]->len;
 		dst[k] = r[i]->dst;
 		pitch[k] = r[i]->pitch;
-		status[k] = 0;
 		k++;
 	}
 	for (int i = 0, m, z; rc == 0 && i < k; i += m) {
@@ -128,39 +132,27 @@ queue_decode(struct decoder *d, struct request **r, int n)
 		}
 		return;
 	}
-	for (int i = 0; i < k; i++) {
+	for (int i = 0; i < k; i++)
 		in[i]->taken = status[i] == 0;
-		in[i]->status = status[i];
-	}
 }
 
 static void *
 queue_main(void *arg)
 {
 	struct jpeg_gpu_queue *q = arg;
-	struct decoder d = {q->j, {NULL}, NULL};
+	struct decoder d = {q->j, q->device, {NULL}, NULL, 0};
 	struct request *r[QUEUE_BATCH];
 	double t0;
-	int n, ok;
+	int n;
 
-	ok = cudaSetDevice(q->device) == cudaSuccess &&
-	    cudaStreamCreateWithFlags(&d.st, cudaStreamNonBlocking) == cudaSuccess;
+	(void)cudaSetDevice(q->device);        /* else the stream fails, and says */
 	pthread_mutex_lock(&q->mu);
 	while ((n = queue_take(q, r)) > 0) {
 		pthread_mutex_unlock(&q->mu);
 		t0 = gf_now_ms();
-		if (ok) {
-			queue_decode(&d, r, n);
-		} else {
-			for (int i = 0; i < n; i++) {
-				r[i]->taken = -1;
-				snprintf(r[i]->msg, sizeof(r[i]->msg), "GPU %d: cannot "
-				    "make a stream for its JPEG engines", q->device);
-			}
-		}
+		queue_decode(&d, r, n);
 		pthread_mutex_lock(&q->mu);
 		q->batches++;
-		q->images += n;
 		q->busy_ms += gf_now_ms() - t0;
 		for (int i = 0; i < n; i++)
 			r[i]->done = 1;
@@ -169,7 +161,7 @@ queue_main(void *arg)
 	pthread_mutex_unlock(&q->mu);
 	for (int i = 0; i < QUEUE_SIZES; i++)
 		jpeg_gpu_batch_close(d.b[i]);
-	if (d.st != NULL)
+	if (d.has_st)
 		(void)cudaStreamDestroy(d.st);
 	return NULL;
 }
@@ -204,9 +196,9 @@ jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
 int
 jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
     size_t len, unsigned char *dst, size_t pitch, int width, int height,
-    int *status, struct gf_err *e)
+    struct gf_err *e)
 {
-	struct request r = {p, len, dst, pitch, width, height, 0, 0, 0, "", NULL};
+	struct request r = {p, len, dst, pitch, width, height, 0, 0, "", NULL};
 
 	pthread_mutex_lock(&q->mu);
 	*q->tail = &r;
@@ -215,19 +207,16 @@ jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
 	while (!r.done)
 		pthread_cond_wait(&q->done, &q->mu);
 	pthread_mutex_unlock(&q->mu);
-	*status = r.status;
 	if (r.taken < 0)
 		return gf_fail(e, "%s", r.msg);
 	return r.taken ? 0 : 1;
 }
 
 void
-jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches, int *images,
-    double *busy_ms)
+jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches, double *busy_ms)
 {
 	pthread_mutex_lock(&q->mu);
 	*batches = q->batches;
-	*images = q->images;
 	*busy_ms = q->busy_ms;
 	pthread_mutex_unlock(&q->mu);
 }

@@ -608,11 +608,11 @@ on_status(struct server_conn *c)
 		    i ? ", " : "", s->dev[i].base.device, s->dev[i].base.name);
 	for (int i = 0; i < s->ndev; i++) {
 		struct sdev *d = &s->dev[i];
-		int b = 0, k = 0;
+		int b = 0;
 		double ms = 0;
 		pthread_mutex_lock(&d->mu);
 		if (d->jq != NULL)
-			jpeg_gpu_queue_counts(d->jq, &b, &k, &ms);
+			jpeg_gpu_queue_counts(d->jq, &b, &ms);
 		pthread_mutex_unlock(&d->mu);
 		batches += b;
 		decode_ms += ms;
