@@ -421,7 +421,8 @@ build/fuzz/fuzz_webp: tests/fuzz/fuzz_webp.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/l
 	    $(filter %.c %.o,$^) \
 	    $(PKG_LIBS) -lpthread -lm
 
-build/fuzz/fuzz_jpegcheck: tests/fuzz/fuzz_jpegcheck.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o)
+build/fuzz/fuzz_jpegcheck: tests/fuzz/fuzz_jpegcheck.c $(FUZZ_IMG_SRC:lib/%.c=build/fuzz/lib/%.o) \
+    build/fuzz/lib/io/jpeg_walk.o
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -MMD -MP -o $@ \
 	    $(filter %.c %.o,$^) \
 	    $(PKG_LIBS) -lpthread -lm

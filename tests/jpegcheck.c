@@ -13,6 +13,11 @@
  * them), and on stderr how many the check found clean, damaged and
  * outside the engines' range (each file's with JPEGCHECK_VERBOSE set).  With -t, the time per file of the check
  * and of the full decode (the check's cost for the closing figures).
+ * With -w, each file's check is also planned and walked in pieces
+ * (jpeg_walk.h, on the CPU as the GPU's threads go): "bad FILE" where
+ * the pieced walk gives other than the walk, blocks outside or unsure.
+ * With -g, the pieced walk runs on the GPU (kernels/jpeg_walk.cu); exit
+ * 2 when there is none to run it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,9 @@
 #include <time.h>
 
 #include "img.h"
+#include "jpeg_gpu.h"
+
+static struct jpeg_walker *walker;     /* -g */
 
 struct verdict {
 	int got;                /* img_read_next's */
@@ -37,10 +45,12 @@ now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Reads (check 1: checks) the JPEG of n bytes at p as gray, into v. */
+/* Reads (check 1: checks; 2: plans, then walks in pieces) the JPEG of n bytes at p as gray, into v. */
 static void
 judge(const char *name, unsigned char *p, size_t n, int check, struct verdict *v)
 {
+	struct jw_plan pl;
+	struct img_jpeg_plan pp = {&pl, NULL, n, 0};
 	struct img_frame fr = {.len = n, .file = 1};
 	struct img_reader *r;
 	struct image img = {0};
@@ -59,8 +69,20 @@ judge(const char *name, unsigned char *p, size_t n, int check, struct verdict *v
 	img_reader_set_gray(r, 1);
 	img_reader_set_frame(r, &fr);
 	img_reader_set_check(r, check ? p : NULL, n);
+	if (check == 2 && (pp.data = walker != NULL ? jpeg_walker_buffer(walker, n,
+	    &e) : malloc(n)) != NULL)
+		img_reader_set_plan(r, &pp);
 	v->got = img_read_next(r, &img, &e);
 	v->outside = check ? img_reader_check_outside(r) : 0;
+	if (check == 2 && v->got > 0 && v->outside == 0 && walker == NULL)
+		v->outside = jpeg_walk_cpu(&pl, pp.data, pp.len);
+	else if (check == 2 && v->got > 0 && v->outside == 0 &&
+	    jpeg_walker_run(walker, &pl, pp.len, 0, &v->outside, &e) < 0) {
+		fprintf(stderr, "jpegcheck: %s\n", e.msg);
+		exit(2);
+	}
+	if (walker == NULL)
+		free(pp.data);
 	snprintf(v->msg, sizeof(v->msg), "%s", v->got < 0 ? e.msg : "");
 	if (!check && v->got > 0)
 		img_free(&img);
@@ -92,12 +114,21 @@ int
 main(int argc, char **argv)
 {
 	int timing = argc > 1 && strcmp(argv[1], "-t") == 0;
+	int gpu = argc > 1 && strcmp(argv[1], "-g") == 0;
+	int pieced = gpu || (argc > 1 && strcmp(argv[1], "-w") == 0);
 	int verbose = getenv("JPEGCHECK_VERBOSE") != NULL;
 	int clean = 0, damaged = 0, outside = 0, unsure = 0, bad = 0, stricter = 0;
-	double check_ms = 0, full_ms = 0;
+	int unplanned = 0;
+	double check_ms = 0, full_ms = 0, walk_ms = 0;
+	struct gf_err e;
 
-	for (int i = 1 + timing; i < argc; i++) {
-		struct verdict c, d;
+	if (gpu && jpeg_walker_open(&walker, &e) < 0) {
+		fprintf(stderr, "jpegcheck: no GPU for the walk: %s\n", e.msg);
+		return 2;
+	}
+
+	for (int i = 1 + timing + pieced; i < argc; i++) {
+		struct verdict c, d, w;
 		size_t n;
 		unsigned char *p = slurp(argv[i], &n);
 
@@ -108,7 +139,24 @@ main(int argc, char **argv)
 		}
 		judge(argv[i], p, n, 1, &c);
 		judge(argv[i], p, n, 0, &d);
+		if (pieced) {
+			judge(argv[i], p, n, 2, &w);
+			walk_ms += w.ms;
+		}
 		free(p);
+		/*
+		 * The pieced walk gives the walk's count, or is unsure where the
+		 * walk is not (restarts and arithmetic coding are not planned, and
+		 * states that do not settle in JW_ROUNDS): never clean otherwise.
+		 */
+		if (pieced && w.got == c.got && w.outside < 0 && c.outside >= 0)
+			unplanned++;
+		else if (pieced && (w.got != c.got || w.outside != c.outside)) {
+			printf("bad %s walk %d, %ld outside; pieced walk %d, %ld outside\n",
+			    argv[i], c.got, c.outside, w.got, w.outside);
+			bad++;
+			continue;
+		}
 		check_ms += c.ms;
 		full_ms += d.ms;
 		/*
@@ -140,8 +188,15 @@ main(int argc, char **argv)
 	}
 	fprintf(stderr, "jpegcheck: %d files: %d clean, %d refused (%d of them read "
 	    "by the decode), %d with blocks outside the engines' range, %d unsure; "
-	    "%d where the check is wrong\n", argc - 1 - timing, clean, damaged,
+	    "%d where the check is wrong\n", argc - 1 - timing - pieced, clean, damaged,
 	    stricter, outside, unsure, bad);
+	if (pieced)
+		fprintf(stderr, "jpegcheck: the pieced walk unsure of %d the walk "
+		    "decides\n", unplanned);
+	if (pieced && argc - 2 > 0)
+		fprintf(stderr, "jpegcheck: check %.2f ms a file, pieced walk %.2f ms "
+		    "(header, plan and walk)\n", check_ms / (argc - 2),
+		    walk_ms / (argc - 2));
 	if (timing && argc - 1 - timing > 0)
 		fprintf(stderr, "jpegcheck: check %.2f ms a file, full decode %.2f ms\n",
 		    check_ms / (argc - 1 - timing), full_ms / (argc - 1 - timing));

@@ -7,7 +7,10 @@
 # On every machine: the walk that stands before the engines
 # (img_reader_set_check) is never clean where libjpeg-turbo's full decode
 # warns or fails, on any of them, and clean on every good file
-# (build/tests/jpegcheck).
+# (build/tests/jpegcheck); the same walk in pieces (jpeg_walk.h, the
+# server's, on the CPU here) gives the walk's verdict or is unsure.
+#
+# On a GPU: the pieced walk on it (kernels/jpeg_walk.cu) does the same.
 #
 # On a GPU with engines: the whole corpus in one batch, engines on
 # (GPUFILT_GPU_DECODE=2) and off (=0), gives the same files refused, the
@@ -30,8 +33,11 @@ done
 why="jpegdamage: $(cat "$D/gen.err")"
 check jpeg-damage/corpus [ "$(wc -l <"$D/list")" -eq 2000 ]
 
-# The check against the full decode, file by file.
-"$BUILD/tests/jpegcheck" "$D"/bad/*.jpg "$D"/good/*.jpg >"$D/check.log" 2>"$D/check.err"
+# The check against the full decode, file by file, and the check walked
+# in pieces (jpeg_walk.h, on the CPU as the GPU's threads go) against
+# the check: never clean where the check is not, the same count of
+# blocks outside where it is sure.
+"$BUILD/tests/jpegcheck" -w "$D"/bad/*.jpg "$D"/good/*.jpg >"$D/check.log" 2>"$D/check.err"
 why="$(tail -n 1 "$D/check.err")"
 check jpeg-damage/check-count [ "$(grep -c '^ok ' "$D/check.log")" -eq \
     "$(($(ls "$D/bad" | wc -l) + $(ls "$D/good" | wc -l)))" ]
@@ -43,10 +49,24 @@ tally jpeg-damage "$D/check.bad" "the walk is clean where the decode is not"
 why="$(tail -n 1 "$D/check.err")"
 "$BUILD/tests/jpegcheck" "$D"/good/*.jpg >/dev/null 2>"$D/good.err"
 check jpeg-damage/good-clean grep -q ": $(ls "$D/good" | wc -l) clean," "$D/good.err"
+# The pieced walk decides every good file without restarts (those with
+# restarts are not planned: the CPU decodes them).
+"$BUILD/tests/jpegcheck" -w "$D"/good/*r0*.jpg >/dev/null 2>"$D/good-w.err"
+why="$(cat "$D/good-w.err")"
+check jpeg-damage/pieced-decides grep -q "pieced walk unsure of 0 the walk" "$D/good-w.err"
 
 if ! have_gpu; then
-	for c in verdicts bytes engines served-verdicts served-bytes served-engines stress; do skip "jpeg-damage/$c" "no GPU"; done
+	for c in gpu-walk gpu-walk-decides verdicts bytes engines served-verdicts served-bytes served-engines stress; do skip "jpeg-damage/$c" "no GPU"; done
 else
+	# The pieced walk on the GPU (kernels/jpeg_walk.cu), as on the CPU.
+	"$BUILD/tests/jpegcheck" -g "$D"/bad/*.jpg "$D"/good/*.jpg >"$D/gcheck.log" 2>"$D/gcheck.err"
+	why="$(grep -v '^ok ' "$D/gcheck.log" | head -n 3 | tr '\n' ' ') $(tail -n 2 "$D/gcheck.err" | tr '\n' ' ')"
+	check jpeg-damage/gpu-walk [ "$(grep -c '^ok ' "$D/gcheck.log")" -eq \
+	    "$(($(ls "$D/bad" | wc -l) + $(ls "$D/good" | wc -l)))" ]
+	"$BUILD/tests/jpegcheck" -g "$D"/good/*r0*.jpg >/dev/null 2>"$D/good-g.err"
+	why="$(cat "$D/good-g.err")"
+	check jpeg-damage/gpu-walk-decides grep -q "pieced walk unsure of 0 the walk" "$D/good-g.err"
+
 	# One batch, engines on and off; the messages compared are the
 	# failed files' ("NAME: why") and the count of failures.
 	mkdir -p "$D/on" "$D/off"
@@ -66,7 +86,7 @@ else
 	check jpeg-damage/engines grep -q "decoders: [1-9][0-9]* images on the GPUs' JPEG engines" "$D/on.err"
 
 	# Served (issue 42): the same batch through a server of this test's
-	# own, whose engines decode what the client's check lets through
+	# own, whose engines decode what its walk on the GPU finds clean
 	# (GPUFILT_GPU_DECODE=server), gives the files, messages and bytes of
 	# the run in process with the engines off; and its engines did
 	# decode some.

@@ -186,7 +186,8 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 	got = img_jpeg_bits_read(f, name, &o, &b, e);
 	if (got > 0 && en->jdec.remote && small_bits(en, b.width, b.height))
 		got = 0;        /* the small-run rule may keep it: read as pixels */
-	if (got > 0 && !jdec_check(en, &b, tk->job))
+	/* A server walks the scan itself, on its GPU (engine_worker.c). */
+	if (got > 0 && !en->jdec.remote && !jdec_check(en, &b, tk->job))
 		got = 0;        /* read from the file on the CPU, the bytes' slot reused */
 	if (got <= 0) {
 		img_icc_free(&icc);

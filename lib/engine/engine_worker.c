@@ -2,8 +2,9 @@
  * engine_worker.c - the server's workers (engine.h): a lane outside a
  * run, which filters one image at a time in a client's window, on the
  * lane's code (engine_lane.c), or has a client's JPEG decoded on its
- * GPU's engines first (their queue, shared by the GPU's workers); and
- * the CPU's filter for the server.
+ * GPU's engines first (their queue, shared by the GPU's workers), once
+ * the walk over its scan on the GPU (kernels/jpeg_walk.cu) has given
+ * libjpeg-turbo's verdict: clean; and the CPU's filter for the server.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ struct engine_worker {
 	struct lane ln;
 	unsigned char *bits;    /* a client's JPEG, copied: its own can change */
 	size_t bits_cap;
+	struct jpeg_walker *walker;     /* made at its first JPEG */
 };
 
 int
@@ -73,6 +75,67 @@ engine_worker_filter(struct engine_worker *w, const struct tool *t,
 	return rc;
 }
 
+/*
+ * Whether libjpeg-turbo decodes the worker's copy of a client's JPEG (wk:
+ * len bytes) as the engines do, to a luma of width x height: its header read
+ * by libjpeg (no larger than that), its scan walked on the GPU
+ * (jpeg_walk.h), clean with no block outside the engines' range.  1 yes,
+ * 0 no or not known (no memory for the walk: the client then decodes
+ * it), -1 with e when the GPU failed.
+ */
+struct walk {
+	struct engine_worker *w;
+	size_t len;
+	int width, height;
+};
+
+static int
+worker_walk(void *arg, struct gf_err *e)
+{
+	const struct walk *wk = arg;
+	struct engine_worker *w = wk->w;
+	size_t len = wk->len;
+	int width = wk->width, height = wk->height;
+	struct img_frame fr = {.len = len, .file = 1};
+	struct jw_plan pl;
+	struct img_jpeg_plan pp = {&pl, NULL, len, 0};
+	struct img_reader *r;
+	struct image img = {0};
+	struct gf_err why;
+	long outside;
+	FILE *f;
+	int got;
+
+	if (w->walker == NULL && jpeg_walker_open(&w->walker, &why) < 0) {
+		jpeg_walker_close(w->walker);
+		w->walker = NULL;
+		return 0;
+	}
+	if ((pp.data = jpeg_walker_buffer(w->walker, len, &why)) == NULL)
+		return 0;
+	if ((f = fmemopen(w->bits, len, "rb")) == NULL)
+		return 0;
+	if (img_reader_open(&r, f, "a client's JPEG", &why) < 0) {
+		fclose(f);
+		return 0;
+	}
+	img_reader_set_gray(r, 1);
+	img_reader_set_frame(r, &fr);
+	img_reader_set_max_pixels(r, (long long)width * height);
+	img_reader_set_check(r, w->bits, len);
+	img_reader_set_plan(r, &pp);
+	got = img_read_next(r, &img, &why);
+	outside = img_reader_check_outside(r);
+	img_reader_close(r);
+	fclose(f);
+	if (got != 1 || outside != 0 || img.width != width || img.height != height)
+		return 0;
+	if (jpeg_walker_run(w->walker, &pl, pp.len, w->ln.sub[0].stream, &outside,
+	    e) < 0)
+		return -1;
+	return outside == 0;
+}
+
 int
 engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,
     const struct tool *t, const unsigned char *bits, size_t len, int width,
@@ -82,8 +145,9 @@ engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,
 	struct gpu *g = &w->ln.sub[0];
 	struct gpu_image y;
 	struct slot s;
+	struct walk wk = {w, len, width, height};
 	int turned = orientation >= 5, rc;
-	double t0;              /* then the decode's time */
+	double t0;              /* then the walk's and the decode's time */
 
 	*declined = 0;
 	memset(tm, 0, sizeof(*tm));
@@ -109,12 +173,14 @@ engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,
 	}
 	memcpy(w->bits, bits, len);
 	/*
-	 * The worker's stream is idle (its last image was waited for), and
-	 * the queue's thread has waited for its own: the luma is there.
+	 * The walk runs while the engines decode: the luma is used only if
+	 * it is clean.  The worker's stream is idle (its last image was
+	 * waited for), and the queue's thread has waited for its own: the
+	 * luma is there.
 	 */
 	t0 = gf_now_ms();
 	if ((rc = jpeg_gpu_queue_decode(q, w->bits, len, y.px, y.pitch, width,
-	    height, e)) != 0) {
+	    height, worker_walk, &wk, e)) != 0) {
 		*declined = rc > 0;
 		return rc > 0 ? 0 : -1;
 	}
@@ -151,6 +217,7 @@ engine_worker_close(struct engine_worker *w)
 	if (w == NULL)
 		return;
 	lane_close(&w->ln);
+	jpeg_walker_close(w->walker);
 	free(w->bits);
 	pthread_mutex_destroy(&w->en.mu);
 	pthread_cond_destroy(&w->en.cv);

@@ -76,6 +76,12 @@ img_reader_set_check(struct img_reader *r, const void *p, size_t n)
 	r->check_len = n;
 }
 
+void
+img_reader_set_plan(struct img_reader *r, struct img_jpeg_plan *pp)
+{
+	r->plan = pp;
+}
+
 long
 img_reader_check_outside(const struct img_reader *r)
 {

@@ -169,6 +169,21 @@ void img_reader_set_check(struct img_reader *r, const void *p, size_t n);
  */
 long img_reader_check_outside(const struct img_reader *r);
 
+/*
+ * With img_reader_set_check, the scan is not walked but planned for the
+ * walk on the GPU (jpeg_walk.h; jpeg_gpu.h's walker): img_read_next fills
+ * pp->plan and pp->len bytes of pp->data (the coded data without its
+ * stuffing, pp->cap at most), and img_reader_check_outside says 0, or -1
+ * when it is unsure already.  NULL: walk on the CPU.
+ */
+struct jw_plan;
+struct img_jpeg_plan {
+	struct jw_plan *plan;
+	unsigned char *data;
+	size_t cap, len;
+};
+void img_reader_set_plan(struct img_reader *r, struct img_jpeg_plan *pp);
+
 void img_reader_close(struct img_reader *r);
 
 /*

@@ -128,6 +128,7 @@ struct img_reader {
 	const unsigned char *check_p; /* a JPEG is checked, not decoded: the */
 	size_t check_len;       /* reader's bytes (img_reader_set_check) */
 	long outside;           /* the last check's luma blocks outside the engines' range */
+	struct img_jpeg_plan *plan;     /* the check plans the walk (img_reader_set_plan) */
 	struct img_icc icc;     /* the last image's ICC profile (img_reader_take_icc) */
 };
 
@@ -320,6 +321,15 @@ void img_jpeg_take(struct jpeg_decompress_struct *ci, unsigned char *dst,
  */
 long img_jpeg_check_scan(struct jpeg_decompress_struct *ci,
     const unsigned char *p, size_t n);
+/*
+ * The same scan planned for the pieced walk (jpeg_walk.h): pl, and its
+ * coded data without the stuffing into data (cap bytes; *len of them).
+ * 0, or -1 when unsure before any walk (restarts, arithmetic coding,
+ * data that does not end in the file's EOI).
+ */
+int img_jpeg_walk_plan(struct jpeg_decompress_struct *ci,
+    const unsigned char *p, size_t n, struct jw_plan *pl, unsigned char *data,
+    size_t cap, size_t *len);
 
 /* Whether another PNM image follows, past whitespace (*more), or -1. */
 int img_pnm_more(struct img_reader *r, int *more, struct gf_err *e);

@@ -305,6 +305,10 @@ jpeg_check(struct jpeg_call *c)
 
 	if (jpeg_has_multiple_scans(&c->cinfo) || at > r->check_len)
 		r->outside = -1;        /* not what the walk reads: unsure */
+	else if (r->plan != NULL)
+		r->outside = img_jpeg_walk_plan(&c->cinfo, r->check_p + at,
+		    r->check_len - at, r->plan->plan, r->plan->data, r->plan->cap,
+		    &r->plan->len);
 	else
 		r->outside = img_jpeg_check_scan(&c->cinfo, r->check_p + at,
 		    r->check_len - at);

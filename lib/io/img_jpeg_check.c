@@ -38,6 +38,7 @@
 #include <jpeglib.h>
 
 #include "img_int.h"
+#include "jpeg_walk.h"
 
 /*
  * The most a centred output sample may reach, in either direction, for
@@ -500,4 +501,93 @@ img_jpeg_check_scan(j_decompress_ptr ci, const unsigned char *p, size_t n)
 		st = walk_segment_end(&b, 0xd9);
 	free(h);
 	return st == WALK_CLEAN ? outside : -1;
+}
+
+/*
+ * The coded data of the scan from p (n bytes) into data, its stuffing
+ * taken out (a 0xff byte of data is coded 0xff 0x00; fill bytes of 0xff
+ * may come before a marker), as walk_fill_byte reads it: the count, or
+ * -1 when the data does not end at the file's last bytes, an EOI (what
+ * walk_segment_end asks of a scan without restarts).
+ */
+static long long
+plan_unstuff(const unsigned char *p, size_t n, unsigned char *data, size_t cap)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		const unsigned char *ff = memchr(p + i, 0xff, n - i);
+		size_t run = ff != NULL ? (size_t)(ff - (p + i)) : n - i;
+		if (o + run + 1 > cap)
+			return -1;
+		memcpy(data + o, p + i, run);
+		o += run;
+		i += run + 1;
+		if (ff == NULL)
+			return -1;      /* no marker at all */
+		while (i < n && p[i] == 0xff)
+			i++;
+		if (i < n && p[i] == 0x00) {
+			data[o++] = 0xff;
+			i++;
+			continue;
+		}
+		return i < n && i + 1 == n && p[i] == 0xd9 ? (long long)o : -1;
+	}
+	return -1;
+}
+
+int
+img_jpeg_walk_plan(j_decompress_ptr ci, const unsigned char *p, size_t n,
+    struct jw_plan *pl, unsigned char *data, size_t cap, size_t *len)
+{
+	struct walk_huff *h = calloc(1, sizeof(*h));
+	struct check_quant cq = {.usable = 0};
+	long long got;
+	int rc = 0;
+
+	if (h == NULL || ci->arith_code || ci->restart_interval > 0 ||
+	    ci->comps_in_scan > JW_COMPS || ci->blocks_in_MCU > JW_BLOCKS) {
+		free(h);
+		return -1;
+	}
+	memset(pl, 0, sizeof(*pl));
+	for (int i = 0; i < ci->comps_in_scan && rc == 0; i++) {
+		const jpeg_component_info *c = ci->cur_comp_info[i];
+		for (int t = 0; t < 2 && rc == 0; t++) {
+			struct jw_huff *o = &pl->huff[2 * i + t];
+			rc = walk_huff_init(h, t == 0 ? ci->dc_huff_tbl_ptrs[c->dc_tbl_no] :
+			    ci->ac_huff_tbl_ptrs[c->ac_tbl_no]);
+			memcpy(o->look, h->look, sizeof(o->look));
+			for (int k = 0; k < 18; k++) {
+				o->maxcode[k] = h->maxcode[k];
+				o->valoff[k] = h->valoff[k];
+			}
+			memcpy(o->val, h->val, sizeof(o->val));
+		}
+		if (c->component_index == 0)
+			check_quant_init(&cq, c->quant_table->quantval);
+	}
+	free(h);
+	if (rc < 0)
+		return -1;
+	memcpy(pl->basis, check_basis, sizeof(pl->basis));
+	memcpy(pl->q, cq.q, sizeof(pl->q));
+	memcpy(pl->qz, cq.qz, sizeof(pl->qz));
+	memcpy(pl->mostz, cq.mostz, sizeof(pl->mostz));
+	for (int k = 0; k < DCTSIZE2; k++)
+		pl->natural[k] = (uint8_t)jpeg_natural_order[k];
+	pl->usable = cq.usable;
+	pl->nblocks = ci->blocks_in_MCU;
+	for (int k = 0; k < ci->blocks_in_MCU; k++) {
+		pl->comp[k] = (uint8_t)ci->MCU_membership[k];
+		pl->luma[k] = ci->cur_comp_info[ci->MCU_membership[k]]->component_index == 0;
+	}
+	pl->blocks = (uint64_t)ci->MCUs_per_row * ci->MCU_rows_in_scan *
+	    (uint64_t)ci->blocks_in_MCU;
+	if ((got = plan_unstuff(p, n, data, cap)) < 0)
+		return -1;
+	pl->bits = (uint64_t)got * 8;
+	*len = (size_t)got;
+	return 0;
 }

@@ -23,6 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gf.h"
+#include "jpeg_walk.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -112,6 +113,9 @@ int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
  * not, because the engines do not take this JPEG, its luma is not width
  * x height, or they failed on it; -1 with e when the GPU's decoding
  * failed as a whole.  p's bytes must not change until it returns.
+ * meanwhile (NULL: none) runs on the caller's thread while the engines
+ * decode: 1 to go on, 0 to decline the image (1 is returned), -1 with
+ * e to fail.
  * jpeg_gpu_queue_counts: the batches the queue has decoded, and the
  * milliseconds its thread spent on them.
  */
@@ -120,10 +124,28 @@ int jpeg_gpu_queue_open(struct jpeg_gpu *j, int device,
     struct jpeg_gpu_queue **q, struct gf_err *e);
 int jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
     size_t len, unsigned char *dst, size_t pitch, int width, int height,
-    struct gf_err *e);
+    int (*meanwhile)(void *arg, struct gf_err *e), void *arg, struct gf_err *e);
 void jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches,
     double *busy_ms);
 void jpeg_gpu_queue_close(struct jpeg_gpu_queue *q);
+
+/*
+ * libjpeg-turbo's verdict on a JPEG's one scan, walked on the GPU
+ * (jpeg_walk.h; kernels/jpeg_walk.cu): a walker's device buffers (one
+ * thread's, on the GPU current when it was opened), its pinned host
+ * buffer of at least n bytes for a plan's data (img_jpeg_walk_plan
+ * writes there), and the walk of plan pl over the n bytes in that buffer
+ * on stream st: 0 with *outside (the luma blocks outside the engines'
+ * range; -1 unsure), or -1 with e when the GPU failed.  An open that
+ * fails may leave a part-made walker in *w: close it.
+ */
+struct jpeg_walker;
+int jpeg_walker_open(struct jpeg_walker **w, struct gf_err *e);
+unsigned char *jpeg_walker_buffer(struct jpeg_walker *w, size_t n,
+    struct gf_err *e);
+int jpeg_walker_run(struct jpeg_walker *w, const struct jw_plan *pl,
+    size_t n, cudaStream_t st, long *outside, struct gf_err *e);
+void jpeg_walker_close(struct jpeg_walker *w);
 
 /* nvJPEG's status code as words, for messages. */
 const char *jpeg_gpu_status_text(int status);

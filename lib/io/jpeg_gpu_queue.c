@@ -74,22 +74,71 @@ struct decoder {
 	struct jpeg_gpu_batch *b[QUEUE_SIZES];  /* made as first needed */
 	cudaStream_t st;
 	int has_st;
+	unsigned char *scratch;         /* queue_scratch's */
+	size_t scratch_cap;
 };
 
 /*
- * Decodes the n requests of r on d's stream, in batches whose sizes are
- * powers of two (10 images: 8, then 2), each on its own state: those
- * that the engines do not take (nvJPEG's parser or
- * nvjpegDecodeBatchedSupported says no) or would write at another size
- * than their buffer's are left out, and taken says so.
+ * The images of the next call, of r left: a power of two, as the states
+ * are made (QUEUE_SIZES).  The engines take up to seven images at once
+ * for about the time of one, and a call costs about what six more
+ * images in it do: so r goes whole, padded up to the next power of two
+ * (*pad images more), when that adds fewer images than six for each call
+ * it saves; else the largest power of two within it goes first.
+ */
+static int
+queue_call_size(int r, int *pad)
+{
+	int up = 1, down, calls = 0;
+
+	while (up < r)
+		up <<= 1;
+	down = up == r ? r : up >> 1;
+	for (int v = r; v > 0; v &= v - 1)
+		calls++;
+	*pad = up - r <= 6 * (calls - 1) ? up - r : 0;
+	return *pad > 0 ? up : down;
+}
+
+/*
+ * A device buffer for the copies that pad a call: the last image's luma
+ * again (the engines write it there, and nothing reads it).  NULL with e.
+ */
+static unsigned char *
+queue_scratch(struct decoder *d, size_t bytes, struct gf_err *e)
+{
+	cudaError_t ce;
+
+	if (bytes <= d->scratch_cap)
+		return d->scratch;
+	if (d->scratch != NULL)
+		(void)cudaFree(d->scratch);
+	d->scratch = NULL;
+	d->scratch_cap = 0;
+	if ((ce = cudaMalloc((void **)&d->scratch, bytes)) != cudaSuccess) {
+		d->scratch = NULL;
+		gf_fail(e, "GPU %d: no memory for a JPEG batch's padding: %s",
+		    d->device, cudaGetErrorString(ce));
+		return NULL;
+	}
+	d->scratch_cap = bytes;
+	return d->scratch;
+}
+
+/*
+ * Decodes the n requests of r on d's stream, in calls whose sizes are
+ * powers of two (queue_call_size), each on its own state: those that the
+ * engines do not take (nvJPEG's parser or nvjpegDecodeBatchedSupported
+ * says no) or would write at another size than their buffer's are left
+ * out, and taken says so.
  */
 static void
 queue_decode(struct decoder *d, struct request **r, int n)
 {
-	const unsigned char *p[QUEUE_BATCH];
-	unsigned char *dst[QUEUE_BATCH];
-	size_t len[QUEUE_BATCH], pitch[QUEUE_BATCH];
-	int status[QUEUE_BATCH], k = 0, rc = 0;
+	const unsigned char *p[2 * QUEUE_BATCH];
+	unsigned char *dst[2 * QUEUE_BATCH];
+	size_t len[2 * QUEUE_BATCH], pitch[2 * QUEUE_BATCH];
+	int status[2 * QUEUE_BATCH], k = 0, rc = 0;
 	struct request *in[QUEUE_BATCH];
 	struct gf_err e = {0};
 	cudaError_t ce;
@@ -114,13 +163,21 @@ queue_decode(struct decoder *d, struct request **r, int n)
 		pitch[k] = r[i]->pitch;
 		k++;
 	}
-	for (int i = 0, m, z; rc == 0 && i < k; i += m) {
-		for (z = QUEUE_SIZES - 1; (1 << z) > k - i; z--)
+	for (int i = 0, m, pad, z; rc == 0 && i < k; i += m - pad) {
+		m = queue_call_size(k - i, &pad);
+		for (int q = k; q < k + pad; q++) {
+			p[q] = p[k - 1];
+			len[q] = len[k - 1];
+			dst[q] = queue_scratch(d, pitch[k - 1] * (size_t)in[k - 1]->height, &e);
+			pitch[q] = pitch[k - 1];
+			if (dst[q] == NULL)
+				rc = -1;
+		}
+		for (z = 0; (1 << z) < m; z++)
 			;
-		m = 1 << z;
-		if ((d->b[z] == NULL && jpeg_gpu_batch_open(d->j, &d->b[z], &e) < 0) ||
-		    jpeg_gpu_decode(d->b[z], m, p + i, len + i, dst + i, pitch + i,
-		    d->st, status + i, &e) < 0)
+		if (rc == 0 && ((d->b[z] == NULL && jpeg_gpu_batch_open(d->j, &d->b[z],
+		    &e) < 0) || jpeg_gpu_decode(d->b[z], m, p + i, len + i, dst + i,
+		    pitch + i, d->st, status + i, &e) < 0))
 			rc = -1;
 	}
 	if (k > 0 && rc == 0 && (ce = cudaStreamSynchronize(d->st)) != cudaSuccess)
@@ -140,7 +197,7 @@ static void *
 queue_main(void *arg)
 {
 	struct jpeg_gpu_queue *q = arg;
-	struct decoder d = {q->j, q->device, {NULL}, NULL, 0};
+	struct decoder d = {q->j, q->device, {NULL}, NULL, 0, NULL, 0};
 	struct request *r[QUEUE_BATCH];
 	double t0;
 	int n;
@@ -163,6 +220,8 @@ queue_main(void *arg)
 		jpeg_gpu_batch_close(d.b[i]);
 	if (d.has_st)
 		(void)cudaStreamDestroy(d.st);
+	if (d.scratch != NULL)
+		(void)cudaFree(d.scratch);
 	return NULL;
 }
 
@@ -196,17 +255,24 @@ jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
 int
 jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
     size_t len, unsigned char *dst, size_t pitch, int width, int height,
-    struct gf_err *e)
+    int (*meanwhile)(void *arg, struct gf_err *e), void *arg, struct gf_err *e)
 {
 	struct request r = {p, len, dst, pitch, width, height, 0, 0, "", NULL};
+	int go = 1;
 
 	pthread_mutex_lock(&q->mu);
 	*q->tail = &r;
 	q->tail = &r.next;
 	pthread_cond_signal(&q->work);
+	pthread_mutex_unlock(&q->mu);
+	if (meanwhile != NULL)
+		go = meanwhile(arg, e);
+	pthread_mutex_lock(&q->mu);
 	while (!r.done)
 		pthread_cond_wait(&q->done, &q->mu);
 	pthread_mutex_unlock(&q->mu);
+	if (go <= 0)
+		return go < 0 ? -1 : 1;
 	if (r.taken < 0)
 		return gf_fail(e, "%s", r.msg);
 	return r.taken ? 0 : 1;

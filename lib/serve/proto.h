@@ -135,10 +135,11 @@ struct proto_lend {
  * input is a baseline JPEG's in_len bytes, of width x height stored
  * (1 channel, maxval 255), decoded to its luma on the GPU's engines and
  * turned by its EXIF orientation (1-8; the output is turned: swapped
- * for 5 to 8).  The client has checked that the engines give
- * libjpeg-turbo's bytes for it (img_jpeg_check.c); the server may still
- * decline it (PROTO_DONE's declined), and the client then decodes it
- * and sends its pixels.
+ * for 5 to 8).  The server walks its scan on the GPU first
+ * (kernels/jpeg_walk.cu, img_jpeg_check.c's verdict: the engines give
+ * libjpeg-turbo's bytes) and declines (PROTO_DONE's declined) what is
+ * not clean, or what the engines do not take; the client then decodes
+ * it and sends its pixels.
  */
 enum { PROTO_PIXELS, PROTO_JPEG };
 struct proto_image {

@@ -110,11 +110,12 @@ int remote_filter(struct remote_lane *l, int gpu, const struct image *in,
 
 /*
  * The baseline JPEG b (its bytes in inm where they lie in it, else
- * copied; checked by the caller: img_jpeg_check.c's verdict is clean)
- * decoded on the server's GPU gpu and filtered into out (its size
- * turned by b's orientation).  1 when the server declined it (no
- * engines, or they do not take it): nothing was written, and the caller
- * decodes it and sends its pixels; else as remote_filter.
+ * copied; its header read by the caller) decoded on the server's GPU
+ * gpu and filtered into out (its size turned by b's orientation).  1
+ * when the server declined it (no engines, they do not take it, or its
+ * walk on the GPU is not clean: libjpeg-turbo may read it otherwise):
+ * nothing was written, and the caller decodes it and sends its pixels;
+ * else as remote_filter.
  */
 struct img_jpeg_bits;
 int remote_filter_jpeg(struct remote_lane *l, int gpu,

@@ -1,0 +1,290 @@
+/*
+ * jpeg_walk.cu - the pieced walk of jpeg_walk.h on the GPU: libjpeg-
+ * turbo's verdict on a JPEG's scan (img_jpeg_check.c's), a thread per
+ * JW_PIECE bits of its coded data, for the engines that then decode it
+ * (the server's, lib/engine/engine_worker.c).  On the CPU the walk costs
+ * most of a decode and is serial; here a 12-megapixel photo's is a few
+ * rounds of tens of thousands of threads.
+ *
+ * The kernels, on the walker's stream: walk_first guesses each piece's
+ * state and walks it; walk_round sets each piece's start to where the
+ * piece before ended, until no piece changes (the host reads the count
+ * of changes after each round; JW_ROUNDS at most, else unsure); then
+ * walk_scan numbers the pieces' first blocks and sums the DC predictions
+ * before them (one block), and walk_check checks the blocks of each.
+ */
+#include <string.h>
+
+#include "gpu.h"
+#include "jpeg_gpu.h"
+
+#define WALK_THREADS 128
+#define SCAN_THREADS 1024
+
+/* What the walk tells the host. */
+struct walk_sum {
+	unsigned changed;       /* pieces whose start changed this round */
+	int unsure;
+	int ends;               /* pieces that held the scan's last block */
+	long long outside;
+};
+
+struct jpeg_walker {
+	struct jw_plan *plan, *hplan;   /* on the GPU, and pinned */
+	unsigned char *data, *hdata;    /* the coded data, and pinned */
+	size_t cap, hcap;
+	struct jw_piece *p;             /* np pieces' */
+	struct jw_state *ex[2];         /* the ends of each, two rounds' */
+	uint64_t *g;                    /* each piece's first block */
+	int64_t *pred;                  /* JW_COMPS predictions a piece */
+	uint64_t np_cap;
+	struct walk_sum *sum, *hsum;
+};
+
+static __device__ uint64_t
+walk_piece(void)
+{
+	return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+__global__ void
+walk_first(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
+    uint64_t np, struct jw_piece *p, struct jw_state *ex)
+{
+	uint64_t j = walk_piece();
+	struct jw_piece pc;
+
+	if (j >= np)
+		return;
+	pc.start = j == 0 ? jw_mcu_at(0) : jw_guess(pl, d, n, j * JW_PIECE);
+	ex[j] = jw_piece_round(pl, d, n, (j + 1) * JW_PIECE, &pc);
+	p[j] = pc;
+}
+
+__global__ void
+walk_round(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
+    uint64_t np, struct jw_piece *p, const struct jw_state *prev,
+    struct jw_state *ex, struct walk_sum *sum)
+{
+	uint64_t j = walk_piece();
+	struct jw_piece pc;
+
+	if (j >= np)
+		return;
+	if (j == 0 || jw_same(p[j].start, prev[j - 1])) {
+		ex[j] = prev[j];
+		return;
+	}
+	pc.start = prev[j - 1];
+	ex[j] = jw_piece_round(pl, d, n, (j + 1) * JW_PIECE, &pc);
+	p[j] = pc;
+	atomicAdd(&sum->changed, 1u);
+}
+
+/*
+ * Each piece's first block number (g) and the DC predictions before it
+ * (pred): sums over the pieces before, a chunk a thread, then the
+ * chunks' totals summed by the first thread.
+ */
+__global__ void
+walk_scan(const struct jw_piece *p, uint64_t np, uint64_t *g, int64_t *pred)
+{
+	__shared__ uint64_t sg[SCAN_THREADS];
+	__shared__ int64_t sp[SCAN_THREADS][JW_COMPS];
+	uint64_t chunk = (np + SCAN_THREADS - 1) / SCAN_THREADS;
+	uint64_t lo = threadIdx.x * chunk, hi = lo + chunk < np ? lo + chunk : np;
+	uint64_t tg = 0;
+	int64_t tp[JW_COMPS] = {0};
+
+	for (uint64_t j = lo; j < hi; j++) {
+		tg += p[j].dcs;
+		for (int c = 0; c < JW_COMPS; c++)
+			tp[c] += p[j].dcsum[c];
+	}
+	sg[threadIdx.x] = tg;
+	for (int c = 0; c < JW_COMPS; c++)
+		sp[threadIdx.x][c] = tp[c];
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		uint64_t ag = 0;
+		int64_t ap[JW_COMPS] = {0};
+		for (int t = 0; t < SCAN_THREADS; t++) {
+			uint64_t vg = sg[t];
+			sg[t] = ag;
+			ag += vg;
+			for (int c = 0; c < JW_COMPS; c++) {
+				int64_t vp = sp[t][c];
+				sp[t][c] = ap[c];
+				ap[c] += vp;
+			}
+		}
+	}
+	__syncthreads();
+	tg = sg[threadIdx.x];
+	for (int c = 0; c < JW_COMPS; c++)
+		tp[c] = sp[threadIdx.x][c];
+	for (uint64_t j = lo; j < hi; j++) {
+		g[j] = tg;
+		tg += p[j].dcs;
+		for (int c = 0; c < JW_COMPS; c++) {
+			pred[j * JW_COMPS + c] = tp[c];
+			tp[c] += p[j].dcsum[c];
+		}
+	}
+}
+
+__global__ void
+walk_check(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
+    uint64_t np, const struct jw_piece *p, const uint64_t *g,
+    const int64_t *pred, struct walk_sum *sum)
+{
+	uint64_t j = walk_piece();
+	long o;
+	int ends;
+
+	if (j >= np)
+		return;
+	o = jw_piece_check(pl, d, n, j, &p[j], g[j], &pred[j * JW_COMPS], &ends);
+	if (o < 0)
+		atomicExch(&sum->unsure, 1);
+	else if (o > 0)
+		atomicAdd((unsigned long long *)&sum->outside, (unsigned long long)o);
+	if (ends)
+		atomicAdd(&sum->ends, 1);
+}
+
+/* On failure *wp may hold a part-made walker: jpeg_walker_close it. */
+int
+jpeg_walker_open(struct jpeg_walker **wp, struct gf_err *e)
+{
+	struct jpeg_walker *w = (struct jpeg_walker *)calloc(1, sizeof(*w));
+
+	*wp = w;
+	if (w == NULL)
+		return gf_nomem(e, "out of memory");
+	GPU_TRY(e, cudaMalloc((void **)&w->plan, sizeof(*w->plan)));
+	GPU_TRY(e, cudaMallocHost((void **)&w->hplan, sizeof(*w->hplan)));
+	GPU_TRY(e, cudaMalloc((void **)&w->sum, sizeof(*w->sum)));
+	GPU_TRY(e, cudaMallocHost((void **)&w->hsum, sizeof(*w->hsum)));
+	return 0;
+}
+
+unsigned char *
+jpeg_walker_buffer(struct jpeg_walker *w, size_t n, struct gf_err *e)
+{
+	cudaError_t ce;
+
+	if (n <= w->hcap)
+		return w->hdata;
+	if (w->hdata != NULL)
+		(void)cudaFreeHost(w->hdata);
+	w->hdata = NULL;
+	w->hcap = 0;
+	if ((ce = cudaMallocHost((void **)&w->hdata, n)) != cudaSuccess) {
+		w->hdata = NULL;
+		gf_fail(e, "cannot pin %zu bytes for a JPEG's walk: %s", n,
+		    cudaGetErrorString(ce));
+		return NULL;
+	}
+	w->hcap = n;
+	return w->hdata;
+}
+
+/* The device buffers for n bytes of data and np pieces. */
+static int
+walker_grow(struct jpeg_walker *w, size_t n, uint64_t np, struct gf_err *e)
+{
+	if (n > w->cap) {
+		if (w->data != NULL)
+			GPU_TRY(e, cudaFree(w->data));
+		w->data = NULL;
+		w->cap = 0;
+		GPU_TRY(e, cudaMalloc((void **)&w->data, n));
+		w->cap = n;
+	}
+	if (np > w->np_cap) {
+		void *old[] = {w->p, w->ex[0], w->ex[1], w->g, w->pred};
+		for (int i = 0; i < 5; i++)
+			if (old[i] != NULL)
+				GPU_TRY(e, cudaFree(old[i]));
+		w->p = NULL;
+		w->ex[0] = w->ex[1] = NULL;
+		w->g = NULL;
+		w->pred = NULL;
+		w->np_cap = 0;
+		GPU_TRY(e, cudaMalloc((void **)&w->p, np * sizeof(*w->p)));
+		GPU_TRY(e, cudaMalloc((void **)&w->ex[0], np * sizeof(*w->ex[0])));
+		GPU_TRY(e, cudaMalloc((void **)&w->ex[1], np * sizeof(*w->ex[1])));
+		GPU_TRY(e, cudaMalloc((void **)&w->g, np * sizeof(*w->g)));
+		GPU_TRY(e, cudaMalloc((void **)&w->pred, np * JW_COMPS * sizeof(*w->pred)));
+		w->np_cap = np;
+	}
+	return 0;
+}
+
+int
+jpeg_walker_run(struct jpeg_walker *w, const struct jw_plan *pl, size_t n,
+    cudaStream_t st, long *outside, struct gf_err *e)
+{
+	uint64_t np = pl->bits / JW_PIECE + 1;
+	unsigned blocks = (unsigned)((np + WALK_THREADS - 1) / WALK_THREADS);
+	int r = 0, settled = 0;
+
+	*outside = -1;
+	if (n > w->hcap || pl->bits > (uint64_t)n * 8)
+		return gf_fail(e, "a JPEG's walk of %zu bytes, %zu in its buffer", n,
+		    w->hcap);
+	if (walker_grow(w, n, np, e) < 0)
+		return -1;
+	memcpy(w->hplan, pl, sizeof(*pl));
+	GPU_TRY(e, cudaMemcpyAsync(w->plan, w->hplan, sizeof(*pl),
+	    cudaMemcpyHostToDevice, st));
+	GPU_TRY(e, cudaMemcpyAsync(w->data, w->hdata, n, cudaMemcpyHostToDevice, st));
+	GPU_TRY(e, cudaMemsetAsync(w->sum, 0, sizeof(*w->sum), st));
+	walk_first<<<blocks, WALK_THREADS, 0, st>>>(w->plan, w->data, n, np, w->p,
+	    w->ex[0]);
+	GPU_TRY(e, cudaGetLastError());
+	while (!settled && r < JW_ROUNDS) {
+		GPU_TRY(e, cudaMemsetAsync(&w->sum->changed, 0, sizeof(unsigned), st));
+		walk_round<<<blocks, WALK_THREADS, 0, st>>>(w->plan, w->data, n, np,
+		    w->p, w->ex[r & 1], w->ex[(r + 1) & 1], w->sum);
+		GPU_TRY(e, cudaGetLastError());
+		GPU_TRY(e, cudaMemcpyAsync(&w->hsum->changed, &w->sum->changed,
+		    sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+		GPU_TRY(e, cudaStreamSynchronize(st));
+		settled = w->hsum->changed == 0;
+		r++;
+	}
+	if (!settled)
+		return 0;               /* unsure: the CPU decodes it */
+	walk_scan<<<1, SCAN_THREADS, 0, st>>>(w->p, np, w->g, w->pred);
+	GPU_TRY(e, cudaGetLastError());
+	walk_check<<<blocks, WALK_THREADS, 0, st>>>(w->plan, w->data, n, np, w->p,
+	    w->g, w->pred, w->sum);
+	GPU_TRY(e, cudaGetLastError());
+	GPU_TRY(e, cudaMemcpyAsync(w->hsum, w->sum, sizeof(*w->sum),
+	    cudaMemcpyDeviceToHost, st));
+	GPU_TRY(e, cudaStreamSynchronize(st));
+	if (!w->hsum->unsure && w->hsum->ends == 1)
+		*outside = (long)w->hsum->outside;
+	return 0;
+}
+
+void
+jpeg_walker_close(struct jpeg_walker *w)
+{
+	if (w == NULL)
+		return;
+	(void)cudaFree(w->plan);
+	(void)cudaFreeHost(w->hplan);
+	(void)cudaFreeHost(w->hdata);
+	(void)cudaFree(w->data);
+	(void)cudaFree(w->p);
+	(void)cudaFree(w->ex[0]);
+	(void)cudaFree(w->ex[1]);
+	(void)cudaFree(w->g);
+	(void)cudaFree(w->pred);
+	(void)cudaFree(w->sum);
+	(void)cudaFreeHost(w->hsum);
+	free(w);
+}
