@@ -15,15 +15,20 @@
  */
 #include <string.h>
 
+#include <cub/block/block_scan.cuh>
+
 #include "gpu.h"
 #include "jpeg_gpu.h"
 
 #define WALK_THREADS 128
-#define SCAN_THREADS 1024
+#define SCAN_THREADS 256
+
+/* Rounds launched between two looks at their counts of changes. */
+#define WALK_GROUP 8
 
 /* What the walk tells the host. */
 struct walk_sum {
-	unsigned changed;       /* pieces whose start changed this round */
+	unsigned changed[JW_ROUNDS];    /* pieces whose start each round changed */
 	int unsure;
 	int ends;               /* pieces that held the scan's last block */
 	long long outside;
@@ -47,10 +52,29 @@ walk_piece(void)
 	return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
-__global__ void
-walk_first(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
+/*
+ * The plan into the block's shared memory (each code's tables are read
+ * there, not from global memory, a dependent load per code), a share of
+ * its 8-byte words a thread; every thread of the block must call it.
+ */
+static __device__ const struct jw_plan *
+walk_plan(const struct jw_plan *pl, struct jw_plan *sh)
+{
+	const uint2 *from = (const uint2 *)pl;
+	uint2 *to = (uint2 *)sh;
+
+	for (unsigned i = threadIdx.x; i < sizeof(*pl) / sizeof(uint2); i += blockDim.x)
+		to[i] = __ldg(&from[i]);
+	__syncthreads();
+	return sh;
+}
+
+__global__ void __launch_bounds__(WALK_THREADS)
+walk_first(const struct jw_plan *gpl, const unsigned char *d, uint64_t n,
     uint64_t np, struct jw_piece *p, struct jw_state *ex)
 {
+	__shared__ struct jw_plan sh;
+	const struct jw_plan *pl = walk_plan(gpl, &sh);
 	uint64_t j = walk_piece();
 	struct jw_piece pc;
 
@@ -61,83 +85,86 @@ walk_first(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
 	p[j] = pc;
 }
 
-__global__ void
-walk_round(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
+__global__ void __launch_bounds__(WALK_THREADS)
+walk_round(const struct jw_plan *gpl, const unsigned char *d, uint64_t n,
     uint64_t np, struct jw_piece *p, const struct jw_state *prev,
-    struct jw_state *ex, struct walk_sum *sum)
+    struct jw_state *ex, unsigned *changed)
 {
+	__shared__ struct jw_plan sh;
+	const struct jw_plan *pl;
 	uint64_t j = walk_piece();
+	int redo = j > 0 && j < np && !jw_same(p[j].start, prev[j - 1]);
 	struct jw_piece pc;
 
-	if (j >= np)
-		return;
-	if (j == 0 || jw_same(p[j].start, prev[j - 1])) {
+	if (j < np && !redo)
 		ex[j] = prev[j];
+	if (!__syncthreads_or(redo))
+		return;         /* the block's pieces are settled: no plan needed */
+	pl = walk_plan(gpl, &sh);
+	if (!redo)
 		return;
-	}
 	pc.start = prev[j - 1];
 	ex[j] = jw_piece_round(pl, d, n, (j + 1) * JW_PIECE, &pc);
 	p[j] = pc;
-	atomicAdd(&sum->changed, 1u);
+	atomicAdd(changed, 1u);
 }
+
+/* A piece's counts, which the scan sums over the pieces before it. */
+struct walk_count {
+	uint64_t g;
+	int64_t pred[JW_COMPS];
+};
+
+struct walk_count_add {
+	__device__ struct walk_count
+	operator()(const struct walk_count &a, const struct walk_count &b) const
+	{
+		struct walk_count s;
+
+		s.g = a.g + b.g;
+		for (int c = 0; c < JW_COMPS; c++)
+			s.pred[c] = a.pred[c] + b.pred[c];
+		return s;
+	}
+};
 
 /*
  * Each piece's first block number (g) and the DC predictions before it
- * (pred): sums over the pieces before, a chunk a thread, then the
- * chunks' totals summed by the first thread.
+ * (pred): sums over the pieces before, in one block (CUB's), a chunk of
+ * pieces a thread and the chunks' totals scanned by the block.
  */
-__global__ void
+__global__ void __launch_bounds__(SCAN_THREADS)
 walk_scan(const struct jw_piece *p, uint64_t np, uint64_t *g, int64_t *pred)
 {
-	__shared__ uint64_t sg[SCAN_THREADS];
-	__shared__ int64_t sp[SCAN_THREADS][JW_COMPS];
+	typedef cub::BlockScan<struct walk_count, SCAN_THREADS> scan;
+	__shared__ typename scan::TempStorage tmp;
 	uint64_t chunk = (np + SCAN_THREADS - 1) / SCAN_THREADS;
 	uint64_t lo = threadIdx.x * chunk, hi = lo + chunk < np ? lo + chunk : np;
-	uint64_t tg = 0;
-	int64_t tp[JW_COMPS] = {0};
+	struct walk_count t = {0, {0}}, zero = {0, {0}};
 
 	for (uint64_t j = lo; j < hi; j++) {
-		tg += p[j].dcs;
+		t.g += p[j].dcs;
 		for (int c = 0; c < JW_COMPS; c++)
-			tp[c] += p[j].dcsum[c];
+			t.pred[c] += p[j].dcsum[c];
 	}
-	sg[threadIdx.x] = tg;
-	for (int c = 0; c < JW_COMPS; c++)
-		sp[threadIdx.x][c] = tp[c];
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		uint64_t ag = 0;
-		int64_t ap[JW_COMPS] = {0};
-		for (int t = 0; t < SCAN_THREADS; t++) {
-			uint64_t vg = sg[t];
-			sg[t] = ag;
-			ag += vg;
-			for (int c = 0; c < JW_COMPS; c++) {
-				int64_t vp = sp[t][c];
-				sp[t][c] = ap[c];
-				ap[c] += vp;
-			}
-		}
-	}
-	__syncthreads();
-	tg = sg[threadIdx.x];
-	for (int c = 0; c < JW_COMPS; c++)
-		tp[c] = sp[threadIdx.x][c];
+	scan(tmp).ExclusiveScan(t, t, zero, walk_count_add());
 	for (uint64_t j = lo; j < hi; j++) {
-		g[j] = tg;
-		tg += p[j].dcs;
+		g[j] = t.g;
+		t.g += p[j].dcs;
 		for (int c = 0; c < JW_COMPS; c++) {
-			pred[j * JW_COMPS + c] = tp[c];
-			tp[c] += p[j].dcsum[c];
+			pred[j * JW_COMPS + c] = t.pred[c];
+			t.pred[c] += p[j].dcsum[c];
 		}
 	}
 }
 
-__global__ void
-walk_check(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
+__global__ void __launch_bounds__(WALK_THREADS)
+walk_check(const struct jw_plan *gpl, const unsigned char *d, uint64_t n,
     uint64_t np, const struct jw_piece *p, const uint64_t *g,
     const int64_t *pred, struct walk_sum *sum)
 {
+	__shared__ struct jw_plan sh;
+	const struct jw_plan *pl = walk_plan(gpl, &sh);
 	uint64_t j = walk_piece();
 	long o;
 	int ends;
@@ -234,26 +261,31 @@ jpeg_walker_run(struct jpeg_walker *w, const struct jw_plan *pl, size_t n,
 	if (n > w->hcap || pl->bits > (uint64_t)n * 8)
 		return gf_fail(e, "a JPEG's walk of %zu bytes, %zu in its buffer", n,
 		    w->hcap);
-	if (walker_grow(w, n, np, e) < 0)
+	if (walker_grow(w, n + JW_PAD, np, e) < 0)
 		return -1;
 	memcpy(w->hplan, pl, sizeof(*pl));
 	GPU_TRY(e, cudaMemcpyAsync(w->plan, w->hplan, sizeof(*pl),
 	    cudaMemcpyHostToDevice, st));
 	GPU_TRY(e, cudaMemcpyAsync(w->data, w->hdata, n, cudaMemcpyHostToDevice, st));
+	GPU_TRY(e, cudaMemsetAsync(w->data + n, 0, JW_PAD, st));
 	GPU_TRY(e, cudaMemsetAsync(w->sum, 0, sizeof(*w->sum), st));
 	walk_first<<<blocks, WALK_THREADS, 0, st>>>(w->plan, w->data, n, np, w->p,
 	    w->ex[0]);
 	GPU_TRY(e, cudaGetLastError());
 	while (!settled && r < JW_ROUNDS) {
-		GPU_TRY(e, cudaMemsetAsync(&w->sum->changed, 0, sizeof(unsigned), st));
-		walk_round<<<blocks, WALK_THREADS, 0, st>>>(w->plan, w->data, n, np,
-		    w->p, w->ex[r & 1], w->ex[(r + 1) & 1], w->sum);
-		GPU_TRY(e, cudaGetLastError());
-		GPU_TRY(e, cudaMemcpyAsync(&w->hsum->changed, &w->sum->changed,
-		    sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+		int from = r;
+		for (; r < from + WALK_GROUP && r < JW_ROUNDS; r++) {
+			walk_round<<<blocks, WALK_THREADS, 0, st>>>(w->plan, w->data, n,
+			    np, w->p, w->ex[r & 1], w->ex[(r + 1) & 1],
+			    &w->sum->changed[r]);
+			GPU_TRY(e, cudaGetLastError());
+		}
+		GPU_TRY(e, cudaMemcpyAsync(&w->hsum->changed[from],
+		    &w->sum->changed[from], (size_t)(r - from) * sizeof(unsigned),
+		    cudaMemcpyDeviceToHost, st));
 		GPU_TRY(e, cudaStreamSynchronize(st));
-		settled = w->hsum->changed == 0;
-		r++;
+		for (int i = from; i < r && !settled; i++)
+			settled = w->hsum->changed[i] == 0;
 	}
 	if (!settled)
 		return 0;               /* unsure: the CPU decodes it */

@@ -138,13 +138,19 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	const unsigned char *p[2 * QUEUE_BATCH];
 	unsigned char *dst[2 * QUEUE_BATCH];
 	size_t len[2 * QUEUE_BATCH], pitch[2 * QUEUE_BATCH];
-	int status[2 * QUEUE_BATCH], k = 0, rc = 0;
+	int status[2 * QUEUE_BATCH], k = 0, rc = 0, least, greatest;
 	struct request *in[QUEUE_BATCH];
 	struct gf_err e = {0};
 	cudaError_t ce;
 
-	if (!d->has_st && (ce = cudaStreamCreateWithFlags(&d->st,
-	    cudaStreamNonBlocking)) != cudaSuccess)
+	/*
+	 * The engines' stream goes first: the workers' walks and filters
+	 * fill the GPU, and a batch's own work waiting behind them keeps
+	 * every worker of the batch waiting.
+	 */
+	if (!d->has_st && ((ce = cudaDeviceGetStreamPriorityRange(&least,
+	    &greatest)) != cudaSuccess || (ce = cudaStreamCreateWithPriority(&d->st,
+	    cudaStreamNonBlocking, greatest)) != cudaSuccess))
 		rc = gf_fail(&e, "GPU %d: cannot make a stream for its JPEG engines: "
 		    "%s", d->device, cudaGetErrorString(ce));
 	d->has_st = rc == 0;

@@ -35,6 +35,15 @@ extern "C" {
 #define JW_BLOCKS 10            /* blocks in an MCU, at most */
 #define JW_ROUNDS 64            /* rounds of setting states, at most */
 #define JW_WARM 2048            /* bits a guess decodes before its piece */
+#define JW_PAD 512              /* zero bytes past the data, on the GPU */
+
+/* The rare path (an IDCT), kept out of line: its arrays and registers
+ * would weigh on every thread of the GPU's check. */
+#ifdef __CUDACC__
+#define JW_COLD static __host__ __device__ __noinline__
+#else
+#define JW_COLD static inline
+#endif
 #define JW_SAMPLE_MAX 480       /* img_jpeg_check.c's CHECK_SAMPLE_MAX */
 
 /* A Huffman table: codes of 9 bits at most by lookup, longer ones by length. */
@@ -93,15 +102,29 @@ jw_same(struct jw_state a, struct jw_state b)
 	return a.pos == b.pos && a.b == b.b && a.k == b.k;
 }
 
-/* 32 bits of d (n bytes, zeros past them) from bit pos, the first highest. */
+/*
+ * 32 bits of d (n bytes, zeros past them) from bit pos, the first
+ * highest.  On the GPU by two aligned words: d is aligned to 4 bytes
+ * there, and JW_PAD zero bytes follow its n (jpeg_walker_run's buffer):
+ * no walk reads further than a block past its last piece's end.
+ */
 GF_HD uint32_t
 jw_peek(const unsigned char *d, uint64_t n, uint64_t pos)
 {
+#ifdef __CUDA_ARCH__
+	const uint32_t *w = (const uint32_t *)d + (pos >> 5);
+	uint64_t v = (uint64_t)__byte_perm(__ldg(w), 0, 0x0123) << 32 |
+	    __byte_perm(__ldg(w + 1), 0, 0x0123);
+
+	(void)n;
+	return (uint32_t)(v >> (32 - (pos & 31)));
+#else
 	uint64_t i = pos >> 3, w = 0;
 
 	for (int k = 0; k < 5; k++)
 		w = w << 8 | (i + k < n ? d[i + k] : 0);
 	return (uint32_t)(w >> (8 - (pos & 7)));
+#endif
 }
 
 /* The symbol whose code begins w's bits, its length in *len; -1: a bad code. */
@@ -236,7 +259,7 @@ jw_guess(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
 }
 
 /* img_jpeg_check.c's check_idct_in_range, on the same doubles. */
-GF_HD int
+JW_COLD int
 jw_idct_in_range(const struct jw_plan *pl, const int *blk)
 {
 	double t[8][8];
@@ -260,6 +283,25 @@ jw_idct_in_range(const struct jw_plan *pl, const int *blk)
 }
 
 /*
+ * The samples of the luma block at st (its DC next), its DC dc, within
+ * JW_SAMPLE_MAX: the block decoded again, its coefficients put in place
+ * (only for the few blocks jw_block's bound does not settle).
+ */
+JW_COLD int
+jw_block_in_range(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
+    struct jw_state st, int64_t dc)
+{
+	int blk[64] = {0}, v = 0, at = 0;
+
+	(void)jw_step(pl, d, n, &st, &v, &at);
+	blk[0] = (int)dc;
+	while (st.k != 0)
+		if (jw_step(pl, d, n, &st, &v, &at) == JW_AC)
+			blk[pl->natural[at]] = v;
+	return jw_idct_in_range(pl, blk);
+}
+
+/*
  * Block g of the scan, from *st (its DC next), as walk_block checks it,
  * its component's prediction in *pred: 0, or -1 unsure; *outside 1 when
  * a luma block the engines may decode otherwise.
@@ -268,8 +310,8 @@ GF_HD int
 jw_block(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
     struct jw_state *st, int64_t *pred, int *outside)
 {
+	struct jw_state from = *st;
 	int luma = pl->luma[st->b], v = 0, at = 0, over = 0, kind, a;
-	int ks[64], vs[64], m = 0;
 	long long sum = 0;
 
 	if (jw_step(pl, d, n, st, &v, &at) != JW_DC)
@@ -282,8 +324,6 @@ jw_block(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
 			return -1;
 		if (kind == JW_AC && luma) {
 			a = v < 0 ? -v : v;
-			ks[m] = at;
-			vs[m++] = v;
 			over |= a > pl->mostz[at];
 			sum += (long long)a * pl->qz[at];
 		}
@@ -292,16 +332,12 @@ jw_block(const struct jw_plan *pl, const unsigned char *d, uint64_t n,
 		return -1;              /* bits past the data: libjpeg warns */
 	*outside = 0;
 	if (luma) {
-		int blk[64] = {0};
 		a = (int)(*pred < 0 ? -*pred : *pred);
 		over |= a > pl->mostz[0];
-		if (pl->usable && !over && 2 * sum + (long long)a * pl->q[0] <=
-		    8 * JW_SAMPLE_MAX)
-			return 0;
-		blk[0] = (int)*pred;
-		for (int i = 0; i < m; i++)
-			blk[pl->natural[ks[i]]] = vs[i];
-		*outside = !pl->usable || over || !jw_idct_in_range(pl, blk);
+		if (!pl->usable || over)
+			*outside = 1;
+		else if (2 * sum + (long long)a * pl->q[0] > 8 * JW_SAMPLE_MAX)
+			*outside = !jw_block_in_range(pl, d, n, from, *pred);
 	}
 	return 0;
 }
