@@ -168,12 +168,12 @@ sv_start
 why="buffers in the pool: ${held:-none} after the batches, ${left:-none} 3 s later"
 check server/pool-idle sh -c '[ "${1:-0}" -gt 0 ] && [ "$2" = 0 ]' sh "$held" "$left"
 
-# Asked (GPUFILT_GPU_DECODE=server), a batch's JPEGs go to a server that
-# offers its engines as their bytes (PROTO_JPEG): one that offers them
-# and declines each
-# (GPUFILTD_JPEG_DECLINE, for the tests) has the clients decode them
-# themselves, with the bytes, messages and status of a run in process;
-# JPEGs the check refuses (damaged) are decoded by the readers as ever.
+# A gray run's JPEGs go to a server that offers its engines as their
+# bytes (PROTO_JPEG), unless GPUFILT_GPU_DECODE=0: one that offers them
+# and declines each (GPUFILTD_JPEG_DECLINE, for the tests; a GPU's
+# server declines what its walk does not find clean, a damaged file
+# among them) has the clients decode them themselves, with the bytes,
+# messages and status of a run in process.
 mkdir -p "$SV/jin" "$SV/js" "$SV/jp"
 for k in 1 2 3 4; do cp "$SAMPLES/small.jpg" "$SV/jin/copy$k.jpg"; done
 head -c 3000 "$SAMPLES/small.jpg" >"$SV/jin/cut.jpg"
@@ -203,12 +203,19 @@ why="status $s1/$s2, declined ${declined:-none} then ${after:-none}"
 check server/jpeg-one sh -c '[ $1 = 0 ] && [ $2 = 0 ] && [ "${4:-0}" -eq $(($3 + 1)) ] &&
     cmp -s "$5/j1s.pgm" "$5/jp/copy1.pgm" && cmp -s "$5/j1c.pgm" "$5/jp/copy1.pgm"' \
     sh "$s1" "$s2" "${declined:-0}" "$after" "$SV"
-# Not asked, the run decodes its JPEGs itself: none goes to the server.
+# Unset, as =server: the four copies go to the server.  With =0 the run
+# decodes its JPEGs itself: none goes to the server.
 GPUFILT_SERVER=require "$BIN/sobel" -t 60 -o "$SV/jd" "$SV"/jin/copy*.jpg; s1=$?
 last=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
 why="status $s1, declined ${after:-none} then ${last:-none}"
-check server/jpeg-not-asked sh -c '[ $1 = 0 ] && [ "$2" = "$3" ] &&
+check server/jpeg-default sh -c '[ $1 = 0 ] && [ "${3:-0}" -eq $((${2:-0} + 4)) ] &&
     cmp -s "$4/jd/copy2.pgm" "$4/jp/copy2.pgm"' sh "$s1" "${after:-x}" "${last:-y}" "$SV"
+GPUFILT_SERVER=require GPUFILT_GPU_DECODE=0 "$BIN/sobel" -t 60 -o "$SV/jo" \
+    "$SV"/jin/copy*.jpg; s1=$?
+off=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
+why="status $s1, declined ${last:-none} then ${off:-none}"
+check server/jpeg-off sh -c '[ $1 = 0 ] && [ "$2" = "$3" ] &&
+    cmp -s "$4/jo/copy2.pgm" "$4/jp/copy2.pgm"' sh "$s1" "${last:-x}" "${off:-y}" "$SV"
 sv_stop
 sv_start
 

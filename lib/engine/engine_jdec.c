@@ -91,17 +91,14 @@ jdec_init(struct engine *en)
 	const struct gf_settings *set = &en->o->set;
 
 	/*
-	 * Only when asked for (GPUFILT_GPU_DECODE=1 or 2): the check that
-	 * gives libjpeg-turbo's verdict before the engines (jdec_check) costs
-	 * about what decoding the file on the CPU does, so that a batch with
-	 * the engines runs slower than one without (make bench-io's batch).
-	 */
-	/*
-	 * Served, the server's engines when GPUFILT_GPU_DECODE=server asks
-	 * (not by default: make bench-serve found them no faster).
+	 * In process only when asked for (GPUFILT_GPU_DECODE=1 or 2): the
+	 * check before the engines (jdec_check) costs about a CPU decode.
+	 * Served, the server's engines, which walk the scan on the GPU
+	 * (engine_worker.c), unless GPUFILT_GPU_DECODE=0 (1, 2) says not.
 	 */
 	j->remote = en->o->remote != NULL && remote_jpeg(en->o->remote) &&
-	    en->tool->gray && en->o->strategy != GF_CPU && set->gpu_decode == 3;
+	    en->tool->gray && en->o->strategy != GF_CPU &&
+	    (set->gpu_decode == 3 || set->gpu_decode < 0);
 	j->wait = set->gpu_decode == 2 && !j->remote;
 	j->wanted = j->remote || (en->o->strategy != GF_CPU &&
 	    (set->gpu_decode == 1 || j->wait));
