@@ -43,6 +43,9 @@ ratio() { echo "$1 $2" | awk '{ printf "%6.2fx", $1 / $2 }'; }
 serve_up() {
 	bin/gpufiltd -q -i 0 2>/dev/null || bin/gpufiltd -s >/dev/null || exit 1
 	GPUFILT_SERVER=require bin/sobel -t 60 samples/coins.pgm "$WORK/warm.pgm"
+	# A JPEG too: the server opens its JPEG engines at its first one.
+	[ ! -e "$WORK/hd.jpg" ] || GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 \
+	    bin/sobel -t 60 "$WORK/hd.jpg" "$WORK/warm.pgm"
 }
 serve_down() { bin/gpufiltd -k >/dev/null 2>&1; }
 
