@@ -106,6 +106,14 @@ worker_walk(void *arg, struct gf_err *e)
 	FILE *f;
 	int got;
 
+	/*
+	 * A baseline scan holds at most 27 bits a coefficient: under 24
+	 * bytes a pixel with three components and every byte stuffed.  A
+	 * file larger than that (and a megabyte of markers) cannot be clean,
+	 * and is not pinned for a walk.
+	 */
+	if (len > 24 * (size_t)width * (size_t)height + ((size_t)1 << 20))
+		return 0;
 	if (w->walker == NULL && jpeg_walker_open(&w->walker, &why) < 0) {
 		jpeg_walker_close(w->walker);
 		w->walker = NULL;
