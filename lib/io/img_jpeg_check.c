@@ -45,8 +45,9 @@
  * the engines to give libjpeg's byte: libjpeg's range limit clamps
  * centred values in [-512, 511] and wraps beyond them; the margin covers
  * the difference between this file's float IDCT and the integer one.
+ * The walk on the GPU (jpeg_walk.h) holds to the same.
  */
-#define CHECK_SAMPLE_MAX 480
+#define CHECK_SAMPLE_MAX JW_SAMPLE_MAX
 /* The most a dequantised coefficient may be (12 bits, as baseline codes them). */
 #define CHECK_COEF_MAX 2047
 

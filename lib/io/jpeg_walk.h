@@ -11,10 +11,11 @@
  * are cut into pieces of JW_PIECE bits.  A thread decodes the codes that
  * start in its piece, from a state: the bit, the block of the MCU, the
  * coefficient.  Only the first piece's state is known; the others are
- * guessed, and set again to the state at which the piece before ended
- * until none changes (a Huffman decode that starts off its codes falls
- * into step with the true one within a few codes, so this takes two or
- * three rounds, and at most one per piece).  Then a scan over the pieces
+ * guessed by decoding from JW_WARM bits before the piece (a Huffman
+ * decode that starts off its codes falls into step with the true one,
+ * state and all, within some hundreds of bits), then set again to the
+ * state at which the piece before ended until none changes: five to
+ * eight rounds for a photo, at most one per piece.  Then a scan over the pieces
  * gives each its first block's number and the DC predictions, and each
  * piece checks the blocks that begin in it, as walk_block does.
  */
@@ -37,14 +38,20 @@ extern "C" {
 #define JW_WARM 2048            /* bits a guess decodes before its piece */
 #define JW_PAD 512              /* zero bytes past the data, on the GPU */
 
-/* The rare path (an IDCT), kept out of line: its arrays and registers
- * would weigh on every thread of the GPU's check. */
+/*
+ * The rare path (an IDCT), kept out of line: its arrays and registers
+ * would weigh on every thread of the GPU's check.
+ */
 #ifdef __CUDACC__
 #define JW_COLD static __host__ __device__ __noinline__
 #else
 #define JW_COLD static inline
 #endif
-#define JW_SAMPLE_MAX 480       /* img_jpeg_check.c's CHECK_SAMPLE_MAX */
+/*
+ * The most a centred output sample may reach, in either direction, for
+ * the engines to give libjpeg's byte (img_jpeg_check.c's CHECK_SAMPLE_MAX).
+ */
+#define JW_SAMPLE_MAX 480
 
 /* A Huffman table: codes of 9 bits at most by lookup, longer ones by length. */
 struct jw_huff {
