@@ -180,19 +180,30 @@ walk_check(const struct jw_plan *gpl, const unsigned char *d, uint64_t n,
 		atomicAdd(&sum->ends, 1);
 }
 
-/* On failure *wp may hold a part-made walker: jpeg_walker_close it. */
+/* The walker's buffers of fixed size. */
+static int
+walker_alloc(struct jpeg_walker *w, struct gf_err *e)
+{
+	GPU_TRY(e, cudaMalloc((void **)&w->plan, sizeof(*w->plan)));
+	GPU_TRY(e, cudaMallocHost((void **)&w->hplan, sizeof(*w->hplan)));
+	GPU_TRY(e, cudaMalloc((void **)&w->sum, sizeof(*w->sum)));
+	GPU_TRY(e, cudaMallocHost((void **)&w->hsum, sizeof(*w->hsum)));
+	return 0;
+}
+
 int
 jpeg_walker_open(struct jpeg_walker **wp, struct gf_err *e)
 {
 	struct jpeg_walker *w = (struct jpeg_walker *)calloc(1, sizeof(*w));
 
-	*wp = w;
+	*wp = NULL;
 	if (w == NULL)
 		return gf_nomem(e, "out of memory");
-	GPU_TRY(e, cudaMalloc((void **)&w->plan, sizeof(*w->plan)));
-	GPU_TRY(e, cudaMallocHost((void **)&w->hplan, sizeof(*w->hplan)));
-	GPU_TRY(e, cudaMalloc((void **)&w->sum, sizeof(*w->sum)));
-	GPU_TRY(e, cudaMallocHost((void **)&w->hsum, sizeof(*w->hsum)));
+	if (walker_alloc(w, e) < 0) {
+		jpeg_walker_close(w);
+		return -1;
+	}
+	*wp = w;
 	return 0;
 }
 

@@ -75,6 +75,13 @@ engine_worker_filter(struct engine_worker *w, const struct tool *t,
 	return rc;
 }
 
+/* A JPEG of a worker's, for worker_walk. */
+struct walk {
+	struct engine_worker *w;
+	size_t len;
+	int width, height;
+};
+
 /*
  * Whether libjpeg-turbo decodes the worker's copy of a client's JPEG (wk:
  * len bytes) as the engines do, to a luma of width x height: its header read
@@ -83,12 +90,6 @@ engine_worker_filter(struct engine_worker *w, const struct tool *t,
  * 0 no or not known (no memory for the walk: the client then decodes
  * it), -1 with e when the GPU failed.
  */
-struct walk {
-	struct engine_worker *w;
-	size_t len;
-	int width, height;
-};
-
 static int
 worker_walk(void *arg, struct gf_err *e)
 {
@@ -114,11 +115,8 @@ worker_walk(void *arg, struct gf_err *e)
 	 */
 	if (len > 24 * (size_t)width * (size_t)height + ((size_t)1 << 20))
 		return 0;
-	if (w->walker == NULL && jpeg_walker_open(&w->walker, &why) < 0) {
-		jpeg_walker_close(w->walker);
-		w->walker = NULL;
+	if (w->walker == NULL && jpeg_walker_open(&w->walker, &why) < 0)
 		return 0;
-	}
 	if ((pp.data = jpeg_walker_buffer(w->walker, len, &why)) == NULL)
 		return 0;
 	if ((f = fmemopen(w->bits, len, "rb")) == NULL)

@@ -136,8 +136,7 @@ void jpeg_gpu_queue_close(struct jpeg_gpu_queue *q);
  * buffer of at least n bytes for a plan's data (img_jpeg_walk_plan
  * writes there), and the walk of plan pl over the n bytes in that buffer
  * on stream st: 0 with *outside (the luma blocks outside the engines'
- * range; -1 unsure), or -1 with e when the GPU failed.  An open that
- * fails may leave a part-made walker in *w: close it.
+ * range; -1 unsure), or -1 with e when the GPU failed.
  */
 struct jpeg_walker;
 int jpeg_walker_open(struct jpeg_walker **w, struct gf_err *e);

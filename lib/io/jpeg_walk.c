@@ -16,13 +16,15 @@ jpeg_walk_cpu(const struct jw_plan *pl, const unsigned char *d, size_t n)
 	uint64_t np = pl->bits / JW_PIECE + 1, g = 0;
 	struct jw_piece *p = calloc(np, sizeof(*p));
 	struct jw_state *ex = calloc(np, sizeof(*ex));
+	struct jw_state *prev = calloc(np, sizeof(*prev));
 	int64_t pred[JW_COMPS] = {0};
 	long outside = 0, o;
 	int changed = 1, rounds = 0, ends = 0, e;
 
-	if (p == NULL || ex == NULL) {
+	if (p == NULL || ex == NULL || prev == NULL) {
 		free(p);
 		free(ex);
+		free(prev);
 		return -1;
 	}
 	/* The first piece starts at the first DC; the others guess. */
@@ -32,9 +34,6 @@ jpeg_walk_cpu(const struct jw_plan *pl, const unsigned char *d, size_t n)
 	}
 	/* Each round sets a piece's start to the end of the piece before. */
 	while (changed && rounds++ < JW_ROUNDS) {
-		struct jw_state *prev = malloc(np * sizeof(*prev));
-		if (prev == NULL)
-			break;
 		memcpy(prev, ex, np * sizeof(*prev));
 		changed = 0;
 		for (uint64_t j = 1; j < np; j++) {
@@ -44,7 +43,6 @@ jpeg_walk_cpu(const struct jw_plan *pl, const unsigned char *d, size_t n)
 			ex[j] = jw_piece_round(pl, d, n, (j + 1) * JW_PIECE, &p[j]);
 			changed = 1;
 		}
-		free(prev);
 	}
 	for (uint64_t j = 0; !changed && j < np && outside >= 0; j++) {
 		o = jw_piece_check(pl, d, n, j, &p[j], g, pred, &e);
@@ -56,5 +54,6 @@ jpeg_walk_cpu(const struct jw_plan *pl, const unsigned char *d, size_t n)
 	}
 	free(p);
 	free(ex);
+	free(prev);
 	return changed || ends != 1 ? -1 : outside;
 }
