@@ -180,6 +180,20 @@ walk_check(const struct jw_plan *gpl, const unsigned char *d, uint64_t n,
 		atomicAdd(&sum->ends, 1);
 }
 
+/*
+ * The size to allocate for n: a quarter more, in whole megabytes.  A
+ * worker's JPEGs differ in size, and each that outgrew its buffers by a
+ * byte would free and allocate them again: cudaFree waits for the whole
+ * GPU, the JPEG engines' batch in flight included.
+ */
+static size_t
+walker_room(size_t n)
+{
+	size_t mb = (size_t)1 << 20;
+
+	return (n + n / 4 + mb - 1) / mb * mb;
+}
+
 /* The walker's buffers of fixed size. */
 static int
 walker_alloc(struct jpeg_walker *w, struct gf_err *e)
@@ -218,13 +232,14 @@ jpeg_walker_buffer(struct jpeg_walker *w, size_t n, struct gf_err *e)
 		(void)cudaFreeHost(w->hdata);
 	w->hdata = NULL;
 	w->hcap = 0;
-	if ((ce = cudaMallocHost((void **)&w->hdata, n)) != cudaSuccess) {
+	if ((ce = cudaMallocHost((void **)&w->hdata, walker_room(n))) !=
+	    cudaSuccess) {
 		w->hdata = NULL;
-		gf_fail(e, "cannot pin %zu bytes for a JPEG's walk: %s", n,
-		    cudaGetErrorString(ce));
+		gf_fail(e, "cannot pin %zu bytes for a JPEG's walk: %s",
+		    walker_room(n), cudaGetErrorString(ce));
 		return NULL;
 	}
-	w->hcap = n;
+	w->hcap = walker_room(n);
 	return w->hdata;
 }
 
@@ -237,10 +252,11 @@ walker_grow(struct jpeg_walker *w, size_t n, uint64_t np, struct gf_err *e)
 			GPU_TRY(e, cudaFree(w->data));
 		w->data = NULL;
 		w->cap = 0;
-		GPU_TRY(e, cudaMalloc((void **)&w->data, n));
-		w->cap = n;
+		GPU_TRY(e, cudaMalloc((void **)&w->data, walker_room(n)));
+		w->cap = walker_room(n);
 	}
 	if (np > w->np_cap) {
+		np = walker_room(np * sizeof(*w->p)) / sizeof(*w->p);
 		void *old[] = {w->p, w->ex[0], w->ex[1], w->g, w->pred};
 		for (int i = 0; i < 5; i++)
 			if (old[i] != NULL)

@@ -25,7 +25,8 @@
 	X(nvjpegDecodeBatchedInitialize) X(nvjpegDecodeBatched) \
 	X(nvjpegJpegStreamCreate) X(nvjpegJpegStreamDestroy) \
 	X(nvjpegJpegStreamParseHeader) X(nvjpegDecodeBatchedSupported) \
-	X(nvjpegGetImageInfo) X(nvjpegDecodeBatchedPreAllocate)
+	X(nvjpegGetImageInfo) X(nvjpegDecodeBatchedPreAllocate) \
+	X(nvjpegSetDeviceMemoryPadding) X(nvjpegSetPinnedMemoryPadding)
 
 struct jpeg_gpu {
 	void *lib;              /* dlopen's */
@@ -57,6 +58,8 @@ struct jpeg_gpu_batch {
 #ifndef GF_CUDA_LIB
 #define GF_CUDA_LIB "/usr/local/cuda/lib64"
 #endif
+#define JPEG_GPU_PADDING ((size_t)16 << 20)     /* bytes */
+
 static const char *const jpeg_gpu_libs[] = {"libnvjpeg.so.13", "libnvjpeg.so",
     GF_CUDA_LIB "/libnvjpeg.so.13"};
 
@@ -121,6 +124,17 @@ jpeg_gpu_handle(struct jpeg_gpu *j, struct gf_err *e)
 	if (st != NVJPEG_STATUS_SUCCESS || j->engines == 0)
 		return gf_fail(e, "no GPU JPEG decoding: GPU %d reports no JPEG "
 		    "engines (nvJPEG: %s)", j->device, jpeg_gpu_status_text(st));
+	/*
+	 * Room to spare in nvJPEG's buffers: a batch whose JPEGs outgrew
+	 * them would free and allocate them again, and cudaFree waits for
+	 * the whole GPU (a server's other work with it).
+	 */
+	if ((st = j->fn.nvjpegSetDeviceMemoryPadding(JPEG_GPU_PADDING, j->h)) !=
+	    NVJPEG_STATUS_SUCCESS ||
+	    (st = j->fn.nvjpegSetPinnedMemoryPadding(JPEG_GPU_PADDING, j->h)) !=
+	    NVJPEG_STATUS_SUCCESS)
+		return gf_fail(e, "GPU %d: nvJPEG takes no padding: %s", j->device,
+		    jpeg_gpu_status_text(st));
 	return 0;
 }
 
