@@ -116,8 +116,8 @@ int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
  * meanwhile (NULL: none) runs on the caller's thread while the engines
  * decode: 1 to go on, 0 to decline the image (1 is returned), -1 with
  * e to fail.
- * jpeg_gpu_queue_counts: the batches the queue has decoded, and the
- * milliseconds its thread spent on them.
+ * jpeg_gpu_queue_counts: what the queue has decoded, and how its
+ * thread's time went.
  */
 struct jpeg_gpu_queue;
 int jpeg_gpu_queue_open(struct jpeg_gpu *j, int device,
@@ -125,8 +125,16 @@ int jpeg_gpu_queue_open(struct jpeg_gpu *j, int device,
 int jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
     size_t len, unsigned char *dst, size_t pitch, int width, int height,
     int (*meanwhile)(void *arg, struct gf_err *e), void *arg, struct gf_err *e);
-void jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches,
-    double *busy_ms);
+struct jpeg_gpu_queue_counts {
+	long batches;
+	long images;            /* the callers' */
+	long padding;           /* copies that filled a call to its size */
+	double parse_ms;        /* reading the JPEGs' headers */
+	double call_ms;         /* in nvJPEG's calls that decode them */
+	double wait_ms;         /* then waiting for the GPU to finish */
+};
+void jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q,
+    struct jpeg_gpu_queue_counts *c);
 void jpeg_gpu_queue_close(struct jpeg_gpu_queue *q);
 
 /*

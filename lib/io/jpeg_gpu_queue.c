@@ -40,8 +40,7 @@ struct jpeg_gpu_queue {
 	pthread_cond_t work, done;
 	struct request *head, **tail;
 	int stop;
-	int batches;            /* decoded, for gpufiltd -s */
-	double busy_ms;         /* decoding them */
+	struct jpeg_gpu_queue_counts n;         /* for gpufiltd -s */
 };
 
 /* What the thread takes next: up to QUEUE_BATCH requests, off the list. */
@@ -76,6 +75,7 @@ struct decoder {
 	int has_st;
 	unsigned char *scratch;         /* queue_scratch's */
 	size_t scratch_cap;
+	struct jpeg_gpu_queue_counts n; /* the batch's: no batches, images */
 };
 
 /*
@@ -142,6 +142,7 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	struct request *in[QUEUE_BATCH];
 	struct gf_err e = {0};
 	cudaError_t ce;
+	double t0 = gf_now_ms(), t1, t2;
 
 	/*
 	 * The engines' stream goes first: the workers' walks and filters
@@ -169,8 +170,10 @@ queue_decode(struct decoder *d, struct request **r, int n)
 		pitch[k] = r[i]->pitch;
 		k++;
 	}
+	t1 = gf_now_ms();
 	for (int i = 0, m, pad, z; rc == 0 && i < k; i += m - pad) {
 		m = queue_call_size(k - i, &pad);
+		d->n.padding += pad;
 		for (int q = k; q < k + pad; q++) {
 			p[q] = p[k - 1];
 			len[q] = len[k - 1];
@@ -186,8 +189,12 @@ queue_decode(struct decoder *d, struct request **r, int n)
 		    pitch + i, d->st, status + i, &e) < 0))
 			rc = -1;
 	}
+	t2 = gf_now_ms();
 	if (k > 0 && rc == 0 && (ce = cudaStreamSynchronize(d->st)) != cudaSuccess)
 		rc = gf_fail(&e, "GPU decode of JPEGs: %s", cudaGetErrorString(ce));
+	d->n.parse_ms += t1 - t0;
+	d->n.call_ms += t2 - t1;
+	d->n.wait_ms += gf_now_ms() - t2;
 	if (rc < 0) {
 		for (int i = 0; i < n; i++) {
 			r[i]->taken = -1;
@@ -203,20 +210,23 @@ static void *
 queue_main(void *arg)
 {
 	struct jpeg_gpu_queue *q = arg;
-	struct decoder d = {q->j, q->device, {NULL}, NULL, 0, NULL, 0};
+	struct decoder d = {q->j, q->device, {NULL}, NULL, 0, NULL, 0, {0}};
 	struct request *r[QUEUE_BATCH];
-	double t0;
 	int n;
 
 	(void)cudaSetDevice(q->device);        /* else the stream fails, and says */
 	pthread_mutex_lock(&q->mu);
 	while ((n = queue_take(q, r)) > 0) {
 		pthread_mutex_unlock(&q->mu);
-		t0 = gf_now_ms();
+		memset(&d.n, 0, sizeof(d.n));
 		queue_decode(&d, r, n);
 		pthread_mutex_lock(&q->mu);
-		q->batches++;
-		q->busy_ms += gf_now_ms() - t0;
+		q->n.batches++;
+		q->n.images += n;
+		q->n.padding += d.n.padding;
+		q->n.parse_ms += d.n.parse_ms;
+		q->n.call_ms += d.n.call_ms;
+		q->n.wait_ms += d.n.wait_ms;
 		for (int i = 0; i < n; i++)
 			r[i]->done = 1;
 		pthread_cond_broadcast(&q->done);
@@ -285,11 +295,10 @@ jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
 }
 
 void
-jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, int *batches, double *busy_ms)
+jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, struct jpeg_gpu_queue_counts *c)
 {
 	pthread_mutex_lock(&q->mu);
-	*batches = q->batches;
-	*busy_ms = q->busy_ms;
+	*c = q->n;
 	pthread_mutex_unlock(&q->mu);
 }
 

@@ -598,8 +598,8 @@ on_status(struct server_conn *c)
 	char gpus[1024] = "";
 	size_t n = 0;
 	long runs, images, lends, jpegs, declined;
-	int clients, pooled, lent, batches = 0;
-	double decode_ms = 0;
+	int clients, pooled, lent;
+	struct jpeg_gpu_queue_counts q = {0};
 	size_t bytes;
 
 	window_pool_count(&s->wins, &pooled, &bytes, &lent, &lends);
@@ -608,14 +608,16 @@ on_status(struct server_conn *c)
 		    i ? ", " : "", s->dev[i].base.device, s->dev[i].base.name);
 	for (int i = 0; i < s->ndev; i++) {
 		struct sdev *d = &s->dev[i];
-		int b = 0;
-		double ms = 0;
+		struct jpeg_gpu_queue_counts n = {0};
 		pthread_mutex_lock(&d->mu);
 		if (d->jq != NULL)
-			jpeg_gpu_queue_counts(d->jq, &b, &ms);
+			jpeg_gpu_queue_counts(d->jq, &n);
 		pthread_mutex_unlock(&d->mu);
-		batches += b;
-		decode_ms += ms;
+		q.batches += n.batches;
+		q.padding += n.padding;
+		q.parse_ms += n.parse_ms;
+		q.call_ms += n.call_ms;
+		q.wait_ms += n.wait_ms;
 	}
 	pthread_mutex_lock(&s->mu);
 	runs = s->runs;
@@ -626,10 +628,14 @@ on_status(struct server_conn *c)
 	pthread_mutex_unlock(&s->mu);
 	return send_text(c, PROTO_TEXT, "pid %d, up %.0f s, %s%s; %d clients now; "
 	    "%ld runs and %ld images served (%ld JPEGs decoded on its engines "
-	    "in %d batches of %.0f ms in all, %ld declined); %d buffers of %.0f MB in the pool, %d lent now, %ld "
+	    "in %ld batches (%ld copies padding them; %.0f ms reading headers, "
+	    "%.0f ms in nvJPEG's calls, %.0f ms waiting for the GPU), %ld "
+	    "declined); %d buffers of %.0f MB in the pool, %d lent now, %ld "
 	    "lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000, s->ndev > 0 ?
 	    gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients, runs, images,
-	    jpegs, batches, decode_ms, declined, pooled, bytes / 1048576.0, lent, lends);
+	    jpegs, q.batches, q.padding, q.parse_ms, q.call_ms, q.wait_ms,
+	    declined, pooled,
+	    bytes / 1048576.0, lent, lends);
 }
 
 struct server_conn *
