@@ -128,20 +128,23 @@ xargs_runs() {
 # process and through the warm server (median of 3 each), against $3
 # images/s (the engines' rate, or 0).  The server's first batch of the
 # kind, which fills its pool of buffers, is shown apart, and a JPEG
-# batch once more with its JPEGs decoded by the server's engines
-# (GPUFILT_GPU_DECODE=server), not by the client's cores.
+# batch once more with its JPEGs decoded by the client's cores
+# (GPUFILT_GPU_DECODE=0), not by the server's engines.  The outputs of
+# the run before are removed off the clock (PREP).
 batch_row() {
-	p=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=off bin/edge -q --auto -o $WORK/out $1")
+	PREP="rm -rf $WORK/out"
+	p=$(med 3 "GPUFILT_SERVER=off bin/edge -q --auto -o $WORK/out $1")
 	serve_up
-	f=$(secs "rm -rf $WORK/out && GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1")
+	f=$(secs "GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1")
 	sleep 1         # the pool's thread makes what the first asked for
-	s=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1")
+	s=$(med 3 "GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1")
 	c=0
-	[ "$3" != 0 ] && c=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require GPUFILT_GPU_DECODE=server bin/edge -q --auto -o $WORK/out $1")
+	[ "$3" != 0 ] && c=$(med 3 "GPUFILT_SERVER=require GPUFILT_GPU_DECODE=0 bin/edge -q --auto -o $WORK/out $1")
+	PREP=
 	bin/gpufiltd -s | sed 's/^/    gpufiltd -s: /'
 	serve_down
 	echo "$2 $p $s $3 $f $c" | awk -v w="$4" '{ printf "    %-22s in process %7.1f images/s   server warm %7.1f images/s (its first batch %.1f)", w, $1 / $2, $1 / $3, $1 / $5;
-	    if ($4 > 0) printf "   (%.1f%% and %.1f%% of the engines; decoded on the server engines %.1f)", 100 * $1 / $2 / $4, 100 * $1 / $3 / $4, $1 / $6; printf "\n" }'
+	    if ($4 > 0) printf "   (%.1f%% and %.1f%% of the engines; decoded by the client %.1f)", 100 * $1 / $2 / $4, 100 * $1 / $3 / $4, $1 / $6; printf "\n" }'
 }
 
 batch() {
@@ -195,18 +198,20 @@ gpus() {
 		return
 	fi
 	serve_up
+	PREP="rm -rf $WORK/out"
 	for run in "edge -q --auto|$PHOTOS JPEG|$d/*.jpg" \
 	    "conv2d -q -k gauss:4 --no-separable|$PHOTOS PGM, conv2d 25x25|$d/*.pgm"; do
 		cmd=${run%%|*} rest=${run#*|}
 		what=${rest%%|*} files=${rest#*|}
-		one=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/$cmd --device 0 -o $WORK/out $files")
-		all=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require bin/$cmd --device all -o $WORK/out $files")
+		one=$(med 3 "GPUFILT_SERVER=require bin/$cmd --device 0 -o $WORK/out $files")
+		all=$(med 3 "GPUFILT_SERVER=require bin/$cmd --device all -o $WORK/out $files")
 		# A batch's LANES_BATCH lanes are shared among its GPUs: the
 		# same with that many on each GPU.
-		wide=$(med 3 "rm -rf $WORK/out && GPUFILT_SERVER=require GPUFILT_LANES=4 bin/$cmd --device all -o $WORK/out $files")
+		wide=$(med 3 "GPUFILT_SERVER=require GPUFILT_LANES=4 bin/$cmd --device all -o $WORK/out $files")
 		echo "$PHOTOS $one $all $wide" | awk -v w="$what" -v n="$n" '{ printf "gpus: %-26s server warm, one GPU %7.1f images/s, %d GPUs %7.1f images/s (%.2fx), 4 lanes a GPU %7.1f (%.2fx)\n",
 		    w, $1 / $2, n, $1 / $3, $2 / $3, $1 / $4, $2 / $4 }'
 	done
+	PREP=
 	serve_down
 }
 

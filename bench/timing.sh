@@ -3,8 +3,11 @@
 # scratch folder) and BENCH (the name their failures are told with).
 
 # Wall seconds of a shell command, its output thrown away; a failure is
-# said on stderr with the end of its messages.
+# said on stderr with the end of its messages.  PREP, when set, is run
+# before each, off the clock (removing the outputs of the run before:
+# freeing gigabytes of pages is not the command's time).
 secs() {
+	[ -z "$PREP" ] || sh -c "$PREP"
 	t0=$(date +%s.%N)
 	sh -c "$1" >/dev/null 2>"$WORK/err" || echo "$BENCH: '$1' failed: $(tail -n 2 "$WORK/err")" >&2
 	t1=$(date +%s.%N)
