@@ -24,7 +24,9 @@ sv_pid() { "$BIN/gpufiltd" -s 2>/dev/null | sed -n 's/.*: pid \([0-9]*\),.*/\1/p
 why="gpufiltd did not start: $(cat "$SV/start.err" 2>/dev/null)"
 check server/start sv_start
 why="gpufiltd -s: $("$BIN/gpufiltd" -s 2>&1)"
-check server/status sh -c '"$1/gpufiltd" -s | grep -q "runs and"' sh "$BIN"
+# It says how its JPEG queue's time went (bench/serve.sh's batch rows
+# show it), zeros while it has decoded none.
+check server/status sh -c '"$1/gpufiltd" -s | grep -q "runs and .* batches (0 copies padding them; 0 ms reading headers, 0 ms in nvJPEG.s calls, 0 ms waiting for the GPU), 0 declined)"' sh "$BIN"
 check server/socket-mode sh -c '[ "$(stat -c %a "$1")" = 600 ]' sh "$SV/sock"
 check server/second-refused sh -c '! "$1/gpufiltd" -q -i 0 2>"$2/second.err" &&
     grep -q "already answers" "$2/second.err"' sh "$BIN" "$SV"
