@@ -180,20 +180,6 @@ walk_check(const struct jw_plan *gpl, const unsigned char *d, uint64_t n,
 		atomicAdd(&sum->ends, 1);
 }
 
-/*
- * The size to allocate for n: a quarter more, in whole megabytes.  A
- * worker's JPEGs differ in size, and each that outgrew its buffers by a
- * byte would free and allocate them again: cudaFree waits for the whole
- * GPU, the JPEG engines' batch in flight included.
- */
-static size_t
-walker_room(size_t n)
-{
-	size_t mb = (size_t)1 << 20;
-
-	return (n + n / 4 + mb - 1) / mb * mb;
-}
-
 /* The walker's buffers of fixed size. */
 static int
 walker_alloc(struct jpeg_walker *w, struct gf_err *e)
@@ -232,31 +218,28 @@ jpeg_walker_buffer(struct jpeg_walker *w, size_t n, struct gf_err *e)
 		(void)cudaFreeHost(w->hdata);
 	w->hdata = NULL;
 	w->hcap = 0;
-	if ((ce = cudaMallocHost((void **)&w->hdata, walker_room(n))) !=
+	if ((ce = cudaMallocHost((void **)&w->hdata, gpu_room(n))) !=
 	    cudaSuccess) {
 		w->hdata = NULL;
 		gf_fail(e, "cannot pin %zu bytes for a JPEG's walk: %s",
-		    walker_room(n), cudaGetErrorString(ce));
+		    gpu_room(n), cudaGetErrorString(ce));
 		return NULL;
 	}
-	w->hcap = walker_room(n);
+	w->hcap = gpu_room(n);
 	return w->hdata;
 }
 
-/* The device buffers for n bytes of data and np pieces. */
+/*
+ * The device buffers for n bytes of data and np pieces, with room to
+ * spare (gpu_room): a worker's JPEGs differ in size.
+ */
 static int
 walker_grow(struct jpeg_walker *w, size_t n, uint64_t np, struct gf_err *e)
 {
-	if (n > w->cap) {
-		if (w->data != NULL)
-			GPU_TRY(e, cudaFree(w->data));
-		w->data = NULL;
-		w->cap = 0;
-		GPU_TRY(e, cudaMalloc((void **)&w->data, walker_room(n)));
-		w->cap = walker_room(n);
-	}
+	if (gpu_grow((void **)&w->data, &w->cap, n, e) < 0)
+		return -1;
 	if (np > w->np_cap) {
-		np = walker_room(np * sizeof(*w->p)) / sizeof(*w->p);
+		np = gpu_room(np * sizeof(*w->p)) / sizeof(*w->p);
 		void *old[] = {w->p, w->ex[0], w->ex[1], w->g, w->pred};
 		for (int i = 0; i < 5; i++)
 			if (old[i] != NULL)

@@ -179,6 +179,28 @@ gpu_scratch(struct gpu *g, int slot, size_t bytes, void **p, struct gf_err *e)
 	return 0;
 }
 
+size_t
+gpu_room(size_t n)
+{
+	size_t mb = (size_t)1 << 20;
+
+	return (n + n / 4 + mb - 1) / mb * mb;
+}
+
+int
+gpu_grow(void **p, size_t *cap, size_t n, struct gf_err *e)
+{
+	if (n <= *cap)
+		return 0;
+	if (*p != NULL)
+		GPU_TRY(e, cudaFree(*p));
+	*p = NULL;
+	*cap = 0;
+	GPU_TRY(e, cudaMalloc(p, gpu_room(n)));
+	*cap = gpu_room(n);
+	return 0;
+}
+
 int
 gpu_image_get(struct gpu *g, int slot, int width, int height, unsigned maxval,
     struct gpu_image *d, struct gf_err *e)

@@ -141,6 +141,17 @@ int gpu_scratch(struct gpu *g, int slot, size_t bytes, void **p,
     struct gf_err *e);
 
 /*
+ * For buffers outside a struct gpu whose sizes vary from image to image
+ * (a JPEG's): gpu_room(n) is the size to allocate for n, a quarter more
+ * in whole megabytes, so that a buffer is not freed again for one a
+ * little larger (cudaFree waits for the whole GPU); gpu_grow makes the
+ * device buffer *p of *cap bytes hold n that way: 0, or -1 with e (*p
+ * NULL, *cap 0).  The buffer's contents are lost when it grows.
+ */
+size_t gpu_room(size_t n);
+int gpu_grow(void **p, size_t *cap, size_t n, struct gf_err *e);
+
+/*
  * Copies channel c of img into d (which gpu_image_get made for img's size
  * and maxval); channels of a colour image are de-interleaved on the way.
  */

@@ -116,8 +116,8 @@ int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
  * meanwhile (NULL: none) runs on the caller's thread while the engines
  * decode: 1 to go on, 0 to decline the image (1 is returned), -1 with
  * e to fail.
- * jpeg_gpu_queue_counts: what the queue has decoded, and how its
- * thread's time went.
+ * jpeg_gpu_queue_counts adds to *c what the queue has decoded, and how
+ * its thread's time went.
  */
 struct jpeg_gpu_queue;
 int jpeg_gpu_queue_open(struct jpeg_gpu *j, int device,

@@ -15,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "gpu.h"
 #include "jpeg_gpu.h"
 
 #define QUEUE_BATCH 32          /* images taken at once at most */
@@ -73,9 +74,10 @@ struct decoder {
 	struct jpeg_gpu_batch *b[QUEUE_SIZES];  /* made as first needed */
 	cudaStream_t st;
 	int has_st;
-	unsigned char *scratch;         /* queue_scratch's */
+	/* The copies that pad a call write the last image's luma here again. */
+	void *scratch;
 	size_t scratch_cap;
-	struct jpeg_gpu_queue_counts n; /* the batch's: no batches, images */
+	struct jpeg_gpu_queue_counts n; /* the batch's */
 };
 
 /*
@@ -100,29 +102,16 @@ queue_call_size(int r, int *pad)
 	return *pad > 0 ? up : down;
 }
 
-/*
- * A device buffer for the copies that pad a call: the last image's luma
- * again (the engines write it there, and nothing reads it).  NULL with e.
- */
-static unsigned char *
-queue_scratch(struct decoder *d, size_t bytes, struct gf_err *e)
+/* What c counted, added to to. */
+static void
+counts_add(struct jpeg_gpu_queue_counts *to, const struct jpeg_gpu_queue_counts *c)
 {
-	cudaError_t ce;
-
-	if (bytes <= d->scratch_cap)
-		return d->scratch;
-	if (d->scratch != NULL)
-		(void)cudaFree(d->scratch);
-	d->scratch = NULL;
-	d->scratch_cap = 0;
-	if ((ce = cudaMalloc((void **)&d->scratch, bytes)) != cudaSuccess) {
-		d->scratch = NULL;
-		gf_fail(e, "GPU %d: no memory for a JPEG batch's padding: %s",
-		    d->device, cudaGetErrorString(ce));
-		return NULL;
-	}
-	d->scratch_cap = bytes;
-	return d->scratch;
+	to->batches += c->batches;
+	to->images += c->images;
+	to->padding += c->padding;
+	to->parse_ms += c->parse_ms;
+	to->call_ms += c->call_ms;
+	to->wait_ms += c->wait_ms;
 }
 
 /*
@@ -174,13 +163,14 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	for (int i = 0, m, pad, z; rc == 0 && i < k; i += m - pad) {
 		m = queue_call_size(k - i, &pad);
 		d->n.padding += pad;
+		if (pad > 0 && gpu_grow(&d->scratch, &d->scratch_cap, pitch[k - 1] *
+		    (size_t)in[k - 1]->height, &e) < 0)
+			rc = -1;
 		for (int q = k; q < k + pad; q++) {
 			p[q] = p[k - 1];
 			len[q] = len[k - 1];
-			dst[q] = queue_scratch(d, pitch[k - 1] * (size_t)in[k - 1]->height, &e);
+			dst[q] = d->scratch;
 			pitch[q] = pitch[k - 1];
-			if (dst[q] == NULL)
-				rc = -1;
 		}
 		for (z = 0; (1 << z) < m; z++)
 			;
@@ -219,14 +209,11 @@ queue_main(void *arg)
 	while ((n = queue_take(q, r)) > 0) {
 		pthread_mutex_unlock(&q->mu);
 		memset(&d.n, 0, sizeof(d.n));
+		d.n.batches = 1;
+		d.n.images = n;
 		queue_decode(&d, r, n);
 		pthread_mutex_lock(&q->mu);
-		q->n.batches++;
-		q->n.images += n;
-		q->n.padding += d.n.padding;
-		q->n.parse_ms += d.n.parse_ms;
-		q->n.call_ms += d.n.call_ms;
-		q->n.wait_ms += d.n.wait_ms;
+		counts_add(&q->n, &d.n);
 		for (int i = 0; i < n; i++)
 			r[i]->done = 1;
 		pthread_cond_broadcast(&q->done);
@@ -298,7 +285,7 @@ void
 jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, struct jpeg_gpu_queue_counts *c)
 {
 	pthread_mutex_lock(&q->mu);
-	*c = q->n;
+	counts_add(c, &q->n);
 	pthread_mutex_unlock(&q->mu);
 }
 

@@ -608,16 +608,10 @@ on_status(struct server_conn *c)
 		    i ? ", " : "", s->dev[i].base.device, s->dev[i].base.name);
 	for (int i = 0; i < s->ndev; i++) {
 		struct sdev *d = &s->dev[i];
-		struct jpeg_gpu_queue_counts n = {0};
 		pthread_mutex_lock(&d->mu);
 		if (d->jq != NULL)
-			jpeg_gpu_queue_counts(d->jq, &n);
+			jpeg_gpu_queue_counts(d->jq, &q);
 		pthread_mutex_unlock(&d->mu);
-		q.batches += n.batches;
-		q.padding += n.padding;
-		q.parse_ms += n.parse_ms;
-		q.call_ms += n.call_ms;
-		q.wait_ms += n.wait_ms;
 	}
 	pthread_mutex_lock(&s->mu);
 	runs = s->runs;
@@ -634,8 +628,7 @@ on_status(struct server_conn *c)
 	    "lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000, s->ndev > 0 ?
 	    gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients, runs, images,
 	    jpegs, q.batches, q.padding, q.parse_ms, q.call_ms, q.wait_ms,
-	    declined, pooled,
-	    bytes / 1048576.0, lent, lends);
+	    declined, pooled, bytes / 1048576.0, lent, lends);
 }
 
 struct server_conn *
