@@ -7,7 +7,10 @@
  *           batches of BATCH (default 32) ROUNDS times (default 3) after a
  *           warm-up round; prints the best round's images/s
  *           (-t THREADS: that many threads, each with its own decode
- *           state and stream, on a share of the files at once)
+ *           state and stream, on a share of the files at once;
+ *           -q CALLERS: that many threads, 64 at most, posting one JPEG
+ *           at a time to one jpeg_gpu_queue, as gpufiltd's do: the
+ *           queue's own ceiling; BATCH unused)
  *   -d DEVICE   the engines of GPU number DEVICE (default 0), for a host
  *           of several GPUs: each has engines of its own
  *   jpegdec -c FILE...   each file the engines take, decoded by them and by
@@ -213,6 +216,63 @@ worker_main(void *arg)
 	return NULL;
 }
 
+/* A caller of a queue's round: its share of the files, one at a time. */
+struct caller {
+	pthread_t th;
+	struct jpeg_gpu_queue *q;
+	struct file *fs;
+	int device, n, failed, rc;
+	char msg[sizeof(((struct gf_err *)0)->msg)];
+};
+
+static void *
+caller_main(void *arg)
+{
+	struct caller *c = arg;
+	struct gf_err e = {0};
+
+	c->rc = cudaSetDevice(c->device) == cudaSuccess ? 0 : -1;
+	for (int i = 0, r; c->rc == 0 && i < c->n; i++) {
+		struct file *f = &c->fs[i];
+		if ((r = jpeg_gpu_queue_decode(c->q, f->p, f->len, f->dev,
+		    (size_t)f->w, f->w, f->h, NULL, NULL, &e)) < 0) {
+			snprintf(c->msg, sizeof(c->msg), "%s", e.msg);
+			c->rc = -1;
+		}
+		c->failed += r > 0;
+	}
+	return NULL;
+}
+
+/*
+ * One round through queue q by nc callers, each its share of the n files;
+ * the failures, or -1.
+ */
+static int
+round_queue(struct jpeg_gpu_queue *q, int device, struct file *fs, int n,
+    int nc)
+{
+	struct caller c[64];
+	int failed = 0, at = 0;
+
+	for (int t = 0; t < nc; t++) {
+		int share = n / nc + (t < n % nc);
+		c[t] = (struct caller){0, q, fs + at, device, share, 0, 0, ""};
+		at += share;
+		pthread_create(&c[t].th, NULL, caller_main, &c[t]);
+	}
+	for (int t = 0; t < nc; t++) {
+		pthread_join(c[t].th, NULL);
+		if (c[t].rc < 0) {
+			fprintf(stderr, "jpegdec: %s\n", c[t].msg);
+			failed = -1;
+		} else if (failed >= 0) {
+			failed += c[t].failed;
+		}
+	}
+	return failed;
+}
+
 /*
  * One round on nt threads on GPU device, each its share of the n files;
  * the failures, or -1.
@@ -248,24 +308,27 @@ main(int argc, char **argv)
 	struct gf_err e = {0};
 	struct file *fs;
 	cudaStream_t st;
-	int c, bs = 32, rounds = 3, threads = 1, check = 0, n = 0, refused = 0, diff = 0, failed;
+	struct jpeg_gpu_queue *q = NULL;
+	int c, bs = 32, rounds = 3, threads = 1, callers = 0, check = 0, n = 0;
+	int refused = 0, diff = 0, failed;
 	int device = 0;
 	double best = 1e30, px = 0;
 
-	while ((c = getopt(argc, argv, "b:d:r:t:c")) != -1)
+	while ((c = getopt(argc, argv, "b:d:r:t:q:c")) != -1)
 		switch (c) {
 		case 'b': bs = atoi(optarg); break;
 		case 'd': device = atoi(optarg); break;
 		case 'r': rounds = atoi(optarg); break;
 		case 't': threads = atoi(optarg); break;
+		case 'q': callers = atoi(optarg); break;
 		case 'c': check = 1; break;
 		default:
-			fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
+			fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS | -q CALLERS] [-c] FILE...\n");
 			return 2;
 		}
 	if (bs < 1 || device < 0 || rounds < 1 || threads < 1 || threads > 64 ||
-	    optind >= argc) {
-		fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS] [-c] FILE...\n");
+	    callers < 0 || callers > 64 || optind >= argc) {
+		fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS | -q CALLERS] [-c] FILE...\n");
 		return 2;
 	}
 	CK(cudaSetDevice(device));
@@ -341,6 +404,10 @@ main(int argc, char **argv)
 		printf("%d same, %d differ, %d refused\n", n - diff, diff, refused);
 		return diff != 0;
 	}
+	if (callers > 0 && jpeg_gpu_queue_open(j, device, &q, &e) < 0) {
+		fprintf(stderr, "jpegdec: %s\n", e.msg);
+		return 1;
+	}
 	best = now_s();
 	if (decode_all(b, fs, n, bs, st, &failed) < 0)
 		return 1;
@@ -349,15 +416,29 @@ main(int argc, char **argv)
 	best = 1e30;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_s();
-		if (threads > 1 ? (failed = round_threads(j, device, fs, n, bs, threads)) < 0 :
+		if (q != NULL ? (failed = round_queue(q, device, fs, n, callers)) < 0 :
+		    threads > 1 ? (failed = round_threads(j, device, fs, n, bs, threads)) < 0 :
 		    decode_all(b, fs, n, bs, st, &failed) < 0)
 			return 1;
 		if (now_s() - t0 < best)
 			best = now_s() - t0;
 	}
-	printf("decode only, batch %d, %d thread%s: %d images (%d refused, %d failed) in %.3f s: "
-	    "%.1f images/s, %.2f Gpixel/s\n", bs, threads, threads > 1 ? "s" : "", n, refused, failed, best, n / best,
-	    px / best / 1e9);
+	if (q != NULL) {
+		struct jpeg_gpu_queue_counts k = {0};
+		jpeg_gpu_queue_counts(q, &k);
+		printf("decode only, through the queue, %d callers: %d images (%d refused, "
+		    "%d failed) in %.3f s: %.1f images/s, %.2f Gpixel/s; %.1f a batch; "
+		    "ms an image: %.2f reading headers, %.2f in nvJPEG's calls, %.2f "
+		    "waiting\n", callers, n, refused, failed, best, n / best,
+		    px / best / 1e9, (double)k.images / (double)k.batches,
+		    k.parse_ms / (double)k.images, k.call_ms / (double)k.images,
+		    k.wait_ms / (double)k.images);
+		jpeg_gpu_queue_close(q);
+	} else {
+		printf("decode only, batch %d, %d thread%s: %d images (%d refused, %d failed) in %.3f s: "
+		    "%.1f images/s, %.2f Gpixel/s\n", bs, threads, threads > 1 ? "s" : "", n, refused, failed, best, n / best,
+		    px / best / 1e9);
+	}
 	jpeg_gpu_batch_close(b);
 	jpeg_gpu_close(j);
 	return 0;

@@ -159,6 +159,11 @@ batch() {
 	done
 	ceil=$(build/bench/jpegdec -b 32 "$d"/*.jpg 2>&1 | tail -n 1)
 	echo "batch: edge --auto -o DIR, 4000x3000 photos ($(nproc) cores); engines alone: $ceil"
+	# The server's way to them: one thread per GPU takes what its
+	# connections posted as a batch (jpeg_gpu_queue.c).  A served batch
+	# cannot beat this.
+	echo "  through one JPEG queue, as the server calls them: $(build/bench/jpegdec \
+	    -q 64 "$d"/*.jpg 2>&1 | tail -n 1)"
 	ceil=$(echo "$ceil" | sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p')
 	batch_row "$d/*.jpg" "$PHOTOS" "${ceil:-0}" "$PHOTOS JPEG"
 	batch_row "$d/big/*.jpg" "$big" "${ceil:-0}" "$big JPEG"
