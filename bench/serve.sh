@@ -131,6 +131,16 @@ xargs_runs() {
 # batch once more with its JPEGs decoded by the client's cores
 # (GPUFILT_GPU_DECODE=0), not by the server's engines.  The outputs of
 # the run before are removed off the clock (PREP).
+# bench/trace.py's report, read for a run's fixed costs.
+fixed_costs() {
+	awk '/teardown began/ { b = $1 } /teardown ended/ { t = $1 - b }
+	    /first told at/ { for (i = 1; i < NF; i++) if ($i == "told" || $i == "last")
+		v[$i] = $(i + 2) + 0 }
+	    /steady middle/ { m = $(NF - 1) }
+	    END { printf "    traced, served: first image told at %.1f ms, last at %.1f; " \
+		"teardown %.1f ms; steady middle %s images/s\n", v["told"], v["last"], t, m }'
+}
+
 batch_row() {
 	PREP="rm -rf $WORK/out"
 	p=$(med 3 "GPUFILT_SERVER=off bin/edge -q --auto -o $WORK/out $1")
@@ -141,6 +151,11 @@ batch_row() {
 	c=0
 	[ "$3" != 0 ] && c=$(med 3 "GPUFILT_SERVER=require GPUFILT_GPU_DECODE=0 bin/edge -q --auto -o $WORK/out $1")
 	PREP=
+	# One run more, traced: a short batch's fixed costs, its ramp and
+	# its teardown (the slots' windows), beside its steady rate.
+	rm -rf "$WORK/out"
+	GPUFILT_TRACE=$WORK/trace GPUFILT_SERVER=require bin/edge -q --auto \
+	    -o "$WORK/out" $1 && python3 bench/trace.py "$WORK/trace" | fixed_costs
 	bin/gpufiltd -s | sed 's/^/    gpufiltd -s: /'
 	serve_down
 	echo "$2 $p $s $3 $f $c" | awk -v w="$4" '{ printf "    %-22s in process %7.1f images/s   server warm %7.1f images/s (its first batch %.1f)", w, $1 / $2, $1 / $3, $1 / $5;
