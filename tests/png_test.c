@@ -98,6 +98,9 @@ test_unfilter_rows(void)
 
 /* ---- PNGs made here */
 
+/* Where a PNG's IHDR chunk ends: its signature, then the chunk's 25 bytes. */
+#define PNG_IHDR_END_TEST (8 + 8 + 13 + 4)
+
 /* A PNG being built in memory. */
 struct buf {
 	uint8_t *p;
@@ -547,6 +550,44 @@ test_bad_adler(void)
 	img_free(&img);
 }
 
+/*
+ * An iCCP chunk whose profile libpng rejects, named with the words of
+ * libpng's own warning of image data past the last row: its warning
+ * quotes the name, and must not fail an image that is whole.
+ */
+static void
+test_quoted_warning(void)
+{
+	static const char name[] = "Extra compressed data Too much image data";
+	struct image img = image_noise(17, 5, 1, 255, 255, 3);
+	struct make m = {0, 8, 1, 0};
+	struct buf b = {0}, d = {0}, icc = {0};
+	struct libdeflate_compressor *c = libdeflate_alloc_compressor(6);
+	uint8_t junk[200], z[400];
+	size_t zlen;
+	char why[300] = "";
+
+	if (c == NULL)
+		abort();
+	for (size_t i = 0; i < sizeof(junk); i++)    /* no ICC profile */
+		junk[i] = (uint8_t)(i * 7 + 3);
+	junk[0] = junk[1] = junk[2] = 0;        /* its length: past the header */
+	junk[3] = sizeof(junk);
+	zlen = libdeflate_zlib_compress(c, junk, sizeof(junk), z, sizeof(z));
+	libdeflate_free_compressor(c);
+	put(&icc, name, sizeof(name));          /* the keyword, its NUL */
+	put(&icc, "", 1);                       /* compression method 0 */
+	put(&icc, z, zlen);
+	make_png(&img, &m, &b);
+	put(&d, b.p, PNG_IHDR_END_TEST);
+	put_chunk(&d, "iCCP", icc.p, (uint32_t)icc.len);
+	put(&d, b.p + PNG_IHDR_END_TEST, b.len - PNG_IHDR_END_TEST);
+	result("warning_quoting_the_file", both_paths(d.p, d.len, 1, &img, why,
+	    sizeof(why)), "%s", why);
+	free(b.p), free(d.p), free(icc.p);
+	img_free(&img);
+}
+
 /* ---- the caller's buffer: asked for once per image, whichever path reads it */
 
 struct counted {
@@ -633,6 +674,7 @@ main(void)
 	test_libpng_written();
 	test_damaged();
 	test_bad_adler();
+	test_quoted_warning();
 	test_buffer_kept();
 	return nfail != 0;
 }

@@ -1,19 +1,19 @@
 /*
- * img_png.c - PNG in.  A PNG is read into memory up to the end
- * of its IEND chunk, where the next image of a stream begins
- * (png_input).  The common kind (8 or 16 bits, gray or RGB, with or
- * without alpha, not interlaced, no tRNS or PLTE) takes the fast path:
- * IDAT's data inflated in one call by libdeflate, about twice as fast
- * as zlib, then unfiltered straight into the image's final buffer.
- * Any other PNG, and any that fails one of the fast path's checks, goes
- * to libpng, whose verdict and messages stand; both paths give the same
- * bytes (tests/png_test.c).  libpng decodes rows straight into the final
- * buffer too.  An iCCP chunk's ICC profile is read apart from both
- * (png_icc), for the writer.  PNG out: img_png_write.c.
+ * img_png.c - PNG in.  A PNG is read into memory up to the end of its IEND
+ * chunk, where the next image of a stream begins (png_input).  The common
+ * kind (8 or 16 bits, gray or RGB, with or without alpha, not interlaced,
+ * no tRNS or PLTE) takes the fast path: IDAT's data inflated in one call by
+ * libdeflate, about twice as fast as zlib, then unfiltered straight into
+ * the image's final buffer.  Any other PNG, and any that fails one of the
+ * fast path's checks, goes to libpng, whose verdict and messages stand;
+ * both paths give the same bytes (tests/png_test.c).  libpng decodes rows
+ * straight into the final buffer too.  An iCCP chunk's ICC profile is read
+ * apart from both (png_icc), for the writer.  PNG out: img_png_write.c.
  * What a PNG may hold is bounded by its header (png_most), whatever the
  * pixel limit allows.  Image data that goes on past the last row (more
- * inflated bytes than the rows, or compressed bytes after the zlib
- * stream's end) fails the image on both paths: libpng only warns of it,
+ * inflated bytes than the rows, or compressed bytes after the zlib stream's
+ * end) fails the image on both paths: libpng only warns of it (a warning
+ * known by its whole text: others quote the file's, an iCCP profile's name)
  * and would inflate all of it; it is stopped PNG_PAST_MAX bytes past the
  * last row.
  * libpng reports errors by longjmp to the jmp_buf in its own png struct,
@@ -57,14 +57,14 @@ png_on_error(png_structp png, png_const_charp msg)
 	png_longjmp(png, 1);
 }
 
-/* Image data past the last row: libpng's warnings of it, kept; the others dropped. */
+/* Image data past the last row: libpng's warnings of it alone, kept. */
 static void
 png_on_warning(png_structp png, png_const_charp msg)
 {
 	struct png_call *c = png_get_error_ptr(png);
 
-	if (c != NULL && (strstr(msg, "Too much image data") != NULL ||
-	    strstr(msg, "Extra compressed data") != NULL))
+	if (c != NULL && strlen(msg) > 4 && (strcmp(msg + 4, ": Too much image "
+	    "data") == 0 || strcmp(msg + 4, ": Extra compressed data") == 0))
 		c->surplus = 1;
 }
 
