@@ -190,13 +190,35 @@ decode_all(struct jpeg_gpu_batch *b, struct file *fs, int n, int bs,
 	return 0;
 }
 
-/* One thread of a timed round: its own state and stream, files [i0, i1). */
+/*
+ * One thread of a timed round, its share of the files: decoded on a state
+ * and stream of its own, or (q) posted one at a time to queue q.
+ */
 struct worker {
 	pthread_t th;
 	struct jpeg_gpu *j;
+	struct jpeg_gpu_queue *q;
 	struct file *fs;
 	int device, n, bs, failed, rc;
 };
+
+/* Worker w's files through its queue, one at a time: 0, or -1. */
+static int
+post_all(struct worker *w)
+{
+	struct gf_err e = {0};
+
+	for (int i = 0, r; i < w->n; i++) {
+		struct file *f = &w->fs[i];
+		if ((r = jpeg_gpu_queue_decode(w->q, f->p, f->len, f->dev,
+		    (size_t)f->w, f->w, f->h, NULL, NULL, &e)) < 0) {
+			fprintf(stderr, "jpegdec: %s\n", e.msg);
+			return -1;
+		}
+		w->failed += r;
+	}
+	return 0;
+}
 
 static void *
 worker_main(void *arg)
@@ -207,7 +229,13 @@ worker_main(void *arg)
 	cudaStream_t st;
 
 	w->rc = -1;
-	if (cudaSetDevice(w->device) != cudaSuccess || jpeg_gpu_batch_open(w->j, &b, &e) < 0 ||
+	if (cudaSetDevice(w->device) != cudaSuccess)
+		return NULL;
+	if (w->q != NULL) {
+		w->rc = post_all(w);
+		return NULL;
+	}
+	if (jpeg_gpu_batch_open(w->j, &b, &e) < 0 ||
 	    cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess)
 		return NULL;
 	w->rc = decode_all(b, w->fs, w->n, w->bs, st, &w->failed);
@@ -216,77 +244,20 @@ worker_main(void *arg)
 	return NULL;
 }
 
-/* A caller of a queue's round: its share of the files, one at a time. */
-struct caller {
-	pthread_t th;
-	struct jpeg_gpu_queue *q;
-	struct file *fs;
-	int device, n, failed, rc;
-	char msg[sizeof(((struct gf_err *)0)->msg)];
-};
-
-static void *
-caller_main(void *arg)
-{
-	struct caller *c = arg;
-	struct gf_err e = {0};
-
-	c->rc = cudaSetDevice(c->device) == cudaSuccess ? 0 : -1;
-	for (int i = 0, r; c->rc == 0 && i < c->n; i++) {
-		struct file *f = &c->fs[i];
-		if ((r = jpeg_gpu_queue_decode(c->q, f->p, f->len, f->dev,
-		    (size_t)f->w, f->w, f->h, NULL, NULL, &e)) < 0) {
-			snprintf(c->msg, sizeof(c->msg), "%s", e.msg);
-			c->rc = -1;
-		}
-		c->failed += r > 0;
-	}
-	return NULL;
-}
-
 /*
- * One round through queue q by nc callers, each its share of the n files;
- * the failures, or -1.
+ * One round on nt threads on GPU device, each its share of the n files,
+ * on states of their own or (q) through queue q; the failures, or -1.
  */
 static int
-round_queue(struct jpeg_gpu_queue *q, int device, struct file *fs, int n,
-    int nc)
-{
-	struct caller c[64];
-	int failed = 0, at = 0;
-
-	for (int t = 0; t < nc; t++) {
-		int share = n / nc + (t < n % nc);
-		c[t] = (struct caller){0, q, fs + at, device, share, 0, 0, ""};
-		at += share;
-		pthread_create(&c[t].th, NULL, caller_main, &c[t]);
-	}
-	for (int t = 0; t < nc; t++) {
-		pthread_join(c[t].th, NULL);
-		if (c[t].rc < 0) {
-			fprintf(stderr, "jpegdec: %s\n", c[t].msg);
-			failed = -1;
-		} else if (failed >= 0) {
-			failed += c[t].failed;
-		}
-	}
-	return failed;
-}
-
-/*
- * One round on nt threads on GPU device, each its share of the n files;
- * the failures, or -1.
- */
-static int
-round_threads(struct jpeg_gpu *j, int device, struct file *fs, int n, int bs,
-    int nt)
+round_threads(struct jpeg_gpu *j, struct jpeg_gpu_queue *q, int device,
+    struct file *fs, int n, int bs, int nt)
 {
 	struct worker w[64];
 	int failed = 0, at = 0;
 
 	for (int t = 0; t < nt; t++) {
 		int share = n / nt + (t < n % nt);
-		w[t] = (struct worker){0, j, fs + at, device, share, bs, 0, 0};
+		w[t] = (struct worker){0, j, q, fs + at, device, share, bs, 0, 0};
 		at += share;
 		pthread_create(&w[t].th, NULL, worker_main, &w[t]);
 	}
@@ -416,8 +387,8 @@ main(int argc, char **argv)
 	best = 1e30;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_s();
-		if (q != NULL ? (failed = round_queue(q, device, fs, n, callers)) < 0 :
-		    threads > 1 ? (failed = round_threads(j, device, fs, n, bs, threads)) < 0 :
+		if (q != NULL || threads > 1 ? (failed = round_threads(j, q, device, fs,
+		    n, bs, q != NULL ? callers : threads)) < 0 :
 		    decode_all(b, fs, n, bs, st, &failed) < 0)
 			return 1;
 		if (now_s() - t0 < best)

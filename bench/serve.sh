@@ -124,13 +124,6 @@ xargs_runs() {
 	    "$(ratio "$cold" "$warm")" "$(ratio "$cpu" "$warm")"
 }
 
-# A batch row: edge --auto -o over the files of $1 ($2 of them), in
-# process and through the warm server (median of 3 each), against $3
-# images/s (the engines' rate, or 0).  The server's first batch of the
-# kind, which fills its pool of buffers, is shown apart, and a JPEG
-# batch once more with its JPEGs decoded by the client's cores
-# (GPUFILT_GPU_DECODE=0), not by the server's engines.  The outputs of
-# the run before are removed off the clock (PREP).
 # bench/trace.py's report, read for a run's fixed costs.
 fixed_costs() {
 	awk '/teardown began/ { b = $1 } /teardown ended/ { t = $1 - b }
@@ -141,6 +134,13 @@ fixed_costs() {
 		"teardown %.1f ms; steady middle %s images/s\n", v["told"], v["last"], t, m }'
 }
 
+# A batch row: edge --auto -o over the files of $1 ($2 of them), in
+# process and through the warm server (median of 3 each), against $3
+# images/s (the engines' rate, or 0).  The server's first batch of the
+# kind, which fills its pool of buffers, is shown apart, and a JPEG
+# batch once more with its JPEGs decoded by the client's cores
+# (GPUFILT_GPU_DECODE=0), not by the server's engines.  The outputs of
+# the run before are removed off the clock (PREP).
 batch_row() {
 	PREP="rm -rf $WORK/out"
 	p=$(med 3 "GPUFILT_SERVER=off bin/edge -q --auto -o $WORK/out $1")
