@@ -256,7 +256,7 @@ cli_summary_rate(struct cli_ctx *c, const struct engine_stats *st)
 	if (st->jpeg_unsure > 0)
 		fprintf(stderr, " (%d kept from them by the check of their coded "
 		    "data: damaged, or read otherwise by the engines)", st->jpeg_unsure);
-	for (int i = 0; i < st->ndevices; i++)
+	for (int i = 0; !st->served && i < st->ndevices; i++)
 		fprintf(stderr, "; GPU %d's engines busy %.0f%%", st->dev[i].device,
 		    100 * st->dev[i].jpeg_busy_ms / st->wall_ms);
 	fprintf(stderr, "\n");

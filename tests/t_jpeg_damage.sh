@@ -103,8 +103,9 @@ else
 	check jpeg-damage/served-verdicts cmp -s "$D/off.msg" "$D/served.msg"
 	why="$(diff -r "$D/off" "$D/served" 2>&1 | head -n 4 | tr '\n' ' ')"
 	check jpeg-damage/served-bytes diff -r "$D/off" "$D/served"
-	why="the server's engines decoded ${decoded:-none}"
-	check jpeg-damage/served-engines [ "${decoded:-0}" -gt 0 ]
+	why="the server's engines decoded ${decoded:-none}; $(grep -m 1 decoders: "$D/served.err")"
+	check jpeg-damage/served-engines sh -c '[ "${1:-0}" -gt 0 ] &&
+	    grep -q "decoders: $1 images on the GPUs'"'"' JPEG engines" "$2"' sh "$decoded" "$D/served.err"
 
 	# Stress: lanes kept busy (edge with a wide Gaussian) on the pool the
 	# engines decode into, with small batches so that buffers come back

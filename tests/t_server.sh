@@ -175,13 +175,15 @@ check server/pool-idle sh -c '[ "${1:-0}" -gt 0 ] && [ "$2" = 0 ]' sh "$held" "$
 # and declines each (GPUFILTD_JPEG_DECLINE, for the tests; a GPU's
 # server declines what its walk does not find clean, a damaged file
 # among them) has the clients decode them themselves, with the bytes,
-# messages and status of a run in process.
+# messages and status of a run in process.  (GPUFILT_JPEG_SHARE=0: no
+# JPEG is decoded by the readers' share while the lanes are busy.)
 mkdir -p "$SV/jin" "$SV/js" "$SV/jp"
 for k in 1 2 3 4; do cp "$SAMPLES/small.jpg" "$SV/jin/copy$k.jpg"; done
 head -c 3000 "$SAMPLES/small.jpg" >"$SV/jin/cut.jpg"
 sv_stop
 sv_start GPUFILTD_JPEG_DECLINE=1
-GPUFILT_SERVER=require GPUFILT_GPU_DECODE=server "$BIN/sobel" -v -t 60 -o "$SV/js" \
+GPUFILT_SERVER=require GPUFILT_GPU_DECODE=server GPUFILT_JPEG_SHARE=0 \
+    "$BIN/sobel" -v -t 60 -o "$SV/js" \
     "$SV"/jin/* 2>"$SV/js.err"; s1=$?
 GPUFILT_SERVER=off "$BIN/sobel" -v -t 60 -o "$SV/jp" "$SV"/jin/* 2>"$SV/jp.err"; s2=$?
 for x in js jp; do
@@ -207,7 +209,8 @@ check server/jpeg-one sh -c '[ $1 = 0 ] && [ $2 = 0 ] && [ "${4:-0}" -eq $(($3 +
     sh "$s1" "$s2" "${declined:-0}" "$after" "$SV"
 # Unset, as =server: the four copies go to the server.  With =0 the run
 # decodes its JPEGs itself: none goes to the server.
-GPUFILT_SERVER=require "$BIN/sobel" -t 60 -o "$SV/jd" "$SV"/jin/copy*.jpg; s1=$?
+GPUFILT_SERVER=require GPUFILT_JPEG_SHARE=0 "$BIN/sobel" -t 60 -o "$SV/jd" \
+    "$SV"/jin/copy*.jpg; s1=$?
 last=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
 why="status $s1, declined ${after:-none} then ${last:-none}"
 check server/jpeg-default sh -c '[ $1 = 0 ] && [ "${3:-0}" -eq $((${2:-0} + 4)) ] &&
@@ -218,6 +221,15 @@ off=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
 why="status $s1, declined ${last:-none} then ${off:-none}"
 check server/jpeg-off sh -c '[ $1 = 0 ] && [ "$2" = "$3" ] &&
     cmp -s "$4/jo/copy2.pgm" "$4/jp/copy2.pgm"' sh "$s1" "${last:-x}" "${off:-y}" "$SV"
+# The readers' share: many JPEGs on the one lane of a server on the CPU,
+# some decoded by the readers while the lane is busy, the rest declined
+# and decoded by the lane: the bytes of the run in process.
+mkdir -p "$SV/jm" "$SV/jmo"
+for k in $(seq 24); do cp "$SAMPLES/small.jpg" "$SV/jm/c$k.jpg"; done
+GPUFILT_SERVER=require "$BIN/sobel" -t 60 -o "$SV/jmo" "$SV"/jm/*.jpg; s1=$?
+why="status $s1; $(for k in 1 9 24; do cmp "$SV/jmo/c$k.pgm" "$SV/jp/copy1.pgm" 2>&1; done)"
+check server/jpeg-share sh -c '[ $1 = 0 ] && for k in $(seq 24); do
+	cmp -s "$2/jmo/c$k.pgm" "$2/jp/copy1.pgm" || exit 1; done' sh "$s1" "$SV"
 sv_stop
 sv_start
 

@@ -374,15 +374,19 @@ struct jdec_stage {
 	 * The server's engines decode them (gpufiltd said so at the hello):
 	 * readers keep a batch's JPEGs as their bytes and check them as for
 	 * the GPU's own, and each goes to the lanes, which send it as such
-	 * (no decoder here).
+	 * (no decoder here), but for the readers' share (engine_read.c).
 	 */
 	int remote;
+	int unsent;             /* remote: JPEGs in en->work, waiting for a lane (en->mu) */
+	int sent;               /* remote: JPEGs lanes took (en->mu) */
+	int served;             /* remote: JPEGs the server's engines decoded (en->mu) */
 };
 
 /* engine_lane.c's state: the lanes and how they cut and move images. */
 struct filter_stage {
 	struct lane *ln;
 	int nlanes;
+	int idle;               /* lanes waiting for work (en->mu) */
 	int per_gpu;            /* GPUFILT_LANES; 0: by rule (lanes_start) */
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
 	int staging;            /* lanes stage plain memory (a batch, unless

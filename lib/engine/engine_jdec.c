@@ -141,8 +141,6 @@ jdec_ready(struct engine *en)
 {
 	int on;
 
-	if (en->jdec.remote)    /* the small-run rule: read_bits */
-		return 1;
 	if (en->jdec.wait && en->jdec.wanted)
 		devices_decision(en);
 	pthread_mutex_lock(&en->mu);
@@ -168,10 +166,6 @@ jdec_post(struct engine *en, struct slot *s)
 {
 	int grow;
 
-	if (en->jdec.remote) {          /* the server's lanes decode it */
-		slot_post_work(en, s);
-		return;
-	}
 	pthread_mutex_lock(&en->mu);
 	fifo_push(&en->jdec.queue, s);
 	pthread_cond_signal(&en->jdec.cv);
@@ -667,8 +661,12 @@ jdec_join(struct engine *en, struct engine_stats *st)
 			st->dev[i].jpeg_busy_ms = jd->busy_ms;
 		}
 	}
-	/* Read once the decoders have ended: one may have been opening still. */
-	st->jpeg_on = en->jdec.on;
+	/*
+	 * Read once the decoders have ended: one may have been opening still.
+	 * Served, what the server's engines decoded, once they decoded any.
+	 */
+	st->jpeg_on = en->jdec.on || en->jdec.served > 0;
+	st->jpeg_engines += en->jdec.served;
 	st->jpeg_cpu = en->jdec.cpu;
 	st->jpeg_unsure = en->jdec.unsure;
 	st->jpeg_why[0] = '\0';

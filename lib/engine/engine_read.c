@@ -161,6 +161,41 @@ read_image_done(struct engine *en, struct slot *s)
 }
 
 /*
+ * Served, JPEGs waiting for a lane from which readers decode the next
+ * ones themselves, while no lane is idle: each lane's JPEG waits at the
+ * server for its engines, and a reader's JPEG takes a lane only for its
+ * filter, so the cores take a share beside the engines.
+ */
+#define SHARE_SERVED 2
+
+/*
+ * Whether a reader may keep a JPEG as its bytes for the server's engines
+ * now (else the readers' share: it decodes it): GPUFILT_JPEG_SHARE=0,
+ * or the lanes keep up.
+ */
+static int
+served_ready(struct engine *en)
+{
+	int on;
+
+	pthread_mutex_lock(&en->mu);
+	on = !en->jdec.share || en->jdec.sent == 0 || en->filter.idle > 0 ||
+	    en->jdec.unsent < SHARE_SERVED;
+	pthread_mutex_unlock(&en->mu);
+	return on;
+}
+
+/* Queues s, a JPEG kept as its bytes, for the lanes to send. */
+static void
+served_post(struct engine *en, struct slot *s)
+{
+	pthread_mutex_lock(&en->mu);
+	en->jdec.unsent++;
+	pthread_mutex_unlock(&en->mu);
+	slot_post_work(en, s);
+}
+
+/*
  * A JPEG file that the GPU's engines decode exactly goes into a slot as
  * its bytes, its header checked here (img_jpeg_bits_read), for the
  * decode stage (engine_jdec.c): 1 with *sp, 0 when the file is not one
@@ -180,7 +215,7 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 	int got, turned;
 
 	if (f == stdin || !en->jdec.wanted || !img_jpeg_bits_sniff(f) ||
-	    !jdec_ready(en))
+	    !(en->jdec.remote ? served_ready(en) : jdec_ready(en)))
 		return 0;
 	tk->wait_ms = 0;
 	got = img_jpeg_bits_read(f, name, &o, &b, e);
@@ -232,7 +267,10 @@ read_job(struct reader *rd, int j)
 			s->job = j;
 			s->index = idx++;
 			trace_mark(en, s, 'R', 'r', me);
-			jdec_post(en, s);
+			if (en->jdec.remote)    /* the server decodes it */
+				served_post(en, s);
+			else
+				jdec_post(en, s);
 			trace_mark(en, s, 'q', 'r', me);
 		}
 	} else if (f != NULL && reader_open(en, &r, f, j, &err) == 0) {

@@ -365,11 +365,18 @@ slot_take_work(struct engine *en, struct device *d)
 	struct slot *s;
 
 	pthread_mutex_lock(&en->mu);
+	en->filter.idle++;
 	while (en->work.head == NULL && (d == NULL || d->decoded.head == NULL) &&
 	    (en->readers_left > 0 || en->jdec.queue.n > 0 || en->jdec.busy > 0))
 		pthread_cond_wait(&en->work_cv, &en->mu);
-	s = d != NULL && d->decoded.head != NULL ? fifo_pop(&d->decoded) :
-	    fifo_pop(&en->work);
+	en->filter.idle--;
+	if (d != NULL && d->decoded.head != NULL) {
+		s = fifo_pop(&d->decoded);
+	} else if ((s = fifo_pop(&en->work)) != NULL && en->jdec.remote &&
+	    s->bits.len > 0) {
+		en->jdec.unsent--;      /* served_ready's counts */
+		en->jdec.sent++;
+	}
 	pthread_mutex_unlock(&en->mu);
 	if (s != NULL && d != NULL && s->out.px == NULL)
 		slot_prepare_out(en, s);        /* read while the rule waited */
