@@ -147,10 +147,16 @@ batch_row() {
 	serve_up
 	f=$(secs "GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1")
 	sleep 1         # the pool's thread makes what the first asked for
-	s=$(med 3 "GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1")
-	c=0 o=0
-	[ "$3" != 0 ] && c=$(med 3 "GPUFILT_SERVER=require GPUFILT_GPU_DECODE=0 bin/edge -q --auto -o $WORK/out $1")
-	[ "$3" != 0 ] && o=$(med 3 "GPUFILT_SERVER=require GPUFILT_JPEG_SHARE=0 bin/edge -q --auto -o $WORK/out $1")
+	# Served as users run it, and for a JPEG batch, the client decoding
+	# every JPEG and the engines decoding every one (no readers' share),
+	# in turn.
+	run="GPUFILT_SERVER=require bin/edge -q --auto -o $WORK/out $1"
+	if [ "$3" != 0 ]; then
+		meds 3 "$run" "GPUFILT_GPU_DECODE=0 $run" "GPUFILT_JPEG_SHARE=0 $run" >"$WORK/meds"
+		{ read -r s; read -r c; read -r o; } <"$WORK/meds"
+	else
+		s=$(med 3 "$run") c=0 o=0
+	fi
 	PREP=
 	# One run more, traced: a short batch's fixed costs, its ramp and
 	# its teardown (the slots' windows), beside its steady rate.
@@ -228,11 +234,15 @@ gpus() {
 	    "conv2d -q -k gauss:4 --no-separable|$PHOTOS PGM, conv2d 25x25|$d/*.pgm"; do
 		cmd=${run%%|*} rest=${run#*|}
 		what=${rest%%|*} files=${rest#*|}
-		one=$(med 3 "GPUFILT_SERVER=require bin/$cmd --device 0 -o $WORK/out $files")
-		all=$(med 3 "GPUFILT_SERVER=require bin/$cmd --device all -o $WORK/out $files")
-		# A batch's LANES_BATCH lanes are shared among its GPUs: the
-		# same with that many on each GPU.
-		wide=$(med 3 "GPUFILT_SERVER=require GPUFILT_LANES=4 bin/$cmd --device all -o $WORK/out $files")
+		# One GPU, all, and all with four lanes each (a batch's
+		# LANES_BATCH lanes are shared among its GPUs), in turn after
+		# a run of each that warms the server's pool.
+		one="GPUFILT_SERVER=require bin/$cmd --device 0 -o $WORK/out $files"
+		all="GPUFILT_SERVER=require bin/$cmd --device all -o $WORK/out $files"
+		wide="GPUFILT_LANES=4 $all"
+		meds 1 "$one" "$all" "$wide" >/dev/null
+		meds 3 "$one" "$all" "$wide" >"$WORK/meds"
+		{ read -r one; read -r all; read -r wide; } <"$WORK/meds"
 		echo "$PHOTOS $one $all $wide" | awk -v w="$what" -v n="$n" '{ printf "gpus: %-26s server warm, one GPU %7.1f images/s, %d GPUs %7.1f images/s (%.2fx), 4 lanes a GPU %7.1f (%.2fx)\n",
 		    w, $1 / $2, n, $1 / $3, $2 / $3, $1 / $4, $2 / $4 }'
 	done

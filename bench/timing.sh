@@ -20,3 +20,21 @@ med() {
 	while [ $i -lt "$1" ]; do secs "$2"; echo; i=$((i + 1)); done |
 	    sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
+
+# The medians of $1 rounds of the commands after it, each round running
+# them in turn (so that what warms up as runs go by, a server's pool
+# say, favours none of them), one a line in their order.
+meds() {
+	n=$1
+	shift
+	k=0
+	while [ $k -lt "$n" ]; do
+		i=0
+		for c in "$@"; do
+			i=$((i + 1))
+			echo "$i $(secs "$c")"
+		done
+		k=$((k + 1))
+	done | sort -k1,1n -k2,2n | awk '{ v[$1, ++c[$1]] = $2; m = $1 }
+	    END { for (i = 1; i <= m; i++) print v[i, int((c[i] + 1) / 2)] }'
+}
