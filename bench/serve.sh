@@ -12,8 +12,9 @@
 #           no server (the GPU: rule off), --cpu, a warm server
 #   batch   edge --auto -o DIR over PHOTOS 4000x3000 JPEGs and BIG times
 #           as many: in process and through a warm server, against the
-#           JPEG engines decoding them alone (build/bench/jpegdec); PNG
-#           and PGM batches of the same photos the same two ways
+#           JPEG engines decoding them alone (build/bench/jpegdec) and
+#           the host copying their outputs (cp); PNG and PGM batches of
+#           the same photos the same two ways
 #   stream  FRAMES 1080p JPEG frames (MJPEG) and PGM frames through a
 #           pipe: cat | cat, in process, through a warm server
 #   large   one 12288x12288 PGM: in process, through a warm server
@@ -188,6 +189,14 @@ batch() {
 	    -q 64 "$d"/*.jpg 2>&1 | tail -n 1)"
 	ceil=$(echo "$ceil" | sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p')
 	batch_row "$d/*.jpg" "$PHOTOS" "${ceil:-0}" "$PHOTOS JPEG"
+	# What the host allows any batch that writes these outputs: the
+	# last run's copied by cp, as many at once as there are cores.
+	n=$(find "$WORK/out" -name '*.pgm' | wc -l)
+	PREP="rm -rf $WORK/copy"
+	t=$(med 3 "mkdir $WORK/copy && find $WORK/out -name '*.pgm' | xargs -P $(nproc) -n 4 cp -t $WORK/copy")
+	PREP=
+	rm -rf "$WORK/copy"
+	echo "$n $t" | awk '{ printf "    %-22s cp, a process a core: %7.1f images/s (the host'"'"'s ceiling for a batch writing them)\n", $1 " outputs copied", $1 / $2 }'
 	batch_row "$d/big/*.jpg" "$big" "${ceil:-0}" "$big JPEG"
 	batch_row "$d/*.png" "$PHOTOS" 0 "$PHOTOS PNG"
 	batch_row "$d/*.pgm" "$PHOTOS" 0 "$PHOTOS PGM"
