@@ -273,8 +273,10 @@ engine_stats_fill(const struct engine *en, int state, struct engine_stats *st)
 		st->readers += en->split.threads;
 		st->read_ms += en->split.busy_ms;
 	}
-	for (int i = 0; i < en->filter.nlanes; i++)
+	for (int i = 0; i < en->filter.nlanes; i++) {
 		st->filter_ms += en->filter.ln[i].busy_ms;
+		st->jpeg_engines += en->filter.ln[i].served;   /* a server's */
+	}
 	st->ndevices = st->on_gpu ? en->gpus.ndev : 0;
 	for (int i = 0; i < st->ndevices; i++) {
 		const struct device *d = &en->gpus.dev[i];

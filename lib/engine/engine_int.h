@@ -274,6 +274,7 @@ struct lane {
 	void *stage[2];         /* STAGE_BYTES each, pinned; NULL: none */
 	cudaEvent_t stage_ev[2];        /* the last move of each */
 	double busy_ms;
+	int served;             /* JPEGs the server's engines decoded for it */
 	struct remote_lane *rl; /* the server's lane (en->gpus.remote) */
 	int solo;               /* a worker of the server's, outside a run */
 	void (*rows)(void *arg, int n); /* the worker's: a tall image's rows done */
@@ -379,7 +380,6 @@ struct jdec_stage {
 	int remote;
 	int unsent;             /* remote: JPEGs in en->work, waiting for a lane (en->mu) */
 	int sent;               /* remote: JPEGs lanes took (en->mu) */
-	int served;             /* remote: JPEGs the server's engines decoded (en->mu) */
 };
 
 /* engine_lane.c's state: the lanes and how they cut and move images. */

@@ -663,10 +663,9 @@ jdec_join(struct engine *en, struct engine_stats *st)
 	}
 	/*
 	 * Read once the decoders have ended: one may have been opening still.
-	 * Served, what the server's engines decoded, once they decoded any.
+	 * Served, once the server's engines decoded any (engine_stats_fill).
 	 */
-	st->jpeg_on = en->jdec.on || en->jdec.served > 0;
-	st->jpeg_engines += en->jdec.served;
+	st->jpeg_on = en->jdec.on || st->jpeg_engines > 0;
 	st->jpeg_cpu = en->jdec.cpu;
 	st->jpeg_unsure = en->jdec.unsure;
 	st->jpeg_why[0] = '\0';

@@ -603,11 +603,7 @@ lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 		rc = bytes ? remote_filter_jpeg(ln->rl, gpu, &s->bits,
 		    s->inbuf.shared ? &s->inbuf.shm : NULL, &s->out,
 		    s->outbuf.shared ? &s->outbuf.shm : NULL, &s->t, &s->err) : 1;
-		if (rc == 0 && bytes) {
-			pthread_mutex_lock(&en->mu);
-			en->jdec.served++;
-			pthread_mutex_unlock(&en->mu);
-		}
+		ln->served += rc == 0 && bytes;
 		if (rc == 1 && bytes && jdec_cpu_decode(en, s, &s->err) < 0)
 			rc = -1;
 		else if (rc == 1)

@@ -185,16 +185,6 @@ served_ready(struct engine *en)
 	return on;
 }
 
-/* Queues s, a JPEG kept as its bytes, for the lanes to send. */
-static void
-served_post(struct engine *en, struct slot *s)
-{
-	pthread_mutex_lock(&en->mu);
-	en->jdec.unsent++;
-	pthread_mutex_unlock(&en->mu);
-	slot_post_work(en, s);
-}
-
 /*
  * A JPEG file that the GPU's engines decode exactly goes into a slot as
  * its bytes, its header checked here (img_jpeg_bits_read), for the
@@ -268,7 +258,7 @@ read_job(struct reader *rd, int j)
 			s->index = idx++;
 			trace_mark(en, s, 'R', 'r', me);
 			if (en->jdec.remote)    /* the server decodes it */
-				served_post(en, s);
+				slot_post_work(en, s);
 			else
 				jdec_post(en, s);
 			trace_mark(en, s, 'q', 'r', me);

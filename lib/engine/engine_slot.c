@@ -339,6 +339,8 @@ void
 slot_post_work(struct engine *en, struct slot *s)
 {
 	pthread_mutex_lock(&en->mu);
+	if (en->jdec.remote && s->bits.len > 0)
+		en->jdec.unsent++;      /* served_ready's counts */
 	fifo_push(&en->work, s);
 	pthread_cond_signal(&en->work_cv);
 	pthread_mutex_unlock(&en->mu);
