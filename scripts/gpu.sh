@@ -179,9 +179,13 @@ sanitize-server)
 		# finish in 340 s with the others.
 		# JPEGs: a gray tool's go to the server's engines as their bytes
 		# (GPUFILT_GPU_DECODE=server below).
+		# A stream of JPEG frames goes as their bytes too, on lanes
+		# that widen at its first frame.
 		build/bench/jpeggen -s 420 -q 90 640 480 >/tmp/san/j420.jpg
+		for k in 1 2 3 4 5 6; do cat /tmp/san/j420.jpg samples/small.jpg; done \
+		    >/tmp/san/frames.mjpeg
 		imgs="samples/coins.pgm samples/chelsea.png samples/astro16.pgm /tmp/san/b12.pgm
-		    /tmp/san/j420.jpg samples/small.jpg"
+		    /tmp/san/j420.jpg samples/small.jpg /tmp/san/frames.mjpeg"
 		[ "$t" = memcheck ] && imgs="$imgs samples/retina1023x517.pgm /tmp/san/stream.pnm"
 		for k in $(seq "${SERVER_ROUNDS:-2}"); do
 			tool_runs | while read -r tool args; do

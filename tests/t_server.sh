@@ -230,6 +230,37 @@ GPUFILT_SERVER=require "$BIN/sobel" -t 60 -o "$SV/jmo" "$SV"/jm/*.jpg; s1=$?
 why="status $s1; $(for k in 1 9 24; do cmp "$SV/jmo/c$k.pgm" "$SV/jp/copy1.pgm" 2>&1; done)"
 check server/jpeg-share sh -c '[ $1 = 0 ] && for k in $(seq 24); do
 	cmp -s "$2/jmo/c$k.pgm" "$2/jp/copy1.pgm" || exit 1; done' sh "$s1" "$SV"
+# A stream's JPEG frames go as their bytes too (the stream's decode
+# pool readies them, and its lanes widen for the engines' batches): the
+# declining server sends each back, and the lane decodes it as the pool
+# would have, with the bytes, messages and status of the stream in
+# process, a damaged frame's too.  Each damaged file is a stream of
+# three frames, itself between two good ones.
+mkdir -p "$SV/jf"
+for k in $(seq 12); do cat "$SAMPLES/small.jpg"; done >"$SV/jf/good.mjpeg"
+"$ROOT/build/bench/jpegdamage" -S 11 12 "$SV/jf" "$SAMPLES/small.jpg" >/dev/null 2>&1
+before=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
+for f in "$SV/jf/good.mjpeg" "$SV"/jf/*.jpg; do
+	n=$(basename "$f")
+	[ "$n" = good.mjpeg ] && cp "$f" "$SV/jf/$n.in" ||
+	    cat "$SAMPLES/small.jpg" "$f" "$SAMPLES/small.jpg" >"$SV/jf/$n.in"
+	for how in require off; do
+		GPUFILT_SERVER=$how GPUFILT_JPEG_SHARE=0 "$BIN/sobel" -t 60 - \
+		    "$SV/jf/$n.$how.pgm" <"$SV/jf/$n.in" 2>"$SV/jf/$n.$how.err"
+		echo $? >>"$SV/jf/$n.$how.err"
+	done
+	if cmp -s "$SV/jf/$n.require.err" "$SV/jf/$n.off.err" && { cmp -s \
+	    "$SV/jf/$n.require.pgm" "$SV/jf/$n.off.pgm" || { [ ! -e "$SV/jf/$n.off.pgm" ] &&
+	    [ ! -e "$SV/jf/$n.require.pgm" ]; }; }; then
+		echo "ok $n"
+	else
+		echo "bad $n: $(diff "$SV/jf/$n.require.err" "$SV/jf/$n.off.err" | head -n 3 | tr '\n' ' ')"
+	fi
+done >"$SV/jf.log"
+tally server/jpeg-frames "$SV/jf.log" "a served JPEG stream differs from it in process"
+after=$("$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) declined).*/\1/p')
+why="declined ${before:-none} then ${after:-none}"
+check server/jpeg-frames-sent [ "${after:-0}" -ge $((${before:-0} + 12)) ]
 sv_stop
 sv_start
 

@@ -217,28 +217,37 @@ engine_drain(struct engine *en)
  * that cannot start (it fails what was read).  A stream's reader gets a
  * slot more for each lane past LANES, and a served JPEG batch's readers
  * share a slot more for each lane, so that every lane can hold an
- * image.  -1 with e if out of memory or a thread cannot start, after
- * engine_stop_early: f->nlanes of them run, perhaps none.
+ * image.  A served stream whose JPEG frames may go to the server's
+ * engines starts LANES_JPEG a GPU, all but per_gpu of them waiting for
+ * its first such frame (lanes_widen): a stream of other images keeps
+ * LANES, and the slots and server connections they take.  -1 with e if
+ * out of memory or a thread cannot start, after engine_stop_early:
+ * f->nlanes of them run, perhaps none.
  */
 static int
 lanes_start(struct engine *en, int state, struct gf_err *e)
 {
 	struct filter_stage *f = &en->filter;
-	int ndev = en->gpus.ndev, more, n;
+	int ndev = en->gpus.ndev, more, n, all, wide = 0;
 
 	if (f->per_gpu == 0) {
 		int share = ndev > 0 ? (LANES_BATCH + ndev - 1) / ndev : 0;
 		f->per_gpu = en->njobs > 1 && share > LANES ? share : LANES;
 		if (en->njobs > 1 && en->jdec.remote)
 			f->per_gpu = LANES_JPEG;
+		wide = en->njobs == 1 && en->jdec.remote && en->split.threads > 0;
 	}
 	more = state == GPU_READY && en->njobs == 1 ? f->per_gpu * ndev - LANES : 0;
 	n = state == GPU_READY ? f->per_gpu * ndev : 1;
-	if ((f->ln = calloc((size_t)n, sizeof(*f->ln))) == NULL) {
+	all = state == GPU_READY && wide ? LANES_JPEG * ndev : n;
+	if ((f->ln = calloc((size_t)all, sizeof(*f->ln))) == NULL) {
 		gf_nomem(e, "out of memory");
 		return -engine_stop_early(en, 0);
 	}
-	f->nlanes = n;
+	pthread_mutex_lock(&en->mu);
+	f->active = n;          /* the rest wait for lanes_widen */
+	f->nlanes = n = all;
+	pthread_mutex_unlock(&en->mu);
 	slot_pool_add(en, &en->read.rd[0], more, 0);
 	if (state == GPU_READY && en->njobs > 1 && en->jdec.remote) {
 		int each = (n + en->read.nreaders - 1) / en->read.nreaders;
@@ -247,7 +256,7 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	}
 	for (int i = 0, rc; i < n; i++) {
 		f->ln[i].en = en;
-		f->ln[i].dev = state == GPU_READY ? &en->gpus.dev[i / f->per_gpu] : NULL;
+		f->ln[i].dev = state == GPU_READY ? &en->gpus.dev[i % ndev] : NULL;
 		if ((rc = pthread_create(&f->ln[i].th, NULL, lane_main, &f->ln[i])) != 0) {
 			gf_fail(e, "cannot start a thread: %s", strerror(rc));
 			pthread_mutex_lock(&en->mu);
@@ -266,7 +275,8 @@ engine_stats_fill(const struct engine *en, int state, struct engine_stats *st)
 	st->readers = en->read.nreaders;
 	st->on_gpu = state == GPU_READY;
 	st->served = en->gpus.remote;
-	st->lanes = en->filter.nlanes;
+	st->lanes = en->filter.active < en->filter.nlanes ? en->filter.active :
+	    en->filter.nlanes;  /* those that took work */
 	for (int i = 0; i < en->read.nreaders; i++)
 		st->read_ms += en->read.rd[i].busy_ms;
 	if (en->split.grown) {          /* a stream's decode pool reads too */

@@ -387,6 +387,12 @@ struct filter_stage {
 	struct lane *ln;
 	int nlanes;
 	int idle;               /* lanes waiting for work (en->mu) */
+	/*
+	 * Lanes that take work, the first of nlanes (en->mu): all, but for a
+	 * served stream, whose lanes past its first LANES a GPU wait for its
+	 * first JPEG frame to go to the server's engines (lanes_widen).
+	 */
+	int active;
 	int per_gpu;            /* GPUFILT_LANES; 0: by rule (lanes_start) */
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
 	int staging;            /* lanes stage plain memory (a batch, unless
@@ -478,6 +484,7 @@ void *reader_main(void *arg);
 int reader_open(struct engine *en, struct img_reader **r, FILE *f, int j,
     struct gf_err *e);
 void read_image_done(struct engine *en, struct slot *s);
+int served_ready(struct engine *en);
 
 /* ---- engine_split.c */
 
@@ -485,6 +492,13 @@ void split_init(struct engine *en);
 int split_frame(struct reader *rd, struct img_reader *r, int job, int index,
     struct img_frame *scratch, struct gf_err *e);
 void split_end(struct engine *en);
+/*
+ * A frame that went to the server as its bytes (split_served) and was
+ * declined there: decoded on this process's CPU as the pool decodes
+ * one, into the slot's buffer.  0, or -1 with e (the frame's error, as
+ * the stream's reader would give it).
+ */
+int split_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e);
 
 /* ---- engine_gpu.c */
 
@@ -500,6 +514,12 @@ void device_fail(struct engine *en, struct device *d, struct slot *s);
 void small_init(struct engine *en);
 void small_image(struct engine *en, int w, int h);
 int small_bits(struct engine *en, int w, int h);
+/*
+ * Whether the rule may yet keep an image of w x h on the CPU (it is
+ * armed, and the image within its budget): one already sized for it
+ * (small_image), kept as its bytes only when not.
+ */
+int small_keeps(const struct engine *en, int w, int h);
 void small_end(struct engine *en);
 int small_pending(const struct engine *en);
 int small_decide(struct engine *en, struct gf_err *e);
@@ -531,6 +551,13 @@ int jdec_check(struct engine *en, const struct img_jpeg_bits *b, int job);
 /* ---- engine_lane.c */
 
 void *lane_main(void *arg);
+/*
+ * A served stream's first JPEG frame goes to the server's engines as its
+ * bytes: the lanes waiting past filter.active join in (LANES_JPEG a GPU,
+ * so that the engines get batches), and the stream's reader gets a slot
+ * more for each.  Once; any thread.
+ */
+void lanes_widen(struct engine *en);
 /*
  * A lane's parts that the server's workers (engine_worker.c) share: its
  * streams (lane_open, lane_close), an image of slot s on its GPU

@@ -604,7 +604,9 @@ lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 		    s->inbuf.shared ? &s->inbuf.shm : NULL, &s->out,
 		    s->outbuf.shared ? &s->outbuf.shm : NULL, &s->t, &s->err) : 1;
 		ln->served += rc == 0 && bytes;
-		if (rc == 1 && bytes && jdec_cpu_decode(en, s, &s->err) < 0)
+		if (rc == 1 && bytes && (s->split_bytes > 0 ?
+		    split_cpu_decode(en, s, &s->err) :
+		    jdec_cpu_decode(en, s, &s->err)) < 0)
 			rc = -1;
 		else if (rc == 1)
 			rc = remote_filter(ln->rl, gpu, &s->in, s->inbuf.shared ?
@@ -627,6 +629,40 @@ lane_remote(struct lane *ln, struct slot *s, const struct gf_err *open_err)
 	}
 }
 
+void
+lanes_widen(struct engine *en)
+{
+	struct filter_stage *f = &en->filter;
+	int more;
+
+	pthread_mutex_lock(&en->mu);
+	more = f->nlanes - f->active;
+	if (more > 0) {
+		f->active = f->nlanes;
+		pthread_cond_broadcast(&en->work_cv);
+	}
+	pthread_mutex_unlock(&en->mu);
+	if (more > 0)
+		slot_pool_add(en, &en->read.rd[0], more, 0);
+}
+
+/*
+ * Whether lane me takes work: at once when it is one of filter.active,
+ * else once lanes_widen makes it one; 0 when the readers end first.
+ */
+static int
+lane_turn(struct engine *en, int me)
+{
+	int go;
+
+	pthread_mutex_lock(&en->mu);
+	while (me >= en->filter.active && en->readers_left > 0 && !en->stop)
+		pthread_cond_wait(&en->work_cv, &en->mu);
+	go = me < en->filter.active;
+	pthread_mutex_unlock(&en->mu);
+	return go;
+}
+
 void *
 lane_main(void *arg)
 {
@@ -644,9 +680,9 @@ lane_main(void *arg)
 	    ln->dev == NULL || lane_open(ln, &open_err) == 0;
 	struct slot *s;
 
-	int me = (int)(ln - en->filter.ln);
+	int me = (int)(ln - en->filter.ln), go = lane_turn(en, me);
 
-	while ((s = slot_take_work(en, ln->dev)) != NULL) {
+	while (go && (s = slot_take_work(en, ln->dev)) != NULL) {
 		double t0 = gf_now_ms();
 		trace_mark(en, s, 'l', 'l', me);
 		if (engine_job_failed(en, s->job)) {

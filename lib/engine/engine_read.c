@@ -173,7 +173,7 @@ read_image_done(struct engine *en, struct slot *s)
  * now (else the readers' share: it decodes it): GPUFILT_JPEG_SHARE=0,
  * or the lanes keep up.
  */
-static int
+int
 served_ready(struct engine *en)
 {
 	int on;

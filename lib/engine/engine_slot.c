@@ -428,6 +428,7 @@ slot_pool_init(struct engine *en, int per)
 	p->nslots = en->read.nreaders * (per + MARKERS);
 	p->slots_cap = p->nslots + (en->njobs == 1 ? lanes * GF_MAX_DEVICES +
 	    SLOTS_SPLIT * en->split.threads : 0) +
+	    (en->njobs == 1 && en->jdec.remote ? LANES_JPEG * GF_MAX_DEVICES : 0) +
 	    (en->njobs > 1 && en->jdec.wanted ? en->read.nreaders * 2 * SLOTS_JPEG : 0);
 	if ((p->slots = calloc((size_t)p->slots_cap, sizeof(*p->slots))) == NULL)
 		return -1;

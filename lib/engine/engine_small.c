@@ -95,12 +95,16 @@ small_image(struct engine *en, int w, int h)
 int
 small_bits(struct engine *en, int w, int h)
 {
-	if (!en->small.armed)
-		return 0;
-	if ((double)w * h <= en->small.budget)
+	if (small_keeps(en, w, h))
 		return 1;
 	small_image(en, w, h);
 	return 0;
+}
+
+int
+small_keeps(const struct engine *en, int w, int h)
+{
+	return en->small.armed && (double)w * h <= en->small.budget;
 }
 
 /* The input has ended (or failed): no image more comes. */

@@ -87,20 +87,83 @@ frame_decode(struct engine *en, struct slot *s, struct gf_err *e)
 }
 
 /*
- * Decodes frame s and queues it as work; failed (or its job failed
- * already), it goes to the writer as it is.
+ * Served, frame s goes to a lane as its bytes for the server's engines
+ * when they decode it exactly (img_jpeg_frame_bits: the checks a batch's
+ * JPEG file passes in read_bits), the small-run rule cannot keep it (as
+ * read_bits: then a lane of the CPU here may take it), and they keep up
+ * (served_ready; else this thread decodes it, the readers' share): its
+ * bytes copied into the slot's buffer, which the server maps, and the
+ * lanes widened for the engines' batches.  1 when it goes so.  A frame
+ * the server declines is decoded by its lane (split_cpu_decode).
+ */
+static int
+split_served(struct engine *en, struct slot *s)
+{
+	struct img_icc icc = {0};
+	struct img_bits_opts o = {en->o->max_pixels, !en->o->no_autorotate,
+	    en->tool->gray, {NULL, NULL}, &icc};
+	struct img_jpeg_bits b;
+	unsigned char *p;
+	int turned;
+
+	if (!en->jdec.remote || small_keeps(en, s->frame.width, s->frame.height) ||
+	    !served_ready(en) || !img_jpeg_frame_bits(s->frame.p, s->frame.len,
+	    engine_job_name(en, s->job), &o, &b))
+		return 0;
+	if ((p = hbuf_get(en, &s->inbuf, b.len)) == NULL) {
+		img_icc_free(&icc);
+		return 0;
+	}
+	memcpy(p, b.p, b.len);
+	b.p = p;
+	s->bits = b;
+	s->icc = icc;
+	turned = b.orientation >= 5;
+	s->in = (struct image){turned ? b.height : b.width, turned ? b.width :
+	    b.height, 1, 255, NULL, 0};
+	s->in_bytes = img_bytes(&s->in);
+	slot_prepare_out(en, s);
+	lanes_widen(en);
+	return 1;
+}
+
+int
+split_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e)
+{
+	int w = s->in.width, h = s->in.height;
+
+	img_icc_free(&s->icc);          /* the decoder's, as the pool's */
+	if (frame_decode(en, s, e) < 0)
+		return -1;
+	if (s->in.width != w || s->in.height != h)
+		return gf_fail(e, "%s: the JPEG decoder gave %d x %d, its header "
+		    "%d x %d", engine_job_name(en, s->job), s->in.width,
+		    s->in.height, w, h);
+	pthread_mutex_lock(&en->mu);
+	en->jdec.cpu++;
+	pthread_mutex_unlock(&en->mu);
+	return 0;
+}
+
+/*
+ * Decodes frame s (or, served, readies it as its bytes) and queues it as
+ * work; failed (or its job failed already), it goes to the writer as it
+ * is.
  */
 static void
 split_decode(struct engine *en, struct slot *s)
 {
 	double t0 = gf_now_ms();
+	int bytes = 0;
 
-	if (engine_job_failed(en, s->job) || frame_decode(en, s, &s->err) < 0) {
+	if (engine_job_failed(en, s->job) || (!(bytes = split_served(en, s)) &&
+	    frame_decode(en, s, &s->err) < 0)) {
 		s->failed = 1;
 		slot_post_done(en, s);
 		return;
 	}
-	read_image_done(en, s);
+	if (!bytes)
+		read_image_done(en, s);
 	s->t.read += gf_now_ms() - t0;
 	trace_mark(en, s, 'R', 'r', 0);
 	slot_post_work(en, s);

@@ -341,6 +341,15 @@ int img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
     struct img_jpeg_bits *b, struct gf_err *e);
 
 /*
+ * Whether the len bytes at p, a stream's JPEG frame (struct img_frame's
+ * first len), are one image that the engines decode as img_jpeg_bits_read
+ * takes a file, by the same checks (o->buf unused): 1 with b, whose p is
+ * p (not copied); 0 for any other, which the stream's reader decodes.
+ */
+int img_jpeg_frame_bits(const unsigned char *p, size_t len, const char *name,
+    const struct img_bits_opts *o, struct img_jpeg_bits *b);
+
+/*
  * One JPEG of a stream kept as its bytes, SOI to EOI, to be decoded on
  * another thread (the engine's decode pool, lib/engine/engine_split.c): p holds
  * len bytes, then tail bytes of what followed it in the stream (up to

@@ -330,6 +330,27 @@ img_jpeg_bits_read(FILE *f, const char *name, const struct img_bits_opts *o,
 	return 1;
 }
 
+int
+img_jpeg_frame_bits(const unsigned char *p, size_t len, const char *name,
+    const struct img_bits_opts *o, struct img_jpeg_bits *b)
+{
+	struct img_reader r = {0};
+	struct jpeg_walk w;
+
+	memset(b, 0, sizeof(*b));
+	r.name = name;
+	r.max_pixels = o->max_pixels;
+	r.autorotate = o->autorotate;
+	b->p = (unsigned char *)p;
+	b->len = len;
+	if (len < 4 || jpeg_bits_end(p, len, &w) != len || w.scans != 1 ||
+	    !jpeg_bits_parse(&r, b, o->colour, &w, o->icc)) {
+		memset(b, 0, sizeof(*b));
+		return 0;
+	}
+	return 1;
+}
+
 /* ---- a JPEG frame of a stream */
 
 /* A frame's bytes are read this many at a time, the rest given back. */
