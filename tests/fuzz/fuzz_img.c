@@ -15,7 +15,8 @@
  * and that starts as a stream's images do (JPEG, PNG, PNM) is read a
  * second time as the engine's decode pool reads a stream
  * (img_jpeg_frame_read, each JPEG frame then decoded from its bytes
- * alone, any other image by img_read_next), and must give the same
+ * alone, any other image by img_read_next; and each frame offered to
+ * the server's engines, img_jpeg_frame_bits), and must give the same
  * images and profiles, the same end and the same message: abort() if
  * not.  Any other
  * format is read a second time too, by img_read_next: a reader that
@@ -114,6 +115,25 @@ fuzz_frame_decode(const struct img_frame *fr, int gray, struct image *img,
 	return got;
 }
 
+/*
+ * A frame as a served stream offers it to the server's engines
+ * (img_jpeg_frame_bits): taken, its bytes are the frame's, its sizes the
+ * header's as the frame read them, its orientation one of EXIF's.
+ */
+static void
+fuzz_frame_bits(const struct img_frame *fr, int gray)
+{
+	struct img_icc icc = {0};
+	struct img_bits_opts o = {1 << 20, 1, gray, {NULL, NULL}, &icc};
+	struct img_jpeg_bits b;
+
+	if (img_jpeg_frame_bits(fr->p, fr->len, "fuzz", &o, &b) &&
+	    (b.p != fr->p || b.len != fr->len || b.width != fr->width ||
+	    b.height != fr->height || b.orientation < 1 || b.orientation > 8))
+		abort();
+	img_icc_free(&icc);
+}
+
 /* The stream read as the engine's decode pool reads it, into p. */
 static void
 fuzz_split_pass(const uint8_t *data, size_t size, int gray, int pipe,
@@ -133,6 +153,7 @@ fuzz_split_pass(const uint8_t *data, size_t size, int gray, int pipe,
 	img_reader_set_gray(r, gray);
 	for (;;) {
 		if ((got = img_jpeg_frame_read(r, &fr, &p->e)) > 0) {
+			fuzz_frame_bits(&fr, gray);
 			got = fuzz_frame_decode(&fr, gray, &img, &icc, &p->e);
 		} else if (got == 0) {
 			got = img_read_next(r, &img, &p->e);
