@@ -99,6 +99,7 @@ engine_init(struct engine *en, const struct tool *t, const struct gf_opts *o,
 	pthread_mutex_init(&en->mu, NULL);
 	pthread_cond_init(&en->cv, NULL);
 	pthread_cond_init(&en->work_cv, NULL);
+	pthread_cond_init(&en->filter.widen_cv, NULL);
 	pthread_cond_init(&en->writer_cv, NULL);
 	per = njobs == 1 ? SLOTS_STREAM : SLOTS_BATCH;
 	en->job_failed = calloc((size_t)njobs, 1);
@@ -131,6 +132,7 @@ engine_free(struct engine *en)
 	pthread_mutex_destroy(&en->mu);
 	pthread_cond_destroy(&en->cv);
 	pthread_cond_destroy(&en->work_cv);
+	pthread_cond_destroy(&en->filter.widen_cv);
 	pthread_cond_destroy(&en->writer_cv);
 	pthread_cond_destroy(&en->jdec.cv);
 	pthread_cond_destroy(&en->split.cv);

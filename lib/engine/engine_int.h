@@ -393,6 +393,11 @@ struct filter_stage {
 	 * first JPEG frame to go to the server's engines (lanes_widen).
 	 */
 	int active;
+	/*
+	 * What the waiting ones wait on: not work_cv, whose single signals
+	 * for work one of them would take in an active lane's stead.
+	 */
+	pthread_cond_t widen_cv;
 	int per_gpu;            /* GPUFILT_LANES; 0: by rule (lanes_start) */
 	int strip_rows;         /* GPUFILT_STRIP_ROWS, 0: by size */
 	int staging;            /* lanes stage plain memory (a batch, unless

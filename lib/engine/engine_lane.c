@@ -639,7 +639,7 @@ lanes_widen(struct engine *en)
 	more = f->nlanes - f->active;
 	if (more > 0) {
 		f->active = f->nlanes;
-		pthread_cond_broadcast(&en->work_cv);
+		pthread_cond_broadcast(&f->widen_cv);
 	}
 	pthread_mutex_unlock(&en->mu);
 	if (more > 0)
@@ -657,7 +657,7 @@ lane_turn(struct engine *en, int me)
 
 	pthread_mutex_lock(&en->mu);
 	while (me >= en->filter.active && en->readers_left > 0 && !en->stop)
-		pthread_cond_wait(&en->work_cv, &en->mu);
+		pthread_cond_wait(&en->filter.widen_cv, &en->mu);
 	go = me < en->filter.active;
 	pthread_mutex_unlock(&en->mu);
 	return go;

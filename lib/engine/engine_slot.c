@@ -19,6 +19,7 @@ engine_wake(struct engine *en)
 {
 	pthread_cond_broadcast(&en->cv);
 	pthread_cond_broadcast(&en->work_cv);
+	pthread_cond_broadcast(&en->filter.widen_cv);
 	pthread_cond_broadcast(&en->writer_cv);
 	pthread_cond_broadcast(&en->jdec.cv);
 	for (int i = 0; i < en->read.nreaders; i++)
