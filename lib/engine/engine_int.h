@@ -490,6 +490,14 @@ int reader_open(struct engine *en, struct img_reader **r, FILE *f, int j,
     struct gf_err *e);
 void read_image_done(struct engine *en, struct slot *s);
 int served_ready(struct engine *en);
+/*
+ * Slot s holds JPEG bytes b (in its inbuf) for the engines, with their
+ * profile icc (the slot's now): in sized as displayed, no pixels yet,
+ * and its output buffer ready; a batch's file's (read_bits) or a
+ * stream's frame's (engine_split.c).
+ */
+void slot_hold_bits(struct engine *en, struct slot *s,
+    const struct img_jpeg_bits *b, struct img_icc *icc);
 
 /* ---- engine_split.c */
 

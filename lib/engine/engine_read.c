@@ -202,7 +202,7 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 	struct img_jpeg_bits b;
 	double t0 = gf_now_ms();
 	struct slot *s;
-	int got, turned;
+	int got;
 
 	if (f == stdin || !en->jdec.wanted || !img_jpeg_bits_sniff(f) ||
 	    !(en->jdec.remote ? served_ready(en) : jdec_ready(en)))
@@ -221,17 +221,26 @@ read_bits(struct reader *rd, FILE *f, const char *name, struct take *tk,
 	}
 	s = tk->s;      /* the bytes are in its buffer */
 	tk->s = NULL;
-	s->bits = b;
-	s->icc = icc;
-	turned = b.orientation >= 5;
-	s->in = (struct image){turned ? b.height : b.width, turned ? b.width :
-	    b.height, 1, 255, NULL, 0};
-	s->in_bytes = rd->last_bytes = img_bytes(&s->in);
+	slot_hold_bits(en, s, &b, &icc);
+	rd->last_bytes = s->in_bytes;
 	s->t.read = gf_now_ms() - t0 - tk->wait_ms;
 	rd->busy_ms += s->t.read;
-	slot_prepare_out(en, s);
 	*sp = s;
 	return 1;
+}
+
+void
+slot_hold_bits(struct engine *en, struct slot *s, const struct img_jpeg_bits *b,
+    struct img_icc *icc)
+{
+	int turned = b->orientation >= 5;
+
+	s->bits = *b;
+	s->icc = *icc;
+	s->in = (struct image){turned ? b->height : b->width, turned ? b->width :
+	    b->height, 1, 255, NULL, 0};
+	s->in_bytes = img_bytes(&s->in);
+	slot_prepare_out(en, s);
 }
 
 /* Reads every image of job j, then queues its end marker. */

@@ -104,7 +104,6 @@ split_served(struct engine *en, struct slot *s)
 	    en->tool->gray, {NULL, NULL}, &icc};
 	struct img_jpeg_bits b;
 	unsigned char *p;
-	int turned;
 
 	if (!en->jdec.remote || small_keeps(en, s->frame.width, s->frame.height) ||
 	    !served_ready(en) || !img_jpeg_frame_bits(s->frame.p, s->frame.len,
@@ -116,13 +115,7 @@ split_served(struct engine *en, struct slot *s)
 	}
 	memcpy(p, b.p, b.len);
 	b.p = p;
-	s->bits = b;
-	s->icc = icc;
-	turned = b.orientation >= 5;
-	s->in = (struct image){turned ? b.height : b.width, turned ? b.width :
-	    b.height, 1, 255, NULL, 0};
-	s->in_bytes = img_bytes(&s->in);
-	slot_prepare_out(en, s);
+	slot_hold_bits(en, s, &b, &icc);
 	lanes_widen(en);
 	return 1;
 }
