@@ -18,6 +18,12 @@ sdev_open(struct sdev *d, int number, struct gf_err *e)
 	if (gpu_open(&d->base, number, e) < 0)
 		return -1;
 	d->opened = 1;
+	/*
+	 * Its threads wait for the GPU asleep, not spinning: each of the
+	 * many workers waits on a stream of its own, and spinning they took
+	 * the cores that the JPEG queue's thread and the clients need.
+	 */
+	GPU_TRY(e, cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
 	return 0;
 }
 
