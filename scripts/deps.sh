@@ -3,15 +3,16 @@
 # are missing: libnetpbm-dev, libstb-dev, libjpeg62-turbo-dev, libpng-dev,
 # libdeflate-dev, libtiff-dev, libexif-dev and libwebp-dev (through
 # pkg-config), mandoc (man page lint
-# and examples), netpbm (the pngtopam | ppmtopgm examples), parallel (GNU
-# parallel: the test that a batch spread over processes writes one
-# process's files).  make test-asan and make
+# and examples), netpbm (the pngtopam | ppmtopgm examples), libjpeg-turbo-progs
+# (djpeg: the gray a JPEG's luma is checked against where OpenCV is not
+# installed), parallel (GNU parallel: the test that a batch spread over
+# processes writes one process's files).  make test-asan and make
 # fuzz also need clang and libclang-rt-14-dev, which make deps does not
 # install: .ci/run does.  Does nothing, and needs no root, when all are there; else
 # says what it will install, then runs apt-get as root or through sudo
 # (only where sudo needs no password: otherwise it says the command to
 # run).  A missing build dependency that cannot be installed is an error;
-# a missing mandoc, netpbm or parallel only means the tests that use it are skipped.
+# a missing mandoc, netpbm, djpeg or parallel only means the tests that use it are skipped.
 #
 # With --check (make test, make demo) it installs nothing and never asks
 # for root: it names what is missing and that make deps installs it, and
@@ -30,6 +31,7 @@ pkg-config --exists libwebp libwebpdemux libwebpmux 2>/dev/null ||
     need="$need libwebp-dev"
 command -v mandoc >/dev/null 2>&1 || need="$need mandoc"
 command -v pngtopam >/dev/null 2>&1 || need="$need netpbm"
+command -v djpeg >/dev/null 2>&1 || need="$need libjpeg-turbo-progs"
 command -v parallel >/dev/null 2>&1 || need="$need parallel"
 [ -n "$need" ] || exit 0
 

@@ -285,14 +285,34 @@ check formats/exif-no-autorotate cmp -s "$F/o6-kept.ppm" "$F/o.ppm"
 # decodes, turned as its EXIF orientation says: the same as the tool on
 # the gray that OpenCV's IMREAD_GRAYSCALE reads (4:4:4 above, 4:2:0 at
 # quality 60; turned and not), and not the gray of its decoded colour.
+# Where cv2 does not import, the gray is djpeg -grayscale's, turned by
+# pamflip as the orientation says ($flips; q60 has none).
 "$BIN/conv2d" -q --cpu -k identity --quality 60 "$SAMPLES/chelsea.png" "$F/q60.jpg"
 "$BIN/conv2d" -q --cpu -k identity "$F/q60.jpg" "$F/q60.ppm"
-have_cv2=0
-python3 -c 'import cv2' 2>/dev/null && have_cv2=1
-for n in o1 o3 o6 o8 q60; do
-	[ $have_cv2 = 0 ] || python3 -c 'import cv2, sys
+luma_ref=
+if python3 -c 'import cv2' 2>/dev/null; then
+	luma_ref=cv2
+elif command -v djpeg >/dev/null 2>&1 && command -v pamflip >/dev/null 2>&1; then
+	luma_ref=djpeg
+fi
+# The reference gray of $F/$1.jpg in $F/$1-luma.pgm.
+luma() {
+	if [ $luma_ref = cv2 ]; then
+		python3 -c 'import cv2, sys
 cv2.imwrite(sys.argv[2], cv2.imread(sys.argv[1], cv2.IMREAD_GRAYSCALE))' \
-	    "$F/$n.jpg" "$F/$n-luma.pgm"
+		    "$F/$1.jpg" "$F/$1-luma.pgm"
+		return
+	fi
+	o=${1#o}
+	[ "$1" != q60 ] || o=1
+	djpeg -grayscale -pnm "$F/$1.jpg" >"$F/$1-luma.pgm" || return
+	for op in $(echo " $flips " | sed "s/.* $o:\([^ ]*\) .*/\1/" | tr , ' '); do
+		pamflip "$op" "$F/$1-luma.pgm" >"$F/flip.pgm" &&
+		    mv "$F/flip.pgm" "$F/$1-luma.pgm" || return
+	done
+}
+for n in o1 o3 o6 o8 q60; do
+	[ -z "$luma_ref" ] || luma "$n"
 	for t in "sobel" "edge --auto"; do
 		# shellcheck disable=SC2086
 		"$BIN"/$t -q --cpu "$F/$n.jpg" "$F/$n-gray.pgm" 2>"$F/err" &&
@@ -300,14 +320,14 @@ cv2.imwrite(sys.argv[2], cv2.imread(sys.argv[1], cv2.IMREAD_GRAYSCALE))' \
 		why="$(cat "$F/err")"
 		check formats/"jpeg-gray-not-rgb/$n/${t%% *}" eval '[ ! -s "$F/err" ] &&
 		    ! cmp -s "$F/$n-gray.pgm" "$F/$n-colour.pgm"'
-		if [ $have_cv2 = 1 ]; then
+		if [ -n "$luma_ref" ]; then
 			# shellcheck disable=SC2086
 			"$BIN"/$t -q --cpu "$F/$n-luma.pgm" "$F/$n-luma-out.pgm" 2>"$F/err"
-			why="$(cat "$F/err")"
+			why="against $luma_ref's gray: $(cat "$F/err")"
 			check formats/"jpeg-gray-is-luma/$n/${t%% *}" cmp -s "$F/$n-gray.pgm" \
 			    "$F/$n-luma-out.pgm"
 		else
-			skip formats/"jpeg-gray-is-luma/$n/${t%% *}" "python3's cv2 is not installed"
+			skip formats/"jpeg-gray-is-luma/$n/${t%% *}" "neither python3's cv2 nor djpeg and pamflip are installed"
 		fi
 	done
 done
