@@ -49,6 +49,14 @@ serve_up() {
 	    bin/sobel -t 60 "$WORK/hd.jpg" "$WORK/warm.pgm"
 }
 serve_down() { bin/gpufiltd -k >/dev/null 2>&1; }
+# The warm server's CPU seconds so far, and the time now.
+server_cpu() {
+	echo "$(bin/gpufiltd -s 2>/dev/null | sed -n 's/.*; \([0-9.]*\) s of CPU time;.*/\1/p') $(date +%s.%N)"
+}
+# The cores the server used since server_cpu said $1.
+server_cores() {
+	echo "$1 $(server_cpu)" | awk '{ printf "%.1f", ($3 - $1) / ($4 - $2) }'
+}
 
 # The four ways of a command $1 (its output to $WORK), in REPS runs each.
 four() {
@@ -215,10 +223,12 @@ stream() {
 		base=$(med 3 "cat $in | cat >/dev/null")
 		p=$(med 3 "cat $in | GPUFILT_SERVER=off bin/sobel -q -t 60 >/dev/null")
 		serve_up
+		c0=$(server_cpu)
 		s=$(med 3 "cat $in | GPUFILT_SERVER=require bin/sobel -q -t 60 >/dev/null")
+		cores=$(server_cores "$c0")
 		serve_down
-		echo "$FRAMES $base $p $s" | awk -v w="${x#*:}" '{ printf "stream: %d 1080p %s frames through sobel -t 60: cat | cat %.0f frames/s; in process %.0f (%.1f%% of cat); server warm %.0f (%.1f%% of cat)\n",
-		    $1, w, $1 / $2, $1 / $3, 100 * $2 / $3, $1 / $4, 100 * $2 / $4 }'
+		echo "$FRAMES $base $p $s $cores" | awk -v w="${x#*:}" '{ printf "stream: %d 1080p %s frames through sobel -t 60: cat | cat %.0f frames/s; in process %.0f (%.1f%% of cat); server warm %.0f (%.1f%% of cat; the server busy on %.1f cores)\n",
+		    $1, w, $1 / $2, $1 / $3, 100 * $2 / $3, $1 / $4, 100 * $2 / $4, $5 }'
 	done
 }
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -590,6 +591,14 @@ on_image(struct server_conn *c, const char *p, size_t len)
 	return proto_send(c->sock, PROTO_DONE, &d, sizeof(d), -1, &e);
 }
 
+/* The user and system time of ru, in seconds. */
+static double
+cpu_seconds(const struct rusage *ru)
+{
+	return (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
+	    (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1e6;
+}
+
 /* PROTO_STATUS: a line about the server. */
 static int
 on_status(struct server_conn *c)
@@ -600,8 +609,10 @@ on_status(struct server_conn *c)
 	long runs, images, lends, jpegs, declined;
 	int clients, pooled, lent;
 	struct jpeg_gpu_queue_counts q = {0};
+	struct rusage ru = {0};
 	size_t bytes;
 
+	(void)getrusage(RUSAGE_SELF, &ru);
 	window_pool_count(&s->wins, &pooled, &bytes, &lent, &lends);
 	for (int i = 0; i < s->ndev && n < sizeof(gpus); i++)
 		n += (size_t)snprintf(gpus + n, sizeof(gpus) - n, "%sGPU %d (%s)",
@@ -624,11 +635,12 @@ on_status(struct server_conn *c)
 	    "%ld runs and %ld images served (%ld JPEGs decoded on its engines "
 	    "in %ld batches (%ld copies padding them; %.0f ms reading headers, "
 	    "%.0f ms in nvJPEG's calls, %.0f ms waiting for the GPU), %ld "
-	    "declined); %d buffers of %.0f MB in the pool, %d lent now, %ld "
-	    "lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000, s->ndev > 0 ?
-	    gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients, runs, images,
-	    jpegs, q.batches, q.padding, q.parse_ms, q.call_ms, q.wait_ms,
-	    declined, pooled, bytes / 1048576.0, lent, lends);
+	    "declined); %.2f s of CPU time; %d buffers of %.0f MB in the pool, "
+	    "%d lent now, %ld lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000,
+	    s->ndev > 0 ? gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients,
+	    runs, images, jpegs, q.batches, q.padding, q.parse_ms, q.call_ms,
+	    q.wait_ms, declined, cpu_seconds(&ru), pooled, bytes / 1048576.0, lent,
+	    lends);
 }
 
 struct server_conn *
