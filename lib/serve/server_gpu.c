@@ -13,6 +13,8 @@
 int
 sdev_open(struct sdev *d, int number, struct gf_err *e)
 {
+	cudaError_t ce;
+
 	pthread_mutex_init(&d->mu, NULL);
 	pthread_cond_init(&d->cv, NULL);
 	if (gpu_open(&d->base, number, e) < 0)
@@ -21,9 +23,15 @@ sdev_open(struct sdev *d, int number, struct gf_err *e)
 	/*
 	 * Its threads wait for the GPU asleep, not spinning: each of the
 	 * many workers waits on a stream of its own, and spinning they took
-	 * the cores that the JPEG queue's thread and the clients need.
+	 * the cores that the JPEG queue's thread and the clients need.  A
+	 * driver that refuses leaves them spinning: slower, not wrong.
 	 */
-	GPU_TRY(e, cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
+	if ((ce = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync)) !=
+	    cudaSuccess) {
+		(void)cudaGetLastError();
+		server_log(d->srv, "GPU %d: its threads spin while they wait for "
+		    "it: cudaSetDeviceFlags: %s", number, cudaGetErrorString(ce));
+	}
 	return 0;
 }
 
