@@ -498,6 +498,14 @@ int served_ready(struct engine *en);
  */
 void slot_hold_bits(struct engine *en, struct slot *s,
     const struct img_jpeg_bits *b, struct img_icc *icc);
+/*
+ * A JPEG of job's that was to go to the engines (its header said
+ * header's size), decoded on this process's CPU instead, to got: counted
+ * (-v's decoders), or -1 with e when the sizes differ.  jdec_cpu_decode's
+ * and split_cpu_decode's.
+ */
+int jdec_cpu_done(struct engine *en, int job, const struct image *got,
+    const struct image *header, struct gf_err *e);
 
 /* ---- engine_split.c */
 

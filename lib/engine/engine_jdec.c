@@ -779,16 +779,11 @@ jdec_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e)
 	if (got <= 0)
 		return got == 0 ? gf_fail(e, "%s: no image", engine_job_name(en, s->job)) :
 		    -1;
-	if (img.width != s->in.width || img.height != s->in.height) {
+	if (jdec_cpu_done(en, s->job, &img, &s->in, e) < 0) {
 		img_free(&img);
-		return gf_fail(e, "%s: the JPEG decoder gave %d x %d, its header "
-		    "%d x %d", engine_job_name(en, s->job), img.width, img.height,
-		    s->in.width, s->in.height);
+		return -1;
 	}
 	s->in = img;
 	s->cpu_px = img.px;
-	pthread_mutex_lock(&en->mu);
-	en->jdec.cpu++;
-	pthread_mutex_unlock(&en->mu);
 	return 0;
 }

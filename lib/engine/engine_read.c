@@ -243,6 +243,20 @@ slot_hold_bits(struct engine *en, struct slot *s, const struct img_jpeg_bits *b,
 	slot_prepare_out(en, s);
 }
 
+int
+jdec_cpu_done(struct engine *en, int job, const struct image *got,
+    const struct image *header, struct gf_err *e)
+{
+	if (got->width != header->width || got->height != header->height)
+		return gf_fail(e, "%s: the JPEG decoder gave %d x %d, its header "
+		    "%d x %d", engine_job_name(en, job), got->width, got->height,
+		    header->width, header->height);
+	pthread_mutex_lock(&en->mu);
+	en->jdec.cpu++;
+	pthread_mutex_unlock(&en->mu);
+	return 0;
+}
+
 /* Reads every image of job j, then queues its end marker. */
 static void
 read_job(struct reader *rd, int j)

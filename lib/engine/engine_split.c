@@ -123,19 +123,12 @@ split_served(struct engine *en, struct slot *s)
 int
 split_cpu_decode(struct engine *en, struct slot *s, struct gf_err *e)
 {
-	int w = s->in.width, h = s->in.height;
+	struct image header = s->in;
 
 	img_icc_free(&s->icc);          /* the decoder's, as the pool's */
 	if (frame_decode(en, s, e) < 0)
 		return -1;
-	if (s->in.width != w || s->in.height != h)
-		return gf_fail(e, "%s: the JPEG decoder gave %d x %d, its header "
-		    "%d x %d", engine_job_name(en, s->job), s->in.width,
-		    s->in.height, w, h);
-	pthread_mutex_lock(&en->mu);
-	en->jdec.cpu++;
-	pthread_mutex_unlock(&en->mu);
-	return 0;
+	return jdec_cpu_done(en, s->job, &s->in, &header, e);
 }
 
 /*
