@@ -11,6 +11,10 @@
  *           -q CALLERS: that many threads, 64 at most, posting one JPEG
  *           at a time to one jpeg_gpu_queue, as gpufiltd's do: the
  *           queue's own ceiling; BATCH unused)
+ *   -x      what jpeg_gpu_queue.c's choices cost, on one state and
+ *           stream: calls of 32 back to back, each waited for, with each
+ *           header parsed first, of other sizes, padded with copies of a
+ *           photograph or with a 16 x 16 JPEG; the best of ROUNDS each
  *   -d DEVICE   the engines of GPU number DEVICE (default 0), for a host
  *           of several GPUs: each has engines of its own
  *   jpegdec -c FILE...   each file the engines take, decoded by them and by
@@ -190,6 +194,129 @@ decode_all(struct jpeg_gpu_batch *b, struct file *fs, int n, int bs,
 	return 0;
 }
 
+/* A 16 x 16 colour JPEG (4:2:0), made by libjpeg: what a call is padded with. */
+static unsigned char *
+tiny_jpeg(unsigned long *len)
+{
+	struct jpeg_compress_struct ci;
+	struct jpeg_error_mgr em;
+	unsigned char row[16 * 3], *buf = NULL;
+	JSAMPROW rp = row;
+
+	ci.err = jpeg_std_error(&em);
+	jpeg_create_compress(&ci);
+	jpeg_mem_dest(&ci, &buf, len);
+	ci.image_width = ci.image_height = 16;
+	ci.input_components = 3;
+	ci.in_color_space = JCS_RGB;
+	jpeg_set_defaults(&ci);
+	jpeg_set_quality(&ci, 75, TRUE);
+	jpeg_start_compress(&ci, TRUE);
+	for (int y = 0; y < 16; y++) {
+		for (int i = 0; i < 48; i++)
+			row[i] = (unsigned char)((y * 48 + i) * 37);
+		jpeg_write_scanlines(&ci, &rp, 1);
+	}
+	jpeg_finish_compress(&ci);
+	jpeg_destroy_compress(&ci);
+	return buf;
+}
+
+/*
+ * -x: how the engines' rate depends on what the queue does, each way on
+ * the same files, in batches of bs real images: calls of to images (0:
+ * bs; the rest padded with copies of the last, pad 1, or with a 16 x 16
+ * JPEG, pad 2), the stream waited for after each (sync), each header
+ * parsed twice first (parse).  The best of rounds rounds: images/s.
+ */
+static double
+explore_way(struct jpeg_gpu *j, struct jpeg_gpu_batch **by, struct file *fs,
+    int n, int bs, int to, int pad, int sync, int parse, int rounds,
+    cudaStream_t st)
+{
+	const unsigned char *p[64];
+	unsigned char *dst[64], *scratch = NULL, *tdst = NULL;
+	size_t len[64], pitch[64], most = 0;
+	int status[64];
+	unsigned long tlen = 0;
+	unsigned char *tiny = tiny_jpeg(&tlen);
+	struct gf_err e = {0};
+	double best = 1e30;
+
+	for (int i = 0; i < n; i++)
+		if ((size_t)fs[i].w * fs[i].h > most)
+			most = (size_t)fs[i].w * fs[i].h;
+	CK(cudaMalloc((void **)&scratch, most));
+	CK(cudaMalloc((void **)&tdst, 256));
+	for (int r = 0; r <= rounds; r++) {
+		double t0 = now_s();
+		for (int i = 0; i < n; i += bs) {
+			int m = n - i < bs ? n - i : bs, c = to > m ? to : m;
+			for (int k = 0; k < m; k++) {
+				struct file *f = &fs[i + k];
+				if (parse && (!jpeg_gpu_supported(by[0], f->p, f->len) ||
+				    !jpeg_gpu_size_is(by[0], f->p, f->len, f->w, f->h)))
+					fprintf(stderr, "jpegdec: parse said no\n");
+				p[k] = f->p;
+				len[k] = f->len;
+				dst[k] = f->dev;
+				pitch[k] = (size_t)f->w;
+			}
+			for (int k = m; k < c; k++) {
+				p[k] = pad == 2 ? tiny : p[m - 1];
+				len[k] = pad == 2 ? tlen : len[m - 1];
+				dst[k] = pad == 2 ? tdst : scratch;
+				pitch[k] = pad == 2 ? 16 : pitch[m - 1];
+			}
+			if (by[c] == NULL && jpeg_gpu_batch_open(j, &by[c], &e) < 0)
+				return -1;
+			if (jpeg_gpu_decode(by[c], c, p, len, dst, pitch, st, status, &e) < 0)
+				return -1;
+			if (sync)
+				CK(cudaStreamSynchronize(st));
+		}
+		CK(cudaStreamSynchronize(st));
+		if (r > 0 && now_s() - t0 < best)       /* round 0 sets states up */
+			best = now_s() - t0;
+	}
+	cudaFree(scratch);
+	cudaFree(tdst);
+	free(tiny);
+	return n / best;
+}
+
+static void
+explore(struct jpeg_gpu *j, struct jpeg_gpu_batch *b, struct file *fs, int n,
+    int rounds, cudaStream_t st)
+{
+	static const struct { int bs, to, pad, sync, parse; const char *what; } w[] = {
+		{32, 0, 0, 0, 0, "32 a call, back to back"},
+		{32, 0, 0, 1, 0, "32 a call, waited for"},
+		{32, 0, 0, 1, 1, "32 a call, waited for, headers parsed first"},
+		{25, 0, 0, 1, 0, "25 a call (a state of 25), waited for"},
+		{25, 32, 1, 1, 0, "25 a call padded to 32 with copies, waited for"},
+		{25, 32, 2, 1, 0, "25 a call padded to 32 with 16x16 JPEGs, waited for"},
+		{17, 32, 2, 1, 0, "17 a call padded to 32 with 16x16 JPEGs, waited for"},
+		{16, 0, 0, 1, 0, "16 a call, waited for"},
+		{8, 0, 0, 1, 0, "8 a call, waited for"},
+		{4, 0, 0, 1, 0, "4 a call, waited for"},
+		{3, 4, 2, 1, 0, "3 a call padded to 4 with 16x16 JPEGs, waited for"},
+		{1, 0, 0, 1, 0, "1 a call, waited for"},
+		{1, 32, 2, 1, 0, "1 a call padded to 32 with 16x16 JPEGs, waited for"},
+	};
+	struct jpeg_gpu_batch *by[65] = {b};
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		double r = explore_way(j, by, fs, n, w[i].bs, w[i].to, w[i].pad,
+		    w[i].sync, w[i].parse, rounds, st);
+		printf("  %-58s %8.1f images/s\n", w[i].what, r);
+		fflush(stdout);
+	}
+	for (int i = 1; i < 65; i++)
+		if (by[i] != b)
+			jpeg_gpu_batch_close(by[i]);
+}
+
 /*
  * One thread of a timed round, its share of the files: decoded on a state
  * and stream of its own, or (q) posted one at a time to queue q.
@@ -281,11 +408,11 @@ main(int argc, char **argv)
 	cudaStream_t st;
 	struct jpeg_gpu_queue *q = NULL;
 	int c, bs = 32, rounds = 3, threads = 1, callers = 0, check = 0, n = 0;
-	int refused = 0, diff = 0, failed;
+	int refused = 0, diff = 0, failed, x = 0;
 	int device = 0;
 	double best = 1e30, px = 0;
 
-	while ((c = getopt(argc, argv, "b:d:r:t:q:c")) != -1)
+	while ((c = getopt(argc, argv, "b:d:r:t:q:cx")) != -1)
 		switch (c) {
 		case 'b': bs = atoi(optarg); break;
 		case 'd': device = atoi(optarg); break;
@@ -293,13 +420,14 @@ main(int argc, char **argv)
 		case 't': threads = atoi(optarg); break;
 		case 'q': callers = atoi(optarg); break;
 		case 'c': check = 1; break;
+		case 'x': x = 1; break;
 		default:
-			fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS | -q CALLERS] [-c] FILE...\n");
+			fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS | -q CALLERS | -x] [-c] FILE...\n");
 			return 2;
 		}
 	if (bs < 1 || device < 0 || rounds < 1 || threads < 1 || threads > 64 ||
 	    callers < 0 || callers > 64 || optind >= argc) {
-		fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS | -q CALLERS] [-c] FILE...\n");
+		fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS | -q CALLERS | -x] [-c] FILE...\n");
 		return 2;
 	}
 	CK(cudaSetDevice(device));
@@ -378,6 +506,10 @@ main(int argc, char **argv)
 	if (callers > 0 && jpeg_gpu_queue_open(j, device, &q, &e) < 0) {
 		fprintf(stderr, "jpegdec: %s\n", e.msg);
 		return 1;
+	}
+	if (x) {
+		explore(j, b, fs, n, rounds, st);
+		return 0;
 	}
 	best = now_s();
 	if (decode_all(b, fs, n, bs, st, &failed) < 0)

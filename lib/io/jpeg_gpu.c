@@ -242,17 +242,72 @@ jpeg_gpu_supported(struct jpeg_gpu_batch *b, const unsigned char *p,
 	return refused == 0;
 }
 
-int
-jpeg_gpu_size_is(struct jpeg_gpu_batch *b, const unsigned char *p,
-    size_t len, int width, int height)
+/* jpeg_gpu_size_is on the library j. */
+static int
+size_is(const struct jpeg_gpu *j, const unsigned char *p, size_t len,
+    int width, int height)
 {
-	const struct jpeg_gpu *j = b->j;
 	nvjpegChromaSubsampling_t css;
 	int comps, w[NVJPEG_MAX_COMPONENT], h[NVJPEG_MAX_COMPONENT];
 
 	if (j->fn.nvjpegGetImageInfo(j->h, p, len, &comps, &css, w, h) != 0)
 		return 0;
 	return comps >= 1 && w[0] == width && h[0] == height;
+}
+
+int
+jpeg_gpu_size_is(struct jpeg_gpu_batch *b, const unsigned char *p,
+    size_t len, int width, int height)
+{
+	return size_is(b->j, p, len, width, height);
+}
+
+struct jpeg_gpu_parser {
+	struct jpeg_gpu *j;
+	nvjpegJpegStream_t parsed;
+};
+
+int
+jpeg_gpu_parser_open(struct jpeg_gpu *j, struct jpeg_gpu_parser **pp,
+    struct gf_err *e)
+{
+	struct jpeg_gpu_parser *ps = calloc(1, sizeof(*ps));
+	nvjpegStatus_t st;
+
+	*pp = NULL;
+	if (ps == NULL)
+		return gf_nomem(e, "out of memory");
+	ps->j = j;
+	if ((st = j->fn.nvjpegJpegStreamCreate(j->h, &ps->parsed)) != 0) {
+		free(ps);
+		return gf_fail(e, "GPU %d: cannot make a JPEG parser: nvJPEG: %s",
+		    j->device, jpeg_gpu_status_text(st));
+	}
+	*pp = ps;
+	return 0;
+}
+
+int
+jpeg_gpu_takes(struct jpeg_gpu_parser *ps, const unsigned char *p,
+    size_t len, int width, int height)
+{
+	const struct jpeg_gpu *j = ps->j;
+	int refused = 1;
+
+	if (j->fn.nvjpegJpegStreamParseHeader(j->h, p, len, ps->parsed) != 0 ||
+	    j->fn.nvjpegDecodeBatchedSupported(j->h, ps->parsed, &refused) != 0 ||
+	    refused != 0)
+		return 0;
+	return size_is(j, p, len, width, height);
+}
+
+void
+jpeg_gpu_parser_close(struct jpeg_gpu_parser *ps)
+{
+	if (ps == NULL)
+		return;
+	ps->j->fn.nvjpegJpegStreamDestroy(ps->parsed);
+	free(ps);
 }
 
 /*
@@ -446,6 +501,33 @@ jpeg_gpu_size_is(struct jpeg_gpu_batch *b, const unsigned char *p,
 	(void)width;
 	(void)height;
 	return 0;
+}
+
+int
+jpeg_gpu_parser_open(struct jpeg_gpu *j, struct jpeg_gpu_parser **pp,
+    struct gf_err *e)
+{
+	(void)j;
+	*pp = NULL;
+	return gf_fail(e, "no GPU JPEG decoding: built without nvjpeg.h");
+}
+
+int
+jpeg_gpu_takes(struct jpeg_gpu_parser *ps, const unsigned char *p,
+    size_t len, int width, int height)
+{
+	(void)ps;
+	(void)p;
+	(void)len;
+	(void)width;
+	(void)height;
+	return 0;
+}
+
+void
+jpeg_gpu_parser_close(struct jpeg_gpu_parser *ps)
+{
+	(void)ps;
 }
 
 int

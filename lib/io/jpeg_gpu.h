@@ -82,6 +82,19 @@ int jpeg_gpu_size_is(struct jpeg_gpu_batch *b, const unsigned char *p,
     size_t len, int width, int height);
 
 /*
+ * A parser of JPEG headers on j for one thread (a parsed stream is a
+ * thread's own, its GPU need not be current): jpeg_gpu_takes is
+ * jpeg_gpu_supported and jpeg_gpu_size_is at once, 1 when the engines
+ * take the JPEG of len bytes at p and write its luma as width x height.
+ */
+struct jpeg_gpu_parser;
+int jpeg_gpu_parser_open(struct jpeg_gpu *j, struct jpeg_gpu_parser **pp,
+    struct gf_err *e);
+int jpeg_gpu_takes(struct jpeg_gpu_parser *ps, const unsigned char *p,
+    size_t len, int width, int height);
+void jpeg_gpu_parser_close(struct jpeg_gpu_parser *ps);
+
+/*
  * Decodes n JPEGs (p[i], len[i] bytes, in host memory) as their luma
  * into device memory: image i's row y at dst[i] + y * pitch[i] (pitch[i]
  * at least its width), the work queued on st.  Returns the images that
@@ -115,7 +128,8 @@ int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
  * failed as a whole.  p's bytes must not change until it returns.
  * meanwhile (NULL: none) runs on the caller's thread while the engines
  * decode: 1 to go on, 0 to decline the image (1 is returned), -1 with
- * e to fail.
+ * e to fail.  The caller's thread reads the header first (nvJPEG's
+ * parser, as jpeg_gpu_takes): a JPEG it refuses returns 1 at once.
  * jpeg_gpu_queue_counts adds to *c what the queue has decoded, and how
  * its thread's time went.
  */
@@ -129,7 +143,7 @@ struct jpeg_gpu_queue_counts {
 	long batches;
 	long images;            /* the callers' */
 	long padding;           /* copies that filled a call to its size */
-	double parse_ms;        /* reading the JPEGs' headers */
+	double parse_ms;        /* reading the JPEGs' headers (the callers', summed) */
 	double call_ms;         /* in nvJPEG's calls that decode them */
 	double wait_ms;         /* then waiting for the GPU to finish */
 };

@@ -7,6 +7,15 @@
  * down (the hardware takes one batch at a time): so a single thread
  * decodes, and a batch is whatever arrived while the one before it was
  * decoded.
+ *
+ * That thread's time is the engines' bound, so it does nothing a caller
+ * can do: each caller reads its own JPEG's header with nvJPEG's parser
+ * (a parser of the queue's, borrowed) before it posts it, and a call is
+ * padded to its state's size with a 16 x 16 JPEG rather than with
+ * copies of a photograph.  bench/jpegdec -x measures each choice: a
+ * thread that parses the headers itself loses about 13% of the engines'
+ * rate, padding with copies about 19% on a typical batch, and two
+ * batches on the engines at once lost more than they won.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu.h"
+#include "img.h"
 #include "jpeg_gpu.h"
 
 #define QUEUE_BATCH 32          /* images taken at once at most */
@@ -27,6 +37,7 @@ struct request {
 	unsigned char *dst;
 	size_t pitch;
 	int width, height;      /* dst's: the engines must write no more */
+	int checked;            /* the caller's parse found the engines take it */
 	int taken;              /* 1 decoded, 0 not, -1 error (msg) */
 	int done;
 	char msg[sizeof(((struct gf_err *)0)->msg)];
@@ -40,8 +51,17 @@ struct jpeg_gpu_queue {
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	struct request *head, **tail;
+	struct parser *parsers;         /* free, for the callers */
+	unsigned char *tiny;            /* queue_tiny's JPEG */
+	size_t tiny_len;
 	int stop;
 	struct jpeg_gpu_queue_counts n;         /* for gpufiltd -s */
+};
+
+/* A parser that a caller borrows (jpeg_gpu_parser is a thread's own). */
+struct parser {
+	struct jpeg_gpu_parser *ps;
+	struct parser *next;
 };
 
 /* What the thread takes next: up to QUEUE_BATCH requests, off the list. */
@@ -72,9 +92,13 @@ struct decoder {
 	struct jpeg_gpu *j;
 	int device;
 	struct jpeg_gpu_batch *b[QUEUE_SIZES];  /* made as first needed */
+	/* The queue's tiny JPEG, while the engines take it, and its luma. */
+	const unsigned char *tiny;
+	size_t tiny_len;
+	void *tiny_dst;
 	cudaStream_t st;
 	int has_st;
-	/* The copies that pad a call write the last image's luma here again. */
+	/* Without it, a call's pads write the last image's luma here. */
 	void *scratch;
 	size_t scratch_cap;
 	struct jpeg_gpu_queue_counts n; /* the batch's */
@@ -82,19 +106,26 @@ struct decoder {
 
 /*
  * The images of the next call, of r left: a power of two, as the states
- * are made (QUEUE_SIZES).  The engines take up to seven images at once
- * for about the time of one, and a call costs about what six more
- * images in it do: so r goes whole, padded up to the next power of two
- * (*pad images more), when that adds fewer images than six for each call
- * it saves; else the largest power of two within it goes first.
+ * are made (QUEUE_SIZES).  With the tiny JPEG (tiny), r goes whole,
+ * padded up to the next power of two (*pad images more) with copies of
+ * it, which cost the engines next to nothing: one call, not one for
+ * each bit of r.  Without it the pads are copies of a real image, which
+ * cost what it does: the engines take up to seven images at once for
+ * about the time of one, and a call costs about what six more images in
+ * it do; so r goes whole when that adds fewer images than six for each
+ * call it saves, else the largest power of two within it goes first.
  */
 static int
-queue_call_size(int r, int *pad)
+queue_call_size(int r, int tiny, int *pad)
 {
 	int up = 1, down, calls = 0;
 
 	while (up < r)
 		up <<= 1;
+	if (tiny) {
+		*pad = up - r;
+		return up;
+	}
 	down = up == r ? r : up >> 1;
 	for (int v = r; v > 0; v &= v - 1)
 		calls++;
@@ -131,6 +162,7 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	struct request *in[QUEUE_BATCH];
 	struct gf_err e = {0};
 	cudaError_t ce;
+	size_t cap = 0;
 	double t0 = gf_now_ms(), t1, t2;
 
 	/*
@@ -146,11 +178,17 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	d->has_st = rc == 0;
 	if (rc == 0 && d->b[0] == NULL && jpeg_gpu_batch_open(d->j, &d->b[0], &e) < 0)
 		rc = -1;
+	if (rc == 0 && d->tiny_dst == NULL && d->tiny != NULL) {
+		if (!jpeg_gpu_supported(d->b[0], d->tiny, d->tiny_len) ||
+		    !jpeg_gpu_size_is(d->b[0], d->tiny, d->tiny_len, 16, 16) ||
+		    gpu_grow(&d->tiny_dst, &cap, 16 * 16, &e) < 0)
+			d->tiny = NULL;
+	}
 	for (int i = 0; rc == 0 && i < n; i++) {
 		r[i]->taken = 0;
-		if (!jpeg_gpu_supported(d->b[0], r[i]->p, r[i]->len) ||
-		    !jpeg_gpu_size_is(d->b[0], r[i]->p, r[i]->len, r[i]->width,
-		    r[i]->height))
+		if (!r[i]->checked && (!jpeg_gpu_supported(d->b[0], r[i]->p,
+		    r[i]->len) || !jpeg_gpu_size_is(d->b[0], r[i]->p, r[i]->len,
+		    r[i]->width, r[i]->height)))
 			continue;
 		in[k] = r[i];
 		p[k] = r[i]->p;
@@ -161,16 +199,16 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	}
 	t1 = gf_now_ms();
 	for (int i = 0, m, pad, z; rc == 0 && i < k; i += m - pad) {
-		m = queue_call_size(k - i, &pad);
+		m = queue_call_size(k - i, d->tiny != NULL, &pad);
 		d->n.padding += pad;
-		if (pad > 0 && gpu_grow(&d->scratch, &d->scratch_cap, pitch[k - 1] *
-		    (size_t)in[k - 1]->height, &e) < 0)
+		if (pad > 0 && d->tiny == NULL && gpu_grow(&d->scratch,
+		    &d->scratch_cap, pitch[k - 1] * (size_t)in[k - 1]->height, &e) < 0)
 			rc = -1;
 		for (int q = k; q < k + pad; q++) {
-			p[q] = p[k - 1];
-			len[q] = len[k - 1];
-			dst[q] = d->scratch;
-			pitch[q] = pitch[k - 1];
+			p[q] = d->tiny != NULL ? d->tiny : p[k - 1];
+			len[q] = d->tiny != NULL ? d->tiny_len : len[k - 1];
+			dst[q] = d->tiny != NULL ? d->tiny_dst : d->scratch;
+			pitch[q] = d->tiny != NULL ? 16 : pitch[k - 1];
 		}
 		for (z = 0; (1 << z) < m; z++)
 			;
@@ -200,7 +238,8 @@ static void *
 queue_main(void *arg)
 {
 	struct jpeg_gpu_queue *q = arg;
-	struct decoder d = {q->j, q->device, {NULL}, NULL, 0, NULL, 0, {0}};
+	struct decoder d = {q->j, q->device, {NULL}, q->tiny, q->tiny_len, NULL,
+	    NULL, 0, NULL, 0, {0}};
 	struct request *r[QUEUE_BATCH];
 	int n;
 
@@ -225,7 +264,38 @@ queue_main(void *arg)
 		(void)cudaStreamDestroy(d.st);
 	if (d.scratch != NULL)
 		(void)cudaFree(d.scratch);
+	if (d.tiny_dst != NULL)
+		(void)cudaFree(d.tiny_dst);
 	return NULL;
+}
+
+/*
+ * The JPEG that pads a call to its state's size: 16 x 16 pixels of
+ * colour, 4:2:0 as most photographs, which the engines decode in next to
+ * no time (a copy of a photograph costs what the photograph does).
+ * None when it cannot be made: the calls are then padded with copies.
+ */
+static void
+queue_tiny(struct jpeg_gpu_queue *q)
+{
+	unsigned char px[16 * 16 * 3];
+	struct image img = {16, 16, 3, 255, px, 0};
+	struct gf_err e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	for (int i = 0; i < (int)sizeof(px); i++)
+		px[i] = (unsigned char)(i * 37);
+	if ((f = open_memstream(&buf, &len)) == NULL)
+		return;
+	if (img_write(f, &img, IMG_FORMAT_JPEG, 75, "a JPEG", &e) < 0 ||
+	    fclose(f) != 0) {
+		free(buf);
+		return;
+	}
+	q->tiny = (unsigned char *)buf;
+	q->tiny_len = len;
 }
 
 int
@@ -241,6 +311,7 @@ jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
 	q->j = j;
 	q->device = device;
 	q->tail = &q->head;
+	queue_tiny(q);
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->work, NULL);
 	pthread_cond_init(&q->done, NULL);
@@ -260,9 +331,37 @@ jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
     size_t len, unsigned char *dst, size_t pitch, int width, int height,
     int (*meanwhile)(void *arg, struct gf_err *e), void *arg, struct gf_err *e)
 {
-	struct request r = {p, len, dst, pitch, width, height, 0, 0, "", NULL};
+	struct request r = {p, len, dst, pitch, width, height, 0, 0, 0, "", NULL};
+	struct parser *ps;
+	double t0 = gf_now_ms();
 	int go = 1;
 
+	/*
+	 * The caller reads the header, not the queue's thread, whose time
+	 * bounds the engines' use: with a parser of the queue's, borrowed.
+	 * One that cannot be made leaves it to the thread.
+	 */
+	pthread_mutex_lock(&q->mu);
+	if ((ps = q->parsers) != NULL)
+		q->parsers = ps->next;
+	pthread_mutex_unlock(&q->mu);
+	if (ps == NULL && (ps = calloc(1, sizeof(*ps))) != NULL) {
+		struct gf_err why;
+		if (jpeg_gpu_parser_open(q->j, &ps->ps, &why) < 0) {
+			free(ps);
+			ps = NULL;
+		}
+	}
+	if (ps != NULL) {
+		r.checked = jpeg_gpu_takes(ps->ps, p, len, width, height);
+		pthread_mutex_lock(&q->mu);
+		ps->next = q->parsers;
+		q->parsers = ps;
+		q->n.parse_ms += gf_now_ms() - t0;
+		pthread_mutex_unlock(&q->mu);
+		if (!r.checked)
+			return 1;
+	}
 	pthread_mutex_lock(&q->mu);
 	*q->tail = &r;
 	q->tail = &r.next;
@@ -299,6 +398,13 @@ jpeg_gpu_queue_close(struct jpeg_gpu_queue *q)
 	pthread_cond_signal(&q->work);
 	pthread_mutex_unlock(&q->mu);
 	pthread_join(q->th, NULL);
+	while (q->parsers != NULL) {
+		struct parser *ps = q->parsers;
+		q->parsers = ps->next;
+		jpeg_gpu_parser_close(ps->ps);
+		free(ps);
+	}
+	free(q->tiny);
 	pthread_mutex_destroy(&q->mu);
 	pthread_cond_destroy(&q->work);
 	pthread_cond_destroy(&q->done);
