@@ -26,7 +26,7 @@ check server/start sv_start
 why="gpufiltd -s: $("$BIN/gpufiltd" -s 2>&1)"
 # It says how its JPEG queue's time went (bench/serve.sh's batch rows
 # show it), zeros while it has decoded none.
-check server/status sh -c '"$1/gpufiltd" -s | grep -q "runs and .* batches (0 copies padding them; 0 ms reading headers, 0 ms in nvJPEG.s calls, 0 ms waiting for the GPU), 0 declined); [0-9]*\.[0-9][0-9] s of CPU time; "' sh "$BIN"
+check server/status sh -c '"$1/gpufiltd" -s | grep -q "runs and .* batches (0 images padding them; 0 ms reading headers, 0 ms in nvJPEG.s calls, 0 ms waiting for the GPU), 0 declined); [0-9]*\.[0-9][0-9] s of CPU time; "' sh "$BIN"
 check server/socket-mode sh -c '[ "$(stat -c %a "$1")" = 600 ]' sh "$SV/sock"
 check server/second-refused sh -c '! "$1/gpufiltd" -q -i 0 2>"$2/second.err" &&
     grep -q "already answers" "$2/second.err"' sh "$BIN" "$SV"

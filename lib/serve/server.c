@@ -633,7 +633,7 @@ on_status(struct server_conn *c)
 	pthread_mutex_unlock(&s->mu);
 	return send_text(c, PROTO_TEXT, "pid %d, up %.0f s, %s%s; %d clients now; "
 	    "%ld runs and %ld images served (%ld JPEGs decoded on its engines "
-	    "in %ld batches (%ld copies padding them; %.0f ms reading headers, "
+	    "in %ld batches (%ld images padding them; %.0f ms reading headers, "
 	    "%.0f ms in nvJPEG's calls, %.0f ms waiting for the GPU), %ld "
 	    "declined); %.2f s of CPU time; %d buffers of %.0f MB in the pool, "
 	    "%d lent now, %ld lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000,
