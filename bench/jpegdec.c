@@ -194,52 +194,23 @@ decode_all(struct jpeg_gpu_batch *b, struct file *fs, int n, int bs,
 	return 0;
 }
 
-/* A 16 x 16 colour JPEG (4:2:0), made by libjpeg: what a call is padded with. */
-static unsigned char *
-tiny_jpeg(unsigned long *len)
-{
-	struct jpeg_compress_struct ci;
-	struct jpeg_error_mgr em;
-	unsigned char row[16 * 3], *buf = NULL;
-	JSAMPROW rp = row;
-
-	ci.err = jpeg_std_error(&em);
-	jpeg_create_compress(&ci);
-	jpeg_mem_dest(&ci, &buf, len);
-	ci.image_width = ci.image_height = 16;
-	ci.input_components = 3;
-	ci.in_color_space = JCS_RGB;
-	jpeg_set_defaults(&ci);
-	jpeg_set_quality(&ci, 75, TRUE);
-	jpeg_start_compress(&ci, TRUE);
-	for (int y = 0; y < 16; y++) {
-		for (int i = 0; i < 48; i++)
-			row[i] = (unsigned char)((y * 48 + i) * 37);
-		jpeg_write_scanlines(&ci, &rp, 1);
-	}
-	jpeg_finish_compress(&ci);
-	jpeg_destroy_compress(&ci);
-	return buf;
-}
-
 /*
  * -x: how the engines' rate depends on what the queue does, each way on
  * the same files, in batches of bs real images: calls of to images (0:
- * bs; the rest padded with copies of the last, pad 1, or with a 16 x 16
- * JPEG, pad 2), the stream waited for after each (sync), each header
- * parsed twice first (parse).  The best of rounds rounds: images/s.
+ * bs; the rest padded with copies of the last, pad 1, or with the
+ * queue's 16 x 16 JPEG tiny, pad 2), the stream waited for after each
+ * (sync), each header parsed twice first (parse).  The best of rounds
+ * rounds: images/s.
  */
 static double
 explore_way(struct jpeg_gpu *j, struct jpeg_gpu_batch **by, struct file *fs,
     int n, int bs, int to, int pad, int sync, int parse, int rounds,
-    cudaStream_t st)
+    const unsigned char *tiny, size_t tlen, cudaStream_t st)
 {
 	const unsigned char *p[64];
 	unsigned char *dst[64], *scratch = NULL, *tdst = NULL;
 	size_t len[64], pitch[64], most = 0;
 	int status[64];
-	unsigned long tlen = 0;
-	unsigned char *tiny = tiny_jpeg(&tlen);
 	struct gf_err e = {0};
 	double best = 1e30;
 
@@ -281,7 +252,6 @@ explore_way(struct jpeg_gpu *j, struct jpeg_gpu_batch **by, struct file *fs,
 	}
 	cudaFree(scratch);
 	cudaFree(tdst);
-	free(tiny);
 	return n / best;
 }
 
@@ -305,16 +275,23 @@ explore(struct jpeg_gpu *j, struct jpeg_gpu_batch *b, struct file *fs, int n,
 		{1, 32, 2, 1, 0, "1 a call padded to 32 with 16x16 JPEGs, waited for"},
 	};
 	struct jpeg_gpu_batch *by[65] = {b};
+	size_t tlen;
+	unsigned char *tiny = jpeg_gpu_pad(&tlen);
 
+	if (tiny == NULL) {
+		fprintf(stderr, "jpegdec: out of memory\n");
+		exit(1);
+	}
 	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
 		double r = explore_way(j, by, fs, n, w[i].bs, w[i].to, w[i].pad,
-		    w[i].sync, w[i].parse, rounds, st);
+		    w[i].sync, w[i].parse, rounds, tiny, tlen, st);
 		printf("  %-58s %8.1f images/s\n", w[i].what, r);
 		fflush(stdout);
 	}
 	for (int i = 1; i < 65; i++)
 		if (by[i] != b)
 			jpeg_gpu_batch_close(by[i]);
+	free(tiny);
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "img.h"
 #include "jpeg_gpu.h"
 
 #ifdef GF_HAVE_NVJPEG
@@ -229,17 +230,24 @@ jpeg_gpu_batch_close(struct jpeg_gpu_batch *b)
 	free(b);
 }
 
+/* jpeg_gpu_supported on the library j, parsing into parsed. */
+static int
+supported(const struct jpeg_gpu *j, nvjpegJpegStream_t parsed,
+    const unsigned char *p, size_t len)
+{
+	int refused = 1;
+
+	if (j->fn.nvjpegJpegStreamParseHeader(j->h, p, len, parsed) != 0 ||
+	    j->fn.nvjpegDecodeBatchedSupported(j->h, parsed, &refused) != 0)
+		return 0;
+	return refused == 0;
+}
+
 int
 jpeg_gpu_supported(struct jpeg_gpu_batch *b, const unsigned char *p,
     size_t len)
 {
-	const struct jpeg_gpu *j = b->j;
-	int refused = 1;
-
-	if (j->fn.nvjpegJpegStreamParseHeader(j->h, p, len, b->parsed) != 0 ||
-	    j->fn.nvjpegDecodeBatchedSupported(j->h, b->parsed, &refused) != 0)
-		return 0;
-	return refused == 0;
+	return supported(b->j, b->parsed, p, len);
 }
 
 /* jpeg_gpu_size_is on the library j. */
@@ -291,14 +299,8 @@ int
 jpeg_gpu_takes(struct jpeg_gpu_parser *ps, const unsigned char *p,
     size_t len, int width, int height)
 {
-	const struct jpeg_gpu *j = ps->j;
-	int refused = 1;
-
-	if (j->fn.nvjpegJpegStreamParseHeader(j->h, p, len, ps->parsed) != 0 ||
-	    j->fn.nvjpegDecodeBatchedSupported(j->h, ps->parsed, &refused) != 0 ||
-	    refused != 0)
-		return 0;
-	return size_is(j, p, len, width, height);
+	return supported(ps->j, ps->parsed, p, len) &&
+	    size_is(ps->j, p, len, width, height);
 }
 
 void
@@ -548,3 +550,26 @@ jpeg_gpu_decode(struct jpeg_gpu_batch *b, int n,
 }
 
 #endif
+
+unsigned char *
+jpeg_gpu_pad(size_t *len)
+{
+	unsigned char px[16 * 16 * 3];
+	struct image img = {16, 16, 3, 255, px, 0};
+	struct gf_err e;
+	char *buf = NULL;
+	FILE *f;
+
+	*len = 0;
+	for (int i = 0; i < (int)sizeof(px); i++)
+		px[i] = (unsigned char)(i * 37);
+	if ((f = open_memstream(&buf, len)) == NULL)
+		return NULL;
+	if (img_write(f, &img, IMG_FORMAT_JPEG, 75, "a JPEG", &e) < 0 ||
+	    fclose(f) != 0) {
+		free(buf);
+		*len = 0;
+		return NULL;
+	}
+	return (unsigned char *)buf;
+}

@@ -82,6 +82,15 @@ int jpeg_gpu_size_is(struct jpeg_gpu_batch *b, const unsigned char *p,
     size_t len, int width, int height);
 
 /*
+ * The JPEG that pads a batch to its decode state's size: 16 x 16 pixels
+ * of colour, 4:2:0 as most photographs, which the engines decode in next
+ * to no time (a copy of a photograph costs what the photograph does).
+ * Made by our JPEG writer, malloc'd: NULL when it cannot be (out of
+ * memory).  Built without nvjpeg.h too.
+ */
+unsigned char *jpeg_gpu_pad(size_t *len);
+
+/*
  * A parser of JPEG headers on j for one thread (a parsed stream is a
  * thread's own, its GPU need not be current): jpeg_gpu_takes is
  * jpeg_gpu_supported and jpeg_gpu_size_is at once, 1 when the engines
@@ -129,7 +138,8 @@ int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
  * meanwhile (NULL: none) runs on the caller's thread while the engines
  * decode: 1 to go on, 0 to decline the image (1 is returned), -1 with
  * e to fail.  The caller's thread reads the header first (nvJPEG's
- * parser, as jpeg_gpu_takes): a JPEG it refuses returns 1 at once.
+ * parser, as jpeg_gpu_takes): a JPEG it refuses, or one for which no
+ * parser can be made, returns 1 at once.
  * jpeg_gpu_queue_counts adds to *c what the queue has decoded, and how
  * its thread's time went.
  */

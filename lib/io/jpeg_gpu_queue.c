@@ -25,7 +25,6 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu.h"
-#include "img.h"
 #include "jpeg_gpu.h"
 
 #define QUEUE_BATCH 32          /* images taken at once at most */
@@ -37,7 +36,6 @@ struct request {
 	unsigned char *dst;
 	size_t pitch;
 	int width, height;      /* dst's: the engines must write no more */
-	int checked;            /* the caller's parse found the engines take it */
 	int taken;              /* 1 decoded, 0 not, -1 error (msg) */
 	int done;
 	char msg[sizeof(((struct gf_err *)0)->msg)];
@@ -52,7 +50,7 @@ struct jpeg_gpu_queue {
 	pthread_cond_t work, done;
 	struct request *head, **tail;
 	struct parser *parsers;         /* free, for the callers */
-	unsigned char *tiny;            /* queue_tiny's JPEG */
+	unsigned char *tiny;            /* jpeg_gpu_pad's */
 	size_t tiny_len;
 	int stop;
 	struct jpeg_gpu_queue_counts n;         /* for gpufiltd -s */
@@ -146,11 +144,10 @@ counts_add(struct jpeg_gpu_queue_counts *to, const struct jpeg_gpu_queue_counts 
 }
 
 /*
- * Decodes the n requests of r on d's stream, in calls whose sizes are
- * powers of two (queue_call_size), each on its own state: those that the
- * engines do not take (nvJPEG's parser or nvjpegDecodeBatchedSupported
- * says no) or would write at another size than their buffer's are left
- * out, and taken says so.
+ * Decodes the n requests of r (their callers found that the engines take
+ * each, at its buffer's size) on d's stream, in calls whose sizes are
+ * powers of two (queue_call_size), each on its own state; taken says
+ * which were decoded.
  */
 static void
 queue_decode(struct decoder *d, struct request **r, int n)
@@ -158,12 +155,11 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	const unsigned char *p[2 * QUEUE_BATCH];
 	unsigned char *dst[2 * QUEUE_BATCH];
 	size_t len[2 * QUEUE_BATCH], pitch[2 * QUEUE_BATCH];
-	int status[2 * QUEUE_BATCH], k = 0, rc = 0, least, greatest;
-	struct request *in[QUEUE_BATCH];
+	int status[2 * QUEUE_BATCH], rc = 0, least, greatest;
 	struct gf_err e = {0};
 	cudaError_t ce;
 	size_t cap = 0;
-	double t0 = gf_now_ms(), t1, t2;
+	double t1 = gf_now_ms(), t2;
 
 	/*
 	 * The engines' stream goes first: the workers' walks and filters
@@ -184,31 +180,23 @@ queue_decode(struct decoder *d, struct request **r, int n)
 		    gpu_grow(&d->tiny_dst, &cap, 16 * 16, &e) < 0)
 			d->tiny = NULL;
 	}
-	for (int i = 0; rc == 0 && i < n; i++) {
-		r[i]->taken = 0;
-		if (!r[i]->checked && (!jpeg_gpu_supported(d->b[0], r[i]->p,
-		    r[i]->len) || !jpeg_gpu_size_is(d->b[0], r[i]->p, r[i]->len,
-		    r[i]->width, r[i]->height)))
-			continue;
-		in[k] = r[i];
-		p[k] = r[i]->p;
-		len[k] = r[i]->len;
-		dst[k] = r[i]->dst;
-		pitch[k] = r[i]->pitch;
-		k++;
+	for (int i = 0; i < n; i++) {
+		p[i] = r[i]->p;
+		len[i] = r[i]->len;
+		dst[i] = r[i]->dst;
+		pitch[i] = r[i]->pitch;
 	}
-	t1 = gf_now_ms();
-	for (int i = 0, m, pad, z; rc == 0 && i < k; i += m - pad) {
-		m = queue_call_size(k - i, d->tiny != NULL, &pad);
+	for (int i = 0, m, pad, z; rc == 0 && i < n; i += m - pad) {
+		m = queue_call_size(n - i, d->tiny != NULL, &pad);
 		d->n.padding += pad;
 		if (pad > 0 && d->tiny == NULL && gpu_grow(&d->scratch,
-		    &d->scratch_cap, pitch[k - 1] * (size_t)in[k - 1]->height, &e) < 0)
+		    &d->scratch_cap, pitch[n - 1] * (size_t)r[n - 1]->height, &e) < 0)
 			rc = -1;
-		for (int q = k; q < k + pad; q++) {
-			p[q] = d->tiny != NULL ? d->tiny : p[k - 1];
-			len[q] = d->tiny != NULL ? d->tiny_len : len[k - 1];
+		for (int q = n; q < n + pad; q++) {
+			p[q] = d->tiny != NULL ? d->tiny : p[n - 1];
+			len[q] = d->tiny != NULL ? d->tiny_len : len[n - 1];
 			dst[q] = d->tiny != NULL ? d->tiny_dst : d->scratch;
-			pitch[q] = d->tiny != NULL ? 16 : pitch[k - 1];
+			pitch[q] = d->tiny != NULL ? 16 : pitch[n - 1];
 		}
 		for (z = 0; (1 << z) < m; z++)
 			;
@@ -218,9 +206,8 @@ queue_decode(struct decoder *d, struct request **r, int n)
 			rc = -1;
 	}
 	t2 = gf_now_ms();
-	if (k > 0 && rc == 0 && (ce = cudaStreamSynchronize(d->st)) != cudaSuccess)
+	if (rc == 0 && (ce = cudaStreamSynchronize(d->st)) != cudaSuccess)
 		rc = gf_fail(&e, "GPU decode of JPEGs: %s", cudaGetErrorString(ce));
-	d->n.parse_ms += t1 - t0;
 	d->n.call_ms += t2 - t1;
 	d->n.wait_ms += gf_now_ms() - t2;
 	if (rc < 0) {
@@ -230,8 +217,8 @@ queue_decode(struct decoder *d, struct request **r, int n)
 		}
 		return;
 	}
-	for (int i = 0; i < k; i++)
-		in[i]->taken = status[i] == 0;
+	for (int i = 0; i < n; i++)
+		r[i]->taken = status[i] == 0;
 }
 
 static void *
@@ -269,35 +256,6 @@ queue_main(void *arg)
 	return NULL;
 }
 
-/*
- * The JPEG that pads a call to its state's size: 16 x 16 pixels of
- * colour, 4:2:0 as most photographs, which the engines decode in next to
- * no time (a copy of a photograph costs what the photograph does).
- * None when it cannot be made: the calls are then padded with copies.
- */
-static void
-queue_tiny(struct jpeg_gpu_queue *q)
-{
-	unsigned char px[16 * 16 * 3];
-	struct image img = {16, 16, 3, 255, px, 0};
-	struct gf_err e;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	for (int i = 0; i < (int)sizeof(px); i++)
-		px[i] = (unsigned char)(i * 37);
-	if ((f = open_memstream(&buf, &len)) == NULL)
-		return;
-	if (img_write(f, &img, IMG_FORMAT_JPEG, 75, "a JPEG", &e) < 0 ||
-	    fclose(f) != 0) {
-		free(buf);
-		return;
-	}
-	q->tiny = (unsigned char *)buf;
-	q->tiny_len = len;
-}
-
 int
 jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
     struct gf_err *e)
@@ -311,7 +269,7 @@ jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
 	q->j = j;
 	q->device = device;
 	q->tail = &q->head;
-	queue_tiny(q);
+	q->tiny = jpeg_gpu_pad(&q->tiny_len);
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->work, NULL);
 	pthread_cond_init(&q->done, NULL);
@@ -331,15 +289,16 @@ jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
     size_t len, unsigned char *dst, size_t pitch, int width, int height,
     int (*meanwhile)(void *arg, struct gf_err *e), void *arg, struct gf_err *e)
 {
-	struct request r = {p, len, dst, pitch, width, height, 0, 0, 0, "", NULL};
+	struct request r = {p, len, dst, pitch, width, height, 0, 0, "", NULL};
 	struct parser *ps;
 	double t0 = gf_now_ms();
-	int go = 1;
+	int go = 1, takes;
 
 	/*
 	 * The caller reads the header, not the queue's thread, whose time
 	 * bounds the engines' use: with a parser of the queue's, borrowed.
-	 * One that cannot be made leaves it to the thread.
+	 * Without one (out of memory), the JPEG is declined: its caller
+	 * decodes it on the CPU.
 	 */
 	pthread_mutex_lock(&q->mu);
 	if ((ps = q->parsers) != NULL)
@@ -352,16 +311,16 @@ jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
 			ps = NULL;
 		}
 	}
-	if (ps != NULL) {
-		r.checked = jpeg_gpu_takes(ps->ps, p, len, width, height);
-		pthread_mutex_lock(&q->mu);
-		ps->next = q->parsers;
-		q->parsers = ps;
-		q->n.parse_ms += gf_now_ms() - t0;
-		pthread_mutex_unlock(&q->mu);
-		if (!r.checked)
-			return 1;
-	}
+	if (ps == NULL)
+		return 1;
+	takes = jpeg_gpu_takes(ps->ps, p, len, width, height);
+	pthread_mutex_lock(&q->mu);
+	ps->next = q->parsers;
+	q->parsers = ps;
+	q->n.parse_ms += gf_now_ms() - t0;
+	pthread_mutex_unlock(&q->mu);
+	if (!takes)
+		return 1;
 	pthread_mutex_lock(&q->mu);
 	*q->tail = &r;
 	q->tail = &r.next;
