@@ -6,7 +6,7 @@
  * and threads that each decode on a state of their own slow one another
  * down (the hardware takes one batch at a time): so a single thread
  * decodes, and a batch is whatever arrived while the one before it was
- * decoded.
+ * decoded, up to QUEUE_BATCH.
  *
  * That thread's time is the engines' bound, so it does nothing a caller
  * can do: each caller reads its own JPEG's header with nvJPEG's parser
@@ -27,7 +27,15 @@
 #include "gpu.h"
 #include "jpeg_gpu.h"
 
-#define QUEUE_BATCH 32          /* images taken at once at most */
+/*
+ * Images taken at once at most: half of a GPU's lanes (LANES_JPEG), so
+ * that a batch gathers while the one before it decodes.  A call of 32
+ * decodes more images a second than one of 16 (bench/jpegdec -x), but a
+ * served batch or stream waits for its images to come back: taken 16 at
+ * a time they come back sooner, and served batches and streams run
+ * faster (bench/serve.sh batch and stream).
+ */
+#define QUEUE_BATCH 16
 
 /* A caller's JPEG, on its stack while it waits. */
 struct request {
@@ -84,7 +92,7 @@ queue_take(struct jpeg_gpu_queue *q, struct request **r)
  * QUEUE_BATCH: a state decodes the batch size it was set up for, and
  * setting it up again for another size costs more than the decode.
  */
-#define QUEUE_SIZES 6           /* 1, 2, 4 ... QUEUE_BATCH */
+#define QUEUE_SIZES 5           /* 1, 2, 4 ... QUEUE_BATCH */
 
 struct decoder {
 	struct jpeg_gpu *j;
