@@ -165,9 +165,16 @@ sanitize-server)
 	# The server under each sanitizer with eight clients in flight at
 	# once (every tool; gray, colour, 16-bit, a stream in strips), then
 	# stopped: its exit status is the sanitizer's verdict.
-	# (SAN_SERVER names fewer: racecheck alone is slow.)
+	# (SAN_SERVER names fewer: racecheck alone is slow.)  A client
+	# still running SAN_SERVER_S seconds after the server started (240)
+	# is killed and counted as a failure, so that a server that hangs
+	# under a sanitizer says so within the call.
 	for t in ${SAN_SERVER:-memcheck racecheck}; do
 		sock=/tmp/san/srv-$t
+		# A server left by a run cut short (hung, say) would answer in
+		# its place.
+		pkill -9 -f "gpufiltd -f -q -i 0 -S $sock"
+		end=$(($(date +%s) + ${SAN_SERVER_S:-240}))
 		compute-sanitizer --tool $t --error-exitcode 9 bin/gpufiltd -f -q -i 0 \
 		    -S $sock >/tmp/san/srv-$t.log 2>&1 &
 		spid=$!
@@ -196,16 +203,38 @@ sanitize-server)
 		done | awk '{ print NR, $0 }' | xargs -P 8 -L 1 sh -c 'n=$1; shift
 			f=$(eval echo \${$#}); set -- $(echo "$@" | sed "s# [^ ]*\$##")
 			t=$1; shift
+			left=$(('"$end"' - $(date +%s)))
+			[ $left -gt 0 ] || { echo "client $n failed: not run, out of time"; exit 0; }
 			GPUFILT_SERVER=require GPUFILT_SOCKET='"$sock"' GPUFILT_STRIP_ROWS=64 \
 			    GPUFILT_GPU_DECODE=server \
-			    bin/$t -q "$@" "$f" /tmp/san/srv.$n.pnm || echo "client $n failed"' sh \
+			    timeout $left bin/$t -q "$@" "$f" /tmp/san/srv.$n.pnm ||
+			    echo "client $n failed (status $?): $t $* $f"' sh \
 		    >>/tmp/san/srv-$t.log 2>&1
+		# Timed out: what the server and its threads were doing.
+		if grep -q -e "status 124" -e "out of time" /tmp/san/srv-$t.log; then
+			{ echo "timed out; the server then (threads: count, name, wait, state):"
+			timeout 5 bin/gpufiltd -s -S $sock
+			for p in $(pgrep -f "^[^ ]*gpufiltd -f -q -i 0 -S $sock"); do
+				for th in /proc/$p/task/*; do
+					echo "$(cat $th/comm) $(cat $th/wchan) $(cut -d' ' -f3 $th/stat)"
+				done | sort | uniq -c | sort -rn
+			done; } >>/tmp/san/srv-$t.log 2>&1
+		fi
 		bin/gpufiltd -k -S $sock >/dev/null 2>&1
-		if wait $spid && ! grep -q "client .* failed" /tmp/san/srv-$t.log; then
+		i=0
+		while kill -0 $spid 2>/dev/null && [ $i -lt 60 ]; do
+			sleep 0.5; i=$((i + 1)); done
+		if kill -0 $spid 2>/dev/null; then
+			echo "the server did not stop in 30 s" >>/tmp/san/srv-$t.log
+			pkill -9 -f "gpufiltd -f -q -i 0 -S $sock"
+			kill -9 $spid 2>/dev/null
+		fi
+		if wait $spid && ! grep -q -e "client .* failed" -e "did not stop" \
+		    /tmp/san/srv-$t.log; then
 			echo "clean $t gpufiltd with 8 clients" >>"$OUT/sanitize-server.log"
 		else
 			echo "DIRTY $t gpufiltd with 8 clients" >>"$OUT/sanitize-server.log"
-			tail -n 20 /tmp/san/srv-$t.log >>"$OUT/sanitize-server.log"
+			tail -n 40 /tmp/san/srv-$t.log >>"$OUT/sanitize-server.log"
 		fi
 	done
 	cat "$OUT/sanitize-server.log"
