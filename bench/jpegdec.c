@@ -48,6 +48,14 @@ struct file {
 	unsigned char *dev;     /* its luma on the device, pitch w */
 };
 
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] "
+	    "[-t THREADS | -q CALLERS | -x] [-c] FILE...\n");
+	return 2;
+}
+
 static double
 now_s(void)
 {
@@ -399,13 +407,11 @@ main(int argc, char **argv)
 		case 'c': check = 1; break;
 		case 'x': x = 1; break;
 		default:
-			fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS | -q CALLERS | -x] [-c] FILE...\n");
-			return 2;
+			return usage();
 		}
 	if (bs < 1 || device < 0 || rounds < 1 || threads < 1 || threads > 64 ||
 	    callers < 0 || callers > 64 || optind >= argc) {
-		fprintf(stderr, "usage: jpegdec [-b BATCH] [-d DEVICE] [-r ROUNDS] [-t THREADS | -q CALLERS | -x] [-c] FILE...\n");
-		return 2;
+		return usage();
 	}
 	CK(cudaSetDevice(device));
 	CK(cudaFree(NULL));
