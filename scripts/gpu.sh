@@ -171,12 +171,14 @@ sanitize-server)
 	# under a sanitizer says so within the call.
 	for t in ${SAN_SERVER:-memcheck racecheck}; do
 		sock=/tmp/san/srv-$t
+		srv="gpufiltd -f -q -i 0 -S $sock"     # also what pkill finds
 		# A server left by a run cut short (hung, say) would answer in
 		# its place.
-		pkill -9 -f "gpufiltd -f -q -i 0 -S $sock"
+		pkill -9 -f "$srv"
 		end=$(($(date +%s) + ${SAN_SERVER_S:-240}))
-		compute-sanitizer --tool $t --error-exitcode 9 bin/gpufiltd -f -q -i 0 \
-		    -S $sock >/tmp/san/srv-$t.log 2>&1 &
+		# shellcheck disable=SC2086
+		compute-sanitizer --tool $t --error-exitcode 9 bin/$srv \
+		    >/tmp/san/srv-$t.log 2>&1 &
 		spid=$!
 		i=0
 		until bin/gpufiltd -s -S $sock >/dev/null 2>&1 || [ $i -gt 600 ]; do
@@ -214,7 +216,7 @@ sanitize-server)
 		if grep -q -e "status 124" -e "out of time" /tmp/san/srv-$t.log; then
 			{ echo "timed out; the server then (threads: count, name, wait, state):"
 			timeout 5 bin/gpufiltd -s -S $sock
-			for p in $(pgrep -f "^[^ ]*gpufiltd -f -q -i 0 -S $sock"); do
+			for p in $(pgrep -f "^[^ ]*$srv"); do
 				for th in /proc/$p/task/*; do
 					echo "$(cat $th/comm) $(cat $th/wchan) $(cut -d' ' -f3 $th/stat)"
 				done | sort | uniq -c | sort -rn
@@ -226,7 +228,7 @@ sanitize-server)
 			sleep 0.5; i=$((i + 1)); done
 		if kill -0 $spid 2>/dev/null; then
 			echo "the server did not stop in 30 s" >>/tmp/san/srv-$t.log
-			pkill -9 -f "gpufiltd -f -q -i 0 -S $sock"
+			pkill -9 -f "$srv"
 			kill -9 $spid 2>/dev/null
 		fi
 		if wait $spid && ! grep -q -e "client .* failed" -e "did not stop" \
