@@ -152,7 +152,7 @@ int jpeg_gpu_queue_decode(struct jpeg_gpu_queue *q, const unsigned char *p,
 struct jpeg_gpu_queue_counts {
 	long batches;
 	long images;            /* the callers' */
-	long padding;           /* copies that filled a call to its size */
+	long padding;           /* tiny JPEGs that filled a call to its size */
 	double parse_ms;        /* reading the JPEGs' headers (the callers', summed) */
 	double call_ms;         /* in nvJPEG's calls that decode them */
 	double wait_ms;         /* then waiting for the GPU to finish */

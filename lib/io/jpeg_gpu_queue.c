@@ -104,9 +104,6 @@ struct decoder {
 	void *tiny_dst;
 	cudaStream_t st;
 	int has_st;
-	/* Without it, a call's pads write the last image's luma here. */
-	void *scratch;
-	size_t scratch_cap;
 	struct jpeg_gpu_queue_counts n; /* the batch's */
 };
 
@@ -115,28 +112,22 @@ struct decoder {
  * are made (QUEUE_SIZES).  With the tiny JPEG (tiny), r goes whole,
  * padded up to the next power of two (*pad images more) with copies of
  * it, which cost the engines next to nothing: one call, not one for
- * each bit of r.  Without it the pads are copies of a real image, which
- * cost what it does: the engines take up to seven images at once for
- * about the time of one, and a call costs about what six more images in
- * it do; so r goes whole when that adds fewer images than six for each
- * call it saves, else the largest power of two within it goes first.
+ * each bit of r.  Without it (the engines refused it), nothing pads a
+ * call: the largest power of two within r goes first.
  */
 static int
 queue_call_size(int r, int tiny, int *pad)
 {
-	int up = 1, down, calls = 0;
+	int up = 1;
 
 	while (up < r)
 		up <<= 1;
+	*pad = 0;
 	if (tiny) {
 		*pad = up - r;
 		return up;
 	}
-	down = up == r ? r : up >> 1;
-	for (int v = r; v > 0; v &= v - 1)
-		calls++;
-	*pad = up - r <= 6 * (calls - 1) ? up - r : 0;
-	return *pad > 0 ? up : down;
+	return up == r ? r : up >> 1;
 }
 
 /* What c counted, added to to. */
@@ -160,10 +151,10 @@ counts_add(struct jpeg_gpu_queue_counts *to, const struct jpeg_gpu_queue_counts 
 static void
 queue_decode(struct decoder *d, struct request **r, int n)
 {
-	const unsigned char *p[2 * QUEUE_BATCH];
-	unsigned char *dst[2 * QUEUE_BATCH];
-	size_t len[2 * QUEUE_BATCH], pitch[2 * QUEUE_BATCH];
-	int status[2 * QUEUE_BATCH], rc = 0, least, greatest;
+	const unsigned char *p[QUEUE_BATCH];
+	unsigned char *dst[QUEUE_BATCH];
+	size_t len[QUEUE_BATCH], pitch[QUEUE_BATCH];
+	int status[QUEUE_BATCH], rc = 0, least, greatest;
 	struct gf_err e = {0};
 	cudaError_t ce;
 	size_t cap = 0;
@@ -197,14 +188,11 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	for (int i = 0, m, pad, z; rc == 0 && i < n; i += m - pad) {
 		m = queue_call_size(n - i, d->tiny != NULL, &pad);
 		d->n.padding += pad;
-		if (pad > 0 && d->tiny == NULL && gpu_grow(&d->scratch,
-		    &d->scratch_cap, pitch[n - 1] * (size_t)r[n - 1]->height, &e) < 0)
-			rc = -1;
 		for (int q = n; q < n + pad; q++) {
-			p[q] = d->tiny != NULL ? d->tiny : p[n - 1];
-			len[q] = d->tiny != NULL ? d->tiny_len : len[n - 1];
-			dst[q] = d->tiny != NULL ? d->tiny_dst : d->scratch;
-			pitch[q] = d->tiny != NULL ? 16 : pitch[n - 1];
+			p[q] = d->tiny;
+			len[q] = d->tiny_len;
+			dst[q] = d->tiny_dst;
+			pitch[q] = 16;
 		}
 		for (z = 0; (1 << z) < m; z++)
 			;
@@ -234,7 +222,7 @@ queue_main(void *arg)
 {
 	struct jpeg_gpu_queue *q = arg;
 	struct decoder d = {q->j, q->device, {NULL}, q->tiny, q->tiny_len, NULL,
-	    NULL, 0, NULL, 0, {0}};
+	    NULL, 0, {0}};
 	struct request *r[QUEUE_BATCH];
 	int n;
 
@@ -257,8 +245,6 @@ queue_main(void *arg)
 		jpeg_gpu_batch_close(d.b[i]);
 	if (d.has_st)
 		(void)cudaStreamDestroy(d.st);
-	if (d.scratch != NULL)
-		(void)cudaFree(d.scratch);
 	if (d.tiny_dst != NULL)
 		(void)cudaFree(d.tiny_dst);
 	return NULL;
