@@ -220,6 +220,12 @@ sanitize-server)
 				for th in /proc/$p/task/*; do
 					echo "$(cat $th/comm) $(cat $th/wchan) $(cut -d' ' -f3 $th/stat)"
 				done | sort | uniq -c | sort -rn
+				# Where each thread waits, when a debugger is
+				# here (the toolkit's cuda-gdb is a gdb).
+				gdb=$(command -v gdb || command -v cuda-gdb)
+				[ -z "$gdb" ] || timeout 90 "$gdb" -batch -nx -p "$p" \
+				    -ex 'set pagination off' -ex 'thread apply all bt 16' \
+				    >"$OUT/sanitize-server-$t-bt.txt" 2>&1
 			done; } >>/tmp/san/srv-$t.log 2>&1
 		fi
 		bin/gpufiltd -k -S $sock >/dev/null 2>&1
