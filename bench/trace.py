@@ -7,7 +7,9 @@ each gap between two steps (read, waiting for a lane, the lane, waiting
 for the writer's order, writing, ...) its median and 90th percentile and
 its share of an image's time in flight; and how many threads of each
 stage were at work, on average and at most, over the steady middle of
-the run (from the 10th to the 90th percentile of the images' ends).
+the run (from the 10th to the 90th percentile of the images' ends),
+with the readers' time between jobs (waiting for a slot) and the
+images in flight.
 """
 import sys
 from collections import defaultdict
@@ -141,6 +143,29 @@ def report(path):
         print("  %-8s %2d threads, %.2f busy on average over the middle"
               " (%.0f%% each)" % (name, len(threads), tot / (hi - lo),
                                  100.0 * tot / (hi - lo) / len(threads)))
+    # A reader claims its next job only with a slot of its own free
+    # (engine_read.c's reader_ready): the time from its last step of one
+    # job to the start ('r') of its next is mostly that wait.  When the
+    # readers are idle, this says whether the slots are what they wait on.
+    last, waits, waited = {}, [], defaultdict(float)
+    for ms, step, job, idx, who in events:
+        if not who.startswith("r"):
+            continue
+        if step == "r" and who in last:
+            s, e = last[who], ms
+            waits.append(e - s)
+            if min(e, hi) > max(s, lo):
+                waited[who] += min(e, hi) - max(s, lo)
+        last[who] = ms
+    if waits:
+        tot = sum(waited.values())
+        print("  readers between jobs (for a slot): %.2f on average over the"
+              " middle; %.2f ms a time (median; p90 %.2f) (%d)" % (
+                  tot / (hi - lo), pct(waits, 0.5), pct(waits, 0.9), len(waits)))
+    held = sum(max(0.0, min(v["g"][0], hi) - max(v["A"][0], lo))
+               for v in images.values() if "A" in v)
+    print("  images in flight (read to told): %.1f on average over the middle"
+          % (held / (hi - lo)))
 
 
 for p in sys.argv[1:]:
