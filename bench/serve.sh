@@ -140,10 +140,10 @@ fixed_costs() {
 		v[$i] = $(i + 2) + 0 }
 	    /steady middle/ { m = $(NF - 1) }
 	    /images in flight/ { f = $7 }
-	    /readers between jobs/ { r = $7 }
+	    /readers between jobs/ { r = $9 }
 	    END { printf "    traced, served: first image told at %.1f ms, last at %.1f; " \
 		"teardown %.1f ms; steady middle %s images/s, %s in flight, " \
-		"%s readers waiting for a slot\n", v["told"], v["last"], t, m, f, r }'
+		"%s readers waiting for a slot or marker\n", v["told"], v["last"], t, m, f, r }'
 }
 
 # A batch row: edge --auto -o over the files of $1 ($2 of them), in

@@ -8,8 +8,8 @@ for the writer's order, writing, ...) its median and 90th percentile and
 its share of an image's time in flight; and how many threads of each
 stage were at work, on average and at most, over the steady middle of
 the run (from the 10th to the 90th percentile of the images' ends),
-with the readers' time between jobs (waiting for a slot) and the
-images in flight.
+with the readers' time between jobs (waiting for a slot or an end
+marker) and the images in flight.
 """
 import sys
 from collections import defaultdict
@@ -143,10 +143,11 @@ def report(path):
         print("  %-8s %2d threads, %.2f busy on average over the middle"
               " (%.0f%% each)" % (name, len(threads), tot / (hi - lo),
                                  100.0 * tot / (hi - lo) / len(threads)))
-    # A reader claims its next job only with a slot of its own free
-    # (engine_read.c's reader_ready): the time from its last step of one
-    # job to the start ('r') of its next is mostly that wait.  When the
-    # readers are idle, this says whether the slots are what they wait on.
+    # A reader claims its next job only with a slot and an end marker of
+    # its own free (engine_read.c's reader_ready; a one-image job holds
+    # its marker until its image is told): the time from its last step
+    # of one job to the start ('r') of its next is mostly that wait.
+    # When the readers are idle, this says whether they wait on those.
     last, waits, waited = {}, [], defaultdict(float)
     for ms, step, job, idx, who in events:
         if not who.startswith("r"):
@@ -159,7 +160,7 @@ def report(path):
         last[who] = ms
     if waits:
         tot = sum(waited.values())
-        print("  readers between jobs (for a slot): %.2f on average over the"
+        print("  readers between jobs (for a slot or marker): %.2f on average over the"
               " middle; %.2f ms a time (median; p90 %.2f) (%d)" % (
                   tot / (hi - lo), pct(waits, 0.5), pct(waits, 0.9), len(waits)))
     held = sum(max(0.0, min(v["g"][0], hi) - max(v["A"][0], lo))
