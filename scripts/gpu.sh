@@ -232,8 +232,10 @@ sanitize-server)
 				# Where each thread waits, when a debugger is
 				# here (the toolkit's cuda-gdb is a gdb).
 				gdb=$(command -v gdb || command -v cuda-gdb)
+				# Whole stacks: the sanitizer's frames alone
+				# can fill the first sixteen.
 				[ -z "$gdb" ] || timeout 90 "$gdb" -batch -nx -p "$p" \
-				    -ex 'set pagination off' -ex 'thread apply all bt 16' \
+				    -ex 'thread apply all bt' \
 				    >"$OUT/sanitize-server-$t-bt.txt" 2>&1
 			done; } >>/tmp/san/srv-$t.log 2>&1
 		fi
