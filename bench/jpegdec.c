@@ -247,10 +247,12 @@ explore_way(struct jpeg_gpu *j, struct jpeg_gpu_batch **by, struct file *fs,
 				dst[k] = pad == 2 ? tdst : scratch;
 				pitch[k] = pad == 2 ? 16 : pitch[m - 1];
 			}
-			if (by[c] == NULL && jpeg_gpu_batch_open(j, &by[c], &e) < 0)
-				return -1;
-			if (jpeg_gpu_decode(by[c], c, p, len, dst, pitch, st, status, &e) < 0)
-				return -1;
+			if ((by[c] == NULL && jpeg_gpu_batch_open(j, &by[c], &e) < 0) ||
+			    jpeg_gpu_decode(by[c], c, p, len, dst, pitch, st, status,
+			    &e) < 0) {
+				fprintf(stderr, "jpegdec: %s\n", e.msg);
+				exit(1);
+			}
 			if (sync)
 				CK(cudaStreamSynchronize(st));
 		}
