@@ -251,10 +251,19 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	f->nlanes = n = all;
 	pthread_mutex_unlock(&en->mu);
 	slot_pool_add(en, &en->read.rd[0], more, 0);
+	/*
+	 * A served batch of JPEGs: a slot and an end marker more per lane,
+	 * shared among the readers.  A one-image job holds its marker until
+	 * its image is told, so without them the markers held the images in
+	 * flight to the lanes' count, and the readers could never get ahead
+	 * far enough to decode their share (served_ready).
+	 */
 	if (state == GPU_READY && en->njobs > 1 && en->jdec.remote) {
 		int each = (n + en->read.nreaders - 1) / en->read.nreaders;
-		for (int i = 0; i < en->read.nreaders; i++)
+		for (int i = 0; i < en->read.nreaders; i++) {
 			slot_pool_add(en, &en->read.rd[i], each, 0);
+			slot_pool_add(en, &en->read.rd[i], each, 1);
+		}
 	}
 	for (int i = 0, rc; i < n; i++) {
 		f->ln[i].en = en;

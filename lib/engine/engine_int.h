@@ -119,7 +119,7 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  * while the batch before it is decoded (one image a call runs at a
  * small part of their rate, larger batches near all of it): as many
  * lanes as the server has workers on a GPU (server_int.h's WORKERS).
- * The readers get slots more for them.
+ * The readers get slots and end markers more for them (lanes_start).
  */
 #define LANES_JPEG 32
 /*

@@ -417,7 +417,8 @@ slot_rows_after(struct engine *en, struct slot *s, int y)
 
 /*
  * The slots of every reader: per for images and MARKERS for end markers
- * each, with room for a stream's slots of more GPUs (slot_pool_add).
+ * each, with room for a stream's slots of more GPUs, a batch's for the
+ * JPEG engines, and a served batch's for its lanes (slot_pool_add).
  * -1 when out of memory.
  */
 int
@@ -430,7 +431,9 @@ slot_pool_init(struct engine *en, int per)
 	p->slots_cap = p->nslots + (en->njobs == 1 ? lanes * GF_MAX_DEVICES +
 	    SLOTS_SPLIT * en->split.threads : 0) +
 	    (en->njobs == 1 && en->jdec.remote ? LANES_JPEG * GF_MAX_DEVICES : 0) +
-	    (en->njobs > 1 && en->jdec.wanted ? en->read.nreaders * 2 * SLOTS_JPEG : 0);
+	    (en->njobs > 1 && en->jdec.remote ? 2 * (LANES_JPEG * GF_MAX_DEVICES +
+	    en->read.nreaders) : en->njobs > 1 && en->jdec.wanted ?
+	    en->read.nreaders * 2 * SLOTS_JPEG : 0);
 	if ((p->slots = calloc((size_t)p->slots_cap, sizeof(*p->slots))) == NULL)
 		return -1;
 	for (int i = 0; i < p->nslots; i++) {
