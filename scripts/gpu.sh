@@ -162,22 +162,25 @@ sanitize-server)
 	    od -An -v -tu2 | tr -s ' ' '\n' | LC_ALL=C awk 'NF { v = $1 % 4096
 		printf "%c%c", int(v / 256), v % 256 }'; } >/tmp/san/b12.pgm
 	: >"$OUT/sanitize-server.log"
-	# The server under each sanitizer with eight clients in flight at
-	# once (every tool; gray, colour, 16-bit, a stream in strips), then
-	# stopped: its exit status is the sanitizer's verdict.
+	# The server under each sanitizer with SAN_CLIENTS clients (8) in
+	# flight at once (every tool; gray, colour, 16-bit, a stream in
+	# strips), then stopped: its exit status is the sanitizer's verdict.
 	# (SAN_SERVER names fewer: racecheck alone is slow.)  A client
 	# still running SAN_SERVER_S seconds after the server started (240)
 	# is killed and counted as a failure, so that a server that hangs
 	# under a sanitizer says so within the call.
 	# Known: under racecheck, a server with edge clients eight at once
-	# has never finished them.  The GPU stays busy, and each worker
+	# has never finished them, nor has it finished this step's mixed
+	# clients four or two at once.  The GPU stays busy, and each worker
 	# thread waits inside the driver (a stream's sync, cudaMalloc,
-	# cudaFree), none on a lock of ours.  Two edge clients at once finish
-	# clean, as do eight clients of conv2d, of sobel (gray or colour) or
-	# of JPEGs through the engines; so do one edge process with eight
-	# lanes and eight racechecked edge processes at once.  Without a
-	# sanitizer, t_server's 32 clients at once (edge among them) match
-	# their runs in process.
+	# cudaFree, cudaMallocHost, a launch, nvjpegJpegStateCreate), none
+	# on a lock of ours; nvJPEG's calls take tens of seconds there, and
+	# once the sanitizer said it failed to track a launch.  Two edge
+	# clients at once finish clean, as do eight clients of conv2d, of
+	# sobel (gray or colour) or of JPEGs through the engines; so do one
+	# edge process with eight lanes and eight racechecked edge processes
+	# at once.  Without a sanitizer, t_server's 32 clients at once (edge
+	# among them) match their runs in process.
 	for t in ${SAN_SERVER:-memcheck racecheck}; do
 		sock=/tmp/san/srv-$t
 		srv="gpufiltd -f -q -i 0 -S $sock"     # also what pkill finds
@@ -211,7 +214,7 @@ sanitize-server)
 					echo "$tool $args $img"
 				done
 			done
-		done | awk '{ print NR, $0 }' | xargs -P 8 -L 1 sh -c 'n=$1; shift
+		done | awk '{ print NR, $0 }' | xargs -P "${SAN_CLIENTS:-8}" -L 1 sh -c 'n=$1; shift
 			f=$(eval echo \${$#}); set -- $(echo "$@" | sed "s# [^ ]*\$##")
 			t=$1; shift
 			left=$(('"$end"' - $(date +%s)))
@@ -250,9 +253,9 @@ sanitize-server)
 		fi
 		if wait $spid && ! grep -q -e "client .* failed" -e "did not stop" \
 		    /tmp/san/srv-$t.log; then
-			echo "clean $t gpufiltd with 8 clients" >>"$OUT/sanitize-server.log"
+			echo "clean $t gpufiltd with ${SAN_CLIENTS:-8} clients" >>"$OUT/sanitize-server.log"
 		else
-			echo "DIRTY $t gpufiltd with 8 clients" >>"$OUT/sanitize-server.log"
+			echo "DIRTY $t gpufiltd with ${SAN_CLIENTS:-8} clients" >>"$OUT/sanitize-server.log"
 			tail -n 40 /tmp/san/srv-$t.log >>"$OUT/sanitize-server.log"
 		fi
 	done
