@@ -9,7 +9,8 @@
 #   pipe    conv2d -k gauss:1.4 | sobel -t 60 | edge --auto on the
 #           1080p JPEG, the same four ways
 #   xargs   xargs -P 16 over RUNS single-image sobel runs of 1080p JPEGs:
-#           no server (the GPU: rule off), --cpu, a warm server
+#           no server (the GPU: rule off), --cpu, a warm server (its
+#           first burst, which makes its workers, shown apart)
 #   batch   edge --auto -o DIR over PHOTOS 4000x3000 JPEGs and BIG times
 #           as many: in process and through a warm server, against the
 #           JPEG engines decoding them alone (build/bench/jpegdec) and
@@ -120,14 +121,17 @@ xargs_runs() {
 	cold=$(secs "E='GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0'; $run")
 	dflt=$(secs "E='GPUFILT_SERVER=off'; $run")
 	cpu=$(secs "E='GPUFILT_SERVER=off'; $(echo "$run" | sed 's#bin/sobel #bin/sobel --cpu #')")
+	# The server's first burst of 16 clients at once makes its workers
+	# (serve_up's one run made one): shown apart, as a batch's first is.
 	serve_up
+	first=$(secs "E='GPUFILT_SERVER=require'; $run")
 	warm=$(secs "E='GPUFILT_SERVER=require'; $run")
 	forced=$(secs "E='GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0'; $run")
 	serve_down
-	for w in "no server, GPU:$cold" "no server:$dflt" "--cpu:$cpu" "server warm:$warm" \
-	    "every image served:$forced"; do
+	for w in "no server, GPU:$cold" "no server:$dflt" "--cpu:$cpu" \
+	    "server, first burst:$first" "server warm:$warm" "every image served:$forced"; do
 		echo "${w##*:}" | awk -v n="$RUNS" -v what="${w%:*}" \
-		    '{ printf "    %-18s %7.2f s %8.1f runs/s\n", what, $1, n / $1 }'
+		    '{ printf "    %-20s %7.2f s %8.1f runs/s\n", what, $1, n / $1 }'
 	done
 	printf '    server warm: %s faster than no server, %s faster than --cpu\n' \
 	    "$(ratio "$cold" "$warm")" "$(ratio "$cpu" "$warm")"
