@@ -181,6 +181,7 @@ sanitize-server)
 	# edge process with eight lanes and eight racechecked edge processes
 	# at once.  Without a sanitizer, t_server's 32 clients at once (edge
 	# among them) match their runs in process.
+	clients=${SAN_CLIENTS:-8}
 	for t in ${SAN_SERVER:-memcheck racecheck}; do
 		sock=/tmp/san/srv-$t
 		srv="gpufiltd -f -q -i 0 -S $sock"     # also what pkill finds
@@ -214,7 +215,7 @@ sanitize-server)
 					echo "$tool $args $img"
 				done
 			done
-		done | awk '{ print NR, $0 }' | xargs -P "${SAN_CLIENTS:-8}" -L 1 sh -c 'n=$1; shift
+		done | awk '{ print NR, $0 }' | xargs -P "$clients" -L 1 sh -c 'n=$1; shift
 			f=$(eval echo \${$#}); set -- $(echo "$@" | sed "s# [^ ]*\$##")
 			t=$1; shift
 			left=$(('"$end"' - $(date +%s)))
@@ -253,9 +254,9 @@ sanitize-server)
 		fi
 		if wait $spid && ! grep -q -e "client .* failed" -e "did not stop" \
 		    /tmp/san/srv-$t.log; then
-			echo "clean $t gpufiltd with ${SAN_CLIENTS:-8} clients" >>"$OUT/sanitize-server.log"
+			echo "clean $t gpufiltd with $clients clients" >>"$OUT/sanitize-server.log"
 		else
-			echo "DIRTY $t gpufiltd with ${SAN_CLIENTS:-8} clients" >>"$OUT/sanitize-server.log"
+			echo "DIRTY $t gpufiltd with $clients clients" >>"$OUT/sanitize-server.log"
 			tail -n 40 /tmp/san/srv-$t.log >>"$OUT/sanitize-server.log"
 		fi
 	done

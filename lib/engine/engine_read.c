@@ -165,9 +165,10 @@ read_image_done(struct engine *en, struct slot *s)
  * ones themselves, while no lane is idle: each lane's JPEG waits at the
  * server for its engines, and a reader's JPEG takes a lane only for its
  * filter, so the cores take a share beside the engines.  A quarter of
- * the lanes: of 2, 8 and 16 waiting, 8 ran the 800-photo batch of make
- * bench-serve fastest; with 2 the readers decode JPEGs that the engines
- * would have taken as soon, and each is late to the writer.
+ * a GPU's lanes: of 2, 8 and 16 waiting, 8 ran the 800-photo batch of
+ * make bench-serve fastest on one GPU; with 2 the readers decode JPEGs
+ * that the engines would have taken as soon, and each is late to the
+ * writer.
  */
 #define SHARE_SERVED (LANES_JPEG / 4)
 

@@ -417,23 +417,26 @@ slot_rows_after(struct engine *en, struct slot *s, int y)
 
 /*
  * The slots of every reader: per for images and MARKERS for end markers
- * each, with room for a stream's slots of more GPUs, a batch's for the
- * JPEG engines, and a served batch's for its lanes (slot_pool_add).
- * -1 when out of memory.
+ * each, with room for what slot_pool_add gives later.  -1 when out of
+ * memory.
  */
 int
 slot_pool_init(struct engine *en, int per)
 {
 	struct slot_pool *p = &en->pool;
 	int lanes = en->filter.per_gpu > 0 ? en->filter.per_gpu : LANES;
+	int nr = en->read.nreaders;
 
-	p->nslots = en->read.nreaders * (per + MARKERS);
-	p->slots_cap = p->nslots + (en->njobs == 1 ? lanes * GF_MAX_DEVICES +
-	    SLOTS_SPLIT * en->split.threads : 0) +
-	    (en->njobs == 1 && en->jdec.remote ? LANES_JPEG * GF_MAX_DEVICES : 0) +
-	    (en->njobs > 1 && en->jdec.remote ? 2 * (LANES_JPEG * GF_MAX_DEVICES +
-	    en->read.nreaders) : en->njobs > 1 && en->jdec.wanted ?
-	    en->read.nreaders * 2 * SLOTS_JPEG : 0);
+	p->nslots = nr * (per + MARKERS);
+	p->slots_cap = p->nslots;
+	if (en->njobs == 1)     /* a stream's lanes on more GPUs, its splits */
+		p->slots_cap += lanes * GF_MAX_DEVICES + SLOTS_SPLIT *
+		    en->split.threads + (en->jdec.remote ? LANES_JPEG *
+		    GF_MAX_DEVICES : 0);
+	else if (en->jdec.remote)       /* lanes_start: a slot, a marker a lane */
+		p->slots_cap += 2 * (LANES_JPEG * GF_MAX_DEVICES + nr);
+	else if (en->jdec.wanted)       /* jdec_post */
+		p->slots_cap += nr * 2 * SLOTS_JPEG;
 	if ((p->slots = calloc((size_t)p->slots_cap, sizeof(*p->slots))) == NULL)
 		return -1;
 	for (int i = 0; i < p->nslots; i++) {
