@@ -152,17 +152,19 @@ check server/pool sh -c '[ $1 = 3 ] && [ "$3" -gt "$2" ] &&
     "$4/gpufiltd" -s | grep -q " 0 lent now,"' sh "$pool_ok" "$lends0" "$lends1" "$BIN"
 
 # An idle pool lets go of its buffers (GPUFILTD_POOL_KEEP_MS, a minute
-# by default): a server that keeps them 1 s holds some right after two
-# batches, and none 3 s later.
+# by default): a server that keeps them 1 s holds some right after a
+# batch (the second, or a later one on a busy host, where the pool's
+# threads may not have made the first's in time), and none 3 s later.
 pool_count() { "$BIN/gpufiltd" -s | sed -n 's/.*; \([0-9]*\) buffers of .*/\1/p'; }
 sv_stop
 sv_start GPUFILTD_POOL_KEEP_MS=1000
-for k in 1 2; do
+for k in 1 2 3 4; do
 	rm -rf "$SV/pool-s"
 	GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 "$BIN/edge" -q --auto \
 	    -o "$SV/pool-s" "$SV"/pool/* 2>/dev/null
+	held=$(pool_count)
+	[ "$k" = 1 ] || [ "${held:-0}" = 0 ] || break
 done
-held=$(pool_count)
 sleep 3
 left=$(pool_count)
 sv_stop
