@@ -20,6 +20,15 @@ VERSION=$("$BIN/sobel" --version | sed 's/.* //')
 sv_start() { env "$@" "$BIN/gpufiltd" -q -i 0 2>"$SV/start.err"; }
 sv_stop() { "$BIN/gpufiltd" -k >/dev/null 2>&1; }
 sv_pid() { "$BIN/gpufiltd" -s 2>/dev/null | sed -n 's/.*: pid \([0-9]*\),.*/\1/p'; }
+# Until the server's GPUs are warm (their engines and first workers
+# made, which opens descriptors), at most 20 s.
+sv_warm() {
+	k=0
+	while [ $k -lt 100 ] && "$BIN/gpufiltd" -s 2>/dev/null | grep -q ", warming up;"; do
+		sleep 0.2
+		k=$((k + 1))
+	done
+}
 
 why="gpufiltd did not start: $(cat "$SV/start.err" 2>/dev/null)"
 check server/start sv_start
@@ -307,6 +316,7 @@ check server/pipe cmp -s "$SV/pipe.s.pgm" "$SV/pipe.p.pgm"
 # The hostile client: every lie ends its connection, the server lives on,
 # and it holds no descriptor more than before.
 if [ -x "$BUILD/tests/server_hostile" ]; then
+	sv_warm
 	"$BUILD/tests/server_hostile" "$SV/sock" "$VERSION" >"$SV/hostile.log" 2>&1 ||
 	    echo "run server_hostile exited $?" >>"$SV/hostile.log"
 	tally server "$SV/hostile.log" "the server did not hold"

@@ -137,6 +137,11 @@ int engine_worker_filter_jpeg(struct engine_worker *w, struct jpeg_gpu_queue *q,
     const struct tool *t, const unsigned char *bits, size_t len, int width,
     int height, int orientation, struct image *out, int out_pinned,
     struct gf_times *tm, int *declined, struct gf_err *e);
+/*
+ * engine_worker_warm makes ahead what w's first JPEG would: its walk's
+ * device buffers (a server warms its workers before its first client).
+ */
+int engine_worker_warm(struct engine_worker *w, struct gf_err *e);
 int engine_worker_broken(struct engine_worker *w);
 void engine_worker_close(struct engine_worker *w);
 int engine_cpu_filter(const struct tool *t, const struct image *in,

@@ -217,6 +217,13 @@ engine_worker_broken(struct engine_worker *w)
 	    cudaDeviceSynchronize() != cudaSuccess;
 }
 
+int
+engine_worker_warm(struct engine_worker *w, struct gf_err *e)
+{
+	GPU_TRY(e, cudaSetDevice(w->dev.base.device));
+	return w->walker == NULL ? jpeg_walker_open(&w->walker, e) : 0;
+}
+
 void
 engine_worker_close(struct engine_worker *w)
 {

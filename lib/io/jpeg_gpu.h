@@ -141,7 +141,9 @@ int jpeg_gpu_preallocate(struct jpeg_gpu_batch *b, int n,
  * parser, as jpeg_gpu_takes): a JPEG it refuses, or one for which no
  * parser can be made, returns 1 at once.
  * jpeg_gpu_queue_counts adds to *c what the queue has decoded, and how
- * its thread's time went.
+ * its thread's time went.  The queue's thread first sets up its decode
+ * states, each until a JPEG is posted; jpeg_gpu_queue_warmed waits for
+ * that.
  */
 struct jpeg_gpu_queue;
 int jpeg_gpu_queue_open(struct jpeg_gpu *j, int device,
@@ -159,6 +161,7 @@ struct jpeg_gpu_queue_counts {
 };
 void jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q,
     struct jpeg_gpu_queue_counts *c);
+void jpeg_gpu_queue_warmed(struct jpeg_gpu_queue *q);
 void jpeg_gpu_queue_close(struct jpeg_gpu_queue *q);
 
 /*

@@ -61,6 +61,7 @@ struct jpeg_gpu_queue {
 	unsigned char *tiny;            /* jpeg_gpu_pad's */
 	size_t tiny_len;
 	int stop;
+	int warmed;             /* its states set up (decoder_warm) */
 	struct jpeg_gpu_queue_counts n;         /* for gpufiltd -s */
 };
 
@@ -143,6 +144,75 @@ counts_add(struct jpeg_gpu_queue_counts *to, const struct jpeg_gpu_queue_counts 
 }
 
 /*
+ * d's stream, its first state, and the tiny JPEG's buffer (d->tiny NULL
+ * when the engines refuse it): 0, or -1 with e.
+ */
+static int
+decoder_ready(struct decoder *d, struct gf_err *e)
+{
+	cudaError_t ce;
+	size_t cap = 0;
+	int least, greatest;
+
+	/*
+	 * The engines' stream goes first: the workers' walks and filters
+	 * fill the GPU, and a batch's own work waiting behind them keeps
+	 * every worker of the batch waiting.
+	 */
+	if (!d->has_st && ((ce = cudaDeviceGetStreamPriorityRange(&least,
+	    &greatest)) != cudaSuccess || (ce = cudaStreamCreateWithPriority(&d->st,
+	    cudaStreamNonBlocking, greatest)) != cudaSuccess))
+		return gf_fail(e, "GPU %d: cannot make a stream for its JPEG "
+		    "engines: %s", d->device, cudaGetErrorString(ce));
+	d->has_st = 1;
+	if (d->b[0] == NULL && jpeg_gpu_batch_open(d->j, &d->b[0], e) < 0)
+		return -1;
+	if (d->tiny_dst == NULL && d->tiny != NULL) {
+		if (!jpeg_gpu_supported(d->b[0], d->tiny, d->tiny_len) ||
+		    !jpeg_gpu_size_is(d->b[0], d->tiny, d->tiny_len, 16, 16) ||
+		    gpu_grow(&d->tiny_dst, &cap, 16 * 16, e) < 0)
+			d->tiny = NULL;
+	}
+	return 0;
+}
+
+/*
+ * Each of d's states set up ahead, by a call of the tiny JPEG at its
+ * size, until q has work: the first call of a size costs several times
+ * its decode, and a server's first clients would wait for it.  A state
+ * not set up here (q had work first, or it failed) is at its first call.
+ */
+static void
+decoder_warm(struct decoder *d, struct jpeg_gpu_queue *q)
+{
+	const unsigned char *p[QUEUE_BATCH];
+	unsigned char *dst[QUEUE_BATCH];
+	size_t len[QUEUE_BATCH], pitch[QUEUE_BATCH];
+	int status[QUEUE_BATCH];
+	struct gf_err e = {0};
+
+	if (decoder_ready(d, &e) < 0 || d->tiny == NULL)
+		return;
+	for (int i = 0; i < QUEUE_BATCH; i++) {
+		p[i] = d->tiny;
+		len[i] = d->tiny_len;
+		dst[i] = d->tiny_dst;
+		pitch[i] = 16;
+	}
+	for (int z = 0, busy = 0; z < QUEUE_SIZES && !busy; z++) {
+		pthread_mutex_lock(&q->mu);
+		busy = q->head != NULL || q->stop;
+		pthread_mutex_unlock(&q->mu);
+		if (!busy && ((d->b[z] == NULL && jpeg_gpu_batch_open(d->j, &d->b[z],
+		    &e) < 0) || jpeg_gpu_decode(d->b[z], 1 << z, p, len, dst, pitch,
+		    d->st, status, &e) < 0))
+			break;
+	}
+	if (cudaStreamSynchronize(d->st) != cudaSuccess)
+		(void)cudaGetLastError();       /* the next batch says */
+}
+
+/*
  * Decodes the n requests of r (their callers found that the engines take
  * each, at its buffer's size) on d's stream, in calls whose sizes are
  * powers of two (queue_call_size), each on its own state; taken says
@@ -154,31 +224,12 @@ queue_decode(struct decoder *d, struct request **r, int n)
 	const unsigned char *p[QUEUE_BATCH];
 	unsigned char *dst[QUEUE_BATCH];
 	size_t len[QUEUE_BATCH], pitch[QUEUE_BATCH];
-	int status[QUEUE_BATCH], rc = 0, least, greatest;
+	int status[QUEUE_BATCH], rc;
 	struct gf_err e = {0};
 	cudaError_t ce;
-	size_t cap = 0;
 	double t1 = gf_now_ms(), t2;
 
-	/*
-	 * The engines' stream goes first: the workers' walks and filters
-	 * fill the GPU, and a batch's own work waiting behind them keeps
-	 * every worker of the batch waiting.
-	 */
-	if (!d->has_st && ((ce = cudaDeviceGetStreamPriorityRange(&least,
-	    &greatest)) != cudaSuccess || (ce = cudaStreamCreateWithPriority(&d->st,
-	    cudaStreamNonBlocking, greatest)) != cudaSuccess))
-		rc = gf_fail(&e, "GPU %d: cannot make a stream for its JPEG engines: "
-		    "%s", d->device, cudaGetErrorString(ce));
-	d->has_st = rc == 0;
-	if (rc == 0 && d->b[0] == NULL && jpeg_gpu_batch_open(d->j, &d->b[0], &e) < 0)
-		rc = -1;
-	if (rc == 0 && d->tiny_dst == NULL && d->tiny != NULL) {
-		if (!jpeg_gpu_supported(d->b[0], d->tiny, d->tiny_len) ||
-		    !jpeg_gpu_size_is(d->b[0], d->tiny, d->tiny_len, 16, 16) ||
-		    gpu_grow(&d->tiny_dst, &cap, 16 * 16, &e) < 0)
-			d->tiny = NULL;
-	}
+	rc = decoder_ready(d, &e);
 	for (int i = 0; i < n; i++) {
 		p[i] = r[i]->p;
 		len[i] = r[i]->len;
@@ -227,7 +278,10 @@ queue_main(void *arg)
 	int n;
 
 	(void)cudaSetDevice(q->device);        /* else the stream fails, and says */
+	decoder_warm(&d, q);
 	pthread_mutex_lock(&q->mu);
+	q->warmed = 1;
+	pthread_cond_broadcast(&q->done);
 	while ((n = queue_take(q, r)) > 0) {
 		pthread_mutex_unlock(&q->mu);
 		memset(&d.n, 0, sizeof(d.n));
@@ -338,6 +392,15 @@ jpeg_gpu_queue_counts(struct jpeg_gpu_queue *q, struct jpeg_gpu_queue_counts *c)
 {
 	pthread_mutex_lock(&q->mu);
 	counts_add(c, &q->n);
+	pthread_mutex_unlock(&q->mu);
+}
+
+void
+jpeg_gpu_queue_warmed(struct jpeg_gpu_queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	while (!q->warmed)
+		pthread_cond_wait(&q->done, &q->mu);
 	pthread_mutex_unlock(&q->mu);
 }
 

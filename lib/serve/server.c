@@ -100,6 +100,8 @@ server_open(struct server **sp, const struct server_opts *o, struct gf_err *e)
 	pthread_mutex_lock(&s->wins.mu);
 	s->wins.device = any_gpu(s);
 	pthread_mutex_unlock(&s->wins.mu);
+	for (int i = 0; i < s->ndev; i++)
+		sdev_warm(&s->dev[i]);
 	*sp = s;
 	return 0;
 }
@@ -184,7 +186,7 @@ conn_jpeg(const struct server_conn *c)
 	for (int i = 0; yes && i < c->ngpus; i++) {
 		struct sdev *d = &c->srv->dev[c->gpus[i]];
 		pthread_mutex_lock(&d->mu);
-		yes = d->jpeg_state >= 0;
+		yes = d->jpeg_state != JPEG_NONE;
 		pthread_mutex_unlock(&d->mu);
 	}
 	return yes;
@@ -607,7 +609,7 @@ on_status(struct server_conn *c)
 	char gpus[1024] = "";
 	size_t n = 0;
 	long runs, images, lends, jpegs, declined;
-	int clients, pooled, lent;
+	int clients, pooled, lent, warming = 0;
 	struct jpeg_gpu_queue_counts q = {0};
 	struct rusage ru = {0};
 	size_t bytes;
@@ -622,6 +624,7 @@ on_status(struct server_conn *c)
 		pthread_mutex_lock(&d->mu);
 		if (d->jq != NULL)
 			jpeg_gpu_queue_counts(d->jq, &q);
+		warming |= d->warm_started && !d->warm_done;
 		pthread_mutex_unlock(&d->mu);
 	}
 	pthread_mutex_lock(&s->mu);
@@ -631,13 +634,14 @@ on_status(struct server_conn *c)
 	declined = s->declined;
 	clients = s->clients - 1;
 	pthread_mutex_unlock(&s->mu);
-	return send_text(c, PROTO_TEXT, "pid %d, up %.0f s, %s%s; %d clients now; "
+	return send_text(c, PROTO_TEXT, "pid %d, up %.0f s, %s%s%s; %d clients now; "
 	    "%ld runs and %ld images served (%ld JPEGs decoded on its engines "
 	    "in %ld batches (%ld images padding them; %.0f ms reading headers, "
 	    "%.0f ms in nvJPEG's calls, %.0f ms waiting for the GPU), %ld "
 	    "declined); %.2f s of CPU time; %d buffers of %.0f MB in the pool, "
 	    "%d lent now, %ld lends", (int)getpid(), (gf_now_ms() - s->t0) / 1000,
-	    s->ndev > 0 ? gpus : "no GPU: ", s->ndev > 0 ? "" : s->why, clients,
+	    s->ndev > 0 ? gpus : "no GPU: ", s->ndev > 0 ? "" : s->why,
+	    warming ? ", warming up" : "", clients,
 	    runs, images, jpegs, q.batches, q.padding, q.parse_ms, q.call_ms,
 	    q.wait_ms, declined, cpu_seconds(&ru), pooled, bytes / 1048576.0, lent,
 	    lends);

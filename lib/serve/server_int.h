@@ -25,6 +25,12 @@
  * (jpeg_gpu_queue.c's QUEUE_BATCH).
  */
 #define WORKERS 32
+/*
+ * Workers a GPU makes as soon as it is open, after its JPEG engines,
+ * before any client asks (sdev_warm): enough for xargs -P 16 of single
+ * images, whose first burst otherwise pays for making them.
+ */
+#define WORKERS_WARM 16
 
 /* A GPU the server keeps open, and its workers. */
 struct sdev {
@@ -36,12 +42,17 @@ struct sdev {
 	struct engine_worker *free[WORKERS];
 	int nfree, nmade;       /* idle, and made (idle or at work) */
 	int images;             /* filtered here (mu) */
-	/* Its JPEG engines, opened at its first JPEG (mu): */
+	/* Its JPEG engines, opened by sdev_warm or at its first JPEG (mu): */
 	struct jpeg_gpu *jpeg;
 	struct jpeg_gpu_queue *jq;      /* its thread, which the workers share */
-	int jpeg_state;         /* 0 not yet, 1 open, -1 none (said in the log) */
+	int jpeg_state;         /* JPEG_* */
 	char why[512];          /* why it takes no more work ("" while it does) */
+	pthread_t warm;         /* sdev_warm's thread, while warm_started */
+	int warm_started, warm_done, closing;
 };
+
+/* An sdev's JPEG engines: not opened yet, being opened, open, none (said in the log). */
+enum { JPEG_NOT_YET, JPEG_OPENING, JPEG_OPEN, JPEG_NONE };
 
 struct server {
 	struct server_opts o;
@@ -85,9 +96,12 @@ struct server_conn {
  * fewer than WORKERS are; waits while all are at work; NULL with e when
  * d is lost or a worker cannot be made) and its return (lost: d's
  * context is lost, and the server ends); d's JPEG engines, opened at the
- * first call (NULL: it has none).
+ * first call (NULL: it has none).  sdev_warm, once d is open and before
+ * any client comes, opens d's JPEG engines and makes its first
+ * WORKERS_WARM workers on a thread of its own, which sdev_close joins.
  */
 int sdev_open(struct sdev *d, int number, struct gf_err *e);
+void sdev_warm(struct sdev *d);
 void sdev_close(struct sdev *d);
 struct engine_worker *worker_take(struct sdev *d, struct gf_err *e);
 void worker_give(struct sdev *d, struct engine_worker *w, int lost);
