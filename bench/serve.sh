@@ -10,7 +10,7 @@
 #           1080p JPEG, the same four ways
 #   xargs   xargs -P 16 over RUNS single-image sobel runs of 1080p JPEGs:
 #           no server (the GPU: rule off), --cpu, a warm server (its
-#           first burst, which makes its workers, shown apart)
+#           first burst, which grows its workers' buffers, shown apart)
 #   batch   edge --auto -o DIR over PHOTOS 4000x3000 JPEGs and BIG times
 #           as many: in process and through a warm server, against the
 #           JPEG engines decoding them alone (build/bench/jpegdec) and
@@ -44,6 +44,13 @@ ratio() { echo "$1 $2" | awk '{ printf "%6.2fx", $1 / $2 }'; }
 
 serve_up() {
 	bin/gpufiltd -q -i 0 2>/dev/null || bin/gpufiltd -s >/dev/null || exit 1
+	# Until it has opened its JPEG engines and made its first workers
+	# (gpufiltd -s: "warming up"), as a server up for a while has.
+	k=0
+	while [ $k -lt 100 ] && bin/gpufiltd -s | grep -q ", warming up;"; do
+		sleep 0.2
+		k=$((k + 1))
+	done
 	GPUFILT_SERVER=require bin/sobel -t 60 samples/coins.pgm "$WORK/warm.pgm"
 	# A JPEG too: the server opens its JPEG engines at its first one.
 	[ ! -e "$WORK/hd.jpg" ] || GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 \
@@ -121,8 +128,9 @@ xargs_runs() {
 	cold=$(secs "E='GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0'; $run")
 	dflt=$(secs "E='GPUFILT_SERVER=off'; $run")
 	cpu=$(secs "E='GPUFILT_SERVER=off'; $(echo "$run" | sed 's#bin/sobel #bin/sobel --cpu #')")
-	# The server's first burst of 16 clients at once makes its workers
-	# (serve_up's one run made one): shown apart, as a batch's first is.
+	# The server's first burst of 16 clients at once grows its first
+	# workers' buffers to the image (serve_up's runs grew one's): shown
+	# apart, as a batch's first is.
 	serve_up
 	first=$(secs "E='GPUFILT_SERVER=require'; $run")
 	warm=$(secs "E='GPUFILT_SERVER=require'; $run")
