@@ -52,7 +52,7 @@ serve_up() {
 		k=$((k + 1))
 	done
 	GPUFILT_SERVER=require bin/sobel -t 60 samples/coins.pgm "$WORK/warm.pgm"
-	# A JPEG too: the server opens its JPEG engines at its first one.
+	# A JPEG too: the JPEG path of a worker grows its buffers at its first.
 	[ ! -e "$WORK/hd.jpg" ] || GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 \
 	    bin/sobel -t 60 "$WORK/hd.jpg" "$WORK/warm.pgm"
 }

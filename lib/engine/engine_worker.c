@@ -17,7 +17,7 @@ struct engine_worker {
 	struct lane ln;
 	unsigned char *bits;    /* a client's JPEG, copied: its own can change */
 	size_t bits_cap;
-	struct jpeg_walker *walker;     /* made at its first JPEG */
+	struct jpeg_walker *walker;     /* made ahead, or at its first JPEG */
 };
 
 int
