@@ -11,10 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "opts.h"
@@ -124,7 +126,30 @@ cli_signals(void)
 #endif
 }
 
-/* The first act of every main: sane descriptors 0-2, signal cleanup. */
+/*
+ * Under a limit on address space (ulimit -v), the threads share one
+ * malloc arena.  glibc gives each thread that allocates an arena of its
+ * own, up to 8 a core, and reserves 64 MB of address space for each
+ * (twice that while it aligns one): a run's readers, lanes and encoders
+ * spent most of a limit of a few hundred MB on reservations, and an
+ * image's buffer or a served run's window of shared memory failed, out
+ * of memory, with the memory itself to spare.
+ */
+static inline void
+cli_address_limit(void)
+{
+#ifdef M_ARENA_MAX
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		(void)mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
+/*
+ * The first act of every main: sane descriptors 0-2, signal cleanup,
+ * malloc within an address-space limit.
+ */
 static inline void
 cli_start(const char *prog)
 {
@@ -134,6 +159,7 @@ cli_start(const char *prog)
 		exit(1);
 	}
 	cli_signals();
+	cli_address_limit();
 }
 
 /*

@@ -136,6 +136,31 @@ why="status $s1/$s2; $(diff -r "$SV/bs" "$SV/bp" | head -3)"
 check server/batch-with-failure sh -c '[ $1 = 1 ] && [ $2 = 1 ] &&
     diff -r "$3/bs" "$3/bp" >/dev/null && cmp -s "$3/bs.err" "$3/bp.err"' sh "$s1" "$s2" "$SV"
 
+# Under a limit on address space (ulimit -v), a served batch runs as it
+# does in process: the client's threads share one malloc arena
+# (cli_address_limit), where each had reserved 64 MB of the limit and a
+# window of shared memory or an image's buffer failed, out of memory,
+# in about a third of these runs.  (Not under ASan, which maps
+# terabytes of shadow.)
+if [ -n "$GF_ASAN" ]; then
+	skip server/address-limit "ASan maps terabytes of shadow"
+else
+	mkdir -p "$SV/as-p"
+	GPUFILT_SERVER=off "$BIN/sobel" -q -j 4 --cpu -o "$SV/as-p" "$SAMPLES"/*.pgm
+	for i in 1 2 3 4 5 6 7 8; do
+		rm -rf "$SV/as"
+		mkdir "$SV/as"
+		if (ulimit -v 150000 && GPUFILT_SERVER=require exec "$BIN/sobel" -q -j 4 \
+		    --cpu -o "$SV/as" "$SAMPLES"/*.pgm) 2>"$SV/as.err" &&
+		    diff -r "$SV/as" "$SV/as-p" >/dev/null; then
+			echo "ok $i"
+		else
+			echo "bad $i $(head -c 200 "$SV/as.err")"
+		fi
+	done >"$SV/as.log"
+	tally server/address-limit "$SV/as.log" "a served batch under ulimit -v 150000 failed or differs"
+fi
+
 # The server's pool (window.h): a batch's buffers borrowed from it,
 # lent again to the next batch, and all back when the runs end; the
 # bytes are those in process every time.
