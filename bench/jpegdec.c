@@ -14,7 +14,9 @@
  *   -x      what jpeg_gpu_queue.c's choices cost, on one state and
  *           stream: calls of 32 back to back, each waited for, with each
  *           header parsed first, of other sizes, padded with copies of a
- *           photograph or with a 16 x 16 JPEG; the best of ROUNDS each
+ *           photograph or with a 16 x 16 JPEG, and in whole rounds of the
+ *           engines (one image for each) and an image under or over;
+ *           the best of ROUNDS each
  *   -d DEVICE   the engines of GPU number DEVICE (default 0), for a host
  *           of several GPUs: each has engines of its own
  *   jpegdec -c FILE...   each file the engines take, decoded by them and by
@@ -284,7 +286,17 @@ explore(struct jpeg_gpu *j, struct jpeg_gpu_batch *b, struct file *fs, int n,
 		{1, 0, 0, 1, 0, "1 a call, waited for"},
 		{1, 32, 2, 1, 0, "1 a call padded to 32 with 16x16 JPEGs, waited for"},
 	};
+	/*
+	 * Calls in rounds of the engines (one image for each), as the
+	 * queue makes them: k rounds, and k rounds less or more an image,
+	 * padded to whole rounds with 16 x 16 JPEGs or not.
+	 */
+	static const struct { int rounds, less, padded; } rw[] = {
+		{1, 0, 0}, {2, 0, 0}, {3, 0, 0}, {4, 0, 0},
+		{2, 1, 0}, {2, -1, 0}, {2, 1, 1}, {2, -1, 1}, {1, 6, 1},
+	};
 	struct jpeg_gpu_batch *by[65] = {b};
+	int e = (int)jpeg_gpu_engines(j);
 	size_t tlen;
 	unsigned char *tiny = jpeg_gpu_pad(&tlen);
 
@@ -296,6 +308,25 @@ explore(struct jpeg_gpu *j, struct jpeg_gpu_batch *b, struct file *fs, int n,
 		double r = explore_way(j, by, fs, n, w[i].bs, w[i].to, w[i].pad,
 		    w[i].sync, w[i].parse, rounds, tiny, tlen, st);
 		printf("  %-58s %8.1f images/s\n", w[i].what, r);
+		fflush(stdout);
+	}
+	for (size_t i = 0; i < sizeof(rw) / sizeof(rw[0]); i++) {
+		int to = rw[i].rounds * e, bs = to - rw[i].less;
+		char what[96];
+		double r;
+		if (to > 64 || bs < 1)
+			continue;
+		if (rw[i].padded)
+			snprintf(what, sizeof(what), "%d a call padded to %d (%d round%s "
+			    "of %d engines) with 16x16 JPEGs", bs, to, rw[i].rounds,
+			    rw[i].rounds > 1 ? "s" : "", e);
+		else
+			snprintf(what, sizeof(what), "%d a call (%d engines: %s%d round%s)",
+			    bs, e, bs == to ? "" : bs < to ? "under " : "over ",
+			    rw[i].rounds, rw[i].rounds > 1 ? "s" : "");
+		r = explore_way(j, by, fs, n, bs, rw[i].padded ? to : 0,
+		    rw[i].padded ? 2 : 0, 1, 0, rounds, tiny, tlen, st);
+		printf("  %-58s %8.1f images/s\n", what, r);
 		fflush(stdout);
 	}
 	for (int i = 1; i < 65; i++)
@@ -425,9 +456,11 @@ main(int argc, char **argv)
 	{
 		double load, handle;
 		jpeg_gpu_open_times(j, &load, &handle);
-		printf("JPEG engines on GPU %d: %u, opened in %.0f ms (the CUDA context "
-		    "made before; loading libnvjpeg %.0f ms, the hardware handle %.0f ms)\n",
-		    device, jpeg_gpu_engines(j), (now_s() - best) * 1e3, load, handle);
+		printf("JPEG engines on GPU %d: %u (%u core%s each), opened in %.0f ms "
+		    "(the CUDA context made before; loading libnvjpeg %.0f ms, the "
+		    "hardware handle %.0f ms)\n", device, jpeg_gpu_engines(j),
+		    jpeg_gpu_cores(j), jpeg_gpu_cores(j) == 1 ? "" : "s",
+		    (now_s() - best) * 1e3, load, handle);
 	}
 	best = 1e30;
 	CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));

@@ -176,6 +176,12 @@ jpeg_gpu_engines(const struct jpeg_gpu *j)
 	return j->engines;
 }
 
+unsigned
+jpeg_gpu_cores(const struct jpeg_gpu *j)
+{
+	return j->cores;
+}
+
 void
 jpeg_gpu_open_times(const struct jpeg_gpu *j, double *load_ms,
     double *handle_ms)
@@ -438,6 +444,13 @@ jpeg_gpu_open(struct jpeg_gpu **j, int device, struct gf_err *e)
 
 unsigned
 jpeg_gpu_engines(const struct jpeg_gpu *j)
+{
+	(void)j;
+	return 0;
+}
+
+unsigned
+jpeg_gpu_cores(const struct jpeg_gpu *j)
 {
 	(void)j;
 	return 0;

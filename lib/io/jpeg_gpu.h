@@ -44,6 +44,8 @@ int jpeg_gpu_built(void);
 
 /* The engines nvJPEG reports on j's GPU (nvjpegGetHardwareDecoderInfo). */
 unsigned jpeg_gpu_engines(const struct jpeg_gpu *j);
+/* The cores of each engine, as nvJPEG reports them. */
+unsigned jpeg_gpu_cores(const struct jpeg_gpu *j);
 
 /*
  * How long jpeg_gpu_open took to load libnvjpeg (load_ms) and to make

@@ -6,7 +6,7 @@
  * and threads that each decode on a state of their own slow one another
  * down (the hardware takes one batch at a time): so a single thread
  * decodes, and a batch is whatever arrived while the one before it was
- * decoded, up to QUEUE_BATCH.
+ * decoded, up to QUEUE_ROUNDS rounds of the engines.
  *
  * That thread's time is the engines' bound, so it does nothing a caller
  * can do: each caller reads its own JPEG's header with nvJPEG's parser
@@ -28,14 +28,18 @@
 #include "jpeg_gpu.h"
 
 /*
- * Images taken at once at most: half of a GPU's lanes (LANES_JPEG), so
- * that a batch gathers while the one before it decodes.  A call of 32
- * decodes more images a second than one of 16 (bench/jpegdec -x), but a
- * served batch or stream waits for its images to come back: taken 16 at
- * a time they come back sooner, and served batches and streams run
- * faster (bench/serve.sh batch and stream).
+ * Images taken at once at most: two rounds of the engines.  nvJPEG gives
+ * each engine an image at a time, so the time of a call grows in steps
+ * of a round (an image for each engine): one image past a whole number
+ * of rounds costs far more than one within it, and calls of whole
+ * rounds decode more images a second than calls of the powers of two
+ * near them (bench/jpegdec -x).  Two rounds: a batch gathers while the
+ * one before it decodes, within a GPU's lanes (LANES_JPEG), and a
+ * served batch or stream waits for its images to come back, sooner
+ * from smaller calls.  QUEUE_MAX bounds a call on a GPU of many engines.
  */
-#define QUEUE_BATCH 16
+#define QUEUE_ROUNDS 2
+#define QUEUE_MAX 32
 
 /* A caller's JPEG, on its stack while it waits. */
 struct request {
@@ -57,6 +61,7 @@ struct jpeg_gpu_queue {
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	struct request *head, **tail;
+	int round, most;        /* a round of the engines; a call's images at most */
 	struct parser *parsers;         /* free, for the callers */
 	unsigned char *tiny;            /* jpeg_gpu_pad's */
 	size_t tiny_len;
@@ -71,7 +76,7 @@ struct parser {
 	struct parser *next;
 };
 
-/* What the thread takes next: up to QUEUE_BATCH requests, off the list. */
+/* What the thread takes next: up to q->most requests, off the list. */
 static int
 queue_take(struct jpeg_gpu_queue *q, struct request **r)
 {
@@ -79,7 +84,7 @@ queue_take(struct jpeg_gpu_queue *q, struct request **r)
 
 	while (q->head == NULL && !q->stop)
 		pthread_cond_wait(&q->work, &q->mu);
-	while (q->head != NULL && n < QUEUE_BATCH) {
+	while (q->head != NULL && n < q->most) {
 		r[n++] = q->head;
 		q->head = q->head->next;
 	}
@@ -88,17 +93,17 @@ queue_take(struct jpeg_gpu_queue *q, struct request **r)
 	return n;
 }
 
-/*
- * A decode state for each batch size that is a power of two, up to
- * QUEUE_BATCH: a state decodes the batch size it was set up for, and
- * setting it up again for another size costs more than the decode.
- */
-#define QUEUE_SIZES 5           /* 1, 2, 4 ... QUEUE_BATCH */
-
 struct decoder {
 	struct jpeg_gpu *j;
 	int device;
-	struct jpeg_gpu_batch *b[QUEUE_SIZES];  /* made as first needed */
+	int round;              /* the queue's */
+	/*
+	 * A state for each size of call, made as first needed: a state
+	 * decodes the batch size it was set up for, and setting it up again
+	 * for another size costs more than the decode.  Padded, calls are
+	 * whole rounds (QUEUE_ROUNDS states); unpadded, powers of two too.
+	 */
+	struct jpeg_gpu_batch *b[QUEUE_MAX + 1];
 	/* The queue's tiny JPEG, while the engines take it, and its luma. */
 	const unsigned char *tiny;
 	size_t tiny_len;
@@ -109,26 +114,28 @@ struct decoder {
 };
 
 /*
- * The images of the next call, of r left: a power of two, as the states
- * are made (QUEUE_SIZES).  With the tiny JPEG (tiny), r goes whole,
- * padded up to the next power of two (*pad images more) with copies of
- * it, which cost the engines next to nothing: one call, not one for
- * each bit of r.  Without it (the engines refused it), nothing pads a
- * call: the largest power of two within r goes first.
+ * The images of the next call, of r left (at most QUEUE_ROUNDS rounds of
+ * round).  With the tiny JPEG (tiny), r goes whole, padded up to whole
+ * rounds (*pad images more) with copies of it, which cost the engines
+ * next to nothing: one call.  Without it (the engines refused it),
+ * nothing pads a call: the whole rounds within r go first, and of less
+ * than a round the largest power of two within it.
  */
 static int
-queue_call_size(int r, int tiny, int *pad)
+queue_call_size(int r, int round, int tiny, int *pad)
 {
 	int up = 1;
 
-	while (up < r)
-		up <<= 1;
 	*pad = 0;
 	if (tiny) {
-		*pad = up - r;
-		return up;
+		*pad = (r + round - 1) / round * round - r;
+		return r + *pad;
 	}
-	return up == r ? r : up >> 1;
+	if (r >= round)
+		return r / round * round;
+	while (2 * up <= r)
+		up <<= 1;
+	return up;
 }
 
 /* What c counted, added to to. */
@@ -165,11 +172,13 @@ decoder_ready(struct decoder *d, struct gf_err *e)
 		return gf_fail(e, "GPU %d: cannot make a stream for its JPEG "
 		    "engines: %s", d->device, cudaGetErrorString(ce));
 	d->has_st = 1;
-	if (d->b[0] == NULL && jpeg_gpu_batch_open(d->j, &d->b[0], e) < 0)
+	if (d->b[d->round] == NULL && jpeg_gpu_batch_open(d->j, &d->b[d->round],
+	    e) < 0)
 		return -1;
 	if (d->tiny_dst == NULL && d->tiny != NULL) {
-		if (!jpeg_gpu_supported(d->b[0], d->tiny, d->tiny_len) ||
-		    !jpeg_gpu_size_is(d->b[0], d->tiny, d->tiny_len, 16, 16) ||
+		struct jpeg_gpu_batch *b = d->b[d->round];
+		if (!jpeg_gpu_supported(b, d->tiny, d->tiny_len) ||
+		    !jpeg_gpu_size_is(b, d->tiny, d->tiny_len, 16, 16) ||
 		    gpu_grow(&d->tiny_dst, &cap, 16 * 16, e) < 0)
 			d->tiny = NULL;
 	}
@@ -185,26 +194,27 @@ decoder_ready(struct decoder *d, struct gf_err *e)
 static void
 decoder_warm(struct decoder *d, struct jpeg_gpu_queue *q)
 {
-	const unsigned char *p[QUEUE_BATCH];
-	unsigned char *dst[QUEUE_BATCH];
-	size_t len[QUEUE_BATCH], pitch[QUEUE_BATCH];
-	int status[QUEUE_BATCH];
+	const unsigned char *p[QUEUE_MAX];
+	unsigned char *dst[QUEUE_MAX];
+	size_t len[QUEUE_MAX], pitch[QUEUE_MAX];
+	int status[QUEUE_MAX];
 	struct gf_err e = {0};
 
 	if (decoder_ready(d, &e) < 0 || d->tiny == NULL)
 		return;
-	for (int i = 0; i < QUEUE_BATCH; i++) {
+	for (int i = 0; i < QUEUE_MAX; i++) {
 		p[i] = d->tiny;
 		len[i] = d->tiny_len;
 		dst[i] = d->tiny_dst;
 		pitch[i] = 16;
 	}
-	for (int z = 0, busy = 0; z < QUEUE_SIZES && !busy; z++) {
+	for (int k = 1, busy = 0; k <= QUEUE_ROUNDS && !busy; k++) {
+		int m = k * d->round;
 		pthread_mutex_lock(&q->mu);
 		busy = q->head != NULL || q->stop;
 		pthread_mutex_unlock(&q->mu);
-		if (!busy && ((d->b[z] == NULL && jpeg_gpu_batch_open(d->j, &d->b[z],
-		    &e) < 0) || jpeg_gpu_decode(d->b[z], 1 << z, p, len, dst, pitch,
+		if (!busy && ((d->b[m] == NULL && jpeg_gpu_batch_open(d->j, &d->b[m],
+		    &e) < 0) || jpeg_gpu_decode(d->b[m], m, p, len, dst, pitch,
 		    d->st, status, &e) < 0))
 			break;
 	}
@@ -214,17 +224,17 @@ decoder_warm(struct decoder *d, struct jpeg_gpu_queue *q)
 
 /*
  * Decodes the n requests of r (their callers found that the engines take
- * each, at its buffer's size) on d's stream, in calls whose sizes are
- * powers of two (queue_call_size), each on its own state; taken says
- * which were decoded.
+ * each, at its buffer's size) on d's stream, in calls of whole rounds
+ * (queue_call_size), each size on its own state; taken says which were
+ * decoded.
  */
 static void
 queue_decode(struct decoder *d, struct request **r, int n)
 {
-	const unsigned char *p[QUEUE_BATCH];
-	unsigned char *dst[QUEUE_BATCH];
-	size_t len[QUEUE_BATCH], pitch[QUEUE_BATCH];
-	int status[QUEUE_BATCH], rc;
+	const unsigned char *p[QUEUE_MAX];
+	unsigned char *dst[QUEUE_MAX];
+	size_t len[QUEUE_MAX], pitch[QUEUE_MAX];
+	int status[QUEUE_MAX], rc;
 	struct gf_err e = {0};
 	cudaError_t ce;
 	double t1 = gf_now_ms(), t2;
@@ -236,8 +246,8 @@ queue_decode(struct decoder *d, struct request **r, int n)
 		dst[i] = r[i]->dst;
 		pitch[i] = r[i]->pitch;
 	}
-	for (int i = 0, m, pad, z; rc == 0 && i < n; i += m - pad) {
-		m = queue_call_size(n - i, d->tiny != NULL, &pad);
+	for (int i = 0, m, pad; rc == 0 && i < n; i += m - pad) {
+		m = queue_call_size(n - i, d->round, d->tiny != NULL, &pad);
 		d->n.padding += pad;
 		for (int q = n; q < n + pad; q++) {
 			p[q] = d->tiny;
@@ -245,10 +255,8 @@ queue_decode(struct decoder *d, struct request **r, int n)
 			dst[q] = d->tiny_dst;
 			pitch[q] = 16;
 		}
-		for (z = 0; (1 << z) < m; z++)
-			;
-		if (rc == 0 && ((d->b[z] == NULL && jpeg_gpu_batch_open(d->j, &d->b[z],
-		    &e) < 0) || jpeg_gpu_decode(d->b[z], m, p + i, len + i, dst + i,
+		if (rc == 0 && ((d->b[m] == NULL && jpeg_gpu_batch_open(d->j, &d->b[m],
+		    &e) < 0) || jpeg_gpu_decode(d->b[m], m, p + i, len + i, dst + i,
 		    pitch + i, d->st, status + i, &e) < 0))
 			rc = -1;
 	}
@@ -272,9 +280,9 @@ static void *
 queue_main(void *arg)
 {
 	struct jpeg_gpu_queue *q = arg;
-	struct decoder d = {q->j, q->device, {NULL}, q->tiny, q->tiny_len, NULL,
-	    NULL, 0, {0}};
-	struct request *r[QUEUE_BATCH];
+	struct decoder d = {q->j, q->device, q->round, {NULL}, q->tiny,
+	    q->tiny_len, NULL, NULL, 0, {0}};
+	struct request *r[QUEUE_MAX];
 	int n;
 
 	(void)cudaSetDevice(q->device);        /* else the stream fails, and says */
@@ -295,7 +303,7 @@ queue_main(void *arg)
 		pthread_cond_broadcast(&q->done);
 	}
 	pthread_mutex_unlock(&q->mu);
-	for (int i = 0; i < QUEUE_SIZES; i++)
+	for (int i = 0; i <= QUEUE_MAX; i++)
 		jpeg_gpu_batch_close(d.b[i]);
 	if (d.has_st)
 		(void)cudaStreamDestroy(d.st);
@@ -316,6 +324,10 @@ jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
 		return gf_nomem(e, "out of memory");
 	q->j = j;
 	q->device = device;
+	q->round = (int)jpeg_gpu_engines(j);
+	if (q->round < 1 || q->round > QUEUE_MAX / QUEUE_ROUNDS)
+		q->round = QUEUE_MAX / QUEUE_ROUNDS;
+	q->most = QUEUE_ROUNDS * q->round;
 	q->tail = &q->head;
 	q->tiny = jpeg_gpu_pad(&q->tiny_len);
 	pthread_mutex_init(&q->mu, NULL);

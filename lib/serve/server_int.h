@@ -21,8 +21,8 @@
  * Workers per GPU: images filtered on it at once, and its memory's
  * bound.  As many as a served batch's lanes on a GPU when its engines
  * decode the batch's JPEGs (engine_int.h's LANES_JPEG): each waits with
- * its JPEG while the engines decode the others', half of them a call
- * (jpeg_gpu_queue.c's QUEUE_BATCH).
+ * its JPEG while the engines decode the others', up to two rounds of
+ * the engines a call (jpeg_gpu_queue.c's QUEUE_ROUNDS).
  */
 #define WORKERS 32
 /*
