@@ -65,8 +65,10 @@ def report(path):
     t_end = max(e[0] for e in events)
     print("%s: %d images, %.1f ms" % (path, len(images), t_end))
     for ms, step, job, idx, who in events:
-        if step in "GJjHMPZX":
-            what = {"G": "GPUs decided", "J": "JPEG engines open",
+        if step in "SOGJjHMPZX":
+            what = {"S": "the run's threads started",
+                    "O": "the opener decided",
+                    "G": "GPUs decided", "J": "JPEG engines open",
                     "j": "JPEG engines failed to open",
                     "H": "JPEG engines opened early, with a decode state",
                     "M": "their decode state set up for the first image",

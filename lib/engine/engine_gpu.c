@@ -174,7 +174,7 @@ opener_main(void *arg)
 {
 	struct engine *en = arg;
 	struct gf_err e = {0};
-	int fallback, r = gpu_choose(en, &fallback, &e);
+	int fallback, r = gpu_choose(en, &fallback, &e), state;
 
 	pthread_mutex_lock(&en->mu);
 	en->gpus.state = r > 0 ? GPU_READY : r == 0 ? GPU_UNUSED : GPU_FATAL;
@@ -184,7 +184,9 @@ opener_main(void *arg)
 	if (r < 0)
 		en->stop = 1;
 	engine_wake(en);
+	state = en->gpus.state;
 	pthread_mutex_unlock(&en->mu);
+	trace_job(en, -1, 'O', 'o', state);
 	if (r > 0)
 		jdec_start(en);
 	return NULL;
