@@ -160,12 +160,15 @@ engine_stop_early(struct engine *en, int unstarted)
 }
 
 /*
- * Starts the readers: 0; 1 with e if one cannot, after engine_stop_early
- * (en->read.started of them run, to be joined).
+ * Starts the opener and the readers: 0; -1 with e if the opener cannot
+ * start (no thread started); 1 with e if a reader cannot, after
+ * engine_stop_early (en->read.started of them run, to be joined).
  */
 static int
-readers_start(struct engine *en, struct gf_err *e)
+engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 {
+	if (devices_start(en, opener, e) < 0)
+		return -1;
 	for (int i = 0, rc; i < en->read.nreaders; i++) {
 		if ((rc = pthread_create(&en->read.rd[i].th, NULL, reader_main,
 		    &en->read.rd[i])) != 0) {
@@ -330,7 +333,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	 * joins them all as at its end.
 	 */
 	if ((w = writer_open(&en, hooks, st, t0, e)) == NULL ||
-	    devices_start(&en, &opener, &early) < 0) {
+	    (started = engine_start(&en, &opener, &early)) < 0) {
 		if (w != NULL) {
 			writer_close(w);
 			*e = early;
@@ -339,31 +342,13 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 		trace_close(&en, &te);
 		return -1;
 	}
-	if (en.gpus.remote && !en.small.armed) {
-		/*
-		 * Served, and no small-run rule waits for an image: the
-		 * server's answer is here, so the GPUs are decided at once,
-		 * and the lanes start before the readers.  Started after
-		 * them, the lanes began only once every reader had, which
-		 * takes a while on a host of many cores with the readers at
-		 * work, and the first images waited for them.
-		 */
-		state = devices_decision(&en);
-		trace_job(&en, -1, 'G', 'o', state);
-		started = lanes_start(&en, state, &early) < 0;
-		readers_start(&en, started ? &te : &early);
-		trace_job(&en, -1, 'S', 'o', 0);
-	} else {
-		/* The readers first: they read, and decode, while a GPU opens. */
-		started = readers_start(&en, &early);
-		trace_job(&en, -1, 'S', 'o', 0);
-		state = devices_decision(&en);
-		trace_job(&en, -1, 'G', 'o', state);
-		if (started == 0)
-			lanes_start(&en, state, &early);
-		else if (lanes_start(&en, state, &te) < 0)
-			started = 1;    /* the first failure is the one told */
-	}
+	trace_job(&en, -1, 'S', 'o', 0);
+	state = devices_decision(&en);
+	trace_job(&en, -1, 'G', 'o', state);
+	if (started == 0)
+		lanes_start(&en, state, &early);
+	else if (lanes_start(&en, state, &te) < 0)
+		started = 1;    /* the first failure is the one told */
 	if (state == GPU_UNUSED && en.gpus.fallback && hooks->notice != NULL)
 		hooks->notice(hooks->arg, en.gpus.err.msg);
 	if (en.filter.nlanes > 0)
