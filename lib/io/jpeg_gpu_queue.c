@@ -29,8 +29,8 @@
 
 /*
  * Images taken at once at most: two rounds of the engines.  nvJPEG gives
- * each engine an image at a time, so the time of a call grows in steps
- * of a round (an image for each engine): one image past a whole number
+ * each engine's core an image at a time, so the time of a call grows in
+ * steps of a round (an image for each): one image past a whole number
  * of rounds costs far more than one within it, and calls of whole
  * rounds decode more images a second than calls of the powers of two
  * near them (bench/jpegdec -x).  Two rounds: a batch gathers while the
@@ -324,7 +324,9 @@ jpeg_gpu_queue_open(struct jpeg_gpu *j, int device, struct jpeg_gpu_queue **qp,
 		return gf_nomem(e, "out of memory");
 	q->j = j;
 	q->device = device;
-	q->round = (int)jpeg_gpu_engines(j);
+	/* A round: an image for each core of each engine. */
+	q->round = (int)(jpeg_gpu_engines(j) * (jpeg_gpu_cores(j) > 0 ?
+	    jpeg_gpu_cores(j) : 1));
 	if (q->round < 1 || q->round > QUEUE_MAX / QUEUE_ROUNDS)
 		q->round = QUEUE_MAX / QUEUE_ROUNDS;
 	q->most = QUEUE_ROUNDS * q->round;
