@@ -171,7 +171,7 @@ for i in 1 2 3 4 5 6; do
 	done
 done
 GPUFILT_SERVER=off "$BIN/edge" -q --auto -o "$SV/pool-p" "$SV"/pool/*
-lends() { "$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) lends$/\1/p'; }
+lends() { "$BIN/gpufiltd" -s | sed -n 's/.*, \([0-9]*\) lends (.*/\1/p'; }
 lends0=$(lends) pool_ok=0
 for k in 1 2 3; do
 	rm -rf "$SV/pool-s"

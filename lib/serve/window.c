@@ -385,7 +385,8 @@ window_lend(struct windows *ws, size_t size, pid_t pid)
 {
 	struct window *w, *best = NULL;
 	struct timespec until;
-	int zeroing;
+	double t0 = gf_now_ms();
+	int zeroing, waited = 0;
 
 	if (size == 0 || size > ws->pool_max)
 		return NULL;
@@ -400,22 +401,31 @@ window_lend(struct windows *ws, size_t size, pid_t pid)
 				    w->size < best->size))
 					best = w;
 			}
-		/* The last batch's, given back a moment ago: wait for it. */
-		if (best != NULL || !zeroing || ws->stop ||
-		    pthread_cond_timedwait(&ws->zeroed, &ws->mu, &until) != 0)
+		if (best != NULL || !zeroing || ws->stop)
 			break;
+		/* The last batch's, given back a moment ago: wait for it. */
+		waited = 1;
+		if (pthread_cond_timedwait(&ws->zeroed, &ws->mu, &until) != 0)
+			break;
+	}
+	if (waited) {
+		ws->waits++;
+		ws->wait_ms += gf_now_ms() - t0;
 	}
 	if (best != NULL) {
 		best->refs = 1;
 		best->lender = pid;
 		best->used = gf_now_ms();
 		ws->lends++;
-	} else if (ws->started && !ws->stop &&
-	    ws->nwant < (int)(sizeof(ws->want) / sizeof(ws->want[0])) &&
-	    pool_room(ws, size)) {
-		ws->pooled += size;     /* counted as it is wanted */
-		ws->want[ws->nwant++] = size;
-		pthread_cond_signal(&ws->cv);
+	} else {
+		ws->misses++;
+		if (ws->started && !ws->stop && ws->nwant <
+		    (int)(sizeof(ws->want) / sizeof(ws->want[0])) &&
+		    pool_room(ws, size)) {
+			ws->pooled += size;     /* counted as it is wanted */
+			ws->want[ws->nwant++] = size;
+			pthread_cond_signal(&ws->cv);
+		}
 	}
 	pthread_mutex_unlock(&ws->mu);
 	return best;
@@ -434,5 +444,16 @@ window_pool_count(struct windows *ws, int *n, size_t *bytes, int *lent,
 		}
 	*bytes = ws->pooled;
 	*lends = ws->lends;
+	pthread_mutex_unlock(&ws->mu);
+}
+
+void
+window_pool_waits(struct windows *ws, long *waits, double *wait_ms,
+    long *misses)
+{
+	pthread_mutex_lock(&ws->mu);
+	*waits = ws->waits;
+	*wait_ms = ws->wait_ms;
+	*misses = ws->misses;
 	pthread_mutex_unlock(&ws->mu);
 }

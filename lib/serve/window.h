@@ -66,6 +66,8 @@ struct windows {
 	int nwant, stop, device;
 	int keep_ms;            /* a free window unwanted this long is let go */
 	long lends;             /* lent so far */
+	long waits, misses;     /* lends that waited for a zeroing; that found none */
+	double wait_ms;         /* the waits' time */
 	pthread_t th[POOL_THREADS];
 	int started;            /* threads */
 };
@@ -92,6 +94,12 @@ struct window *window_lend(struct windows *ws, size_t size, pid_t pid);
 /* The pool, for a status: its windows, bytes, how many are lent now and were. */
 void window_pool_count(struct windows *ws, int *n, size_t *bytes, int *lent,
     long *lends);
+/*
+ * Of the lends so far: how many waited for a window being zeroed, for how
+ * long in all, and how many found none (their runs used memory of their own).
+ */
+void window_pool_waits(struct windows *ws, long *waits, double *wait_ms,
+    long *misses);
 
 /*
  * The window of fd (size bytes, st its file's), for a connection of
