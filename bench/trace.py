@@ -5,7 +5,8 @@ image (lib/engine/engine_trace.c).  For each file this prints: when the GPUs and
 the JPEG engines were ready; the images done per tenth of the run; for
 each gap between two steps (read, waiting for a lane, the lane, waiting
 for the writer's order, writing, ...) its median and 90th percentile and
-its share of an image's time in flight; and how many threads of each
+its share of an image's time in flight, and on several GPUs the lane's
+time on each apart; and how many threads of each
 stage were at work, on average and at most, over the steady middle of
 the run (from the 10th to the 90th percentile of the images' ends),
 with the readers' time between jobs (waiting for a slot or an end
@@ -94,6 +95,15 @@ def report(path):
         if xs:
             print("  %-34s %7.2fms %7.2fms %7.2fms  (%d)" % (
                 what, pct(xs, 0.5), pct(xs, 0.9), sum(xs) / len(xs), len(xs)))
+    # G's job: the GPUs the lanes use, lane n on GPU n modulo their count.
+    ngpu = max([job for ms, step, job, idx, who in events if step == "G"] + [0])
+    for k in range(ngpu if ngpu > 1 else 0):
+        xs = [v["L"][0] - v["l"][0] for v in images.values()
+              if "l" in v and "L" in v and int(v["l"][1][1:]) % ngpu == k]
+        if xs:
+            print("  %-34s %7.2fms %7.2fms %7.2fms  (%d)" % (
+                "lane on the run's GPU %d" % k, pct(xs, 0.5), pct(xs, 0.9),
+                sum(xs) / len(xs), len(xs)))
     lat = [v["g"][0] - v["A"][0] for v in images.values() if "A" in v]
     print("  %-34s %7.2fms %7.2fms %7.2fms" % ("in flight, read to told",
           pct(lat, 0.5), pct(lat, 0.9), sum(lat) / len(lat)))

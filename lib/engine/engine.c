@@ -344,7 +344,7 @@ engine_run(const struct tool *t, const struct gf_opts *o,
 	}
 	trace_job(&en, -1, 'S', 'o', 0);
 	state = devices_decision(&en);
-	trace_job(&en, -1, 'G', 'o', state);
+	trace_job(&en, state == GPU_READY ? en.gpus.ndev : -1, 'G', 'o', state);
 	if (started == 0)
 		lanes_start(&en, state, &early);
 	else if (lanes_start(&en, state, &te) < 0)

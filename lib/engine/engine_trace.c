@@ -6,9 +6,12 @@
  *
  * ms since the run began; step a letter (engine_int.h, TRACE_*); the
  * thread that took it, as "r3" (reader 3), "l0" (lane 0), "d0" (GPU 0's
- * JPEG decoder), "e5" (encoder 5) or "w" (the writer).  bench/trace.py
- * reads it and says where images waited and how busy each stage was:
- * what a run's -v summary can only average.  Off (and free) unless asked.
+ * JPEG decoder), "e5" (encoder 5) or "w" (the writer).  The run's own
+ * steps have job -1, but G (the GPUs decided), whose job is how many
+ * GPUs the lanes use (lane n on the run's GPU n modulo that).
+ * bench/trace.py reads it and says where images waited and how busy
+ * each stage was: what a run's -v summary can only average, and, on
+ * several GPUs, each one's lanes apart.  Off (and free) unless asked.
  * The file is opened when the run begins: one that cannot be written
  * fails the run before anything is read, with the reason.
  */
