@@ -608,16 +608,14 @@ on_status(struct server_conn *c)
 	struct server *s = c->srv;
 	char gpus[1024] = "";
 	size_t n = 0;
-	long runs, images, lends, jpegs, declined, waits, misses;
-	double wait_ms;
-	int clients, pooled, lent, warming = 0;
+	long runs, images, jpegs, declined;
+	int clients, warming = 0;
 	struct jpeg_gpu_queue_counts q = {0};
+	struct window_pool_stats ps;
 	struct rusage ru = {0};
-	size_t bytes;
 
 	(void)getrusage(RUSAGE_SELF, &ru);
-	window_pool_count(&s->wins, &pooled, &bytes, &lent, &lends);
-	window_pool_waits(&s->wins, &waits, &wait_ms, &misses);
+	window_pool_stats(&s->wins, &ps);
 	for (int i = 0; i < s->ndev && n < sizeof(gpus); i++)
 		n += (size_t)snprintf(gpus + n, sizeof(gpus) - n, "%sGPU %d (%s)",
 		    i ? ", " : "", s->dev[i].base.device, s->dev[i].base.name);
@@ -641,13 +639,13 @@ on_status(struct server_conn *c)
 	    "in %ld batches (%ld images padding them; %.0f ms reading headers, "
 	    "%.0f ms in nvJPEG's calls, %.0f ms waiting for the GPU), %ld "
 	    "declined); %.2f s of CPU time; %d buffers of %.0f MB in the pool, "
-	    "%d lent now, %ld lends (%ld waited %.0f ms for one being zeroed; "
-	    "%ld found none)", (int)getpid(), (gf_now_ms() - s->t0) / 1000,
+	    "%d lent now, %ld lends (%ld waited %.0f ms for one being zeroed), "
+	    "%ld asked for in vain", (int)getpid(), (gf_now_ms() - s->t0) / 1000,
 	    s->ndev > 0 ? gpus : "no GPU: ", s->ndev > 0 ? "" : s->why,
 	    warming ? ", warming up" : "", clients,
 	    runs, images, jpegs, q.batches, q.padding, q.parse_ms, q.call_ms,
-	    q.wait_ms, declined, cpu_seconds(&ru), pooled, bytes / 1048576.0, lent,
-	    lends, waits, wait_ms, misses);
+	    q.wait_ms, declined, cpu_seconds(&ru), ps.n, ps.bytes / 1048576.0,
+	    ps.lent, ps.lends, ps.waits, ps.wait_ms, ps.misses);
 }
 
 struct server_conn *

@@ -432,28 +432,19 @@ window_lend(struct windows *ws, size_t size, pid_t pid)
 }
 
 void
-window_pool_count(struct windows *ws, int *n, size_t *bytes, int *lent,
-    long *lends)
+window_pool_stats(struct windows *ws, struct window_pool_stats *st)
 {
-	*n = *lent = 0;
+	memset(st, 0, sizeof(*st));
 	pthread_mutex_lock(&ws->mu);
 	for (struct window *w = ws->list; w != NULL; w = w->next)
 		if (w->fd >= 0) {
-			(*n)++;
-			*lent += w->refs > 0;
+			st->n++;
+			st->lent += w->refs > 0;
 		}
-	*bytes = ws->pooled;
-	*lends = ws->lends;
-	pthread_mutex_unlock(&ws->mu);
-}
-
-void
-window_pool_waits(struct windows *ws, long *waits, double *wait_ms,
-    long *misses)
-{
-	pthread_mutex_lock(&ws->mu);
-	*waits = ws->waits;
-	*wait_ms = ws->wait_ms;
-	*misses = ws->misses;
+	st->bytes = ws->pooled;
+	st->lends = ws->lends;
+	st->waits = ws->waits;
+	st->wait_ms = ws->wait_ms;
+	st->misses = ws->misses;
 	pthread_mutex_unlock(&ws->mu);
 }

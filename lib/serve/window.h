@@ -91,15 +91,19 @@ void windows_fini(struct windows *ws);
  * that size now (and its threads make one, if the budget allows).
  */
 struct window *window_lend(struct windows *ws, size_t size, pid_t pid);
-/* The pool, for a status: its windows, bytes, how many are lent now and were. */
-void window_pool_count(struct windows *ws, int *n, size_t *bytes, int *lent,
-    long *lends);
 /*
- * Of the lends so far: how many waited for a window being zeroed, for how
- * long in all, and how many found none (their runs used memory of their own).
+ * The pool, for a status: its windows and bytes, how many are lent now
+ * and were, how many lends waited for a window being zeroed and for how
+ * long in all, and how many asked when none was free (their runs used
+ * memory of their own).
  */
-void window_pool_waits(struct windows *ws, long *waits, double *wait_ms,
-    long *misses);
+struct window_pool_stats {
+	int n, lent;
+	size_t bytes;
+	long lends, waits, misses;
+	double wait_ms;
+};
+void window_pool_stats(struct windows *ws, struct window_pool_stats *st);
 
 /*
  * The window of fd (size bytes, st its file's), for a connection of
