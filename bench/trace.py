@@ -12,6 +12,7 @@ the run (from the 10th to the 90th percentile of the images' ends),
 with the readers' time between jobs (waiting for a slot or an end
 marker) and the images in flight.
 """
+import signal
 import sys
 from collections import defaultdict
 
@@ -181,5 +182,7 @@ def report(path):
           % (held / (hi - lo)))
 
 
+# Piped into head, stop quietly when it has read enough.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 for p in sys.argv[1:]:
     report(p)
