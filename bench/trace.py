@@ -37,6 +37,13 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
 
 
+def gap_row(what, xs):
+    """A gap's line: median, 90th percentile, mean and count of xs."""
+    if xs:
+        print("  %-34s %7.2fms %7.2fms %7.2fms  (%d)" % (
+            what, pct(xs, 0.5), pct(xs, 0.9), sum(xs) / len(xs), len(xs)))
+
+
 def report(path):
     steps = defaultdict(dict)       # (job, index) -> step -> (ms, who)
     events = []
@@ -93,18 +100,13 @@ def report(path):
     print("  %-34s %8s %8s %8s" % ("gap", "median", "p90", "mean"))
     for a, b, what in GAPS:
         xs = [v[b][0] - v[a][0] for v in images.values() if a in v and b in v]
-        if xs:
-            print("  %-34s %7.2fms %7.2fms %7.2fms  (%d)" % (
-                what, pct(xs, 0.5), pct(xs, 0.9), sum(xs) / len(xs), len(xs)))
+        gap_row(what, xs)
     # G's job: the GPUs the lanes use, lane n on GPU n modulo their count.
     ngpu = max([job for ms, step, job, idx, who in events if step == "G"] + [0])
     for k in range(ngpu if ngpu > 1 else 0):
         xs = [v["L"][0] - v["l"][0] for v in images.values()
               if "l" in v and "L" in v and int(v["l"][1][1:]) % ngpu == k]
-        if xs:
-            print("  %-34s %7.2fms %7.2fms %7.2fms  (%d)" % (
-                "lane on the run's GPU %d" % k, pct(xs, 0.5), pct(xs, 0.9),
-                sum(xs) / len(xs), len(xs)))
+        gap_row("lane on the run's GPU %d" % k, xs)
     lat = [v["g"][0] - v["A"][0] for v in images.values() if "A" in v]
     print("  %-34s %7.2fms %7.2fms %7.2fms" % ("in flight, read to told",
           pct(lat, 0.5), pct(lat, 0.9), sum(lat) / len(lat)))
