@@ -177,6 +177,10 @@ engine_start(struct engine *en, pthread_t *opener, struct gf_err *e)
 		}
 		en->read.started = i + 1;
 	}
+	pthread_mutex_lock(&en->mu);
+	en->read.go = 1;
+	engine_wake(en);
+	pthread_mutex_unlock(&en->mu);
 	return 0;
 }
 

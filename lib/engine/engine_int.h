@@ -289,6 +289,12 @@ struct slot_pool {
 	int nahead;             /* of them */
 	size_t ahead_bytes, ahead_max;
 	size_t pinned, pinned_max;
+	/*
+	 * The readers have ended and the idle slots' memory is going
+	 * (slots_let_go_idle): a slot given back from now on lets go of its
+	 * own (en->mu).
+	 */
+	int letting_go;
 };
 
 /* engine_read.c's state: the readers, and who makes colour gray. */
@@ -296,6 +302,7 @@ struct read_stage {
 	struct reader *rd;
 	int nreaders;
 	int started;            /* of them, whose thread started (engine_start) */
+	int go;                 /* all started: they may read (en->mu) */
 	/*
 	 * Who makes a gray tool's colour input gray: the JPEG decoder, whose
 	 * luma is that gray (decode_gray); else the GPU (0), or the reader in
@@ -455,6 +462,8 @@ void slot_prepare_out(struct engine *en, struct slot *s);
 int slot_ahead_allowed(const struct engine *en);
 struct slot *slot_take(struct reader *rd, int marker);
 void slot_give_back(struct engine *en, struct slot *s);
+void slot_let_go(struct engine *en, struct slot *s);
+void slots_let_go_idle(struct engine *en);
 void slot_post_work(struct engine *en, struct slot *s);
 void slot_post_done(struct engine *en, struct slot *s);
 struct slot *slot_take_work(struct engine *en, struct device *d);

@@ -344,8 +344,18 @@ reader_main(void *arg)
 {
 	struct reader *rd = arg;
 	struct engine *en = rd->en;
-	int j;
+	int j, last;
 
+	/*
+	 * Not before every reader has started: a reader at work takes the
+	 * process's memory map for its buffers, which each thread's start
+	 * needs too, and the last readers of a big run started tens of
+	 * milliseconds late (GPUFILT_TRACE).
+	 */
+	pthread_mutex_lock(&en->mu);
+	while (!en->read.go && !en->stop)
+		pthread_cond_wait(&rd->cv, &en->mu);
+	pthread_mutex_unlock(&en->mu);
 	for (;;) {
 		pthread_mutex_lock(&en->mu);
 		while (!en->stop && en->next_job < en->njobs && !reader_ready(rd))
@@ -359,8 +369,10 @@ reader_main(void *arg)
 		read_job(rd, j);
 	}
 	pthread_mutex_lock(&en->mu);
-	en->readers_left--;
+	last = --en->readers_left == 0;
 	engine_wake(en);
 	pthread_mutex_unlock(&en->mu);
+	if (last)
+		slots_let_go_idle(en);
 	return NULL;
 }

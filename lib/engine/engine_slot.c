@@ -312,6 +312,8 @@ split_release(struct engine *en, struct slot *s)
 void
 slot_give_back(struct engine *en, struct slot *s)
 {
+	int ended;
+
 	if (s->out_malloced)
 		img_free(&s->out);
 	s->out_malloced = 0;
@@ -333,7 +335,60 @@ slot_give_back(struct engine *en, struct slot *s)
 	s->next = *slot_list(s->owner, s->marker);
 	*slot_list(s->owner, s->marker) = s;
 	pthread_cond_signal(&s->owner->cv);
+	/* Else slots_let_go_idle, which took the list with it, frees it. */
+	ended = en->pool.letting_go;
 	pthread_mutex_unlock(&en->mu);
+	if (ended)
+		slot_let_go(en, s);
+}
+
+/*
+ * The last reader has ended: the slots on the readers' free lists are
+ * taken no more, and what they hold goes (slot_let_go).  The slots still
+ * in flight let go of theirs as they come back (slot_give_back).
+ */
+void
+slots_let_go_idle(struct engine *en)
+{
+	struct slot **idle, *s;
+	int n = 0, cap;
+
+	pthread_mutex_lock(&en->mu);
+	cap = en->pool.nslots;
+	pthread_mutex_unlock(&en->mu);
+	if (cap == 0 || (idle = malloc((size_t)cap * sizeof(*idle))) == NULL)
+		return;         /* slot_pool_free frees them at the end */
+	/*
+	 * The slots on the lists now are these (any past cap, added since,
+	 * wait for the end); a slot given back after this lets go of its
+	 * own (slot_give_back).  So each is let go of by one thread, once.
+	 */
+	pthread_mutex_lock(&en->mu);
+	for (int i = 0; i < en->read.nreaders; i++)
+		for (s = en->read.rd[i].free; s != NULL && n < cap; s = s->next)
+			idle[n++] = s;
+	en->pool.letting_go = 1;
+	pthread_mutex_unlock(&en->mu);
+	for (int i = 0; i < n; i++)
+		slot_let_go(en, idle[i]);
+	free(idle);
+}
+
+/*
+ * Frees what slot s holds that no image will use again: the readers
+ * have ended.  Taking down a buffer's pages costs about as much as
+ * making them, and a big run's slots hold gigabytes: freed here, as the
+ * last images are told, they cost the run nothing at its end.  Pinned
+ * buffers wait for the end (slot_pool_free): unpinning them while the
+ * lanes work would hold up the GPU's other calls.
+ */
+void
+slot_let_go(struct engine *en, struct slot *s)
+{
+	if (!s->inbuf.pinned)
+		hbuf_free(en, &s->inbuf);
+	if (!s->outbuf.pinned)
+		hbuf_free(en, &s->outbuf);
 }
 
 void
