@@ -350,11 +350,16 @@ remote_mem_lend(struct remote *r, struct remote_mem *m, size_t size)
 	pthread_mutex_unlock(&r->mu);
 	if (rc)
 		memcpy(&l, a.buf + sizeof(a.h), sizeof(l));
-	/* None now, or not what was asked: the run makes its own. */
+	/*
+	 * None now, or not what was asked: the run makes its own.  Mapped
+	 * without MAP_POPULATE: its pages exist, and each thread faults in
+	 * what it touches, side by side, where populating took the
+	 * process's memory map for about a millisecond a window.
+	 */
 	if (!rc || fd < 0 || l.size < size || l.size > PROTO_MAX_WINDOW ||
 	    fstat(fd, &st) < 0 || (uint64_t)st.st_size != l.size ||
 	    (m->base = mmap(NULL, (size_t)l.size, PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_POPULATE, fd, 0)) == MAP_FAILED) {
+	    MAP_SHARED, fd, 0)) == MAP_FAILED) {
 		m->base = NULL;
 		if (fd >= 0)
 			close(fd);

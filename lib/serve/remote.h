@@ -77,9 +77,10 @@ struct remote_mem {
 int remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e);
 /*
  * m of at least size bytes borrowed from the pool of r's server (r NULL:
- * none): mapped here, its pages made, pinned there, zeroed.  1; 0 when
- * the pool has none for it now (it may later), or the server is gone:
- * the caller makes its own (remote_mem_alloc).
+ * none): mapped here, its pages made, pinned and zeroed there (they
+ * come into this mapping as they are touched).  1; 0 when the pool has
+ * none for it now (it may later), or the server is gone: the caller
+ * makes its own (remote_mem_alloc).
  */
 int remote_mem_lend(struct remote *r, struct remote_mem *m, size_t size);
 /* Frees m; one borrowed goes back to its server's pool (remote_close'd after). */
