@@ -56,15 +56,48 @@ sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
 	return 0;
 }
 
+/*
+ * img as PNM whose samples lie as they are in m, memory shared with the
+ * server: the header written here, the samples by the kernel from m's
+ * file (remote_mem_send), so that the pages the server wrote need not
+ * come into this process's mapping, which each would take in turn.  0;
+ * 1 when the format is not such (nothing was written); -1 with e.
+ */
+static int
+sink_send(struct sink *k, const struct image *img,
+    const struct remote_mem *m, struct gf_err *e)
+{
+	size_t n = img_bytes(img), sent;
+
+	if (!IMG_FORMAT_IS_PNM(k->fmt) || !img_pnm_as_is(img, k->fmt))
+		return 1;
+	if (img_write_rows(k->f, img, k->fmt, 0, 0, k->name, e) < 0)
+		return -1;
+	if (fflush(k->f) != 0)
+		return gf_fail(e, "cannot write %s: %s", k->name, strerror(errno));
+	sent = remote_mem_send(m, img->px, n, fileno(k->f));
+	if (sent < n && fwrite((const char *)img->px + sent, 1, n - sent,
+	    k->f) != n - sent)
+		return gf_fail(e, "cannot write %s: %s", k->name, strerror(errno));
+	return 0;
+}
+
+/* img to k; shm: the shared memory its samples lie in, or NULL. */
 static int
 sink_write(struct sink *k, const struct image *img,
-    const struct img_icc *icc, struct gf_err *e)
+    const struct img_icc *icc, const struct remote_mem *shm,
+    struct gf_err *e)
 {
+	int rc = 1;
+
 	if (!IMG_FORMAT_IS_PNM(k->fmt) && k->nwritten > 0)
 		return gf_fail(e, "cannot write image %d to %s: a %s file holds "
 		    "one image; write PNM for a stream", k->nwritten + 1, k->name,
 		    img_format_name(k->fmt));
-	if (img_write_icc(k->f, img, k->fmt, k->quality, icc, k->name, e) < 0)
+	if (shm != NULL && (rc = sink_send(k, img, shm, e)) < 0)
+		return -1;
+	if (rc > 0 &&
+	    img_write_icc(k->f, img, k->fmt, k->quality, icc, k->name, e) < 0)
 		return -1;
 	if (k->f == stdout && fflush(stdout) != 0)
 		return gf_fail(e, "cannot write standard output: %s", strerror(errno));
@@ -177,7 +210,8 @@ write_image(struct encoder *c, int j, struct slot *s)
 		job_fail(c, j, s, &s->err);
 		return;
 	}
-	if (!done && sink_write(&c->sink, &s->out, &s->icc, &e) < 0) {
+	if (!done && sink_write(&c->sink, &s->out, &s->icc,
+	    s->outbuf.shared ? &s->outbuf.shm : NULL, &e) < 0) {
 		job_fail(c, j, s, &e);
 		return;
 	}

@@ -262,6 +262,12 @@ int img_write_icc(FILE *f, const struct image *img, enum img_format fmt,
  */
 int img_write_rows(FILE *f, const struct image *img, enum img_format fmt,
     int y0, int y1, const char *name, struct gf_err *e);
+/*
+ * Whether the samples of img's PNM body of kind fmt are img->px's bytes
+ * as they lie (8 bits, the same channels), so that they may be written
+ * by other means after the header (img_write_rows for no rows).
+ */
+int img_pnm_as_is(const struct image *img, enum img_format fmt);
 
 /* Reads the one image of a file (tests, tools); -1 if none or unreadable. */
 int img_load(const char *path, struct image *img, struct gf_err *e);

@@ -485,6 +485,12 @@ img_write_rows(FILE *f, const struct image *img, enum img_format fmt,
 }
 
 int
+img_pnm_as_is(const struct image *img, enum img_format fmt)
+{
+	return img->maxval <= 255 && pnm_channels(img, fmt) == img->channels;
+}
+
+int
 img_pnm_sniff(const unsigned char *b, size_t n)
 {
 	return n >= 1 && b[0] == 'P';

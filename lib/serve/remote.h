@@ -83,6 +83,15 @@ int remote_mem_alloc(struct remote_mem *m, size_t size, struct gf_err *e);
  * makes its own (remote_mem_alloc).
  */
 int remote_mem_lend(struct remote *r, struct remote_mem *m, size_t size);
+/*
+ * The n bytes at p, which lie in m, written to fd from m's file by the
+ * kernel, so that their pages need not come into this process's mapping
+ * (sendfile), when fd is a regular file.  The count written: n, or fewer
+ * when fd is not one or does not take them so (the caller writes the
+ * rest, and meets fd's error itself).
+ */
+size_t remote_mem_send(const struct remote_mem *m, const void *p, size_t n,
+    int fd);
 /* Frees m; one borrowed goes back to its server's pool (remote_close'd after). */
 void remote_mem_free(struct remote_mem *m);
 
