@@ -353,6 +353,16 @@ for k in 1 2 3; do
 done
 why="$late_bad of 3 served streams differ from the stream in process"
 check server/pipe-late [ "$late_bad" = 0 ]
+# The same stream to standard output as a file, the kernel writing its
+# frames' samples, and appended to one, which the kernel cannot do
+# (sendfile refuses O_APPEND): the bytes written in process, after
+# what the file held.
+GPUFILT_SERVER=require "$BIN/sobel" -t 60 - - <"$SV/late.pnm" >"$SV/late.f.pgm"
+echo held >"$SV/late.a.pgm"
+GPUFILT_SERVER=require "$BIN/sobel" -t 60 - - <"$SV/late.pnm" >>"$SV/late.a.pgm"
+check server/stdout-file cmp -s "$SV/late.f.pgm" "$SV/late.p.pgm"
+check server/stdout-append sh -c '{ echo held; cat "$1"; } | cmp -s - "$2"' sh \
+    "$SV/late.p.pgm" "$SV/late.a.pgm"
 
 # The hostile client: every lie ends its connection, the server lives on,
 # and it holds no descriptor more than before.
