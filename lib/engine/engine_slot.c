@@ -350,28 +350,28 @@ slot_give_back(struct engine *en, struct slot *s)
 void
 slots_let_go_idle(struct engine *en)
 {
-	struct slot **idle, *s;
-	int n = 0, cap;
+	struct slot *idle = NULL, *s;
 
-	pthread_mutex_lock(&en->mu);
-	cap = en->pool.nslots;
-	pthread_mutex_unlock(&en->mu);
-	if (cap == 0 || (idle = malloc((size_t)cap * sizeof(*idle))) == NULL)
-		return;         /* slot_pool_free frees them at the end */
 	/*
-	 * The slots on the lists now are these (any past cap, added since,
-	 * wait for the end); a slot given back after this lets go of its
-	 * own (slot_give_back).  So each is let go of by one thread, once.
+	 * The slots on the lists now, taken off them (no reader takes one
+	 * again); a slot given back after this lets go of its own
+	 * (slot_give_back).  So each is let go of by one thread, once.
 	 */
 	pthread_mutex_lock(&en->mu);
-	for (int i = 0; i < en->read.nreaders; i++)
-		for (s = en->read.rd[i].free; s != NULL && n < cap; s = s->next)
-			idle[n++] = s;
+	for (int i = 0; i < en->read.nreaders; i++) {
+		struct reader *rd = &en->read.rd[i];
+		while ((s = rd->free) != NULL) {
+			rd->free = s->next;
+			s->next = idle;
+			idle = s;
+		}
+	}
 	en->pool.letting_go = 1;
 	pthread_mutex_unlock(&en->mu);
-	for (int i = 0; i < n; i++)
-		slot_let_go(en, idle[i]);
-	free(idle);
+	while ((s = idle) != NULL) {
+		idle = s->next;
+		slot_let_go(en, s);
+	}
 }
 
 /*
