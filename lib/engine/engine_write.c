@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "batch.h"
@@ -19,11 +20,21 @@ struct sink {
 	struct outfile file;
 	FILE *f;                /* stdout or file.f; NULL before the first image */
 	const char *name;
+	int regular;            /* f is a regular file (sink_send may use it) */
 	enum img_format fmt;
 	int quality;            /* JPEG */
 	char path[PATH_MAX];
 	int nwritten;
 };
+
+/* Whether f is a regular file. */
+static int
+is_regular(FILE *f)
+{
+	struct stat st;
+
+	return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+}
 
 static int
 sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
@@ -46,6 +57,7 @@ sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
 	if (output == NULL || strcmp(output, "-") == 0) {
 		k->f = stdout;
 		k->name = "standard output";
+		k->regular = is_regular(stdout);
 		engine_widen_pipe(STDOUT_FILENO);
 		return 0;
 	}
@@ -53,15 +65,17 @@ sink_open(struct sink *k, const struct engine_job *jb, enum img_format asked,
 		return -1;
 	k->f = k->file.f;
 	k->name = k->file.path;
+	k->regular = is_regular(k->f);
 	return 0;
 }
 
 /*
  * img as PNM whose samples lie as they are in m, memory shared with the
- * server: the header written here, the samples by the kernel from m's
- * file (remote_mem_send), so that the pages the server wrote need not
- * come into this process's mapping, which each would take in turn.  0;
- * 1 when the format is not such (nothing was written); -1 with e.
+ * server, to a regular file: the header written here, the samples by the
+ * kernel from m's file (remote_mem_send), so that the pages the server
+ * wrote need not come into this process's mapping, which each would take
+ * in turn.  0; 1 when the output or the format is not such (nothing was
+ * written); -1 with e.
  */
 static int
 sink_send(struct sink *k, const struct image *img,
@@ -69,7 +83,8 @@ sink_send(struct sink *k, const struct image *img,
 {
 	size_t n = img_bytes(img), sent;
 
-	if (!IMG_FORMAT_IS_PNM(k->fmt) || !img_pnm_as_is(img, k->fmt))
+	if (!k->regular || !IMG_FORMAT_IS_PNM(k->fmt) ||
+	    !img_pnm_as_is(img, k->fmt))
 		return 1;
 	if (img_write_rows(k->f, img, k->fmt, 0, 0, k->name, e) < 0)
 		return -1;

@@ -86,9 +86,11 @@ int remote_mem_lend(struct remote *r, struct remote_mem *m, size_t size);
 /*
  * The n bytes at p, which lie in m, written to fd from m's file by the
  * kernel, so that their pages need not come into this process's mapping
- * (sendfile), when fd is a regular file.  The count written: n, or fewer
- * when fd is not one or does not take them so (the caller writes the
- * rest, and meets fd's error itself).
+ * (sendfile).  fd must be a regular file, whose pages the kernel fills
+ * before the call returns: a pipe or a socket would hold m's pages
+ * themselves, and show what the server writes into m next.  The count
+ * written: n, or fewer when fd does not take them so (the caller writes
+ * the rest, and meets fd's error itself).
  */
 size_t remote_mem_send(const struct remote_mem *m, const void *p, size_t n,
     int fd);
