@@ -217,19 +217,18 @@ engine_drain(struct engine *en)
 
 /*
  * Once the GPUs are decided (state): per_gpu lanes per GPU (by default
- * LANES for a stream, LANES_BATCH shared among a batch's GPUs (served,
- * LANES_BATCH on each),
- * LANES_JPEG on each for a batch whose JPEGs the server decodes), or one
- * lane for the CPU (whose work is threaded already, -j) and for a run
- * that cannot start (it fails what was read).  A stream's reader gets a
- * slot more for each lane past LANES, and a served JPEG batch's readers
- * share a slot more for each lane, so that every lane can hold an
- * image.  A served stream whose JPEG frames may go to the server's
- * engines starts LANES_JPEG a GPU, all but per_gpu of them waiting for
- * its first such frame (lanes_widen): a stream of other images keeps
- * LANES, and the slots and server connections they take.  -1 with e if
- * out of memory or a thread cannot start, after engine_stop_early:
- * f->nlanes of them run, perhaps none.
+ * LANES for a stream, LANES_BATCH for a batch, shared among its GPUs in
+ * process, LANES_JPEG on each for a batch whose JPEGs the server
+ * decodes), or one lane for the CPU (whose work is threaded already, -j)
+ * and for a run that cannot start (it fails what was read).  A stream's
+ * reader gets a slot more for each lane past LANES, and a served JPEG
+ * batch's readers share a slot more for each lane, so that every lane
+ * can hold an image.  A served stream whose JPEG frames may go to the
+ * server's engines starts LANES_JPEG a GPU, all but per_gpu of them
+ * waiting for its first such frame (lanes_widen): a stream of other
+ * images keeps LANES, and the slots and server connections they take.
+ * -1 with e if out of memory or a thread cannot start, after
+ * engine_stop_early: f->nlanes of them run, perhaps none.
  */
 static int
 lanes_start(struct engine *en, int state, struct gf_err *e)
@@ -238,15 +237,8 @@ lanes_start(struct engine *en, int state, struct gf_err *e)
 	int ndev = en->gpus.ndev, more, n, all, wide = 0;
 
 	if (f->per_gpu == 0) {
-		/*
-		 * In process, the host's copies bound a batch's lanes, which
-		 * its GPUs share; served, each lane waits on the server too,
-		 * and a GPU takes LANES_BATCH of its own (fewer made a second
-		 * GPU slower than one: make bench-serve's gpus row).
-		 */
-		int share = ndev > 0 ? (LANES_BATCH + ndev - 1) / ndev : 0;
-		if (en->gpus.remote)
-			share = LANES_BATCH;
+		int share = en->gpus.remote ? LANES_BATCH : ndev > 0 ?
+		    (LANES_BATCH + ndev - 1) / ndev : 0;
 		f->per_gpu = en->njobs > 1 && share > LANES ? share : LANES;
 		if (en->njobs > 1 && en->jdec.remote)
 			f->per_gpu = LANES_JPEG;

@@ -109,7 +109,10 @@ enum { GPU_PENDING, GPU_READY, GPU_UNUSED, GPU_FATAL };
  * its images come from plain memory through the lanes' staging, and it
  * takes about four lanes copying at once to reach what the host's
  * copies allow (bench/hostbw and make bench-io measure it: two lanes
- * fall short, eight do no better than four).
+ * fall short, eight do no better than four).  Served, the server does
+ * the copies and each lane waits on its round trip: each GPU takes
+ * LANES_BATCH of its own (shared, a second GPU made a batch slower than
+ * one: make bench-serve's gpus row).
  */
 #define LANES_BATCH 4
 /*
