@@ -108,7 +108,7 @@ batch() {
 	cat "$d"/*.* >/dev/null
 	n=$(nproc)
 	echo "batch: $PHOTOS photos of 4000x3000, edge maps to PGM ($n cores)"
-	ceil=$(build/bench/jpegdec -b 32 "$d"/*.jpg 2>&1 | tail -n 1)
+	ceil=$(build/bench/jpegdec -b 0 "$d"/*.jpg 2>&1 | tail -n 1)
 	echo "  JPEG engines alone: $ceil"
 	ceil=$(echo "$ceil" | sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p')
 	# Each JPEG run: engines on (GPUFILT_GPU_DECODE=1), off (0), and as

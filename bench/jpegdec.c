@@ -6,6 +6,10 @@
  *   jpegdec [-b BATCH] [-r ROUNDS] FILE...   files in memory, decoded in
  *           batches of BATCH (default 32) ROUNDS times (default 3) after a
  *           warm-up round; prints the best round's images/s
+ *           (-b 0: the engines' best call, as the benches quote them:
+ *           calls of one to four whole rounds of the engines, an image
+ *           for each core of each, and of 32, each timed so; the last
+ *           line is the fastest)
  *           (-t THREADS: that many threads, each with its own decode
  *           state and stream, on a share of the files at once;
  *           -q CALLERS: that many threads, 64 at most, posting one JPEG
@@ -416,6 +420,81 @@ round_threads(struct jpeg_gpu *j, struct jpeg_gpu_queue *q, int device,
 	return failed;
 }
 
+/*
+ * One warm-up round of the n files in calls of bs (the first call sets
+ * the state up), printed, then rounds timed rounds on nt threads (or
+ * through queue q): the best round's seconds in *best, its failures in
+ * *failed.  0, or -1.
+ */
+static int
+timed(struct jpeg_gpu *j, struct jpeg_gpu_queue *q, struct jpeg_gpu_batch *b,
+    int device, struct file *fs, int n, int bs, int nt, int rounds,
+    cudaStream_t st, double *best, int *failed)
+{
+	double t0 = now_s();
+
+	if (decode_all(b, fs, n, bs, st, failed) < 0)
+		return -1;
+	printf("warm-up round of calls of %d (the first call sets the state up): "
+	    "%.3f s\n", bs, now_s() - t0);
+	*best = 1e30;
+	for (int r = 0; r < rounds; r++) {
+		t0 = now_s();
+		if (q != NULL || nt > 1 ? (*failed = round_threads(j, q, device, fs,
+		    n, bs, nt)) < 0 : decode_all(b, fs, n, bs, st, failed) < 0)
+			return -1;
+		if (now_s() - t0 < *best)
+			*best = now_s() - t0;
+	}
+	return 0;
+}
+
+/*
+ * The call sizes -b 0 tries, into size: one to four whole rounds of j's
+ * engines (an image for each core of each), as many as fit 64, and 32.
+ * Their count.
+ */
+static int
+calls_to_try(const struct jpeg_gpu *j, int *size)
+{
+	int round = (int)(jpeg_gpu_engines(j) * (jpeg_gpu_cores(j) > 0 ?
+	    jpeg_gpu_cores(j) : 1)), k = 0, has32 = 0;
+
+	for (int m = 1; m <= 4 && m * round <= 64; m++) {
+		size[k++] = m * round;
+		has32 |= m * round == 32;
+	}
+	if (!has32)
+		size[k++] = 32;
+	return k;
+}
+
+/*
+ * The fastest of the k call sizes of size (each timed as timed does, on
+ * one thread): that size, its best round's seconds in *best; -1 on error.
+ */
+static int
+best_call(struct jpeg_gpu_batch *b, struct file *fs, int n, int rounds,
+    int k, const int *size, cudaStream_t st, double *best, int *failed)
+{
+	int at = -1;
+
+	*best = 1e30;
+	for (int i = 0; i < k; i++) {
+		double t;
+		int f;
+		if (timed(NULL, NULL, b, 0, fs, n, size[i], 1, rounds, st, &t, &f) < 0)
+			return -1;
+		printf("  calls of %d: %.1f images/s\n", size[i], n / t);
+		if (t < *best) {
+			*best = t;
+			*failed = f;
+			at = size[i];
+		}
+	}
+	return at;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -426,6 +505,7 @@ main(int argc, char **argv)
 	cudaStream_t st;
 	struct jpeg_gpu_queue *q = NULL;
 	int c, bs = 32, rounds = 3, threads = 1, callers = 0, check = 0, n = 0;
+	int sizes[6], tried = 0;
 	int refused = 0, diff = 0, failed, x = 0;
 	int device = 0;
 	double best = 1e30, px = 0;
@@ -442,8 +522,9 @@ main(int argc, char **argv)
 		default:
 			return usage();
 		}
-	if (bs < 1 || device < 0 || rounds < 1 || threads < 1 || threads > 64 ||
-	    callers < 0 || callers > 64 || optind >= argc) {
+	if (bs < 0 || (bs == 0 && (threads > 1 || callers > 0)) || device < 0 ||
+	    rounds < 1 || threads < 1 || threads > 64 || callers < 0 ||
+	    callers > 64 || optind >= argc) {
 		return usage();
 	}
 	CK(cudaSetDevice(device));
@@ -529,20 +610,14 @@ main(int argc, char **argv)
 		explore(j, b, fs, n, rounds, st);
 		return 0;
 	}
-	best = now_s();
-	if (decode_all(b, fs, n, bs, st, &failed) < 0)
-		return 1;
-	printf("warm-up round (the first batch sets the state up): %.3f s\n",
-	    now_s() - best);
-	best = 1e30;
-	for (int r = 0; r < rounds; r++) {
-		double t0 = now_s();
-		if (q != NULL || threads > 1 ? (failed = round_threads(j, q, device, fs,
-		    n, bs, q != NULL ? callers : threads)) < 0 :
-		    decode_all(b, fs, n, bs, st, &failed) < 0)
+	if ((tried = bs == 0)) {
+		bs = best_call(b, fs, n, rounds, calls_to_try(j, sizes), sizes, st,
+		    &best, &failed);
+		if (bs < 0)
 			return 1;
-		if (now_s() - t0 < best)
-			best = now_s() - t0;
+	} else if (timed(j, q, b, device, fs, n, bs, q != NULL ? callers : threads,
+	    rounds, st, &best, &failed) < 0) {
+		return 1;
 	}
 	if (q != NULL) {
 		struct jpeg_gpu_queue_counts k = {0};
@@ -556,9 +631,10 @@ main(int argc, char **argv)
 		    k.wait_ms / (double)k.images);
 		jpeg_gpu_queue_close(q);
 	} else {
-		printf("decode only, batch %d, %d thread%s: %d images (%d refused, %d failed) in %.3f s: "
-		    "%.1f images/s, %.2f Gpixel/s\n", bs, threads, threads > 1 ? "s" : "", n, refused, failed, best, n / best,
-		    px / best / 1e9);
+		printf("decode only, batch %d%s, %d thread%s: %d images (%d refused, "
+		    "%d failed) in %.3f s: %.1f images/s, %.2f Gpixel/s\n", bs,
+		    tried ? " (the best call)" : "", threads, threads > 1 ? "s" : "", n,
+		    refused, failed, best, n / best, px / best / 1e9);
 	}
 	jpeg_gpu_batch_close(b);
 	jpeg_gpu_close(j);

@@ -184,7 +184,7 @@ photos() {
 # (the sum over the GPUs).
 ceiling() {
 	ceil1='' ceiln=''
-	echo "JPEG engines alone, decode only, one GPU at a time (bench/jpegdec -d GPU -b 32, up to 256 files, best of 3 rounds):"
+	echo "JPEG engines alone, decode only, one GPU at a time (bench/jpegdec -d GPU -b 0: its best call, up to 256 files, best of 3 rounds):"
 	if [ "$DRY" = 1 ]; then
 		echo "  not run (DRY=1)"
 		return
@@ -193,7 +193,7 @@ ceiling() {
 	while [ "$i" -lt "$ngpu" ]; do
 		l=$OUT/jpegdec-$i.log
 		# shellcheck disable=SC2046  # make_photos.py's names: p0000.jpg...
-		build/bench/jpegdec -d "$i" -b 32 $(ls "$1"/*.jpg | head -n 256) >"$l" 2>&1 ||
+		build/bench/jpegdec -d "$i" -b 0 $(ls "$1"/*.jpg | head -n 256) >"$l" 2>&1 ||
 		    touch "$OUT/failed"
 		r=$(tail -n 1 "$l" | sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p')
 		printf '  GPU %d: %s\n' "$i" "$(head -n 1 "$l")"

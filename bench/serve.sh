@@ -203,7 +203,7 @@ batch() {
 			[ -e "$d/big/$(basename "$f" .jpg)-$k.jpg" ] || ln "$f" "$d/big/$(basename "$f" .jpg)-$k.jpg"
 		done
 	done
-	ceil=$(build/bench/jpegdec -b 32 "$d"/*.jpg 2>&1 | tail -n 1)
+	ceil=$(build/bench/jpegdec -b 0 "$d"/*.jpg 2>&1 | tail -n 1)
 	echo "batch: edge --auto -o DIR, 4000x3000 photos ($(nproc) cores); engines alone: $ceil"
 	# The server's way to them: one thread per GPU takes what its
 	# connections posted as a batch (jpeg_gpu_queue.c).  A served batch
