@@ -69,11 +69,17 @@ server_cores() {
 # The four ways of a command $1 (its output to $WORK), in REPS runs each.
 four() {
 	cold=$(med "$REPS" "GPUFILT_SERVER=off GPUFILT_SMALL_PIXELS=0 $1")
-	dflt=$(med "$REPS" "unset GPUFILT_SMALL_PIXELS; GPUFILT_SERVER=off $1")
-	cpu=$(med "$REPS" "GPUFILT_SERVER=off $(echo "$1" | sed 's#bin/\([a-z0-9]*\) #bin/\1 --cpu #g')")
+	# The ways compared run in turn, run by run (meds): a target is
+	# their ratio, and blocks of runs one after the other let the host's
+	# drift between them (its clocks, its caches) pass for a difference.
+	meds "$REPS" "unset GPUFILT_SMALL_PIXELS; GPUFILT_SERVER=off $1" \
+	    "GPUFILT_SERVER=off $(echo "$1" | sed 's#bin/\([a-z0-9]*\) #bin/\1 --cpu #g')" \
+	    >"$WORK/meds"
+	{ read -r dflt; read -r cpu; } <"$WORK/meds"
 	serve_up
-	warm=$(med "$REPS" "GPUFILT_SERVER=require $1")
-	forced=$(med "$REPS" "GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 $1")
+	meds "$REPS" "GPUFILT_SERVER=require $1" \
+	    "GPUFILT_SERVER=require GPUFILT_SERVED_SMALL_PIXELS=0 $1" >"$WORK/meds"
+	{ read -r warm; read -r forced; } <"$WORK/meds"
 	serve_down
 	printf '    cold GPU %s   no server %s   --cpu %s   server warm %s   (every image served %s)\n' \
 	    "$(ms "$cold")" "$(ms "$dflt")" "$(ms "$cpu")" "$(ms "$warm")" "$(ms "$forced")"
