@@ -164,6 +164,16 @@ fixed_costs() {
 		"%s readers waiting for a slot or marker\n", v["told"], v["last"], t, m, f, r }'
 }
 
+# What a JPEG cost the server's queues, from gpufiltd -s on standard
+# input: a queue's one thread spends it for each image (nvJPEG's calls,
+# then waiting for the GPU), so it bounds the engines' share of a served
+# batch; bench/jpegdec -x gives the same calls' cost with nothing else
+# running.  Nothing when the engines decoded none.
+queue_costs() {
+	sed -n 's/.*(\([0-9]*\) JPEGs decoded on its engines in \([0-9]*\) batches ([0-9]* images padding them; \([0-9]*\) ms reading headers, \([0-9]*\) ms in nvJPEG.s calls, \([0-9]*\) ms waiting for the GPU).*/\1 \2 \3 \4 \5/p' |
+	    awk '$1 > 0 && $2 > 0 { printf "    the JPEG queues: %.1f images a call; an image: %.2f ms reading its header, %.2f ms of nvJPEG'"'"'s calls, %.2f ms waiting for the GPU\n", $1 / $2, $3 / $1, $4 / $1, $5 / $1 }'
+}
+
 # A batch row: edge --auto -o over the files of $1 ($2 of them), in
 # process and through the warm server (median of 3 each), against $3
 # images/s (the engines' rate, or 0).  The server's first batch of the
@@ -193,7 +203,9 @@ batch_row() {
 	rm -rf "$WORK/out"
 	GPUFILT_TRACE=$WORK/trace GPUFILT_SERVER=require bin/edge -q --auto \
 	    -o "$WORK/out" $1 && python3 bench/trace.py "$WORK/trace" | fixed_costs
-	bin/gpufiltd -s | sed 's/^/    gpufiltd -s: /'
+	bin/gpufiltd -s >"$WORK/status"
+	sed 's/^/    gpufiltd -s: /' "$WORK/status"
+	queue_costs <"$WORK/status"
 	serve_down
 	echo "$2 $p $s $3 $f $c $o" | awk -v w="$4" '{ printf "    %-22s in process %7.1f images/s   server warm %7.1f images/s (its first batch %.1f)", w, $1 / $2, $1 / $3, $1 / $5;
 	    if ($4 > 0) printf "   (%.1f%% and %.1f%% of the engines; decoded by the client %.1f; by the engines alone, no readers'"'"' share, %.1f)", 100 * $1 / $2 / $4, 100 * $1 / $3 / $4, $1 / $6, $1 / $7; printf "\n" }'
